@@ -1,0 +1,338 @@
+// Package config loads the operator's configuration file (config.yaml).
+//
+// The file is strict: an unknown key or a value of the wrong type is refused at
+// load, naming the key and the file line. Secrets never live in the file; it
+// names the environment variables (or files) that hold them.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// EnvConfig names the environment variable that overrides the config path.
+const EnvConfig = "THE_LOOP_CONFIG"
+
+// Config is the whole operator configuration. Every key is documented in
+// docs/config.md with its default.
+type Config struct {
+	Integrations Integrations `yaml:"integrations"`
+	Routing      Routing      `yaml:"routing"`
+	Signing      Signing      `yaml:"signing"`
+	Store        Store        `yaml:"store"`
+	MCP          MCP          `yaml:"mcp"`
+	Polling      Polling      `yaml:"polling"`
+
+	// Path is the file the configuration was read from ("" for defaults).
+	Path string `yaml:"-"`
+}
+
+// Integrations configures the ticket systems and notification channels.
+type Integrations struct {
+	GitHub GitHub `yaml:"github"`
+	Jira   Jira   `yaml:"jira"`
+	Slack  Slack  `yaml:"slack"`
+}
+
+// GitHub configures the GitHub provider (github.com or GitHub Enterprise).
+type GitHub struct {
+	// BaseURL is the REST API root; GitHub Enterprise uses https://HOST/api/v3/.
+	BaseURL string `yaml:"baseUrl"`
+	// TokenEnv names the environment variable holding the token.
+	TokenEnv string `yaml:"tokenEnv"`
+	// TokenSource is "env" (default) or "gh" (run `gh auth token` when the
+	// variable is unset).
+	TokenSource string `yaml:"tokenSource"`
+	// GHBinary is the gh executable used when TokenSource is "gh".
+	GHBinary string `yaml:"ghBinary"`
+}
+
+// Jira configures the Jira provider (Cloud or Data Center).
+type Jira struct {
+	BaseURL string `yaml:"baseUrl"`
+	// Auth is "cloud" (email + API token, basic) or "datacenter" (personal
+	// access token, bearer).
+	Auth     string   `yaml:"auth"`
+	EmailEnv string   `yaml:"emailEnv"`
+	TokenEnv string   `yaml:"tokenEnv"`
+	Projects []string `yaml:"projects"`
+}
+
+// Slack configures incoming-webhook notifications.
+type Slack struct {
+	// WebhookURLEnv names the environment variable holding the webhook URL.
+	WebhookURLEnv string `yaml:"webhookUrlEnv"`
+	// Events lists the notify events delivered to Slack (empty: all).
+	Events []string `yaml:"events"`
+}
+
+// Routing configures who may steer the loop and how comments are read.
+type Routing struct {
+	// AuthorizedUsers are the ticket-system logins whose comments count as
+	// decisions. Empty means nothing human-authored is ever acted on.
+	AuthorizedUsers []string `yaml:"authorizedUsers"`
+	// SelfLogins are the loop's own accounts; their comments are never
+	// read as decisions.
+	SelfLogins []string `yaml:"selfLogins"`
+	// AutoExecuteLabel arms a work item by label.
+	AutoExecuteLabel string `yaml:"autoExecuteLabel"`
+	// SessionPerPR is the pre-ticked pr-sessions row: never,
+	// cross-repository or always.
+	SessionPerPR string     `yaml:"sessionPerPr"`
+	Control      Control    `yaml:"control"`
+	Classifier   Classifier `yaml:"classifier"`
+	// Models and Efforts are optional checklist groups (model-*, effort-*).
+	Models  []string `yaml:"models"`
+	Efforts []string `yaml:"efforts"`
+}
+
+// Control configures the control keywords read from ticket comments.
+type Control struct {
+	// Enabled false makes the parser recognise nothing.
+	Enabled *bool `yaml:"enabled"`
+	// Keywords maps a command (start, stop, pause, resume, execute,
+	// contribute, cleanup, do, review) to its keyword; "" disables it.
+	Keywords map[string]string `yaml:"keywords"`
+}
+
+// Classifier configures the optional external feedback classifier.
+type Classifier struct {
+	// Command is the argv run (never through a shell); empty uses the
+	// built-in deterministic classifier only.
+	Command        []string `yaml:"command"`
+	TimeoutSeconds int      `yaml:"timeoutSeconds"`
+	Retries        int      `yaml:"retries"`
+}
+
+// Signing configures the HMAC key that signs recorded human decisions.
+type Signing struct {
+	// KeyFile names a file holding the key; THE_LOOP_SIGNING_KEY wins.
+	KeyFile string `yaml:"keyFile"`
+}
+
+// Store configures the SQLite state database.
+type Store struct {
+	// Path of the database; THE_LOOP_DB and --db override it.
+	Path string `yaml:"path"`
+}
+
+// MCP configures the MCP server.
+type MCP struct {
+	HTTP MCPHTTP `yaml:"http"`
+}
+
+// MCPHTTP configures the streamable HTTP transport.
+type MCPHTTP struct {
+	// TokenEnv names the variable holding the static bearer token.
+	TokenEnv string `yaml:"tokenEnv"`
+	// AllowedOrigins are the Origin header values accepted (besides none).
+	AllowedOrigins []string `yaml:"allowedOrigins"`
+	// MaxBodyBytes caps a request body.
+	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
+	// MaxSessions caps concurrent sessions.
+	MaxSessions int   `yaml:"maxSessions"`
+	OAuth       OAuth `yaml:"oauth"`
+}
+
+// OAuth configures OAuth 2.1 resource-server mode.
+type OAuth struct {
+	// Issuer is the authorization server's issuer URL; empty disables OAuth.
+	Issuer string `yaml:"issuer"`
+	// ResourceURL is this server's public URL (the token audience).
+	ResourceURL string `yaml:"resourceUrl"`
+	// JWKSURL overrides the key set URL found by discovery.
+	JWKSURL string `yaml:"jwksUrl"`
+	// Scopes lists the scopes a token must carry (empty: none required).
+	Scopes []string `yaml:"scopes"`
+}
+
+// Polling configures the poller daemon.
+type Polling struct {
+	IntervalSeconds int      `yaml:"intervalSeconds"`
+	Sources         []Source `yaml:"sources"`
+}
+
+// Source is one thing the poller watches.
+type Source struct {
+	// System is github or jira.
+	System string `yaml:"system"`
+	// Repos are OWNER/REPO (github); Projects are keys (jira).
+	Repos    []string `yaml:"repos"`
+	Projects []string `yaml:"projects"`
+	// Checkout is the local repository the poller evaluates gates in.
+	Checkout string `yaml:"checkout"`
+	// Label overrides the auto-execute label for this source.
+	Label string `yaml:"label"`
+}
+
+// Default returns the configuration used when no file exists.
+func Default() *Config {
+	c := &Config{}
+	c.applyDefaults()
+	return c
+}
+
+func (c *Config) applyDefaults() {
+	g := &c.Integrations.GitHub
+	if g.BaseURL == "" {
+		g.BaseURL = "https://api.github.com/"
+	}
+	if g.TokenEnv == "" {
+		g.TokenEnv = "GITHUB_TOKEN"
+	}
+	if g.TokenSource == "" {
+		g.TokenSource = "env"
+	}
+	if g.GHBinary == "" {
+		g.GHBinary = "gh"
+	}
+	j := &c.Integrations.Jira
+	if j.Auth == "" {
+		j.Auth = "cloud"
+	}
+	if j.EmailEnv == "" {
+		j.EmailEnv = "JIRA_EMAIL"
+	}
+	if j.TokenEnv == "" {
+		j.TokenEnv = "JIRA_API_TOKEN"
+	}
+	if c.Integrations.Slack.WebhookURLEnv == "" {
+		c.Integrations.Slack.WebhookURLEnv = "SLACK_WEBHOOK_URL"
+	}
+	r := &c.Routing
+	if r.AutoExecuteLabel == "" {
+		r.AutoExecuteLabel = "the-loop: auto-execute"
+	}
+	if r.SessionPerPR == "" {
+		r.SessionPerPR = "cross-repository"
+	}
+	if r.Classifier.TimeoutSeconds == 0 {
+		r.Classifier.TimeoutSeconds = 30
+	}
+	if r.Classifier.Retries == 0 {
+		r.Classifier.Retries = 2
+	}
+	h := &c.MCP.HTTP
+	if h.TokenEnv == "" {
+		h.TokenEnv = "THE_LOOP_MCP_TOKEN"
+	}
+	if h.MaxBodyBytes == 0 {
+		h.MaxBodyBytes = 1 << 20
+	}
+	if h.MaxSessions == 0 {
+		h.MaxSessions = 64
+	}
+	if c.Polling.IntervalSeconds == 0 {
+		c.Polling.IntervalSeconds = 60
+	}
+}
+
+// DefaultPath returns the config path: $THE_LOOP_CONFIG, else
+// ${XDG_CONFIG_HOME:-~/.config}/the-loop/config.yaml.
+func DefaultPath() string {
+	if p := os.Getenv(EnvConfig); p != "" {
+		return p
+	}
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "the-loop", "config.yaml")
+}
+
+// Load reads the config at path. An explicit path that does not exist is an
+// error; the default path that does not exist yields the defaults.
+func Load(path string, explicit bool) (*Config, error) {
+	if path == "" {
+		path = DefaultPath()
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && !explicit {
+			return Default(), nil
+		}
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	c.Path = path
+	return c, nil
+}
+
+// Parse decodes a config document strictly and applies defaults.
+func Parse(data []byte) (*Config, error) {
+	c := &Config{}
+	if len(bytes.TrimSpace(data)) > 0 {
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s (fix or remove that key; docs/config.md lists every key)", strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	c.applyDefaults()
+	return c, nil
+}
+
+func (c *Config) validate() error {
+	if a := c.Integrations.Jira.Auth; a != "" && a != "cloud" && a != "datacenter" {
+		return fmt.Errorf("integrations.jira.auth: %q is not one of cloud, datacenter", a)
+	}
+	if s := c.Integrations.GitHub.TokenSource; s != "" && s != "env" && s != "gh" {
+		return fmt.Errorf("integrations.github.tokenSource: %q is not one of env, gh", s)
+	}
+	switch c.Routing.SessionPerPR {
+	case "", "never", "cross-repository", "always":
+	default:
+		return fmt.Errorf("routing.sessionPerPr: %q is not one of never, cross-repository, always", c.Routing.SessionPerPR)
+	}
+	for cmd := range c.Routing.Control.Keywords {
+		if !isCommand(cmd) {
+			return fmt.Errorf("routing.control.keywords.%s: unknown command; use one of %s", cmd, strings.Join(Commands, ", "))
+		}
+	}
+	for i, s := range c.Polling.Sources {
+		if s.System != "github" && s.System != "jira" {
+			return fmt.Errorf("polling.sources[%d].system: %q is not one of github, jira", i, s.System)
+		}
+	}
+	return nil
+}
+
+// Commands is the control vocabulary, in documentation order.
+var Commands = []string{"start", "stop", "pause", "resume", "execute", "contribute", "cleanup", "do", "review"}
+
+func isCommand(s string) bool {
+	for _, c := range Commands {
+		if c == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Keyword returns the keyword for a control command ("" when disabled).
+func (c *Config) Keyword(cmd string) string {
+	if c.Routing.Control.Enabled != nil && !*c.Routing.Control.Enabled {
+		return ""
+	}
+	if kw, ok := c.Routing.Control.Keywords[cmd]; ok {
+		return strings.TrimSpace(kw)
+	}
+	return "the-loop " + cmd
+}

@@ -1,0 +1,154 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// DefaultHookTimeout bounds one hook call.
+const DefaultHookTimeout = 60 * time.Second
+
+// ChainEntry is one hook reference in a chain with its parameters.
+type ChainEntry struct {
+	Hook   string         `json:"hook"`
+	With   map[string]any `json:"with,omitempty"`
+	fn     HookFunc
+	repoHk bool
+}
+
+// ChainOutcome is the result of running a chain.
+type ChainOutcome struct {
+	Status   Status
+	Results  []Result
+	Blocking *Result
+}
+
+// Satisfied reports a passing chain.
+func (o ChainOutcome) Satisfied() bool { return o.Status == Pass }
+
+// Outcome is the routing value: the blocking result's outcome, else the last
+// explicit data.outcome, else "pass".
+func (o ChainOutcome) Outcome() string {
+	if o.Blocking != nil {
+		return o.Blocking.Outcome()
+	}
+	for i := len(o.Results) - 1; i >= 0; i-- {
+		if s, ok := o.Results[i].Data["outcome"].(string); ok && s != "" {
+			return s
+		}
+	}
+	return string(Pass)
+}
+
+// Messages returns the blocking result's messages.
+func (o ChainOutcome) Messages() []Message {
+	if o.Blocking == nil {
+		return nil
+	}
+	return o.Blocking.Messages
+}
+
+// Render is "`hook` did not pass:\n- msg…" for a non-pass chain, else "".
+func (o ChainOutcome) Render() string {
+	if o.Blocking == nil {
+		return ""
+	}
+	return fmt.Sprintf("`%s` did not pass:\n%s", o.Blocking.Hook, o.Blocking.Render())
+}
+
+// RunChain runs entries in order with hc, stopping at the first block or
+// wait. A hook that panics, returns an error, returns an unknown status or
+// exceeds timeout yields a non-retriable block, never a pass.
+func RunChain(entries []ChainEntry, hc *HookContext, timeout time.Duration) ChainOutcome {
+	if timeout <= 0 {
+		timeout = DefaultHookTimeout
+	}
+	results := make([]Result, 0, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		hc.Params = e.With
+		if hc.Params == nil {
+			hc.Params = map[string]any{}
+		}
+		hc.Results = results
+		res := callHook(e, hc, timeout)
+		if e.repoHk {
+			if _, ok := res.Data["outcome"]; ok {
+				delete(res.Data, "outcome")
+				slog.Warn("repository hooks do not route; the outcome was ignored", "hook", e.Hook)
+			}
+		}
+		results = append(results, res)
+		if res.Status != Pass && res.Status != Skip {
+			return ChainOutcome{Status: res.Status, Results: results, Blocking: &results[len(results)-1]}
+		}
+	}
+	return ChainOutcome{Status: Pass, Results: results}
+}
+
+func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {
+	failed := func(err string) Result {
+		return Result{Status: Block, Hook: e.Hook, Retriable: false,
+			Messages: []Message{{Text: fmt.Sprintf("the %s hook failed to run: %s", e.Hook, err), Severity: SevError}}}
+	}
+	if e.fn == nil {
+		return failed("no function is bound to this hook")
+	}
+	parent := hc.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	defer cancel()
+	local := *hc
+	local.Context = ctx
+	type outcome struct {
+		res Result
+		err error
+		pan any
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{pan: p}
+			}
+		}()
+		r, err := e.fn(&local)
+		done <- outcome{res: r, err: err}
+	}()
+	select {
+	case o := <-done:
+		switch {
+		case o.pan != nil:
+			slog.Error("hook panicked", "hook", e.Hook, "panic", fmt.Sprint(o.pan))
+			return failed(fmt.Sprintf("panic: %v", o.pan))
+		case o.err != nil:
+			return failed(o.err.Error())
+		case !o.res.Status.Valid():
+			return failed(fmt.Sprintf("%s returned unknown status %q; expected one of [block pass skip wait]", e.Hook, o.res.Status))
+		}
+		o.res.Hook = e.Hook
+		if o.res.Data == nil {
+			o.res.Data = map[string]any{}
+		}
+		return o.res
+	case <-ctx.Done():
+		return failed(fmt.Sprintf("timed out after %s", timeout))
+	}
+}
+
+// degradations returns "warning: hook did not complete: error" for every
+// result carrying data.error.
+func degradations(results []Result) []string {
+	var out []string
+	for _, r := range results {
+		if s, ok := r.Data["error"].(string); ok && strings.TrimSpace(s) != "" {
+			out = append(out, fmt.Sprintf("warning: %s did not complete: %s", r.Hook, s))
+		}
+	}
+	return out
+}

@@ -1,0 +1,226 @@
+// Package runtime is the process-graph engine: the hook contract, the hook
+// registry, chain execution, the compiled graph model, work-item state and
+// the runtime that walks a work item through a graph.
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/integrations"
+)
+
+// Status is a hook verdict.
+type Status string
+
+// The four hook statuses.
+const (
+	Pass  Status = "pass"
+	Block Status = "block"
+	Wait  Status = "wait"
+	Skip  Status = "skip"
+)
+
+// Valid reports whether s is one of the four hook statuses.
+func (s Status) Valid() bool {
+	switch s {
+	case Pass, Block, Wait, Skip:
+		return true
+	}
+	return false
+}
+
+// Severity of a message.
+type Severity string
+
+// Message severities.
+const (
+	SevError   Severity = "error"
+	SevWarning Severity = "warning"
+	SevInfo    Severity = "info"
+)
+
+// Message is one finding. Text is composed from the loop's own vocabulary,
+// never from payload text. Path is repo-relative when under the repository.
+type Message struct {
+	Text     string   `json:"text"`
+	Path     string   `json:"path"`
+	Severity Severity `json:"severity"`
+}
+
+// String renders "text (path)" or just text.
+func (m Message) String() string {
+	if m.Path != "" {
+		return m.Text + " (" + m.Path + ")"
+	}
+	return m.Text
+}
+
+// Result is what a hook returns.
+type Result struct {
+	Status    Status         `json:"status"`
+	Hook      string         `json:"hook"`
+	Messages  []Message      `json:"messages"`
+	Data      map[string]any `json:"data"`
+	Retriable bool           `json:"retriable"`
+}
+
+// Outcome is data["outcome"] when set, else the status: what edges route on.
+func (r Result) Outcome() string {
+	if o, ok := r.Data["outcome"].(string); ok && o != "" {
+		return o
+	}
+	return string(r.Status)
+}
+
+// Render joins the messages as "- msg" lines.
+func (r Result) Render() string {
+	lines := make([]string, len(r.Messages))
+	for i, m := range r.Messages {
+		lines[i] = "- " + m.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// OK returns a pass with optional data key/value pairs.
+func OK(hook string, data map[string]any) Result {
+	return Result{Status: Pass, Hook: hook, Data: data, Retriable: true}
+}
+
+// Blocked returns a retriable block carrying messages.
+func Blocked(hook string, msgs ...Message) Result {
+	return Result{Status: Block, Hook: hook, Messages: msgs, Retriable: true}
+}
+
+// Waiting returns a wait with one info message when reason is non-empty.
+func Waiting(hook, reason string) Result {
+	r := Result{Status: Wait, Hook: hook, Retriable: true}
+	if reason != "" {
+		r.Messages = []Message{{Text: reason, Severity: SevInfo}}
+	}
+	return r
+}
+
+// Skipped returns a skip with one info message when reason is non-empty.
+func Skipped(hook, reason string) Result {
+	r := Result{Status: Skip, Hook: hook, Retriable: true}
+	if reason != "" {
+		r.Messages = []Message{{Text: reason, Severity: SevInfo}}
+	}
+	return r
+}
+
+// Errorf builds an error-severity message with a path.
+func Errorf(path, format string, args ...any) Message {
+	return Message{Text: fmt.Sprintf(format, args...), Path: path, Severity: SevError}
+}
+
+// WorkItem identifies the item a hook runs for.
+type WorkItem struct {
+	// Ref is the ticket reference (github:owner/repo#n, jira:KEY-1) or the id.
+	Ref string
+	// ID is the spec-folder name, e.g. issue-109.
+	ID string
+	// SpecDir is the absolute spec folder <repo>/<specDir>/<id>.
+	SpecDir string
+	// RiskTier is 1..5 (front matter riskTier, else inferred, default 3).
+	RiskTier int
+}
+
+// Event is the inbound input of an advance: the ticket comments read by the
+// caller (the poller or a CLI verb with an integration).
+type Event struct {
+	Comments []integrations.Comment
+}
+
+// HookContext is what a hook can see. It is read-only: hooks never mutate
+// State; they report decisions through Result.Data.
+type HookContext struct {
+	Context  context.Context
+	WorkItem WorkItem
+	// Repo is the absolute repository root.
+	Repo string
+	// RelSpecDir is the spec folder relative to Repo (slash-separated).
+	RelSpecDir string
+	Node       *Node
+	Graph      *Graph
+	// Boundary is "entry" or "exit".
+	Boundary string
+	// Params is this chain entry's with: block.
+	Params map[string]any
+	// Results are the earlier results of this chain.
+	Results []Result
+	// State is a read-only view of the work item's state.
+	State *State
+	// Skipped is the validated declared-skip set (node id → provenance).
+	Skipped map[string]Decision
+	// SkippedArtifacts lists the artifact names a declared-skipped node
+	// produces whose own product is planned absent.
+	SkippedArtifacts map[string]bool
+	// Event is the inbound event (nil under check).
+	Event *Event
+	// Config is the operator configuration (never secret values).
+	Config *config.Config
+	// Tracker is the ticket integration (nil when none is configured or in
+	// read-only evaluation).
+	Tracker integrations.Provider
+	// Notifier delivers notifications (nil when none).
+	Notifier integrations.Notifier
+	// TicketRef is the parsed ticket reference (zero when unknown).
+	TicketRef integrations.Ref
+	// ReadOnly is true under check: hooks must not write files, post, or
+	// run subprocesses.
+	ReadOnly bool
+	// Signer verifies and signs decisions.
+	Signer *Signer
+}
+
+// Param returns a string parameter.
+func (c *HookContext) Param(key string) string {
+	if v, ok := c.Params[key]; ok && v != nil {
+		if s, ok := v.(string); ok {
+			return s
+		}
+		return fmt.Sprint(v)
+	}
+	return ""
+}
+
+// BoolParam returns a boolean parameter (false when absent).
+func (c *HookContext) BoolParam(key string) bool {
+	v, ok := c.Params[key].(bool)
+	return ok && v
+}
+
+// ListParam returns a list-of-strings parameter.
+func (c *HookContext) ListParam(key string) []string {
+	switch v := c.Params[key].(type) {
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			out = append(out, fmt.Sprint(e))
+		}
+		return out
+	case []string:
+		return v
+	case string:
+		if v == "" {
+			return nil
+		}
+		return []string{v}
+	}
+	return nil
+}
+
+// NodeID returns the current node's id.
+func (c *HookContext) NodeID() string {
+	if c.Node == nil {
+		return ""
+	}
+	return c.Node.ID
+}
+
+// HookFunc is a registered hook.
+type HookFunc func(hc *HookContext) (Result, error)

@@ -1,0 +1,302 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// StateFile is the portable record written beside the artifacts.
+const StateFile = "work-item-state.json"
+
+// LegacyStateFile is the earlier implementation's portable record name.
+const LegacyStateFile = "graph-state.json"
+
+// State is a work item's graph state. It is a cache: check --recompute
+// derives every verdict from the artifacts and verified decisions alone.
+type State struct {
+	Version     int                    `json:"version"`
+	WorkItem    string                 `json:"workItem"`
+	Ref         string                 `json:"ref,omitempty"`
+	Loop        string                 `json:"loop"`
+	CurrentNode string                 `json:"currentNode"`
+	Nodes       map[string]*NodeRecord `json:"nodes"`
+	// Decisions holds recorded human decisions keyed by node (phase
+	// selection, goal, gate outcomes), each signed.
+	Decisions   map[string]*Decision   `json:"decisions"`
+	Forced      []*Decision            `json:"forced"`
+	Parked      *Parked                `json:"parked"`
+	Session     map[string]any         `json:"session"`
+	Completions map[string]*Completion `json:"completions"`
+	Skips       map[string]*Decision   `json:"skips"`
+	OptIns      map[string]*Decision   `json:"optIns"`
+	Surface     string                 `json:"surface"`
+	// Escalation records why the item was parked at escalated.
+	Escalation *Escalation `json:"escalation,omitempty"`
+	// Handoff is the accepted handoff record, frozen at start.
+	Handoff           *HandoffState `json:"handoff,omitempty"`
+	HandoffDemoted    []Demotion    `json:"handoffDemoted,omitempty"`
+	ClaudeArtifactURL string        `json:"claudeArtifactUrl,omitempty"`
+}
+
+// NodeRecord is one node's bookkeeping.
+type NodeRecord struct {
+	// Attempts counts failed evaluations of this node.
+	Attempts  int    `json:"attempts"`
+	Entries   int    `json:"entries,omitempty"`
+	Outcome   string `json:"outcome"`
+	EnteredAt string `json:"enteredAt"`
+	ExitedAt  string `json:"exitedAt"`
+	LastBlock string `json:"lastBlock"`
+	Forced    bool   `json:"forced"`
+}
+
+// Decision is a recorded human or operator act with its provenance and an
+// HMAC signature over its canonical JSON (Signature excluded).
+type Decision struct {
+	Node       string         `json:"node"`
+	Kind       string         `json:"kind"`
+	Outcome    string         `json:"outcome,omitempty"`
+	Via        string         `json:"via"`
+	Token      string         `json:"token,omitempty"`
+	By         string         `json:"by"`
+	Reason     string         `json:"reason,omitempty"`
+	CommentURL string         `json:"commentUrl,omitempty"`
+	At         string         `json:"at"`
+	Data       map[string]any `json:"data,omitempty"`
+	Signature  string         `json:"signature,omitempty"`
+}
+
+// Decision kinds.
+const (
+	KindSelection = "phase-selection"
+	KindGate      = "gate"
+	KindGoal      = "goal"
+	KindBrief     = "review-brief"
+	KindSkip      = "skip"
+	KindOptIn     = "opt-in"
+	KindForce     = "force"
+)
+
+// Parked records why the item waits.
+type Parked struct {
+	Node   string `json:"node"`
+	Reason string `json:"reason"`
+	Since  string `json:"since"`
+}
+
+// Completion is a completion claim ledger entry.
+type Completion struct {
+	At string `json:"at"`
+	By string `json:"by"`
+}
+
+// Escalation says why the walk stopped at escalated.
+type Escalation struct {
+	From   string `json:"from"`
+	Reason string `json:"reason"`
+	At     string `json:"at"`
+}
+
+// HandoffState is the accepted handoff, frozen when the walk starts.
+type HandoffState struct {
+	Record     json.RawMessage `json:"record"`
+	Author     string          `json:"author"`
+	CommentURL string          `json:"commentUrl"`
+	RecordedAt string          `json:"recordedAt"`
+}
+
+// Demotion records an import-handoff un-skip.
+type Demotion struct {
+	Artifact string `json:"artifact"`
+	Node     string `json:"node"`
+	Reason   string `json:"reason"`
+	At       string `json:"at"`
+}
+
+// NewState returns a fresh state for id.
+func NewState(id string) *State {
+	s := &State{Version: 1, WorkItem: id}
+	s.normalize()
+	return s
+}
+
+func (s *State) normalize() {
+	if s.Version == 0 {
+		s.Version = 1
+	}
+	if s.Nodes == nil {
+		s.Nodes = map[string]*NodeRecord{}
+	}
+	for k, v := range s.Nodes {
+		if v == nil {
+			delete(s.Nodes, k)
+		}
+	}
+	if s.Decisions == nil {
+		s.Decisions = map[string]*Decision{}
+	}
+	if s.Completions == nil {
+		s.Completions = map[string]*Completion{}
+	}
+	if s.Skips == nil {
+		s.Skips = map[string]*Decision{}
+	}
+	if s.OptIns == nil {
+		s.OptIns = map[string]*Decision{}
+	}
+	if s.Forced == nil {
+		s.Forced = []*Decision{}
+	}
+	for _, m := range []map[string]*Decision{s.Decisions, s.Skips, s.OptIns} {
+		for k, v := range m {
+			if v == nil {
+				delete(m, k)
+				continue
+			}
+			if v.Node == "" {
+				v.Node = k
+			}
+		}
+	}
+}
+
+// Record returns the node's record, creating it.
+func (s *State) Record(node string) *NodeRecord {
+	r, ok := s.Nodes[node]
+	if !ok {
+		r = &NodeRecord{}
+		s.Nodes[node] = r
+	}
+	return r
+}
+
+// Clone deep-copies the state through JSON.
+func (s *State) Clone() *State {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("clone state: %v", err))
+	}
+	c := &State{}
+	if err := json.Unmarshal(b, c); err != nil {
+		panic(fmt.Sprintf("clone state: %v", err))
+	}
+	c.normalize()
+	return c
+}
+
+// ParseState decodes a portable record. The legacy layout (decisions as
+// plain maps, skips without kind) decodes into the same fields.
+func ParseState(data []byte, id string) (*State, error) {
+	s := &State{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(s); err != nil {
+		return nil, fmt.Errorf("decode state: %w", err)
+	}
+	if s.WorkItem == "" {
+		s.WorkItem = id
+	}
+	s.normalize()
+	return s, nil
+}
+
+// Marshal encodes the state as indented UTF-8 JSON with a trailing newline.
+func (s *State) Marshal() ([]byte, error) {
+	return MarshalJSON(s)
+}
+
+// MarshalJSON encodes v with two-space indentation, no HTML escaping and a
+// trailing newline: the format of every JSON document the loop writes.
+func MarshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// ErrCorruptState marks a portable record that exists but cannot be decoded.
+var ErrCorruptState = errors.New("portable record is corrupt")
+
+// ReadPortable reads the portable record from specDir, trying the current
+// name then the legacy one. It returns (nil, "", nil) when neither exists and
+// wraps ErrCorruptState when the file cannot be decoded (the file is kept).
+func ReadPortable(specDir, id string) (*State, string, error) {
+	for _, name := range []string{StateFile, LegacyStateFile} {
+		path := filepath.Join(specDir, name)
+		data, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, path, fmt.Errorf("read %s: %w", path, err)
+		}
+		st, err := ParseState(data, id)
+		if err != nil {
+			return nil, path, fmt.Errorf("%w: %s: %v (kept as is; state is reconstructed from the artifacts)", ErrCorruptState, path, err)
+		}
+		return st, path, nil
+	}
+	return nil, "", nil
+}
+
+// WriteFileAtomic writes data to path through a temp file in the same
+// directory, fsyncs it, and renames it into place.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create temp file in %s: %w", dir, err)
+	}
+	name := tmp.Name()
+	cleanup := func() { _ = os.Remove(name) }
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		cleanup()
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		cleanup()
+		return fmt.Errorf("sync %s: %w", name, err)
+	}
+	if err := tmp.Close(); err != nil {
+		cleanup()
+		return fmt.Errorf("close %s: %w", name, err)
+	}
+	if err := os.Chmod(name, perm); err != nil {
+		cleanup()
+		return fmt.Errorf("chmod %s: %w", name, err)
+	}
+	if err := os.Rename(name, path); err != nil {
+		cleanup()
+		return fmt.Errorf("rename into %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// WritePortable writes the portable record into specDir atomically.
+func WritePortable(specDir string, s *State) error {
+	data, err := s.Marshal()
+	if err != nil {
+		return fmt.Errorf("encode state: %w", err)
+	}
+	return WriteFileAtomic(filepath.Join(specDir, StateFile), data, 0o644)
+}
+
+// Now returns the current UTC time formatted for records.
+var Now = func() string { return time.Now().UTC().Format(time.RFC3339) }
