@@ -155,7 +155,7 @@ type HookContext struct {
 	// State is a read-only view of the work item's state.
 	State *State
 	// Skipped is the validated declared-skip set (node id → provenance).
-	Skipped map[string]Decision
+	Skipped map[string]*Decision
 	// SkippedArtifacts lists the artifact names a declared-skipped node
 	// produces whose own product is planned absent.
 	SkippedArtifacts map[string]bool

@@ -13,9 +13,9 @@ const (
 
 // Node is a compiled graph node.
 type Node struct {
-	ID      string `json:"id"`
-	Phase   string `json:"phase"`
-	Actor   string `json:"actor"`
+	ID    string `json:"id"`
+	Phase string `json:"phase"`
+	Actor string `json:"actor"`
 	// Produces lists artifact slots; an entry may hold alternatives
 	// separated by "|" (requirements.md|bugfix.md), kept verbatim.
 	Produces    []string `json:"produces"`

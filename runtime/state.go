@@ -175,6 +175,12 @@ func (s *State) Record(node string) *NodeRecord {
 	return r
 }
 
+// Entered reports whether node was ever entered (or routed around).
+func (s *State) Entered(node string) bool {
+	r, ok := s.Nodes[node]
+	return ok && r.EnteredAt != ""
+}
+
 // Clone deep-copies the state through JSON.
 func (s *State) Clone() *State {
 	b, err := json.Marshal(s)

@@ -1,0 +1,134 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// ServerName is the name the server reports in initialize.
+const ServerName = "the-loop"
+
+// Instructions tells a model what the loop is and where to start. Clients
+// show it to the model once per connection.
+const Instructions = `the-loop is a process engine. It walks one work item at a time (a GitHub issue such as OWNER/REPO#12, or a Jira key such as PROJ-12) through a process graph: each node asks for an artifact, a markdown file under docs/specs/<work item>/, and a node completes only when its checks pass.
+
+Start every session by calling graph_status with the work item: it says which node is current, what that node expects, and which checks are failing. Then write or fix the artifact it names, call check to see whether the node's checks now pass, and call graph_complete when they do.
+
+Human decisions are not yours to make. Gates are approved, checklists are answered and skips are declared only by authorized people in comments on the ticket; no tool does any of that, so when the loop waits on a person, say so and stop. When a tool returns an error result, read its sentence: it names the argument or condition to fix.`
+
+// NewServer builds the MCP server: name "the-loop", the given version, the
+// Instructions, and every tool in tools with its handler built from deps.
+// Each call is checked against the tool's schema before the handler runs,
+// logged (tool, work item, caller, duration, outcome), and any Go error or
+// panic from a handler is turned into an isError result. It panics on a tool
+// that fails ValidateTool or a duplicate name: both are programming errors
+// that the package tests catch.
+func NewServer(deps Deps, tools []Tool, version string) *server.MCPServer {
+	logger := deps.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	srv := server.NewMCPServer(ServerName, version,
+		server.WithInstructions(Instructions),
+		server.WithToolCapabilities(false),
+		server.WithStrictInputSchemaDefault(),
+		server.WithToolHandlerMiddleware(callMiddleware(logger)),
+	)
+	seen := map[string]bool{}
+	serverTools := make([]server.ServerTool, 0, len(tools))
+	for _, t := range tools {
+		if err := ValidateTool(t); err != nil {
+			panic(err)
+		}
+		if seen[t.Def.Name] {
+			panic(fmt.Sprintf("tool %q given twice", t.Def.Name))
+		}
+		seen[t.Def.Name] = true
+		serverTools = append(serverTools, server.ServerTool{Tool: t.Def, Handler: checked(t.Def, t.Handler(deps))})
+	}
+	if len(serverTools) > 0 {
+		srv.AddTools(serverTools...)
+	}
+	return srv
+}
+
+// checked runs the schema check before the handler.
+func checked(def mcp.Tool, next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if bad := checkArguments(def, req); bad != nil {
+			return bad, nil
+		}
+		return next(ctx, req)
+	}
+}
+
+// Outcomes recorded in the call log.
+const (
+	outcomeOK        = "ok"
+	outcomeToolError = "tool_error"
+	outcomeFault     = "fault"
+)
+
+// callMiddleware logs every call and keeps handler failures inside the
+// result: a returned error or a panic becomes an isError result with an
+// actionable sentence, never a JSON-RPC internal error. Argument values are
+// never logged; only the work item, which is an identifier.
+func callMiddleware(logger *slog.Logger) server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+			start := time.Now()
+			outcome := outcomeOK
+			defer func() {
+				if r := recover(); r != nil {
+					logger.ErrorContext(ctx, "mcp tool panic", "tool", req.Params.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+					res = mcp.NewToolResultError(fmt.Sprintf("%s hit an internal fault and did not finish; the server log has the details. Retry once; if it fails again, report it to the operator.", req.Params.Name))
+					err = nil
+					outcome = outcomeFault
+				}
+				attrs := []any{"tool", req.Params.Name, "outcome", outcome, "duration_ms", time.Since(start).Milliseconds()}
+				if wi := workItemOf(req); wi != "" {
+					attrs = append(attrs, "work_item", wi)
+				}
+				if p, ok := PrincipalFromContext(ctx); ok {
+					attrs = append(attrs, "principal", p.Subject)
+				}
+				level := slog.LevelInfo
+				if outcome == outcomeFault {
+					level = slog.LevelError
+				}
+				logger.Log(ctx, level, "mcp tool call", attrs...)
+			}()
+			res, err = next(ctx, req)
+			switch {
+			case err != nil:
+				logger.ErrorContext(ctx, "mcp tool handler error", "tool", req.Params.Name, "err", err)
+				res = mcp.NewToolResultError(fmt.Sprintf("%s failed: %v. Check the arguments and the repository state, then retry.", req.Params.Name, err))
+				err = nil
+				outcome = outcomeFault
+			case res == nil:
+				res = mcp.NewToolResultError(fmt.Sprintf("%s returned no result; this is a server bug, report it to the operator.", req.Params.Name))
+				outcome = outcomeFault
+			case res.IsError:
+				outcome = outcomeToolError
+			}
+			return res, nil
+		}
+	}
+}
+
+// workItemOf returns the workItem argument when it is a short string.
+func workItemOf(req mcp.CallToolRequest) string {
+	args, _ := req.Params.Arguments.(map[string]any)
+	s, _ := args[ArgWorkItem].(string)
+	if len(s) > 200 {
+		return ""
+	}
+	return s
+}

@@ -1,0 +1,167 @@
+package mcp
+
+import (
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sort"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Backend is the core service the tools call. It has no methods yet: the
+// lead extends it as tools are bound, and tests supply fakes.
+type Backend interface{}
+
+// Deps are the dependencies a tool handler is built from. Handlers read them
+// once, when NewServer builds the server.
+type Deps struct {
+	// Logger receives one line per tool call (never argument bodies).
+	// Nil discards.
+	Logger *slog.Logger
+	// DefaultRepo is the repository checkout tools act on when a call names
+	// none (the --repo flag of `the-loop serve`).
+	DefaultRepo string
+	// Backend is the core service.
+	Backend Backend
+}
+
+// Tool is one MCP tool: a static definition plus a handler built from Deps.
+type Tool struct {
+	// Def is the definition listed by tools/list; build it with NewToolDef
+	// so every annotation is set on purpose.
+	Def mcp.Tool
+	// Handler builds the call handler from the dependencies.
+	Handler func(deps Deps) server.ToolHandlerFunc
+}
+
+// Annotations are the behaviour hints every tool must state. They are a
+// required argument of NewToolDef because mcp.NewTool silently defaults a
+// tool to destructive and open-world.
+type Annotations struct {
+	// Title is the human-readable name shown by clients.
+	Title string
+	// ReadOnly: the tool does not change its environment.
+	ReadOnly bool
+	// Destructive: the tool may delete or overwrite state (meaningful only
+	// when not ReadOnly).
+	Destructive bool
+	// Idempotent: repeating a call with the same arguments has no further
+	// effect.
+	Idempotent bool
+	// OpenWorld: the tool reaches systems outside the repository (GitHub,
+	// Jira, Slack).
+	OpenWorld bool
+}
+
+// NewToolDef builds a tool definition with every annotation set from a and
+// additionalProperties false, then applies opts (mcp.WithDescription,
+// mcp.WithString, ...).
+func NewToolDef(name string, a Annotations, opts ...mcp.ToolOption) mcp.Tool {
+	base := []mcp.ToolOption{
+		mcp.WithToolTitle(a.Title),
+		mcp.WithTitleAnnotation(a.Title),
+		mcp.WithReadOnlyHintAnnotation(a.ReadOnly),
+		mcp.WithDestructiveHintAnnotation(a.Destructive),
+		mcp.WithIdempotentHintAnnotation(a.Idempotent),
+		mcp.WithOpenWorldHintAnnotation(a.OpenWorld),
+		mcp.WithSchemaAdditionalProperties(false),
+	}
+	return mcp.NewTool(name, append(base, opts...)...)
+}
+
+var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,47}$`)
+
+// ValidateTool reports the first way t breaks the house rules: a snake_case
+// name that is not forbidden, a title and description, all four annotations
+// set, additionalProperties false, and a type and description on every
+// argument.
+func ValidateTool(t Tool) error {
+	d := t.Def
+	if !toolName.MatchString(d.Name) {
+		return fmt.Errorf("tool %q: name must be snake_case, start with a letter, at most 48 characters", d.Name)
+	}
+	if err := CheckToolName(d.Name); err != nil {
+		return err
+	}
+	if t.Handler == nil {
+		return fmt.Errorf("tool %q: Handler is nil", d.Name)
+	}
+	if d.Description == "" || d.Title == "" {
+		return fmt.Errorf("tool %q: set a title and a description (build it with NewToolDef and mcp.WithDescription)", d.Name)
+	}
+	a := d.Annotations
+	if a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil || a.OpenWorldHint == nil {
+		return fmt.Errorf("tool %q: every annotation hint must be set (build it with NewToolDef)", d.Name)
+	}
+	if *a.ReadOnlyHint && *a.DestructiveHint {
+		return fmt.Errorf("tool %q: a read-only tool cannot be destructive", d.Name)
+	}
+	if d.RawInputSchema != nil {
+		return fmt.Errorf("tool %q: use the structured input schema, not a raw one, so arguments can be checked", d.Name)
+	}
+	if ap, ok := d.InputSchema.AdditionalProperties.(bool); !ok || ap {
+		return fmt.Errorf("tool %q: the input schema must set additionalProperties false", d.Name)
+	}
+	for _, name := range sortedKeys(d.InputSchema.Properties) {
+		prop, _ := d.InputSchema.Properties[name].(map[string]any)
+		if err := CheckArgumentName(name); err != nil {
+			return fmt.Errorf("tool %q: %w", d.Name, err)
+		}
+		if s, _ := prop["type"].(string); s == "" {
+			return fmt.Errorf("tool %q: argument %q has no type", d.Name, name)
+		}
+		if s, _ := prop["description"].(string); s == "" {
+			return fmt.Errorf("tool %q: argument %q has no description (add mcp.Description)", d.Name, name)
+		}
+	}
+	for _, name := range d.InputSchema.Required {
+		if _, ok := d.InputSchema.Properties[name]; !ok {
+			return fmt.Errorf("tool %q: required argument %q is not a property", d.Name, name)
+		}
+	}
+	return nil
+}
+
+var (
+	registryMu sync.Mutex
+	registry   []Tool
+)
+
+// register adds a shipped tool; each tool file calls it from init. An
+// invalid or duplicate tool panics at start-up, and the tests run over
+// AllTools so that happens in CI first.
+func register(t Tool) {
+	if err := ValidateTool(t); err != nil {
+		panic(err)
+	}
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	for _, have := range registry {
+		if have.Def.Name == t.Def.Name {
+			panic(fmt.Sprintf("tool %q registered twice", t.Def.Name))
+		}
+	}
+	registry = append(registry, t)
+}
+
+// AllTools returns the shipped tools sorted by name; `the-loop serve`
+// registers exactly these.
+func AllTools() []Tool {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	out := append([]Tool(nil), registry...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Def.Name < out[j].Def.Name })
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

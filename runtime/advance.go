@@ -1,0 +1,374 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Report statuses beyond the four hook statuses.
+const (
+	StatusEscalated = "escalated"
+	StatusRefused   = "refused"
+	StatusNoop      = "noop"
+)
+
+// NodeReport is the result of evaluating or advancing one node.
+type NodeReport struct {
+	Node     string   `json:"node"`
+	Status   string   `json:"status"`
+	Outcome  string   `json:"outcome"`
+	Messages []string `json:"messages"`
+	Forced   bool     `json:"forced"`
+	Attempts int      `json:"attempts"`
+}
+
+// StartResult says where a walk began.
+type StartResult struct {
+	WorkItem string   `json:"workItem"`
+	Node     string   `json:"node"`
+	Started  bool     `json:"started"`
+	Loop     string   `json:"loop"`
+	Messages []string `json:"messages"`
+}
+
+// StartOptions carries what a walk is started with.
+type StartOptions struct {
+	// Ref is the ticket reference recorded with the item.
+	Ref string
+	// Handoff, when non-nil, is frozen into state — only when the item has
+	// no current node yet.
+	Handoff *HandoffState
+	// ClaudeArtifactURL is recorded with a handoff.
+	ClaudeArtifactURL string
+}
+
+// Start enters the graph's start node (routing around declared skips). It is
+// idempotent: an item that already has a pointer is left where it is.
+func (r *Runtime) Start(ctx context.Context, id string, opts StartOptions) (StartResult, error) {
+	if err := ValidateID(id); err != nil {
+		return StartResult{}, err
+	}
+	res := StartResult{WorkItem: id, Loop: r.Graph.Name}
+	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
+		if st.CurrentNode != "" {
+			res.Node = st.CurrentNode
+			return nil, nil
+		}
+		evs := r.startLocked(st, opts)
+		res.Node, res.Started = st.CurrentNode, true
+		return evs, nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("start %s: %w", id, err)
+	}
+	if res.Started {
+		res.Messages = r.runEntry(ctx, id, res.Node)
+	}
+	return res, nil
+}
+
+func (r *Runtime) startLocked(st *State, opts StartOptions) []EventRecord {
+	if opts.Ref != "" {
+		st.Ref = opts.Ref
+	}
+	if opts.Handoff != nil {
+		st.Handoff = opts.Handoff
+		st.ClaudeArtifactURL = opts.ClaudeArtifactURL
+	}
+	st.Loop = r.Graph.Name
+	_, set := r.view(st)
+	landing, around := RouteSkips(r.Graph, set, r.Graph.Start)
+	evs := markSkipped(st, set, around)
+	evs = append(evs, r.enter(st, landing)...)
+	evs = append(evs, EventRecord{Name: "graph.started", Node: landing, Data: map[string]any{"loop": r.Graph.Name, "handoff": st.Handoff != nil}})
+	return evs
+}
+
+// Advance evaluates the current node's exit chain with event and takes the
+// first declared edge matching the outcome. An item never started is
+// started first.
+func (r *Runtime) Advance(ctx context.Context, id string, event *Event) (NodeReport, error) {
+	if err := ValidateID(id); err != nil {
+		return NodeReport{}, err
+	}
+	var rep NodeReport
+	var enterNode string
+	var startMsgs []string
+	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
+		var evs []EventRecord
+		if st.CurrentNode == "" {
+			evs = r.startLocked(st, StartOptions{})
+			startMsgs = append(startMsgs, "started at "+st.CurrentNode)
+		}
+		var more []EventRecord
+		var err error
+		rep, enterNode, more, err = r.advanceLocked(ctx, id, st, event)
+		return append(evs, more...), err
+	})
+	if err != nil {
+		return rep, fmt.Errorf("advance %s: %w", id, err)
+	}
+	rep.Messages = append(startMsgs, rep.Messages...)
+	if enterNode != "" {
+		rep.Messages = append(rep.Messages, r.runEntry(ctx, id, enterNode)...)
+	}
+	return rep, nil
+}
+
+// advanceLocked evaluates and routes within an Update. It returns the node
+// whose entry chain must run once the state is saved ("" for none).
+func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event *Event) (NodeReport, string, []EventRecord, error) {
+	g := r.Graph
+	node, ok := g.Node(st.CurrentNode)
+	if !ok {
+		return NodeReport{}, "", nil, fmt.Errorf("the stored pointer %q names no node of %s; run `the-loop graph force %s --to <node> --reason ...`", st.CurrentNode, g.Name, id)
+	}
+	view, set := r.view(st)
+	oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: node, boundary: "exit", event: event})
+	rec := st.Record(node.ID)
+	rep := NodeReport{Node: node.ID, Status: string(oc.Status), Outcome: oc.Outcome(), Messages: renderMessages(oc.Messages()), Forced: rec.Forced}
+	rep.Messages = append(rep.Messages, degradations(oc.Results)...)
+	var evs []EventRecord
+	for _, m := range degradations(oc.Results) {
+		evs = append(evs, EventRecord{Name: "graph.hook_degraded", Node: node.ID, Data: map[string]any{"boundary": "exit", "message": m}})
+	}
+	switch oc.Status {
+	case Wait:
+		reason := oc.Render()
+		if reason == "" {
+			reason = "awaiting a human"
+		}
+		st.Parked = &Parked{Node: node.ID, Reason: reason, Since: Now()}
+		evs = append(evs, EventRecord{Name: "graph.parked", Node: node.ID, Data: map[string]any{"reason": reason}})
+		rep.Attempts = rec.Attempts
+		return rep, "", evs, nil
+	case Block:
+		rendered := oc.Render()
+		repeated := rendered != "" && rendered == rec.LastBlock
+		rec.LastBlock = rendered
+		rec.Attempts++
+		rep.Attempts = rec.Attempts
+		evs = append(evs, EventRecord{Name: "graph.blocked", Node: node.ID, Data: map[string]any{"attempts": rec.Attempts, "block": rendered}})
+		if repeated || rec.Attempts >= node.MaxAttempts {
+			why := fmt.Sprintf("%s failed %d time(s) (maxAttempts %d)", node.ID, rec.Attempts, node.MaxAttempts)
+			if repeated {
+				why = fmt.Sprintf("%s failed the same check twice in a row", node.ID)
+			}
+			rep.Status = StatusEscalated
+			target, more := r.escalateLocked(st, node.ID, why)
+			evs = append(evs, more...)
+			rep.Messages = append(rep.Messages, "escalated: "+why)
+			return rep, target, evs, nil
+		}
+		return rep, "", evs, nil
+	}
+	// Pass: record what the chain decided, exit, route.
+	evs = append(evs, r.recordDecisions(st, node.ID, oc.Results)...)
+	rec.Outcome = oc.Outcome()
+	rec.ExitedAt = Now()
+	rep.Attempts = rec.Attempts
+	target, found := g.Next(node.ID, rep.Outcome)
+	if !found {
+		if node.Terminal {
+			evs = append(evs, EventRecord{Name: "graph.completed", Node: node.ID})
+			return rep, "", evs, nil
+		}
+		why := fmt.Sprintf("no declared edge from %s on outcome %q", node.ID, rep.Outcome)
+		rep.Status = StatusEscalated
+		rep.Messages = append(rep.Messages, why)
+		evs = append(evs, EventRecord{Name: "graph.no_edge", Node: node.ID, Data: map[string]any{"outcome": rep.Outcome}})
+		esc, more := r.escalateLocked(st, node.ID, why)
+		return rep, esc, append(evs, more...), nil
+	}
+	_, set = r.view(st)
+	landing, around := RouteSkips(g, set, target)
+	evs = append(evs, markSkipped(st, set, around)...)
+	evs = append(evs, r.enter(st, landing)...)
+	evs = append(evs, EventRecord{Name: "graph.advanced", Node: node.ID, Data: map[string]any{"to": landing, "outcome": rep.Outcome}})
+	rep.Messages = append(rep.Messages, "advanced to "+landing)
+	return rep, landing, evs, nil
+}
+
+// escalateLocked parks the item at the escalated node (when the graph has
+// one) with the reason, and returns that node so its entry chain notifies.
+func (r *Runtime) escalateLocked(st *State, from, why string) (string, []EventRecord) {
+	st.Escalation = &Escalation{From: from, Reason: why, At: Now()}
+	evs := []EventRecord{{Name: "graph.escalated", Node: from, Data: map[string]any{"reason": why}}}
+	target := ""
+	if _, ok := r.Graph.Node("escalated"); ok && from != "escalated" {
+		evs = append(evs, r.enter(st, "escalated")...)
+		target = "escalated"
+	}
+	park := st.CurrentNode
+	st.Parked = &Parked{Node: park, Reason: why, Since: Now()}
+	return target, evs
+}
+
+// recordDecisions stores, signed, the decisions, declared skips and opt-ins
+// a passing chain reported. The first write for a node wins.
+func (r *Runtime) recordDecisions(st *State, node string, results []Result) []EventRecord {
+	var evs []EventRecord
+	sign := func(d *Decision, kind string) {
+		if d.Node == "" {
+			d.Node = node
+		}
+		if d.Kind == "" {
+			d.Kind = kind
+		}
+		if d.At == "" {
+			d.At = Now()
+		}
+		if err := r.signer().Sign(d); err != nil {
+			r.log().Warn("could not sign decision", "node", d.Node, "err", err)
+		}
+	}
+	for _, res := range results {
+		if d, ok := res.Data["decision"].(*Decision); ok && d != nil {
+			sign(d, KindGate)
+			if _, exists := st.Decisions[d.Node]; !exists {
+				st.Decisions[d.Node] = d
+				if s, ok := d.Data["surface"].(string); ok && s != "" {
+					st.Surface = s
+				}
+				evs = append(evs, EventRecord{Name: "graph.decision", Node: d.Node, Data: map[string]any{"kind": d.Kind, "outcome": d.Outcome, "by": d.By, "via": d.Via, "commentUrl": d.CommentURL}})
+			}
+		}
+		if skips, ok := res.Data["declaredSkips"].([]*Decision); ok {
+			var names []string
+			for _, d := range skips {
+				n, ok := r.Graph.Node(d.Node)
+				if !ok || !n.Skippable || n.Required || st.Entered(d.Node) {
+					continue
+				}
+				sign(d, KindSkip)
+				if _, exists := st.Skips[d.Node]; !exists {
+					st.Skips[d.Node] = d
+					names = append(names, d.Node)
+				}
+			}
+			if len(names) > 0 {
+				evs = append(evs, EventRecord{Name: "graph.skips_declared", Node: node, Data: map[string]any{"nodes": names}})
+			}
+		}
+		if opts, ok := res.Data["optIns"].([]*Decision); ok {
+			var names []string
+			for _, d := range opts {
+				n, ok := r.Graph.Node(d.Node)
+				if !ok || !n.OptIn || st.Entered(d.Node) {
+					continue
+				}
+				sign(d, KindOptIn)
+				if _, exists := st.OptIns[d.Node]; !exists {
+					st.OptIns[d.Node] = d
+					names = append(names, d.Node)
+				}
+			}
+			if len(names) > 0 {
+				evs = append(evs, EventRecord{Name: "graph.opt_ins_selected", Node: node, Data: map[string]any{"nodes": names}})
+			}
+		}
+		if un, ok := res.Data["unskip"].([]string); ok {
+			for _, n := range un {
+				if d, exists := st.Skips[n]; exists && !st.Entered(n) {
+					delete(st.Skips, n)
+					evs = append(evs, EventRecord{Name: "graph.skip_withdrawn", Node: n, Data: map[string]any{"via": d.Via, "by": node}})
+				}
+			}
+		}
+		if dem, ok := res.Data["demotions"].([]Demotion); ok {
+			st.HandoffDemoted = append(st.HandoffDemoted, dem...)
+		}
+	}
+	return evs
+}
+
+func renderMessages(ms []Message) []string {
+	out := make([]string, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, m.String())
+	}
+	return out
+}
+
+// Envelope is the answer to a completion claim.
+type Envelope struct {
+	Node        string   `json:"node"`
+	Status      string   `json:"status"`
+	Outcome     string   `json:"outcome"`
+	Moved       bool     `json:"moved"`
+	CurrentNode string   `json:"currentNode"`
+	Messages    []string `json:"messages"`
+	Reason      string   `json:"reason"`
+}
+
+// Complete is an agent's claim that node (default: the current node) is
+// done: it runs the exit chain and advances on pass. A claim for a node that
+// is not current, or for a human gate, is refused with the reason.
+func (r *Runtime) Complete(ctx context.Context, id, node, actor string) (Envelope, error) {
+	if err := ValidateID(id); err != nil {
+		return Envelope{}, err
+	}
+	env := Envelope{Node: node, Messages: []string{}}
+	var enterNode string
+	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
+		cur := st.CurrentNode
+		env.CurrentNode = cur
+		if cur == "" {
+			env.Status, env.Reason = StatusRefused, "not-started"
+			env.Messages = []string{"this work item has not entered the graph; nothing to complete (a human starts it: `the-loop graph start " + id + "`)"}
+			return nil, errNoSave
+		}
+		if node == "" {
+			node = cur
+			env.Node = cur
+		}
+		claimed, okClaimed := r.Graph.Node(node)
+		current, okCur := r.Graph.Node(cur)
+		switch {
+		case !okClaimed:
+			env.Status, env.Reason = StatusRefused, "unknown-node"
+			env.Messages = []string{fmt.Sprintf("%s has no node %q; the current node is %q", r.Graph.Name, node, cur)}
+			return nil, errNoSave
+		case node != cur && okCur && claimed.Index() < current.Index():
+			env.Status, env.Reason = StatusNoop, "already-past"
+			env.Messages = []string{fmt.Sprintf("the current node is %q and the claimed node is behind it", cur)}
+			return nil, errNoSave
+		case node != cur:
+			env.Status, env.Reason = StatusRefused, "not-current"
+			env.Messages = []string{fmt.Sprintf("the current node is %q", cur)}
+			return nil, errNoSave
+		case claimed.IsHuman():
+			env.Status, env.Reason = StatusRefused, "human-gate"
+			env.Messages = []string{fmt.Sprintf("%s is a human gate: it completes when an authorized reviewer answers on the ticket, never by a claim", node)}
+			return nil, errNoSave
+		}
+		by := actor
+		if by == "" {
+			by = "cli"
+		}
+		st.Completions[node] = &Completion{At: Now(), By: by}
+		rep, target, evs, err := r.advanceLocked(ctx, id, st, nil)
+		if err != nil {
+			return nil, err
+		}
+		enterNode = target
+		env.Status, env.Outcome, env.Messages = rep.Status, rep.Outcome, rep.Messages
+		env.CurrentNode = st.CurrentNode
+		env.Moved = st.CurrentNode != cur
+		return append(evs, EventRecord{Name: "graph.completion_claimed", Node: node, Data: map[string]any{"by": by, "status": rep.Status}}), nil
+	})
+	if errors.Is(err, errNoSave) {
+		return env, nil
+	}
+	if err != nil {
+		return env, fmt.Errorf("complete %s: %w", id, err)
+	}
+	if enterNode != "" {
+		env.Messages = append(env.Messages, r.runEntry(ctx, id, enterNode)...)
+	}
+	return env, nil
+}
+
+// errNoSave aborts an Update without saving (a refused request).
+var errNoSave = errors.New("nothing to save")

@@ -1,0 +1,253 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/integrations"
+)
+
+// DefaultSpecRoot is where work-item folders live when the harness config
+// names none.
+const DefaultSpecRoot = "docs/specs"
+
+// Runtime walks work items of one repository through one compiled graph.
+type Runtime struct {
+	Graph   *Graph
+	Persist Persister
+	Config  *config.Config
+	Signer  *Signer
+	// Tracker is the ticket integration used by side-effecting hooks
+	// (nil: none configured; hooks degrade).
+	Tracker  integrations.Provider
+	Notifier integrations.Notifier
+	// Repo is the absolute repository root.
+	Repo string
+	// SpecRoot is the spec folder relative to Repo, slash-separated.
+	SpecRoot    string
+	HookTimeout time.Duration
+	Log         *slog.Logger
+}
+
+func (r *Runtime) log() *slog.Logger {
+	if r.Log != nil {
+		return r.Log
+	}
+	return slog.Default()
+}
+
+func (r *Runtime) specRoot() string {
+	if r.SpecRoot == "" {
+		return DefaultSpecRoot
+	}
+	return r.SpecRoot
+}
+
+// ValidateID checks that a work-item id is one safe path element.
+func ValidateID(id string) error {
+	if id == "" {
+		return fmt.Errorf("work item id is empty; give a folder name under the spec directory, e.g. issue-12")
+	}
+	if id != filepath.Base(id) || !filepath.IsLocal(id) || strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
+		return fmt.Errorf("work item id %q is not a plain folder name; ids name a folder under the spec directory, e.g. issue-12", id)
+	}
+	return nil
+}
+
+// SpecDir returns the absolute spec folder of id.
+func (r *Runtime) SpecDir(id string) string {
+	return filepath.Join(r.Repo, filepath.FromSlash(r.specRoot()), id)
+}
+
+func (r *Runtime) relSpecDir(id string) string { return path.Join(r.specRoot(), id) }
+
+func (r *Runtime) config() *config.Config {
+	if r.Config == nil {
+		r.Config = config.Default()
+	}
+	return r.Config
+}
+
+func (r *Runtime) signer() *Signer {
+	if r.Signer == nil {
+		r.Signer = NewSigner(nil)
+	}
+	return r.Signer
+}
+
+// evalInput is everything one chain evaluation needs.
+type evalInput struct {
+	id       string
+	view     TrustedView
+	set      SkipSet
+	node     *Node
+	boundary string
+	event    *Event
+	readOnly bool
+}
+
+func (r *Runtime) hookContext(ctx context.Context, in evalInput) *HookContext {
+	st := in.view.State
+	ref := st.Ref
+	if ref == "" {
+		ref = in.id
+	}
+	hc := &HookContext{
+		Context:          ctx,
+		WorkItem:         WorkItem{Ref: ref, ID: in.id, SpecDir: r.SpecDir(in.id), RiskTier: 3},
+		Repo:             r.Repo,
+		RelSpecDir:       r.relSpecDir(in.id),
+		Node:             in.node,
+		Graph:            r.Graph,
+		Boundary:         in.boundary,
+		State:            st,
+		Skipped:          in.set.Skipped,
+		SkippedArtifacts: in.set.Artifacts,
+		Event:            in.event,
+		Config:           r.config(),
+		ReadOnly:         in.readOnly,
+		Signer:           r.signer(),
+	}
+	if !in.readOnly {
+		hc.Tracker = r.Tracker
+		hc.Notifier = r.Notifier
+		if t, err := ParseTicketRef(ref); err == nil {
+			hc.TicketRef = t
+		}
+	}
+	return hc
+}
+
+func (r *Runtime) run(ctx context.Context, in evalInput) ChainOutcome {
+	chain := in.node.Exit
+	if in.boundary == "entry" {
+		chain = in.node.Entry
+	}
+	return RunChain(chain, r.hookContext(ctx, in), r.HookTimeout)
+}
+
+// view loads the trusted view and skip set of a state.
+func (r *Runtime) view(st *State) (TrustedView, SkipSet) {
+	v := Trusted(st, r.signer())
+	return v, DeclaredSkips(r.Graph, v.State)
+}
+
+// ParseTicketRef parses github:[host/]owner/repo#n or jira:KEY-1.
+func ParseTicketRef(s string) (integrations.Ref, error) {
+	sys, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return integrations.Ref{}, fmt.Errorf("ticket ref %q has no system prefix (github: or jira:)", s)
+	}
+	switch sys {
+	case "jira":
+		if rest == "" {
+			return integrations.Ref{}, fmt.Errorf("ticket ref %q names no Jira key", s)
+		}
+		return integrations.Ref{System: "jira", Key: rest}, nil
+	case "github":
+		repoPart, num, ok := strings.Cut(rest, "#")
+		if !ok {
+			return integrations.Ref{}, fmt.Errorf("ticket ref %q has no #number", s)
+		}
+		var n int
+		if _, err := fmt.Sscanf(num, "%d", &n); err != nil || n <= 0 {
+			return integrations.Ref{}, fmt.Errorf("ticket ref %q has a bad number", s)
+		}
+		parts := strings.Split(repoPart, "/")
+		ref := integrations.Ref{System: "github", Number: n}
+		switch len(parts) {
+		case 2:
+			ref.Owner, ref.Repo = parts[0], parts[1]
+		case 3:
+			ref.Host, ref.Owner, ref.Repo = parts[0], parts[1], parts[2]
+		default:
+			return integrations.Ref{}, fmt.Errorf("ticket ref %q: expected github:owner/repo#n", s)
+		}
+		return ref, nil
+	}
+	return integrations.Ref{}, fmt.Errorf("ticket ref %q: unknown system %q", s, sys)
+}
+
+// enter moves the pointer to node: the record's first entry time is kept,
+// failed-evaluation attempts and the last block restart, parking clears,
+// and a gate decision from an earlier visit is archived (returned as an
+// event) so the gate asks again.
+func (r *Runtime) enter(st *State, node string) []EventRecord {
+	var evs []EventRecord
+	st.CurrentNode = node
+	rec := st.Record(node)
+	now := Now()
+	if rec.EnteredAt == "" {
+		rec.EnteredAt = now
+	}
+	rec.Entries++
+	rec.Attempts = 0
+	rec.LastBlock = ""
+	rec.Outcome = ""
+	rec.ExitedAt = ""
+	st.Parked = nil
+	if d, ok := st.Decisions[node]; ok && d.Kind == KindGate {
+		delete(st.Decisions, node)
+		evs = append(evs, EventRecord{Name: "graph.decision_archived", Node: node, Data: map[string]any{"outcome": d.Outcome, "by": d.By, "at": d.At}})
+	}
+	return evs
+}
+
+// markSkipped records the nodes routed around as skipped.
+func markSkipped(st *State, set SkipSet, nodes []string) []EventRecord {
+	var evs []EventRecord
+	now := Now()
+	for _, n := range nodes {
+		rec := st.Record(n)
+		if rec.EnteredAt == "" {
+			rec.EnteredAt = now
+		}
+		rec.Outcome = "skipped"
+		rec.ExitedAt = now
+		data := map[string]any{}
+		if d := set.Skipped[n]; d != nil {
+			for k, v := range map[string]string{"via": d.Via, "token": d.Token, "by": d.By, "reason": d.Reason} {
+				if v != "" {
+					data[k] = v
+				}
+			}
+		}
+		evs = append(evs, EventRecord{Name: "graph.node_skipped", Node: n, Data: data})
+	}
+	return evs
+}
+
+// runEntry runs node's entry chain after the state that entered it was
+// saved; its verdict is ignored and only degradations are reported.
+func (r *Runtime) runEntry(ctx context.Context, id, node string) []string {
+	n, ok := r.Graph.Node(node)
+	if !ok || len(n.Entry) == 0 {
+		return nil
+	}
+	st, _, err := r.Persist.Load(ctx, id)
+	if err != nil {
+		return []string{fmt.Sprintf("warning: could not load state to run the entry chain of %s: %v", node, err)}
+	}
+	v, set := r.view(st)
+	oc := r.run(ctx, evalInput{id: id, view: v, set: set, node: n, boundary: "entry"})
+	msgs := degradations(oc.Results)
+	if oc.Blocking != nil {
+		msgs = append(msgs, fmt.Sprintf("warning: entry chain of %s stopped at %s: %s", node, oc.Blocking.Hook, oc.Blocking.Render()))
+	}
+	if len(msgs) > 0 {
+		var evs []EventRecord
+		for _, m := range msgs {
+			evs = append(evs, EventRecord{Name: "graph.hook_degraded", Node: node, Data: map[string]any{"boundary": "entry", "message": m}})
+		}
+		if err := r.Persist.Append(ctx, id, evs); err != nil {
+			r.log().Warn("could not record entry degradations", "workItem", id, "err", err)
+		}
+	}
+	return msgs
+}

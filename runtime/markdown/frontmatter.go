@@ -1,0 +1,89 @@
+// Package markdown reads the parts of a spec artifact the process gates look
+// at: the YAML front matter, the heading sections, unticked task boxes and
+// mermaid diagram blocks. Every function is a single linear scan over the
+// text; none uses regular expressions.
+package markdown
+
+import (
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// fmBounds locates a front-matter block: text[yamlStart:yamlEnd] is the YAML,
+// text[bodyStart:] the body. ok is false when the text has no closed block.
+type fmBounds struct {
+	yamlStart, yamlEnd, bodyStart int
+	ok                            bool
+}
+
+// locateFrontMatter finds the block opened by a first line starting with
+// "---" and closed by the first later line whose trimmed form is "---".
+func locateFrontMatter(text string) fmBounds {
+	if !strings.HasPrefix(text, "---") {
+		return fmBounds{}
+	}
+	nl := strings.IndexByte(text, '\n')
+	if nl < 0 {
+		return fmBounds{}
+	}
+	start := nl + 1
+	for pos := start; pos < len(text); {
+		end := strings.IndexByte(text[pos:], '\n')
+		next := len(text)
+		if end >= 0 {
+			end += pos
+			next = end + 1
+		} else {
+			end = len(text)
+		}
+		if strings.TrimSpace(text[pos:end]) == "---" {
+			return fmBounds{yamlStart: start, yamlEnd: pos, bodyStart: next, ok: true}
+		}
+		pos = next
+	}
+	return fmBounds{}
+}
+
+// SplitFrontMatter separates a leading YAML front-matter block from the body.
+// The block exists only when the text starts with "---" and a later line is
+// exactly "---" (surrounding whitespace ignored). A block that does not parse,
+// is not a mapping, or is never closed yields an empty map and the whole text
+// as the body. An empty block yields an empty map and the text after it.
+func SplitFrontMatter(text string) (fm map[string]any, body string) {
+	b := locateFrontMatter(text)
+	if !b.ok {
+		return map[string]any{}, text
+	}
+	raw := text[b.yamlStart:b.yamlEnd]
+	var v any
+	if err := yaml.Unmarshal([]byte(raw), &v); err != nil {
+		return map[string]any{}, text
+	}
+	switch m := v.(type) {
+	case nil:
+		return map[string]any{}, text[b.bodyStart:]
+	case map[string]any:
+		return m, text[b.bodyStart:]
+	case map[any]any:
+		out := make(map[string]any, len(m))
+		for k, val := range m {
+			out[fmt.Sprint(k)] = val
+		}
+		return out, text[b.bodyStart:]
+	}
+	return map[string]any{}, text
+}
+
+// String renders a front-matter value the way the gates compare it: ""
+// for a missing or null value, the scalar's text otherwise.
+func String(v any) string {
+	if v == nil {
+		return ""
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return fmt.Sprint(v)
+}

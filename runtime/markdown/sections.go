@@ -1,0 +1,89 @@
+package markdown
+
+import "strings"
+
+// Sections maps each heading title of body to its content. A heading is a
+// line whose first character is '#' (no leading space; "#tag" is a level-1
+// heading); its level is the number of leading '#' and its title the rest of
+// the line, trimmed. A line whose left-trimmed form starts with "```" opens or
+// closes a fence, and lines inside a fence are never headings. A section runs
+// to the next heading of the same or a higher level, so it owns its
+// subsections (their heading lines are part of its content). Content is
+// trimmed of surrounding whitespace. When a title repeats, the last wins.
+func Sections(body string) map[string]string {
+	body = normalizeNewlines(body)
+	type open struct {
+		title        string
+		level        int
+		contentStart int
+		content      string
+	}
+	var all []open
+	var stack []int // indices into all, increasing levels
+	inFence := false
+	closeUntil := func(level, at int) {
+		for len(stack) > 0 {
+			top := stack[len(stack)-1]
+			if all[top].level < level {
+				return
+			}
+			all[top].content = strings.TrimSpace(body[all[top].contentStart:at])
+			stack = stack[:len(stack)-1]
+		}
+	}
+	for pos := 0; pos < len(body); {
+		end := strings.IndexByte(body[pos:], '\n')
+		next := len(body)
+		if end >= 0 {
+			end += pos
+			next = end + 1
+		} else {
+			end = len(body)
+		}
+		line := body[pos:end]
+		switch {
+		case isFence(line):
+			inFence = !inFence
+		case !inFence && len(line) > 0 && line[0] == '#':
+			level := 0
+			for level < len(line) && line[level] == '#' {
+				level++
+			}
+			closeUntil(level, pos)
+			all = append(all, open{
+				title:        strings.TrimSpace(line[level:]),
+				level:        level,
+				contentStart: next,
+			})
+			stack = append(stack, len(all)-1)
+		}
+		pos = next
+	}
+	closeUntil(0, len(body))
+	out := make(map[string]string, len(all))
+	for _, s := range all {
+		out[s.title] = s.content
+	}
+	return out
+}
+
+// CountUnticked counts the literal "- [ ]" task boxes anywhere in body,
+// inside code fences and nested bullets included ("* [ ]" is not counted).
+func CountUnticked(body string) int {
+	return strings.Count(body, "- [ ]")
+}
+
+// isFence reports a line whose left-trimmed form starts with ```.
+func isFence(line string) bool {
+	return strings.HasPrefix(strings.TrimLeft(line, " \t\v\f\r"), "```")
+}
+
+// normalizeNewlines turns CRLF and lone CR line ends into LF; it returns the
+// input unchanged (no copy) when there is nothing to do.
+func normalizeNewlines(s string) string {
+	if strings.IndexByte(s, '\r') < 0 {
+		return s
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.ReplaceAll(s, "\r", "\n")
+}

@@ -1,0 +1,210 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/the-loop/the-loop/integrations"
+)
+
+// ErrReasonRequired refuses an operator act without a reason.
+var ErrReasonRequired = errors.New("--reason is required")
+
+// ForceResult is the outcome of a force.
+type ForceResult struct {
+	WorkItem string   `json:"workItem"`
+	FromNode string   `json:"fromNode"`
+	ToNode   string   `json:"toNode"`
+	Reason   string   `json:"reason"`
+	Warnings []string `json:"warnings"`
+}
+
+// Force moves the pointer to node `to` (an operator act, CLI only). It
+// records a signed audit entry and marks the target forced; it never marks
+// the bypassed gate satisfied and runs no entry chain.
+func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (ForceResult, error) {
+	if err := ValidateID(id); err != nil {
+		return ForceResult{}, err
+	}
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return ForceResult{}, fmt.Errorf("%w: an unexplained override is refused. Record why you are bypassing the gate", ErrReasonRequired)
+	}
+	target, ok := r.Graph.Node(to)
+	if !ok {
+		return ForceResult{}, fmt.Errorf("unknown node %q; declared nodes are: %s", to, strings.Join(r.Graph.IDs(), ", "))
+	}
+	if actor == "" {
+		actor = "(shell)"
+	}
+	res := ForceResult{WorkItem: id, ToNode: to, Reason: reason, Warnings: []string{}}
+	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
+		from := st.CurrentNode
+		if from == "" {
+			from = r.Graph.Start
+		}
+		fromNode, ok := r.Graph.Node(from)
+		if !ok {
+			return nil, fmt.Errorf("the stored pointer %q names no node of %s", from, r.Graph.Name)
+		}
+		res.FromNode = from
+		if next, _ := r.Graph.Next(from, "pass"); next != to && !r.Graph.HasEdge(from, to) {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s → %s is not a declared edge; you are deliberately outside the model", from, to))
+		}
+		for _, n := range []*Node{fromNode, target} {
+			if n.Required {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("node %q is marked required — this force bypasses a guarantee the process treats as mandatory", n.ID))
+				break
+			}
+		}
+		d := &Decision{Node: to, Kind: KindForce, Via: ViaCLI, By: actor, Reason: reason, At: Now(),
+			Data: map[string]any{"from": from, "warnings": append([]string(nil), res.Warnings...)}}
+		if err := r.signer().Sign(d); err != nil {
+			return nil, fmt.Errorf("sign force: %w", err)
+		}
+		st.Forced = append(st.Forced, d)
+		evs := r.enter(st, to)
+		st.Record(to).Forced = true
+		st.Escalation = nil
+		evs = append(evs, EventRecord{Name: "graph.forced", Node: to, Data: map[string]any{"from": from, "reason": reason, "actor": actor, "warnings": res.Warnings}})
+		return evs, nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("force %s: %w", id, err)
+	}
+	r.log().Warn("forced transition", "workItem", id, "from", res.FromNode, "to", to, "actor", actor)
+	var b strings.Builder
+	fmt.Fprintf(&b, "🤖 _the-loop_ — **forced transition**\n\n`%s` → `%s` by %s.\n\nReason: %s\n", res.FromNode, to, actor, reason)
+	for _, w := range res.Warnings {
+		fmt.Fprintf(&b, "- ⚠️ %s\n", w)
+	}
+	b.WriteString("\nThis moved the pointer only: the bypassed gate keeps its real verdict, and `the-loop check --recompute` still reports it.\n")
+	if w := r.postAudit(ctx, id, b.String()); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
+	return res, nil
+}
+
+// postAudit posts a self-marked audit comment when a tracker and a ticket
+// ref are known; it returns a warning on failure.
+func (r *Runtime) postAudit(ctx context.Context, id, body string) string {
+	if r.Tracker == nil {
+		return ""
+	}
+	st, _, err := r.Persist.Load(ctx, id)
+	if err != nil || st.Ref == "" {
+		return ""
+	}
+	ref, err := ParseTicketRef(st.Ref)
+	if err != nil {
+		return ""
+	}
+	if _, err := r.Tracker.CreateComment(ctx, ref, integrations.MarkSelfAuthored(body)); err != nil {
+		return fmt.Sprintf("could not post the audit comment: %v", err)
+	}
+	return ""
+}
+
+// SkipResult is the outcome of declaring skips.
+type SkipResult struct {
+	WorkItem string      `json:"workItem"`
+	Declared []string    `json:"declared"`
+	Rejected []Rejection `json:"rejected"`
+	Reason   string      `json:"reason"`
+	Warnings []string    `json:"warnings"`
+}
+
+// Rejection names a refused token and why.
+type Rejection struct {
+	Token string `json:"token"`
+	Why   string `json:"why"`
+}
+
+// DeclareSkips records operator skip declarations (CLI only) for nodes the
+// pointer has not reached.
+func (r *Runtime) DeclareSkips(ctx context.Context, id string, tokens []string, reason, actor string) (SkipResult, error) {
+	if err := ValidateID(id); err != nil {
+		return SkipResult{}, err
+	}
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return SkipResult{}, fmt.Errorf("%w: an unexplained skip is refused. Record why this work item does not walk the phase", ErrReasonRequired)
+	}
+	if len(tokens) == 0 {
+		return SkipResult{}, fmt.Errorf("name at least one node or skip set to declare (--node)")
+	}
+	if actor == "" {
+		actor = "(shell)"
+	}
+	res := SkipResult{WorkItem: id, Reason: reason, Declared: []string{}, Rejected: []Rejection{}, Warnings: []string{}}
+	order, accepted, rejected := ExpandSkipTokens(r.Graph, tokens)
+	for _, t := range rejected {
+		res.Rejected = append(res.Rejected, Rejection{Token: t, Why: "not a skippable node or shipped skip set"})
+	}
+	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
+		curIdx := -1
+		if n, ok := r.Graph.Node(st.CurrentNode); ok {
+			curIdx = n.Index()
+		}
+		var evs []EventRecord
+		for _, node := range order {
+			n, _ := r.Graph.Node(node)
+			if node == st.CurrentNode || st.Entered(node) || n.Index() <= curIdx {
+				res.Rejected = append(res.Rejected, Rejection{Token: node, Why: "already entered or behind the pointer — a skip is a plan, not an amnesty"})
+				continue
+			}
+			if _, exists := st.Skips[node]; !exists {
+				d := &Decision{Node: node, Kind: KindSkip, Via: ViaCLI, Token: accepted[node], By: actor, Reason: reason, At: Now()}
+				if err := r.signer().Sign(d); err != nil {
+					return nil, fmt.Errorf("sign skip: %w", err)
+				}
+				st.Skips[node] = d
+			}
+			res.Declared = append(res.Declared, node)
+		}
+		if len(res.Declared) > 0 {
+			evs = append(evs, EventRecord{Name: "graph.skips_declared", Data: map[string]any{"via": ViaCLI, "nodes": res.Declared, "by": actor, "reason": reason}})
+		}
+		for _, rj := range res.Rejected {
+			evs = append(evs, EventRecord{Name: "graph.skips_rejected", Data: map[string]any{"token": rj.Token, "why": rj.Why}})
+		}
+		return evs, nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("skip %s: %w", id, err)
+	}
+	if len(res.Declared) > 0 {
+		body := fmt.Sprintf("🤖 _the-loop_ — **declared skips**\n\n%s declared these phases skipped: `%s`.\n\nReason: %s\n", actor, strings.Join(res.Declared, "`, `"), reason)
+		if w := r.postAudit(ctx, id, body); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
+	return res, nil
+}
+
+// Cleanup enters the cleanup node from wherever the item stands (idempotent).
+func (r *Runtime) Cleanup(ctx context.Context, id, reason string) (bool, error) {
+	if _, ok := r.Graph.Node("cleanup"); !ok {
+		return false, nil
+	}
+	moved := false
+	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
+		if st.CurrentNode == "" || st.CurrentNode == "cleanup" {
+			return nil, errNoSave
+		}
+		from := st.CurrentNode
+		evs := r.enter(st, "cleanup")
+		moved = true
+		return append(evs, EventRecord{Name: "graph.cleaned", Node: "cleanup", Data: map[string]any{"from": from, "reason": reason}}), nil
+	})
+	if errors.Is(err, errNoSave) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("cleanup %s: %w", id, err)
+	}
+	r.runEntry(ctx, id, "cleanup")
+	return moved, nil
+}

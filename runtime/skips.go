@@ -1,0 +1,197 @@
+package runtime
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Skip vias the runtime itself assigns.
+const (
+	ViaNotSelected = "not-selected"
+	ViaNoHandoff   = "no-handoff"
+	ViaSelection   = "selection"
+	ViaCLI         = "cli"
+	ViaHandoff     = "handoff"
+)
+
+// TrustedView is the state as the runtime may rely on it: only decisions,
+// skips and opt-ins whose signature verifies (or every one, reported as
+// unsigned, when no key is configured).
+type TrustedView struct {
+	State *State
+	// Findings are per-node messages about decisions that were ignored
+	// (forged) or honoured without a signature.
+	Findings map[string][]string
+}
+
+// Trusted filters st through the signer. st is not modified.
+func Trusted(st *State, s *Signer) TrustedView {
+	v := TrustedView{State: st.Clone(), Findings: map[string][]string{}}
+	filter := func(m map[string]*Decision, what string) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, node := range keys {
+			switch s.Verify(m[node]) {
+			case Forged:
+				delete(m, node)
+				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s is not signed by this loop's key — ignored", what, node))
+			case Unsigned:
+				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s is unsigned (no signing key is configured)", what, node))
+			}
+		}
+	}
+	filter(v.State.Decisions, "decision")
+	filter(v.State.Skips, "skip declaration")
+	filter(v.State.OptIns, "opt-in selection")
+	forced := v.State.Forced[:0]
+	for _, f := range v.State.Forced {
+		if s.Verify(f) != Forged {
+			forced = append(forced, f)
+		}
+	}
+	v.State.Forced = forced
+	return v
+}
+
+// SkipSet is the validated declared-skip set of a work item.
+type SkipSet struct {
+	// Skipped maps a node to its provenance.
+	Skipped map[string]*Decision
+	// Invalid lists state skips on nodes that cannot be skipped.
+	Invalid map[string]bool
+	// Artifacts are artifact names whose authoring node is skipped: their
+	// absence is planned. Only the first node that produces a name authors
+	// it, so skipping a later re-gating node never excuses an earlier one.
+	Artifacts map[string]bool
+}
+
+// DeclaredSkips computes the validated skip set from a trusted state.
+func DeclaredSkips(g *Graph, st *State) SkipSet {
+	set := SkipSet{Skipped: map[string]*Decision{}, Invalid: map[string]bool{}, Artifacts: map[string]bool{}}
+	for node, d := range st.Skips {
+		n, ok := g.Node(node)
+		if !ok || !n.Skippable || n.Required {
+			set.Invalid[node] = true
+			continue
+		}
+		set.Skipped[node] = d
+	}
+	for _, n := range g.Nodes {
+		if n.OptIn {
+			if _, sel := st.OptIns[n.ID]; !sel {
+				if _, dup := set.Skipped[n.ID]; !dup {
+					set.Skipped[n.ID] = &Decision{Node: n.ID, Kind: KindSkip, Via: ViaNotSelected}
+				}
+			}
+		}
+		if n.RequiresHandoff && st.Handoff == nil {
+			set.Skipped[n.ID] = &Decision{Node: n.ID, Kind: KindSkip, Via: ViaNoHandoff}
+		}
+	}
+	author := map[string]string{}
+	for _, n := range g.Nodes {
+		for _, slot := range n.Produces {
+			for _, name := range Alternatives(slot) {
+				if _, seen := author[name]; !seen {
+					author[name] = n.ID
+				}
+			}
+		}
+	}
+	for name, node := range author {
+		if _, skipped := set.Skipped[node]; skipped {
+			set.Artifacts[name] = true
+		}
+	}
+	return set
+}
+
+// RouteSkips follows skipped edges from start past every skipped node and
+// returns the first node that runs plus the nodes routed around. A skipped
+// node without a skipped edge is walked (fail closed).
+func RouteSkips(g *Graph, set SkipSet, start string) (string, []string) {
+	var around []string
+	seen := map[string]bool{}
+	cur := start
+	for {
+		if _, skipped := set.Skipped[cur]; !skipped || seen[cur] {
+			return cur, around
+		}
+		seen[cur] = true
+		next, ok := g.Next(cur, "skipped")
+		if !ok {
+			return cur, around
+		}
+		around = append(around, cur)
+		cur = next
+	}
+}
+
+// Provenance renders how a node came to be skipped, for check.
+func Provenance(d *Decision) string {
+	switch d.Via {
+	case ViaNotSelected:
+		return "not selected — an opt-in phase, off unless it is ticked at `phase-selection`"
+	case ViaNoHandoff:
+		return "not run — this work item carries no handoff"
+	case ViaHandoff:
+		by := d.By
+		if by == "" {
+			by = "unknown"
+		}
+		return fmt.Sprintf("skipped by handoff (declared by %s)", by)
+	}
+	via := d.Via
+	if via == "" {
+		via = "unknown"
+	}
+	var b strings.Builder
+	b.WriteString("skipped by declaration — via ")
+	b.WriteString(via)
+	if d.Token != "" {
+		fmt.Fprintf(&b, ", token %q", d.Token)
+	}
+	if d.By != "" {
+		b.WriteString(", by " + d.By)
+	}
+	if d.Reason != "" {
+		b.WriteString(", reason: " + d.Reason)
+	}
+	return b.String()
+}
+
+// ExpandSkipTokens resolves skip tokens (set names first, then skippable node
+// ids) into node → token, and the rejected tokens.
+func ExpandSkipTokens(g *Graph, tokens []string) ([]string, map[string]string, []string) {
+	var order []string
+	accepted := map[string]string{}
+	var rejected []string
+	add := func(node, tok string) {
+		if _, ok := accepted[node]; !ok {
+			accepted[node] = tok
+			order = append(order, node)
+		}
+	}
+	for _, t := range tokens {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		if members, ok := g.SkipSets[t]; ok {
+			for _, m := range members {
+				add(m, t)
+			}
+			continue
+		}
+		if n, ok := g.Node(t); ok && n.Skippable && !n.Required {
+			add(t, t)
+			continue
+		}
+		rejected = append(rejected, t)
+	}
+	return order, accepted, rejected
+}
