@@ -1,0 +1,130 @@
+package runtime
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func entry(name string, fn HookFunc) ChainEntry { return ChainEntry{Hook: name, fn: fn} }
+
+func passHook(data map[string]any) HookFunc {
+	return func(*HookContext) (Result, error) { return OK("", data), nil }
+}
+
+func TestRunChain(t *testing.T) {
+	ran := map[string]bool{}
+	mark := func(name string, r Result) HookFunc {
+		return func(*HookContext) (Result, error) { ran[name] = true; return r, nil }
+	}
+	tests := []struct {
+		name        string
+		chain       []ChainEntry
+		status      Status
+		outcome     string
+		retriable   bool
+		blockingHk  string
+		msgContains string
+		notRun      string
+	}{
+		{name: "empty chain passes", status: Pass, outcome: "pass", retriable: true},
+		{name: "first block short-circuits", chain: []ChainEntry{
+			entry("a", mark("a", Blocked("a", Errorf("", "bad")))), entry("b", mark("b", OK("b", nil)))},
+			status: Block, outcome: "block", retriable: true, blockingHk: "a", notRun: "b"},
+		{name: "wait short-circuits", chain: []ChainEntry{
+			entry("w", mark("w", Waiting("w", "later"))), entry("c", mark("c", OK("c", nil)))},
+			status: Wait, outcome: "wait", retriable: true, blockingHk: "w", notRun: "c"},
+		{name: "skip is not a verdict", chain: []ChainEntry{
+			entry("s", passHookSkip()), entry("b2", mark("b2", Blocked("b2", Errorf("", "late"))))},
+			status: Block, outcome: "block", retriable: true, blockingHk: "b2"},
+		{name: "chain ending in a skip routes on pass", chain: []ChainEntry{
+			entry("p", passHook(nil)), entry("s", passHookSkip())}, status: Pass, outcome: "pass", retriable: true},
+		{name: "explicit outcome survives later passes", chain: []ChainEntry{
+			entry("g", passHook(map[string]any{"outcome": "approved"})), entry("p", passHook(nil))},
+			status: Pass, outcome: "approved", retriable: true},
+		{name: "panic blocks, not retriable", chain: []ChainEntry{
+			entry("boom", func(*HookContext) (Result, error) { panic("kaboom") })},
+			status: Block, outcome: "block", retriable: false, blockingHk: "boom", msgContains: "the boom hook failed to run: panic: kaboom"},
+		{name: "error blocks, not retriable", chain: []ChainEntry{
+			entry("err", func(*HookContext) (Result, error) { return Result{}, errors.New("disk gone") })},
+			status: Block, outcome: "block", retriable: false, blockingHk: "err", msgContains: "disk gone"},
+		{name: "unknown status blocks", chain: []ChainEntry{
+			entry("odd", func(*HookContext) (Result, error) { return Result{Status: "maybe"}, nil })},
+			status: Block, outcome: "block", retriable: false, blockingHk: "odd", msgContains: `unknown status "maybe"`},
+		{name: "timeout blocks, not retriable", chain: []ChainEntry{
+			entry("slow", func(hc *HookContext) (Result, error) { <-hc.Context.Done(); time.Sleep(10 * time.Millisecond); return OK("slow", nil), nil })},
+			status: Block, outcome: "block", retriable: false, blockingHk: "slow", msgContains: "timed out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ran = map[string]bool{}
+			oc := RunChain(tt.chain, &HookContext{}, 50*time.Millisecond)
+			assert.Equal(t, tt.status, oc.Status)
+			assert.Equal(t, tt.outcome, oc.Outcome())
+			if tt.blockingHk != "" {
+				require.NotNil(t, oc.Blocking)
+				assert.Equal(t, tt.blockingHk, oc.Blocking.Hook)
+				assert.Equal(t, tt.retriable, oc.Blocking.Retriable)
+				assert.Contains(t, oc.Render(), "`"+tt.blockingHk+"` did not pass:")
+			} else {
+				assert.Nil(t, oc.Blocking)
+				assert.Empty(t, oc.Render())
+			}
+			if tt.msgContains != "" {
+				assert.Contains(t, oc.Blocking.Render(), tt.msgContains)
+			}
+			if tt.notRun != "" {
+				assert.False(t, ran[tt.notRun], "%s must not run after a short-circuit", tt.notRun)
+			}
+		})
+	}
+}
+
+func passHookSkip() HookFunc {
+	return func(*HookContext) (Result, error) { return Skipped("", "nothing to do"), nil }
+}
+
+func TestRepositoryHookCannotRoute(t *testing.T) {
+	e := ChainEntry{Hook: "x-mine", fn: passHook(map[string]any{"outcome": "approved"}), repoHk: true}
+	oc := RunChain([]ChainEntry{e}, &HookContext{}, time.Second)
+	assert.Equal(t, "pass", oc.Outcome())
+}
+
+func TestMessageAndResultRendering(t *testing.T) {
+	assert.Equal(t, "bad (a/b.md)", Message{Text: "bad", Path: "a/b.md"}.String())
+	assert.Equal(t, "bad", Message{Text: "bad"}.String())
+	r := Blocked("h", Errorf("x.md", "one"), Errorf("", "two"))
+	assert.Equal(t, "- one (x.md)\n- two", r.Render())
+	assert.Equal(t, "approved", OK("h", map[string]any{"outcome": "approved"}).Outcome())
+	assert.Equal(t, "pass", OK("h", nil).Outcome())
+}
+
+func TestRegistry(t *testing.T) {
+	r := NewRegistry()
+	fn := passHook(nil)
+	require.NoError(t, r.Register("a", fn))
+	tests := []struct {
+		name, hook, want string
+		fn               HookFunc
+	}{
+		{"duplicate", "a", "duplicate hook name", fn},
+		{"empty", "  ", "non-empty name", fn},
+		{"reserved prefix", "x-mine", "reserved", fn},
+		{"nil function", "b", "no function", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := r.Register(tt.hook, tt.fn)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+	assert.Equal(t, []string{"a"}, r.Names())
+	assert.Panics(t, func() {
+		Register("dup-for-test", fn)
+		Register("dup-for-test", fn)
+	}, "a duplicate name in the process registry is a start-up failure")
+}

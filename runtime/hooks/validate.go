@@ -1,0 +1,245 @@
+package hooks
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/markdown"
+)
+
+const hookValidate = "validate-artifacts"
+
+// contentChecks are the validate-artifacts parameters that read an
+// artifact's text.
+type contentChecks struct {
+	locked      bool
+	frontMatter map[string]any
+	sections    []string
+	checkmarks  bool
+}
+
+func (c contentChecks) declared() bool {
+	return c.locked || len(c.frontMatter) > 0 || len(c.sections) > 0 || c.checkmarks
+}
+
+func parseContentChecks(hc *runtime.HookContext) (contentChecks, error) {
+	c := contentChecks{
+		locked:     truthy(hc.Params["locked"]),
+		sections:   hc.ListParam("sections"),
+		checkmarks: hc.Param("checkmarks") == "complete",
+	}
+	switch fm := hc.Params["frontMatter"].(type) {
+	case nil:
+	case map[string]any:
+		c.frontMatter = fm
+	default:
+		if truthy(fm) {
+			return c, fmt.Errorf("frontMatter must be a mapping of front-matter key to expected value, got %T", fm)
+		}
+	}
+	return c, nil
+}
+
+// validateArtifacts gates a node on its artifacts: every slot the node
+// produces (and every slot named by `validates`) must resolve to exactly one
+// present file, and each file must pass the declared content checks. All
+// findings arrive in one block.
+//
+// Planned absence: a slot whose every accepted name is in
+// hc.SkippedArtifacts may be absent. The engine builds that set so that a
+// planned absence excuses only the node whose own product is absent —
+// skipping a later node that re-gates an earlier artifact (verification
+// re-gating testing-plan.md) does not excuse the earlier author
+// (test-planning). This hook therefore trusts the set as given.
+func validateArtifacts(hc *runtime.HookContext) (runtime.Result, error) {
+	checks, err := parseContentChecks(hc)
+	if err != nil {
+		return runtime.Result{}, err
+	}
+	d, err := openSpecDir(hc)
+	if err != nil {
+		return runtime.Result{}, err
+	}
+	defer d.Close()
+
+	produced := nodeSlots(hc)
+	validated := paramSlots(hc, "validates")
+	onlyRaw, onlySet := hc.Params["onlyWhenSkipped"]
+	onlySet = onlySet && truthy(onlyRaw)
+	var conditional []slot
+	if onlySet {
+		conditional = paramSlots(hc, "onlyWhenSkipped")
+	}
+	if bad := d.refuseUnsafeNames(produced, validated, conditional); len(bad) > 0 {
+		return final(hookValidate, bad...), nil
+	}
+
+	if onlySet {
+		if len(conditional) == 0 {
+			return runtime.Skipped(hookValidate, "onlyWhenSkipped names no artifact: "+strconv.Quote(fmt.Sprint(onlyRaw))), nil
+		}
+		for _, s := range conditional {
+			if !allSkipped(hc, s) {
+				return runtime.Skipped(hookValidate, s.label()+" was not declared skipped"), nil
+			}
+			if len(d.presentOf(s)) > 0 {
+				return runtime.Skipped(hookValidate, s.label()+" exists; it is gated where it is declared"), nil
+			}
+		}
+	}
+
+	slots := append(append([]slot{}, produced...), validated...)
+	if len(slots) == 0 {
+		if checks.declared() {
+			return final(hookValidate, runtime.Errorf(d.rel(""),
+				"this node gates on artifact content but names no artifact to read it from — the graph must declare `produces:` on the node or `validates:` on this hook entry")), nil
+		}
+		return runtime.Skipped(hookValidate, "this node declares no artifacts"), nil
+	}
+
+	if hc.Node != nil && hc.Node.Optional {
+		own := produced
+		if len(own) == 0 {
+			own = validated
+		}
+		if !anyPresent(d, own) {
+			return runtime.Skipped(hookValidate, "optional node; no artifact was produced"), nil
+		}
+	}
+
+	var findings []runtime.Message
+	var queued []string
+	covered := 0
+	for _, s := range slots {
+		present := d.presentOf(s)
+		switch {
+		case len(present) == 0 && allSkipped(hc, s):
+			covered++
+		case len(present) == 0 && len(s.names) > 1:
+			findings = append(findings, runtime.Errorf(d.rel(""), "required artifact is missing — write one of: %s", s.label()))
+		case len(present) == 0:
+			findings = append(findings, runtime.Errorf(d.rel(s.names[0]), "required artifact is missing"))
+		case len(present) > 1:
+			findings = append(findings, runtime.Errorf(d.rel(""), "%d artifacts present where one is expected — keep one of: %s",
+				len(present), strings.Join(present, ", ")))
+		default:
+			queued = append(queued, present[0])
+		}
+	}
+
+	checked := make([]string, 0, len(queued))
+	for _, name := range queued {
+		findings = append(findings, checkContent(d, name, checks)...)
+		checked = append(checked, d.absPath(name))
+	}
+
+	switch {
+	case len(findings) > 0:
+		return runtime.Blocked(hookValidate, findings...), nil
+	case covered > 0 && len(queued) == 0:
+		return runtime.Skipped(hookValidate, "artifact(s) authored by a declared-skipped node; absence is planned"), nil
+	}
+	return runtime.OK(hookValidate, map[string]any{"artifacts": checked}), nil
+}
+
+// checkContent runs the declared content checks on one present artifact.
+func checkContent(d *specDir, name string, c contentChecks) []runtime.Message {
+	path := d.rel(name)
+	text, err := d.read(name)
+	if err != nil {
+		return []runtime.Message{runtime.Errorf(path, "artifact could not be read: %v", err)}
+	}
+	fm, body := markdown.SplitFrontMatter(text)
+	var out []runtime.Message
+	if c.locked {
+		if msg, ok := lockFinding(fm); !ok {
+			out = append(out, runtime.Errorf(path, "%s", msg))
+		}
+	}
+	keys := make([]string, 0, len(c.frontMatter))
+	for k := range c.frontMatter {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		want := c.frontMatter[k]
+		got, has := fm[k]
+		if has && got != nil && want != nil && markdown.String(got) == markdown.String(want) {
+			continue
+		}
+		if (!has || got == nil) && want == nil {
+			continue
+		}
+		out = append(out, runtime.Errorf(path, "front-matter %s: expected %s, found %s", k, showValue(want, true), showValue(got, has)))
+	}
+	if len(c.sections) > 0 {
+		secs := markdown.Sections(body)
+		for _, want := range c.sections {
+			want = strings.TrimSpace(want)
+			content, ok := secs[want]
+			switch {
+			case !ok:
+				out = append(out, runtime.Errorf(path, "required section is missing: %s", want))
+			case content == "":
+				out = append(out, runtime.Errorf(path, "required section is empty: %s", want))
+			}
+		}
+	}
+	if c.checkmarks {
+		if n := markdown.CountUnticked(body); n > 0 {
+			out = append(out, runtime.Errorf(path, "%d task(s) still unticked", n))
+		}
+	}
+	return out
+}
+
+// lockFinding checks front-matter status: approved; it returns the
+// not-locked message and false when the artifact is not locked.
+func lockFinding(fm map[string]any) (string, bool) {
+	status := strings.TrimSpace(markdown.String(fm["status"]))
+	if status == "approved" {
+		return "", true
+	}
+	if status == "" {
+		status = "(unset)"
+	}
+	return "artifact is not locked — front-matter says status: " + status + ", expected status: approved", false
+}
+
+// showValue quotes strings and prints other values plainly; a missing key
+// reads as (unset).
+func showValue(v any, present bool) string {
+	switch x := v.(type) {
+	case nil:
+		if !present {
+			return "(unset)"
+		}
+		return "null"
+	case string:
+		return strconv.Quote(x)
+	}
+	return fmt.Sprint(v)
+}
+
+// allSkipped reports whether every name the slot accepts is a planned
+// absence.
+func allSkipped(hc *runtime.HookContext, s slot) bool {
+	for _, n := range s.names {
+		if !hc.SkippedArtifacts[n] {
+			return false
+		}
+	}
+	return len(s.names) > 0
+}
+
+func anyPresent(d *specDir, slots []slot) bool {
+	for _, s := range slots {
+		if len(d.presentOf(s)) > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,145 @@
+package markdown
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestSections(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want map[string]string
+	}{
+		{
+			name: "plain sections",
+			body: "## A\none\n## B\ntwo\n",
+			want: map[string]string{"A": "one", "B": "two"},
+		},
+		{
+			name: "a section owns its subsections",
+			body: "## X\n### Y\nsomething\n## Z\n",
+			want: map[string]string{"X": "### Y\nsomething", "Y": "something", "Z": ""},
+		},
+		{
+			name: "a deeper heading does not end a section, a higher one does",
+			body: "# Top\nintro\n## Mid\nm\n#### Deep\nd\n# Next\nn",
+			want: map[string]string{"Top": "intro\n## Mid\nm\n#### Deep\nd", "Mid": "m\n#### Deep\nd", "Deep": "d", "Next": "n"},
+		},
+		{
+			name: "headings inside fences are not sections",
+			body: "## Real\n```\n## Fake\n```\n",
+			want: map[string]string{"Real": "```\n## Fake\n```"},
+		},
+		{
+			name: "indented fences toggle too",
+			body: "## A\n   ```go\n# not a heading\n   ```\n# B\nb",
+			want: map[string]string{"A": "```go\n# not a heading\n   ```", "B": "b"},
+		},
+		{
+			name: "tilde fences are not fences",
+			body: "## A\n~~~\n## B\n~~~\n",
+			want: map[string]string{"A": "~~~", "B": "~~~"},
+		},
+		{
+			name: "an indented hash is not a heading",
+			body: "## A\n  ## B\n",
+			want: map[string]string{"A": "## B"},
+		},
+		{
+			name: "no space needed after hashes, trailing hashes kept",
+			body: "#hashtag\nx\n## Title ##\ny",
+			want: map[string]string{"hashtag": "x\n## Title ##\ny", "Title ##": "y"},
+		},
+		{
+			name: "whitespace-only content is empty",
+			body: "## Empty\n   \n\t\n## Next\nz",
+			want: map[string]string{"Empty": "", "Next": "z"},
+		},
+		{
+			name: "duplicate titles: the last wins",
+			body: "## Dup\nfirst\n## Dup\n\n## Other\no",
+			want: map[string]string{"Dup": "", "Other": "o"},
+		},
+		{
+			name: "crlf line ends",
+			body: "## A\r\none\r\n## B\r\ntwo\r\n",
+			want: map[string]string{"A": "one", "B": "two"},
+		},
+		{
+			name: "no headings",
+			body: "just text\n",
+			want: map[string]string{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Sections(tt.body))
+		})
+	}
+}
+
+func TestCountUnticked(t *testing.T) {
+	tests := []struct {
+		body string
+		want int
+	}{
+		{"- [ ] a\n- [x] b\n  - [ ] nested\n", 2},
+		{"* [ ] star is not counted\n- [X] done\n", 0},
+		{"```\n- [ ] in a fence counts\n```\n", 1},
+		{"", 0},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, CountUnticked(tt.body), tt.body)
+	}
+}
+
+// syntheticDocument builds a large artifact with nested sections, fences
+// and task lists.
+func syntheticDocument(sections int) string {
+	var sb strings.Builder
+	sb.WriteString("---\nstatus: approved\napprovedBy: [alice]\n---\n")
+	for i := 0; i < sections; i++ {
+		fmt.Fprintf(&sb, "## Section %d\n\nSome prose about section %d that runs on for a while.\n", i, i)
+		fmt.Fprintf(&sb, "### Detail %d\n\n- [x] done item\n- [ ] open item\n\n", i)
+		sb.WriteString("```go\n# not a heading\nfunc f() {}\n```\n\n")
+	}
+	return sb.String()
+}
+
+func BenchmarkSections(b *testing.B) {
+	doc := syntheticDocument(2000)
+	_, body := SplitFrontMatter(doc)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(Sections(body)) != 4000 {
+			b.Fatal("unexpected section count")
+		}
+	}
+}
+
+func BenchmarkSplitFrontMatter(b *testing.B) {
+	doc := syntheticDocument(200)
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		fm, _ := SplitFrontMatter(doc)
+		if fm["status"] != "approved" {
+			b.Fatal("front matter not read")
+		}
+	}
+}
+
+func BenchmarkCountUnticked(b *testing.B) {
+	doc := syntheticDocument(2000)
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if CountUnticked(doc) != 2000 {
+			b.Fatal("unexpected count")
+		}
+	}
+}

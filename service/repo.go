@@ -1,0 +1,167 @@
+// Package service is the core the CLI and the MCP tools both call: it
+// resolves a repository, loads its harness config and the shipped graphs,
+// opens the state store, and runs the runtime. A CLI verb and an MCP tool
+// are thin bindings over the same function here, so the two cannot drift.
+package service
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/the-loop/the-loop/runtime"
+)
+
+// HarnessConfigPath is the per-repository config, relative to the root.
+const HarnessConfigPath = ".the-loop/harness-config.yaml"
+
+// Repo is a resolved repository checkout.
+type Repo struct {
+	// Root is the absolute, symlink-resolved repository root.
+	Root string
+	// SpecRoot is the spec folder relative to Root (slash-separated).
+	SpecRoot string
+	// Harness is the repository's harness config (zero when absent).
+	Harness Harness
+	// Warnings are things the user should know (printed on stderr).
+	Warnings []string
+}
+
+// Harness holds the harness-config keys the engine reads; every other key
+// is guidance for the agent and ignored here.
+type Harness struct {
+	Ticketing struct {
+		System string `yaml:"system"`
+		GitHub struct {
+			Owner string `yaml:"owner"`
+			Repo  string `yaml:"repo"`
+		} `yaml:"github"`
+		Jira struct {
+			Project string `yaml:"project"`
+		} `yaml:"jira"`
+	} `yaml:"ticketing"`
+	Workflow struct {
+		SpecDir          string `yaml:"specDir"`
+		PhaseLabelPrefix string `yaml:"phaseLabelPrefix"`
+	} `yaml:"workflow"`
+	// Present is true when the file exists.
+	Present bool `yaml:"-"`
+}
+
+// ErrRepoUnreadable marks a repository path that is not a readable directory.
+var ErrRepoUnreadable = errors.New("repository is not a readable directory")
+
+// OpenRepo resolves dir (relative to cwd) and reads its harness config.
+func OpenRepo(dir string) (*Repo, error) {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrRepoUnreadable, dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%w: %s is not a directory", ErrRepoUnreadable, abs)
+	}
+	r := &Repo{Root: abs, SpecRoot: runtime.DefaultSpecRoot}
+	if err := r.readHarness(); err != nil {
+		return nil, err
+	}
+	r.warnRepoGraphs()
+	return r, nil
+}
+
+func (r *Repo) readHarness() error {
+	p := filepath.Join(r.Root, filepath.FromSlash(HarnessConfigPath))
+	data, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", p, err)
+	}
+	if err := yaml.Unmarshal(data, &r.Harness); err != nil {
+		return fmt.Errorf("%s is not valid YAML: %w (fix the file; workflow.specDir is the key the engine reads)", HarnessConfigPath, err)
+	}
+	r.Harness.Present = true
+	if sd := strings.TrimSpace(r.Harness.Workflow.SpecDir); sd != "" {
+		clean := path.Clean(filepath.ToSlash(sd))
+		if !filepath.IsLocal(filepath.FromSlash(clean)) {
+			return fmt.Errorf("%s: workflow.specDir %q leaves the repository; give a path inside it, e.g. docs/specs", HarnessConfigPath, sd)
+		}
+		r.SpecRoot = clean
+	}
+	return nil
+}
+
+func (r *Repo) warnRepoGraphs() {
+	dir := filepath.Join(r.Root, ".the-loop")
+	candidates := []string{"graph.yaml", "pdlc.yaml", "graphs"}
+	for _, n := range Loops() {
+		candidates = append(candidates, n+".yaml")
+	}
+	for _, c := range candidates {
+		if _, err := os.Stat(filepath.Join(dir, c)); err == nil {
+			msg := fmt.Sprintf("ignoring .the-loop/%s: the shipped graphs cannot be overridden by a repository", c)
+			r.Warnings = append(r.Warnings, msg)
+			slog.Warn(msg, "repo", r.Root)
+		}
+	}
+}
+
+// SpecDir returns the absolute spec folder of id.
+func (r *Repo) SpecDir(id string) string {
+	return filepath.Join(r.Root, filepath.FromSlash(r.SpecRoot), id)
+}
+
+// WorkItems lists the work-item folders under the spec root, sorted.
+func (r *Repo) WorkItems() ([]string, error) {
+	root := filepath.Join(r.Root, filepath.FromSlash(r.SpecRoot))
+	entries, err := os.ReadDir(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", root, err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() && runtime.ValidateID(e.Name()) == nil {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids, nil
+}
+
+// OriginRepo returns OWNER/REPO from the harness config ("" when unset).
+func (r *Repo) OriginRepo() string {
+	g := r.Harness.Ticketing.GitHub
+	if g.Owner == "" || g.Repo == "" {
+		return ""
+	}
+	return g.Owner + "/" + g.Repo
+}
+
+// DefaultRef derives the ticket ref of an id: github:owner/repo#n for
+// issue-<n> when the harness config names the repository, else "".
+func (r *Repo) DefaultRef(id string) string {
+	origin := r.OriginRepo()
+	if origin == "" {
+		return ""
+	}
+	var n int
+	if _, err := fmt.Sscanf(id, "issue-%d", &n); err != nil || n <= 0 || fmt.Sprintf("issue-%d", n) != id {
+		return ""
+	}
+	return fmt.Sprintf("github:%s#%d", origin, n)
+}

@@ -1,0 +1,183 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/store"
+)
+
+// Service holds the dependencies every operation needs. It is safe for
+// concurrent use; the MCP server shares one across calls.
+type Service struct {
+	Config *config.Config
+	Signer *runtime.Signer
+	// DBPath is the state database ("" = store.DefaultPath()).
+	DBPath string
+	// Provider returns the ticket integration for a system ("github",
+	// "jira"); nil means no integration is configured.
+	Provider func(system string) (integrations.Provider, error)
+	Notifier integrations.Notifier
+	Log      *slog.Logger
+	// DefaultRepo is used when a request names no repository.
+	DefaultRepo string
+
+	mu    sync.Mutex
+	store *store.Store
+}
+
+// New returns a service over cfg with the signing key it names.
+func New(cfg *config.Config) (*Service, error) {
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	signer, err := runtime.LoadSigner(cfg.Signing.KeyFile)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{Config: cfg, Signer: signer, DBPath: cfg.Store.Path, Log: slog.Default()}, nil
+}
+
+// Close releases the store.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.store != nil {
+		err := s.store.Close()
+		s.store = nil
+		return err
+	}
+	return nil
+}
+
+func (s *Service) dbPath() string {
+	if s.DBPath != "" {
+		return s.DBPath
+	}
+	return store.DefaultPath()
+}
+
+// writableStore opens (once) the read-write store.
+func (s *Service) writableStore(ctx context.Context) (*store.Store, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.store != nil {
+		return s.store, nil
+	}
+	st, err := store.Open(ctx, s.dbPath())
+	if err != nil {
+		return nil, fmt.Errorf("open the state store %s: %w (set --db or THE_LOOP_DB to a writable path)", s.dbPath(), err)
+	}
+	s.store = st
+	return st, nil
+}
+
+// readStore returns the open store, or opens the database read-only for a
+// single read (nil when no database exists: the portable records are used).
+func (s *Service) readStore(ctx context.Context) (*store.Store, func(), error) {
+	s.mu.Lock()
+	if s.store != nil {
+		st := s.store
+		s.mu.Unlock()
+		return st, func() {}, nil
+	}
+	s.mu.Unlock()
+	path := s.dbPath()
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, func() {}, nil
+	}
+	st, err := store.OpenReadOnly(ctx, path)
+	if errors.Is(err, store.ErrNoStore) {
+		return nil, func() {}, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the state store %s read-only: %w", path, err)
+	}
+	return st, func() { st.Close() }, nil
+}
+
+// tracker returns the provider for a state's ref system (nil when none).
+func (s *Service) tracker(repo *Repo, st *runtime.State) integrations.Provider {
+	if s.Provider == nil {
+		return nil
+	}
+	system := repo.Harness.Ticketing.System
+	if ref, err := runtime.ParseTicketRef(st.Ref); err == nil {
+		system = ref.System
+	}
+	if system == "" {
+		system = "github"
+	}
+	p, err := s.Provider(system)
+	if err != nil {
+		s.log().Debug("no ticket integration", "system", system, "err", err)
+		return nil
+	}
+	return p
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// session bundles what one mutating operation on a work item needs.
+type session struct {
+	repo  *Repo
+	rt    *runtime.Runtime
+	state *runtime.State
+	warns []string
+}
+
+// open resolves the repository, loads the item's state and builds the
+// runtime for the loop the item walks (loop overrides a fresh item's loop).
+func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session, error) {
+	if err := runtime.ValidateID(id); err != nil {
+		return nil, err
+	}
+	repo, err := OpenRepo(s.repoDir(repoDir))
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.writableStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &persister{st: st, repo: repo}
+	state, warns, err := p.Load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if state.Loop == "" && loop != "" {
+		state.Loop = loop
+	}
+	g, warn, err := loopFor(state)
+	if err != nil {
+		return nil, err
+	}
+	if warn != "" {
+		warns = append(warns, warn)
+	}
+	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.Config, Signer: s.Signer, Repo: repo.Root, SpecRoot: repo.SpecRoot,
+		Tracker: s.tracker(repo, state), Notifier: s.Notifier, Log: s.log()}
+	return &session{repo: repo, rt: rt, state: state, warns: append(repo.Warnings, warns...)}, nil
+}
+
+func (s *Service) repoDir(dir string) string {
+	if dir != "" {
+		return dir
+	}
+	if s.DefaultRepo != "" {
+		return s.DefaultRepo
+	}
+	return "."
+}

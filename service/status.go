@@ -1,0 +1,129 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/the-loop/the-loop/runtime"
+)
+
+// GraphStatus is where a work item stands, for an agent's prompt.
+type GraphStatus struct {
+	WorkItem    string              `json:"workItem"`
+	Loop        string              `json:"loop"`
+	Started     bool                `json:"started"`
+	CurrentNode string              `json:"currentNode"`
+	Actor       string              `json:"actor"`
+	Status      string              `json:"status"`
+	Needs       []string            `json:"needs"`
+	Parked      *runtime.Parked     `json:"parked"`
+	Escalation  *runtime.Escalation `json:"escalation,omitempty"`
+	// GraphContext is the $graph_context block for the agent's prompt.
+	GraphContext string `json:"graphContext"`
+}
+
+// Status reports where one work item stands, read-only.
+func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, []string, error) {
+	res, err := s.Check(ctx, CheckRequest{Repo: req.Repo, WorkItem: req.WorkItem})
+	if err != nil {
+		return GraphStatus{}, nil, err
+	}
+	repo, err := OpenRepo(s.repoDir(req.Repo))
+	if err != nil {
+		return GraphStatus{}, nil, err
+	}
+	st, release, err := s.readStore(ctx)
+	if err != nil {
+		return GraphStatus{}, nil, err
+	}
+	defer release()
+	state, _, err := (&persister{st: st, repo: repo}).Load(ctx, req.WorkItem)
+	if err != nil {
+		return GraphStatus{}, nil, err
+	}
+	rep := res.Reports[0]
+	g := res.Graphs[req.WorkItem]
+	out := GraphStatus{WorkItem: req.WorkItem, Loop: g.Name, Started: state.CurrentNode != "", CurrentNode: rep.CurrentNode,
+		Parked: rep.Parked, Escalation: state.Escalation, Needs: []string{}}
+	n, _ := g.Node(rep.CurrentNode)
+	if n != nil {
+		out.Actor = n.Actor
+	}
+	for _, nr := range rep.Nodes {
+		if nr.Node == rep.CurrentNode {
+			out.Status = nr.Status
+			out.Needs = append(out.Needs, nr.Messages...)
+		}
+	}
+	out.GraphContext = graphContext(g, n, state, out)
+	return out, res.Warnings, nil
+}
+
+// graphContext renders the block an agent's prompt carries.
+func graphContext(g *runtime.Graph, n *runtime.Node, st *runtime.State, gs GraphStatus) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the-loop graph context for %s (%s):\n", gs.WorkItem, g.Name)
+	if !gs.Started {
+		fmt.Fprintf(&b, "  NOT ENTERED YET — the walk starts at %s when a human arms the work item; do not start a phase.\n", g.Start)
+	}
+	if n != nil {
+		line := "  current node: " + n.ID
+		if n.Phase != "" {
+			line += " (phase: " + n.Phase + ")"
+		}
+		b.WriteString(line + "\n")
+		fmt.Fprintf(&b, "  status: %s\n", gs.Status)
+		for _, m := range gs.Needs {
+			fmt.Fprintf(&b, "  needs: %s\n", m)
+		}
+		if len(n.Produces) > 0 {
+			fmt.Fprintf(&b, "  produce: %s\n", strings.Join(n.Produces, ", "))
+		}
+		if n.Command != "" {
+			fmt.Fprintf(&b, "  work it with: `/the-loop:%s %s`\n", n.Command, gs.WorkItem)
+		}
+		if n.IsHuman() {
+			b.WriteString("  this is a HUMAN gate: it completes when an authorized reviewer answers on the ticket. Do not claim it.\n")
+		} else if !n.Terminal && gs.Started {
+			fmt.Fprintf(&b, "  when this node's work is done, claim it: the graph_complete tool, or `the-loop graph complete %s`\n", gs.WorkItem)
+		}
+	}
+	if st.Handoff != nil {
+		var rec struct {
+			Stage     string `json:"stage"`
+			Enter     string `json:"enter"`
+			CarriedBy string `json:"carriedBy"`
+		}
+		_ = json.Unmarshal(st.Handoff.Record, &rec)
+		fmt.Fprintf(&b, "  handed off: stage %s, enter %s, carried by %s; record %s\n", rec.Stage, rec.Enter, rec.CarriedBy, st.Handoff.CommentURL)
+	}
+	if st.ClaudeArtifactURL != "" {
+		fmt.Fprintf(&b, "  artifact: republish the spec-chain artifact to %s\n", st.ClaudeArtifactURL)
+	}
+	if gs.Escalation != nil {
+		fmt.Fprintf(&b, "  ESCALATED from %s: %s — a human decides how to proceed.\n", gs.Escalation.From, gs.Escalation.Reason)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// GraphView is a shipped loop's nodes and edges.
+type GraphView struct {
+	Version int             `json:"version"`
+	Name    string          `json:"name"`
+	Start   string          `json:"start"`
+	Nodes   []*runtime.Node `json:"nodes"`
+	Edges   []runtime.Edge  `json:"edges"`
+	// SkipSets maps a set name to its member nodes.
+	SkipSets map[string][]string `json:"skipSets"`
+}
+
+// Show returns a shipped loop ("" = the default).
+func Show(loop string) (GraphView, *runtime.Graph, error) {
+	g, err := Graph(loop)
+	if err != nil {
+		return GraphView{}, nil, err
+	}
+	return GraphView{Version: g.Version, Name: g.Name, Start: g.Start, Nodes: g.Nodes, Edges: g.Edges, SkipSets: g.SkipSets}, g, nil
+}

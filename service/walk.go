@@ -1,0 +1,143 @@
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/the-loop/the-loop/runtime"
+)
+
+// ItemRequest names one work item in one repository.
+type ItemRequest struct {
+	Repo     string `json:"repo"`
+	WorkItem string `json:"workItem"`
+}
+
+// StartRequest starts a walk.
+type StartRequest struct {
+	ItemRequest
+	// Loop is the shipped loop to walk ("" = the default loop).
+	Loop string `json:"loop"`
+	// Ref is the ticket ref (default: derived from the harness config).
+	Ref string `json:"ref"`
+	// Handoff, when set, is frozen into state (only for an unstarted item).
+	Handoff *runtime.HandoffState `json:"-"`
+}
+
+// Start begins a walk at the loop's start node (idempotent).
+func (s *Service) Start(ctx context.Context, req StartRequest) (runtime.StartResult, []string, error) {
+	if req.Loop != "" {
+		if _, err := Graph(req.Loop); err != nil {
+			return runtime.StartResult{}, nil, err
+		}
+	}
+	sess, err := s.open(ctx, req.Repo, req.WorkItem, req.Loop)
+	if err != nil {
+		return runtime.StartResult{}, nil, err
+	}
+	if sess.state.CurrentNode != "" && req.Loop != "" && sess.state.Loop != req.Loop {
+		return runtime.StartResult{}, sess.warns, fmt.Errorf("%s already walks %s; a started item keeps its loop", req.WorkItem, sess.state.Loop)
+	}
+	ref := req.Ref
+	if ref == "" {
+		ref = sess.repo.DefaultRef(req.WorkItem)
+	}
+	res, err := sess.rt.Start(ctx, req.WorkItem, runtime.StartOptions{Ref: ref, Handoff: req.Handoff})
+	return res, sess.warns, err
+}
+
+// Advance evaluates the current node with the ticket's comments (when an
+// integration is configured) and routes.
+func (s *Service) Advance(ctx context.Context, req ItemRequest) (runtime.NodeReport, []string, error) {
+	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
+	if err != nil {
+		return runtime.NodeReport{}, nil, err
+	}
+	ev, warn := s.event(ctx, sess)
+	warns := sess.warns
+	if warn != "" {
+		warns = append(warns, warn)
+	}
+	rep, err := sess.rt.Advance(ctx, req.WorkItem, ev)
+	return rep, warns, err
+}
+
+// event reads the ticket's comments for a gate; nil when no integration or
+// ref is available (the gate then waits).
+func (s *Service) event(ctx context.Context, sess *session) (*runtime.Event, string) {
+	if sess.rt.Tracker == nil || sess.state.Ref == "" {
+		return nil, ""
+	}
+	ref, err := runtime.ParseTicketRef(sess.state.Ref)
+	if err != nil {
+		return nil, ""
+	}
+	comments, err := sess.rt.Tracker.ListComments(ctx, ref)
+	if err != nil {
+		return nil, fmt.Sprintf("could not read the comments of %s: %v (the gate stays waiting)", sess.state.Ref, err)
+	}
+	return &runtime.Event{Comments: comments}, ""
+}
+
+// CompleteRequest is an agent's completion claim.
+type CompleteRequest struct {
+	ItemRequest
+	// Node is the claimed node ("" = the current node).
+	Node  string `json:"node"`
+	Actor string `json:"actor"`
+}
+
+// Complete runs the claimed node's exit chain and advances on pass.
+func (s *Service) Complete(ctx context.Context, req CompleteRequest) (runtime.Envelope, []string, error) {
+	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
+	if err != nil {
+		return runtime.Envelope{}, nil, err
+	}
+	env, err := sess.rt.Complete(ctx, req.WorkItem, req.Node, req.Actor)
+	return env, sess.warns, err
+}
+
+// ForceRequest moves the pointer (an operator act; CLI only).
+type ForceRequest struct {
+	ItemRequest
+	To     string
+	Reason string
+	Actor  string
+}
+
+// Force moves the pointer without forging a verdict.
+func (s *Service) Force(ctx context.Context, req ForceRequest) (runtime.ForceResult, []string, error) {
+	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
+	if err != nil {
+		return runtime.ForceResult{}, nil, err
+	}
+	res, err := sess.rt.Force(ctx, req.WorkItem, req.To, req.Reason, req.Actor)
+	return res, sess.warns, err
+}
+
+// SkipRequest declares skips (an operator act; CLI only).
+type SkipRequest struct {
+	ItemRequest
+	Nodes  []string
+	Reason string
+	Actor  string
+}
+
+// Skip declares skips for nodes the pointer has not reached.
+func (s *Service) Skip(ctx context.Context, req SkipRequest) (runtime.SkipResult, []string, error) {
+	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
+	if err != nil {
+		return runtime.SkipResult{}, nil, err
+	}
+	res, err := sess.rt.DeclareSkips(ctx, req.WorkItem, req.Nodes, req.Reason, req.Actor)
+	return res, sess.warns, err
+}
+
+// Events returns the item's event log.
+func (s *Service) Events(ctx context.Context, req ItemRequest) ([]runtime.EventRecord, error) {
+	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
+	if err != nil {
+		return nil, err
+	}
+	return sess.rt.Persist.Events(ctx, req.WorkItem)
+}
