@@ -125,8 +125,8 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 		return NodeReport{}, "", nil, fmt.Errorf("the stored pointer %q names no node of %s; run `the-loop graph force %s --to <node> --reason ...`", st.CurrentNode, g.Name, id)
 	}
 	view, set := r.view(st)
-	oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: node, boundary: "exit", event: event})
 	rec := st.Record(node.ID)
+	oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: node, boundary: "exit", event: event.since(rec.LastEnteredAt)})
 	rep := NodeReport{Node: node.ID, Status: string(oc.Status), Outcome: oc.Outcome(), Messages: renderMessages(oc.Messages()), Forced: rec.Forced}
 	rep.Messages = append(rep.Messages, degradations(oc.Results)...)
 	var evs []EventRecord

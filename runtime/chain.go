@@ -74,7 +74,7 @@ func RunChain(entries []ChainEntry, hc *HookContext, timeout time.Duration) Chai
 			hc.Params = map[string]any{}
 		}
 		hc.Results = results
-		res := callHook(e, hc, timeout)
+		res := callHook(e, hc, entryTimeout(e, timeout))
 		if e.repoHk {
 			if _, ok := res.Data["outcome"]; ok {
 				delete(res.Data, "outcome")
@@ -87,6 +87,22 @@ func RunChain(entries []ChainEntry, hc *HookContext, timeout time.Duration) Chai
 		}
 	}
 	return ChainOutcome{Status: Pass, Results: results}
+}
+
+// entryTimeout lets a hook that declares its own timeoutSeconds (verify-tests)
+// run that long, plus a grace period for its own clean-up.
+func entryTimeout(e *ChainEntry, def time.Duration) time.Duration {
+	var secs float64
+	switch v := e.With["timeoutSeconds"].(type) {
+	case int:
+		secs = float64(v)
+	case float64:
+		secs = v
+	}
+	if own := time.Duration(secs*float64(time.Second)) + 30*time.Second; secs > 0 && own > def {
+		return own
+	}
+	return def
 }
 
 func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {

@@ -55,7 +55,11 @@ func TestRunChain(t *testing.T) {
 			entry("odd", func(*HookContext) (Result, error) { return Result{Status: "maybe"}, nil })},
 			status: Block, outcome: "block", retriable: false, blockingHk: "odd", msgContains: `unknown status "maybe"`},
 		{name: "timeout blocks, not retriable", chain: []ChainEntry{
-			entry("slow", func(hc *HookContext) (Result, error) { <-hc.Context.Done(); time.Sleep(10 * time.Millisecond); return OK("slow", nil), nil })},
+			entry("slow", func(hc *HookContext) (Result, error) {
+				<-hc.Context.Done()
+				time.Sleep(10 * time.Millisecond)
+				return OK("slow", nil), nil
+			})},
 			status: Block, outcome: "block", retriable: false, blockingHk: "slow", msgContains: "timed out"},
 	}
 	for _, tt := range tests {
@@ -127,4 +131,10 @@ func TestRegistry(t *testing.T) {
 		Register("dup-for-test", fn)
 		Register("dup-for-test", fn)
 	}, "a duplicate name in the process registry is a start-up failure")
+}
+
+func TestEntryTimeoutHonoursTheHooksOwnTimeout(t *testing.T) {
+	e := &ChainEntry{Hook: "verify-tests", With: map[string]any{"timeoutSeconds": 900}}
+	assert.Equal(t, 930*time.Second, entryTimeout(e, time.Minute))
+	assert.Equal(t, time.Minute, entryTimeout(&ChainEntry{Hook: "x"}, time.Minute))
 }

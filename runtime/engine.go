@@ -186,6 +186,7 @@ func (r *Runtime) enter(st *State, node string) []EventRecord {
 	if rec.EnteredAt == "" {
 		rec.EnteredAt = now
 	}
+	rec.LastEnteredAt = now
 	rec.Entries++
 	rec.Attempts = 0
 	rec.LastBlock = ""
@@ -197,6 +198,26 @@ func (r *Runtime) enter(st *State, node string) []EventRecord {
 		evs = append(evs, EventRecord{Name: "graph.decision_archived", Node: node, Data: map[string]any{"outcome": d.Outcome, "by": d.By, "at": d.At}})
 	}
 	return evs
+}
+
+// since keeps the comments written at or after the visit began (comments
+// without a creation time are kept). An approval given on an earlier visit
+// never answers a later one.
+func (e *Event) since(visit string) *Event {
+	if e == nil || visit == "" {
+		return e
+	}
+	t, err := time.Parse(time.RFC3339, visit)
+	if err != nil {
+		return e
+	}
+	out := &Event{}
+	for _, c := range e.Comments {
+		if c.CreatedAt.IsZero() || !c.CreatedAt.Before(t.Add(-time.Second)) {
+			out.Comments = append(out.Comments, c)
+		}
+	}
+	return out
 }
 
 // markSkipped records the nodes routed around as skipped.

@@ -50,9 +50,12 @@ type NodeRecord struct {
 	Entries   int    `json:"entries,omitempty"`
 	Outcome   string `json:"outcome"`
 	EnteredAt string `json:"enteredAt"`
-	ExitedAt  string `json:"exitedAt"`
-	LastBlock string `json:"lastBlock"`
-	Forced    bool   `json:"forced"`
+	// LastEnteredAt is the start of the current visit: a gate reads only
+	// comments written after it.
+	LastEnteredAt string `json:"lastEnteredAt,omitempty"`
+	ExitedAt      string `json:"exitedAt"`
+	LastBlock     string `json:"lastBlock"`
+	Forced        bool   `json:"forced"`
 }
 
 // Decision is a recorded human or operator act with its provenance and an

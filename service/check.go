@@ -23,54 +23,71 @@ type CheckResult struct {
 	Graphs map[string]*runtime.Graph
 }
 
-// Check evaluates work items read-only: no network, no subprocess, no write.
-// Without Recompute it starts from stored state (the store, else the portable
-// record); with it, every verdict is derived from the artifacts and the
-// verified decisions alone.
+// Check evaluates work items read-only and collects the reports.
 func (s *Service) Check(ctx context.Context, req CheckRequest) (CheckResult, error) {
+	res := CheckResult{Graphs: map[string]*runtime.Graph{}}
+	warns, err := s.CheckEach(ctx, req, func(rep runtime.Report, g *runtime.Graph) error {
+		res.Reports = append(res.Reports, rep)
+		res.Graphs[rep.WorkItem] = g
+		return nil
+	})
+	res.Warnings = warns
+	return res, err
+}
+
+// CheckEach evaluates work items read-only — no network, no subprocess, no
+// write — calling emit with each report in work-item order, so a caller can
+// stream thousands of items in constant memory. Without Recompute it starts
+// from stored state (the store, else the portable record); with it, every
+// verdict is derived from the artifacts and the verified decisions alone.
+func (s *Service) CheckEach(ctx context.Context, req CheckRequest, emit func(runtime.Report, *runtime.Graph) error) ([]string, error) {
 	if req.WorkItem == "" && !req.All {
-		return CheckResult{}, fmt.Errorf("give a work item id, or --all")
+		return nil, fmt.Errorf("give a work item id, or --all")
 	}
 	if req.WorkItem != "" && req.All {
-		return CheckResult{}, fmt.Errorf("give either a work item id or --all, not both")
+		return nil, fmt.Errorf("give either a work item id or --all, not both")
 	}
 	repo, err := OpenRepo(s.repoDir(req.Repo))
 	if err != nil {
-		return CheckResult{}, err
+		return nil, err
 	}
 	ids := []string{req.WorkItem}
 	if req.All {
 		if ids, err = repo.WorkItems(); err != nil {
-			return CheckResult{}, err
+			return nil, err
 		}
 	} else if err := runtime.ValidateID(req.WorkItem); err != nil {
-		return CheckResult{}, err
+		return nil, err
 	}
 	st, release, err := s.readStore(ctx)
 	if err != nil {
-		return CheckResult{}, err
+		return nil, err
 	}
 	defer release()
 	p := &persister{st: st, repo: repo}
-	res := CheckResult{Warnings: append([]string(nil), repo.Warnings...), Graphs: map[string]*runtime.Graph{}}
+	warnings := append([]string(nil), repo.Warnings...)
 	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return warnings, err
+		}
 		state, warns, err := p.Load(ctx, id)
 		if err != nil {
-			return res, err
+			return warnings, err
 		}
-		res.Warnings = append(res.Warnings, warns...)
+		warnings = append(warnings, warns...)
 		g, warn, err := loopFor(state)
 		if err != nil {
-			return res, err
+			return warnings, err
 		}
 		if warn != "" {
-			res.Warnings = append(res.Warnings, warn)
+			warnings = append(warnings, warn)
 		}
 		rt := &runtime.Runtime{Graph: g, Config: s.Config, Signer: s.Signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, Log: s.log()}
 		rep := rt.Status(ctx, id, state, req.Recompute)
-		res.Warnings = append(res.Warnings, rep.Warnings...)
-		res.Reports = append(res.Reports, rep)
-		res.Graphs[id] = g
+		warnings = append(warnings, rep.Warnings...)
+		if err := emit(rep, g); err != nil {
+			return warnings, err
+		}
 	}
-	return res, nil
+	return warnings, nil
 }

@@ -181,3 +181,6 @@ func (s *Service) repoDir(dir string) string {
 	}
 	return "."
 }
+
+// DBPathOrDefault is the database path in use.
+func (s *Service) DBPathOrDefault() string { return s.dbPath() }

@@ -18,11 +18,14 @@ type contentChecks struct {
 	locked      bool
 	frontMatter map[string]any
 	sections    []string
-	checkmarks  bool
+	// checkmarks is true for `checkmarks: complete`; any other truthy value
+	// still counts as a declared content check.
+	checkmarks bool
+	anyChecks  bool
 }
 
 func (c contentChecks) declared() bool {
-	return c.locked || len(c.frontMatter) > 0 || len(c.sections) > 0 || c.checkmarks
+	return c.locked || len(c.frontMatter) > 0 || len(c.sections) > 0 || c.checkmarks || c.anyChecks
 }
 
 func parseContentChecks(hc *runtime.HookContext) (contentChecks, error) {
@@ -30,6 +33,7 @@ func parseContentChecks(hc *runtime.HookContext) (contentChecks, error) {
 		locked:     truthy(hc.Params["locked"]),
 		sections:   hc.ListParam("sections"),
 		checkmarks: hc.Param("checkmarks") == "complete",
+		anyChecks:  truthy(hc.Params["checkmarks"]),
 	}
 	switch fm := hc.Params["frontMatter"].(type) {
 	case nil:
@@ -106,7 +110,13 @@ func validateArtifacts(hc *runtime.HookContext) (runtime.Result, error) {
 			own = validated
 		}
 		if !anyPresent(d, own) {
-			return runtime.Skipped(hookValidate, "optional node; no artifact was produced"), nil
+			res := runtime.Skipped(hookValidate, "optional node; no artifact was produced")
+			// whenAbsent lets the graph route an optional node that produced
+			// nothing past the gate that would review it.
+			if o := hc.Param("whenAbsent"); o != "" {
+				res.Data = map[string]any{"outcome": o}
+			}
+			return res, nil
 		}
 	}
 

@@ -159,6 +159,17 @@ func TestAGateWithChecksAndNothingToReadBlocksAndIsFinal(t *testing.T) {
 	assert.Equal(t, "docs/specs/issue-1", r.Messages[0].Path)
 }
 
+func TestAnyCheckmarksValueCountsAsAContentCheck(t *testing.T) {
+	hc := newTestContext(t, &runtime.Node{ID: "n"}, map[string]any{"checkmarks": "partial"})
+	r := runValidate(t, hc)
+	assert.Equal(t, runtime.Block, r.Status)
+	assert.False(t, r.Retriable)
+
+	hc = newTestContext(t, &runtime.Node{ID: "n", Produces: []string{"tasks.md"}}, map[string]any{"checkmarks": "partial"})
+	writeArtifact(t, hc, "tasks.md", "- [ ] open\n")
+	assert.Equal(t, runtime.Pass, runValidate(t, hc).Status, "only checkmarks: complete counts boxes")
+}
+
 func TestANodeWithNoArtifactsAndNoChecksSkips(t *testing.T) {
 	hc := newTestContext(t, &runtime.Node{ID: "plain"}, nil)
 	r := runValidate(t, hc)
@@ -343,4 +354,13 @@ func TestValidateSeesFilesChangeBetweenCalls(t *testing.T) {
 	assert.Equal(t, runtime.Pass, runValidate(t, hc).Status)
 	writeArtifact(t, hc, "design.md", "---\nstatus: draft\n---\n")
 	assert.Equal(t, runtime.Block, runValidate(t, hc).Status)
+}
+
+func TestOptionalNodeWithNothingProducedDeclaresWhenAbsent(t *testing.T) {
+	hc := newTestContext(t, &runtime.Node{ID: "brainstorming", Optional: true, Produces: []string{"brainstorm.md"}},
+		map[string]any{"sections": []any{"Open questions"}, "whenAbsent": "nothing-produced"})
+	res, err := validateArtifacts(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Skip, res.Status)
+	assert.Equal(t, "nothing-produced", res.Outcome())
 }

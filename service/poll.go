@@ -1,0 +1,284 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/control"
+)
+
+// Poller arms work items from ticket comments and labels and runs the human
+// gates of the items it watches. It never advances an agent's node: agents
+// claim those with graph_complete.
+type Poller struct {
+	Svc     *Service
+	Sources []config.Source
+	// StatusPath is the heartbeat file written after every cycle ("" = none).
+	StatusPath string
+	Log        *slog.Logger
+}
+
+// ItemAction is what one cycle did for one work item.
+type ItemAction struct {
+	WorkItem string `json:"workItem"`
+	Ref      string `json:"ref"`
+	Action   string `json:"action"`
+	Node     string `json:"node,omitempty"`
+	Status   string `json:"status,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// SourceReport is one watched container's part of a cycle.
+type SourceReport struct {
+	System    string       `json:"system"`
+	Container string       `json:"container"`
+	Checkout  string       `json:"checkout"`
+	Items     []ItemAction `json:"items"`
+	Error     string       `json:"error,omitempty"`
+}
+
+// CycleReport is one poll cycle, also written as the heartbeat.
+type CycleReport struct {
+	At       string         `json:"at"`
+	Duration string         `json:"duration"`
+	Sources  []SourceReport `json:"sources"`
+}
+
+func (p *Poller) log() *slog.Logger {
+	if p.Log != nil {
+		return p.Log
+	}
+	return slog.Default()
+}
+
+// Run polls every interval until ctx is cancelled; a failing cycle is
+// logged and the next one runs.
+func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
+	if len(p.Svc.Config.Routing.AuthorizedUsers) == 0 {
+		p.log().Warn("routing.authorizedUsers is empty: the poller acts on no comment and arms nothing until you set it")
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		rep := p.RunOnce(ctx)
+		p.log().Info("poll cycle", "sources", len(rep.Sources), "duration", rep.Duration)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// RunOnce runs one cycle over every source.
+func (p *Poller) RunOnce(ctx context.Context) CycleReport {
+	start := time.Now()
+	rep := CycleReport{At: runtime.Now(), Sources: []SourceReport{}}
+	for _, src := range p.Sources {
+		containers := src.Repos
+		if src.System == "jira" {
+			containers = src.Projects
+		}
+		for _, c := range containers {
+			rep.Sources = append(rep.Sources, p.pollContainer(ctx, src, c))
+		}
+	}
+	rep.Duration = time.Since(start).Round(time.Millisecond).String()
+	if p.StatusPath != "" {
+		if b, err := runtime.MarshalJSON(rep); err == nil {
+			if err := runtime.WriteFileAtomic(p.StatusPath, b, 0o644); err != nil {
+				p.log().Warn("could not write the poll heartbeat", "path", p.StatusPath, "err", err)
+			}
+		}
+	}
+	return rep
+}
+
+func (p *Poller) pollContainer(ctx context.Context, src config.Source, container string) SourceReport {
+	sr := SourceReport{System: src.System, Container: container, Checkout: src.Checkout, Items: []ItemAction{}}
+	fail := func(err error) SourceReport {
+		sr.Error = err.Error()
+		p.log().Warn("poll source failed", "system", src.System, "container", container, "err", err)
+		return sr
+	}
+	if src.Checkout == "" {
+		return fail(fmt.Errorf("polling source %s %s names no checkout: set polling.sources[].checkout to the repository the gates are evaluated in", src.System, container))
+	}
+	if p.Svc.Provider == nil {
+		return fail(errors.New("no ticket integration is configured"))
+	}
+	prov, err := p.Svc.Provider(src.System)
+	if err != nil {
+		return fail(err)
+	}
+	lister, ok := prov.(integrations.IssueLister)
+	if !ok {
+		return fail(fmt.Errorf("the %s provider cannot list issues, so it cannot be polled", src.System))
+	}
+	issues, err := lister.ListOpenIssues(ctx, container, "")
+	if err != nil {
+		return fail(fmt.Errorf("list open issues of %s: %w", container, err))
+	}
+	for _, is := range issues {
+		sr.Items = append(sr.Items, p.pollIssue(ctx, prov, src, container, is))
+	}
+	return sr
+}
+
+// itemFor names the work item and ref of an issue.
+func itemFor(system, container string, is integrations.Issue) (string, string) {
+	if system == "jira" {
+		key := is.Key
+		if key == "" {
+			key = is.Ref.Key
+		}
+		return key, "jira:" + key
+	}
+	n := is.Number
+	if n == 0 {
+		n = is.Ref.Number
+	}
+	return fmt.Sprintf("issue-%d", n), fmt.Sprintf("github:%s#%d", container, n)
+}
+
+func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src config.Source, container string, is integrations.Issue) ItemAction {
+	id, refStr := itemFor(src.System, container, is)
+	act := ItemAction{WorkItem: id, Ref: refStr, Action: "none"}
+	ref, err := runtime.ParseTicketRef(refStr)
+	if err != nil {
+		act.Action, act.Detail = "error", err.Error()
+		return act
+	}
+	comments, err := prov.ListComments(ctx, ref)
+	if err != nil {
+		act.Action, act.Detail = "error", fmt.Sprintf("list comments: %v", err)
+		return act
+	}
+	cfg := p.Svc.Config
+	parser := control.New(cfg)
+	last := control.None
+	for _, c := range AuthorizedComments(cfg, comments) {
+		res := parser.Parse(c.Body)
+		if res.Ambiguous || res.Command == control.None || res.Command == control.Execute {
+			continue
+		}
+		last = res.Command
+	}
+	label := src.Label
+	if label == "" {
+		label = cfg.Routing.AutoExecuteLabel
+	}
+	if last == control.None && hasLabel(is.Labels, label) && IsAuthorized(cfg, is.Author) {
+		last = control.Start
+	}
+	repo := src.Checkout
+	sess, err := p.Svc.open(ctx, repo, id, control.LoopFor(last))
+	if err != nil {
+		act.Action, act.Detail = "error", err.Error()
+		return act
+	}
+	started := sess.state.CurrentNode != ""
+	switch {
+	case last == control.Pause || last == control.Stop:
+		act.Action = "paused"
+		return act
+	case last == control.Cleanup:
+		moved, err := sess.rt.Cleanup(ctx, id, "the-loop cleanup")
+		if err != nil {
+			act.Action, act.Detail = "error", err.Error()
+		} else if moved {
+			act.Action = "cleaned"
+		}
+		return act
+	case !started && control.IsArming(last):
+		res, _, err := p.Svc.Start(ctx, StartRequest{ItemRequest: ItemRequest{Repo: repo, WorkItem: id}, Loop: control.LoopFor(last), Ref: refStr})
+		if err != nil {
+			act.Action, act.Detail = "error", err.Error()
+			return act
+		}
+		act.Action, act.Node = "started", res.Node
+		// A fresh item usually lands on a human gate: evaluate it once now.
+		sess, err = p.Svc.open(ctx, repo, id, "")
+		if err != nil {
+			return act
+		}
+	case !started:
+		return act
+	}
+	node, ok := sess.rt.Graph.Node(sess.state.CurrentNode)
+	if !ok || !node.IsHuman() || node.Terminal {
+		if act.Action == "none" {
+			act.Action, act.Node = "idle", sess.state.CurrentNode
+		}
+		return act
+	}
+	rep, err := sess.rt.Advance(ctx, id, &runtime.Event{Comments: comments})
+	if err != nil {
+		act.Action, act.Detail = "error", err.Error()
+		return act
+	}
+	if act.Action == "none" {
+		act.Action = "gate"
+	}
+	act.Node, act.Status = rep.Node, rep.Status
+	act.Detail = strings.Join(rep.Messages, "; ")
+	return act
+}
+
+func hasLabel(labels []string, want string) bool {
+	for _, l := range labels {
+		if strings.EqualFold(strings.TrimSpace(l), strings.TrimSpace(want)) && want != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// normLogin compares logins case-insensitively without a leading @.
+func normLogin(s string) string { return strings.ToLower(strings.TrimPrefix(strings.TrimSpace(s), "@")) }
+
+// IsAuthorized reports whether login is in routing.authorizedUsers and is
+// not one of the loop's own accounts. An empty list authorizes nobody.
+func IsAuthorized(cfg *config.Config, login string) bool {
+	l := normLogin(login)
+	if l == "" {
+		return false
+	}
+	for _, s := range cfg.Routing.SelfLogins {
+		if normLogin(s) == l {
+			return false
+		}
+	}
+	for _, a := range cfg.Routing.AuthorizedUsers {
+		if normLogin(a) == l {
+			return true
+		}
+	}
+	return false
+}
+
+// AuthorizedComments drops self-authored comments (the loop's marker, or an
+// author among routing.selfLogins) and keeps only authorized authors.
+func AuthorizedComments(cfg *config.Config, comments []integrations.Comment) []integrations.Comment {
+	var out []integrations.Comment
+	for _, c := range comments {
+		if integrations.IsSelfAuthored(c.Body) || !IsAuthorized(cfg, c.Author) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// DefaultPollStatusPath is the heartbeat file beside the default database.
+func DefaultPollStatusPath(dbPath string) string {
+	return filepath.Join(filepath.Dir(dbPath), "poll-status.json")
+}
