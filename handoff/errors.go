@@ -63,6 +63,24 @@ const (
 	CodeSuperseded      Code = "superseded"
 )
 
+// Codes returns every rejection code, in the order docs/handoff.md lists
+// them.
+func Codes() []Code {
+	return []Code{
+		CodeNoRecord, CodeMarkerNotFirst, CodeNoKeyBlock, CodeUnterminated, CodeUnexpectedText,
+		CodeMalformedLine, CodeUnknownKey, CodeDuplicateKey, CodeMissingKey, CodeEmptyValue,
+		CodeBadValue, CodeUnknownVersion, CodeUnknownStage, CodeEnterNotAllowed,
+		CodeEnterMismatch, CodeBadArtifactLine, CodeUnknownArtifact, CodeBadHash, CodeDuplicate,
+		CodeArtifactOrder, CodeReqAndBugfix, CodeStageArtifacts, CodeUnknownCarrier,
+		CodeBadBranch, CodeMissingBranch, CodeBranchNotAllowed, CodeBadPullRequest,
+		CodeBadSpecArtifact, CodeMissingSpec, CodeBadMirror, CodeBadApproved,
+		CodeApprovedFurthest, CodeBadFileBlock, CodeFilesNotCarry, CodeUnknownFile,
+		CodeFileOrder, CodeMissingFile, CodeFileMismatch, CodeBadFileText, CodeBadParts,
+		CodeBadPart, CodeMissingParts, CodeTooLarge, CodeUnauthorized, CodeConflictingPart,
+		CodeSuperseded,
+	}
+}
+
 // Error is a rejected record: a code, the 1-based line of the comment where
 // the problem is (0 when it is about the record as a whole), and a message
 // naming the field and the fix.

@@ -19,6 +19,14 @@ var mirrorRE = regexp.MustCompile(`^jira:[A-Za-z0-9][A-Za-z0-9.-]*/[A-Z][A-Z0-9_
 // a record Render accepts is one Parse accepts. It does not compare carried
 // bodies with their hashes; Render and Materialize do that.
 func Validate(r Record) error {
+	if err := validateRecord(r); err != nil {
+		return err
+	}
+	return validateFiles(r)
+}
+
+// validateRecord checks everything but the carried bodies.
+func validateRecord(r Record) error {
 	if r.Version != Version {
 		return rejectf(CodeUnknownVersion, 0, "version %d is not understood; this reader reads version %d only", r.Version, Version)
 	}
@@ -52,7 +60,7 @@ func Validate(r Record) error {
 			return err
 		}
 	}
-	return validateFiles(r)
+	return nil
 }
 
 func validateArtifacts(r Record) error {
@@ -63,7 +71,11 @@ func validateArtifacts(r Record) error {
 			return rejectf(CodeUnknownArtifact, 0, "artifact %q is not one of %s; a record names files, never paths", a.Name, strings.Join(chain, ", "))
 		}
 		if !isHexHash(a.SHA256) {
-			return rejectf(CodeBadHash, 0, "artifact %s: sha256 %q is not 64 lowercase hex digits; hash the file's bytes with LF line endings", a.Name, a.SHA256)
+			hint := "hash the file's bytes with LF line endings"
+			if strings.HasPrefix(a.SHA256, "sha256:") {
+				hint = "the JSON form carries the bare hex; drop the sha256: prefix"
+			}
+			return rejectf(CodeBadHash, 0, "artifact %s: sha256 %q is not 64 lowercase hex digits; %s", a.Name, clip(a.SHA256), hint)
 		}
 		if seen[a.Name] {
 			return rejectf(CodeDuplicate, 0, "artifact %s is listed twice; list each file once", a.Name)

@@ -6,9 +6,14 @@ import (
 	"strings"
 )
 
-// OpLinkPullRequest is the optional operation of a provider that implements
-// PullRequestLinker.
-const OpLinkPullRequest Op = "link-pull-request"
+// Optional operations, implemented through the interfaces below and
+// IssueLister.
+const (
+	// OpLinkPullRequest is implemented through PullRequestLinker.
+	OpLinkPullRequest Op = "link-pull-request"
+	// OpListOpenIssues is implemented through IssueLister.
+	OpListOpenIssues Op = "list-open-issues"
+)
 
 // PhaseLabelPrefix starts every phase label (loop:design, loop:complete...).
 const PhaseLabelPrefix = "loop:"

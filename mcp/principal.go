@@ -4,8 +4,8 @@ import "context"
 
 // Principal is the authenticated caller of a tool. On stdio it is the local
 // user who started the process; over HTTP it is the bearer-token holder or
-// the OAuth subject. Tools key per-caller state on Subject, never on a
-// session id.
+// the OAuth subject; an in-process test client has none. Tools key
+// per-caller state on Subject, never on a session id.
 type Principal struct {
 	// Subject identifies the caller: "local" on stdio, "bearer" for the
 	// static token, the token's "sub" claim under OAuth.

@@ -11,10 +11,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// Backend is the core service the tools call. It has no methods yet: the
-// lead extends it as tools are bound, and tests supply fakes.
-type Backend interface{}
-
 // Deps are the dependencies a tool handler is built from. Handlers read them
 // once, when NewServer builds the server.
 type Deps struct {

@@ -1,8 +1,9 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -68,87 +69,112 @@ func checkRun(ctx context.Context, env *Env, opts checkOptions) error {
 		return &usageError{msg: err.Error()}
 	}
 	defer svc.Close()
-	res, err := svc.Check(ctx, opts.CheckRequest)
-	if err != nil {
-		if errors.Is(err, service.ErrRepoUnreadable) {
-			return &usageError{msg: err.Error()}
-		}
-		return &usageError{msg: err.Error()}
+	var (
+		failing, satisfied, total int
+		buf                       = bufio.NewWriterSize(env.Stdout, 64<<10)
+	)
+	defer buf.Flush()
+	if opts.Format == "json" && opts.All {
+		buf.WriteString("[")
 	}
-	for _, w := range res.Warnings {
+	warns, err := svc.CheckEach(ctx, opts.CheckRequest, func(rep runtime.Report, g *runtime.Graph) error {
+		fails := rep.Fails(g, opts.FailOn)
+		if fails {
+			failing++
+		} else {
+			satisfied++
+		}
+		if opts.Format == "table" {
+			renderCheckItem(buf, rep, g, opts)
+		} else {
+			b, err := runtime.MarshalJSON(rep)
+			if err != nil {
+				return err
+			}
+			if opts.All {
+				if total > 0 {
+					buf.WriteString(",")
+				}
+				buf.WriteString("\n")
+				b = indentJSON(b)
+			}
+			buf.Write(b)
+		}
+		total++
+		return nil
+	})
+	for _, w := range warns {
 		fmt.Fprintln(env.Stderr, w)
 	}
-	failing := 0
-	for _, r := range res.Reports {
-		if r.Fails(res.Graphs[r.WorkItem], opts.FailOn) {
-			failing++
-		}
+	if err != nil {
+		buf.Flush()
+		return &usageError{msg: err.Error()}
 	}
-	if opts.Format == "json" {
-		var v any = res.Reports
-		if !opts.All {
-			v = res.Reports[0]
-		} else if res.Reports == nil {
-			v = []runtime.Report{}
+	if opts.Format == "json" && opts.All {
+		if total > 0 {
+			buf.WriteString("\n")
 		}
-		if err := writeJSON(env.Stdout, v); err != nil {
-			return err
-		}
-	} else {
-		renderCheckTable(env.Stdout, res, opts)
+		buf.WriteString("]\n")
+	}
+	if opts.Format == "table" && opts.All {
+		fmt.Fprintf(buf, "\n%d/%d work items satisfied\n", satisfied, total)
 	}
 	if failing > 0 {
+		buf.Flush()
 		return exitWith(exitUnmet, "")
 	}
 	return nil
 }
 
-// renderCheckTable prints the people's format: one block per item and, with
-// --all, a summary line.
-func renderCheckTable(w io.Writer, res service.CheckResult, opts checkOptions) {
-	satisfied := 0
-	for _, r := range res.Reports {
-		g := res.Graphs[r.WorkItem]
-		fails := r.Fails(g, opts.FailOn)
-		if !fails {
-			satisfied++
+// indentJSON indents an element of a top-level array by two spaces.
+func indentJSON(b []byte) []byte {
+	b = bytes.TrimRight(b, "\n")
+	var out bytes.Buffer
+	out.Grow(len(b) + len(b)/8)
+	out.WriteString("  ")
+	for _, c := range b {
+		out.WriteByte(c)
+		if c == '\n' {
+			out.WriteString("  ")
 		}
-		head := "ok"
-		if !r.OK {
-			head = "UNMET"
+	}
+	return out.Bytes()
+}
+
+// renderCheckItem prints one item's block of the people's format.
+func renderCheckItem(w io.Writer, r runtime.Report, g *runtime.Graph, opts checkOptions) {
+	head := "ok"
+	if !r.OK {
+		head = "UNMET"
+	}
+	fmt.Fprintf(w, "%s: %s (at %s)\n", r.WorkItem, head, r.CurrentNode)
+	reached, ahead := r.Reached(g)
+	var unmet []runtime.NodeReport
+	for _, nr := range reached {
+		if !runtime.Satisfied(nr.Status) {
+			unmet = append(unmet, nr)
 		}
-		fmt.Fprintf(w, "%s: %s (at %s)\n", r.WorkItem, head, r.CurrentNode)
-		reached, ahead := r.Reached(g)
-		var unmet []runtime.NodeReport
-		for _, nr := range reached {
-			if !runtime.Satisfied(nr.Status) {
-				unmet = append(unmet, nr)
-			}
+	}
+	if len(unmet) > 0 && (!opts.All || !r.OK) {
+		if opts.All {
+			unmet = unmet[:1]
 		}
-		if len(unmet) > 0 && (!opts.All || !r.OK) {
-			if opts.All {
-				unmet = unmet[:1]
-			}
-			for _, nr := range unmet {
-				fmt.Fprintf(w, "  %-6s %s\n", strings.ToUpper(nr.Status), nr.Node)
-				for _, m := range nr.Messages {
-					fmt.Fprintf(w, "         · %s\n", m)
-				}
-			}
-		}
-		if !opts.All {
-			n := 0
-			for _, nr := range ahead {
-				if !runtime.Satisfied(nr.Status) {
-					n++
-				}
-			}
-			if n > 0 {
-				fmt.Fprintf(w, "  ····   %d node(s) not reached yet\n", n)
+		for _, nr := range unmet {
+			fmt.Fprintf(w, "  %-6s %s\n", strings.ToUpper(nr.Status), nr.Node)
+			for _, m := range nr.Messages {
+				fmt.Fprintf(w, "         · %s\n", m)
 			}
 		}
 	}
-	if opts.All {
-		fmt.Fprintf(w, "\n%d/%d work items satisfied\n", satisfied, len(res.Reports))
+	if !opts.All {
+		n := 0
+		for _, nr := range ahead {
+			if !runtime.Satisfied(nr.Status) {
+				n++
+			}
+		}
+		if n > 0 {
+			fmt.Fprintf(w, "  ····   %d node(s) not reached yet\n", n)
+		}
 	}
 }

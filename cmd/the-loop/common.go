@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
 )
@@ -35,3 +36,6 @@ func writeJSON(w io.Writer, v any) error {
 	_, err = w.Write(b)
 	return err
 }
+
+// integrationsProvider is the provider type the factories return.
+type integrationsProvider = integrations.Provider

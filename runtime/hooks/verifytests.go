@@ -53,6 +53,7 @@ func verifyTests(hc *runtime.HookContext) (runtime.Result, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = hc.Repo
 	cmd.WaitDelay = 5 * time.Second
+	ownProcessGroup(cmd)
 	stdout, stderr := &tailBuffer{max: outputTail}, &tailBuffer{max: outputTail}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/the-loop/the-loop/service"
+)
+
+func init() {
+	register(&Command{
+		Name:    "gate",
+		Usage:   "gate [--harness claude|cursor] [--repo DIR] [--work-item ID] [--max-attempts N]",
+		Summary: "stop-hook gate for Claude Code and Cursor: blocks a stop only on a blocked node",
+		Run:     runGate,
+	})
+}
+
+// hookInput is the part of a harness stop-hook payload the gate reads.
+type hookInput struct {
+	Cwd            string   `json:"cwd"`
+	WorkspaceRoots []string `json:"workspace_roots"`
+}
+
+func runGate(ctx context.Context, env *Env, args []string) error {
+	fs, cfgPath := flagSet(env, "gate", commands["gate"].Usage)
+	harness := fs.String("harness", "claude", "claude (exit 2 blocks the stop) or cursor (followup_message JSON)")
+	repo := fs.String("repo", "", "repository root (default: the hook payload's cwd, else the working directory)")
+	var items multiFlag
+	fs.Var(&items, "work-item", "work item to gate (repeatable; default $THE_LOOP_WORK_ITEM, else every active item)")
+	maxAttempts := fs.Int("max-attempts", 3, "consecutive blocked stops per work item before the gate lets go")
+	db := fs.String("db", "", "state database")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := oneOf("harness", *harness, "claude", "cursor"); err != nil {
+		return err
+	}
+	var in hookInput
+	if env.Stdin != nil && !isTerminal(env.Stdin) {
+		data, _ := io.ReadAll(io.LimitReader(env.Stdin, 1<<20))
+		_ = json.Unmarshal(data, &in)
+	}
+	dir := *repo
+	if dir == "" {
+		dir = in.Cwd
+	}
+	if dir == "" && len(in.WorkspaceRoots) > 0 {
+		dir = in.WorkspaceRoots[0]
+	}
+	if dir == "" {
+		dir = env.Cwd
+	}
+	if len(items) == 0 {
+		if v := strings.TrimSpace(env.Getenv("THE_LOOP_WORK_ITEM")); v != "" {
+			items = multiFlag{v}
+		}
+	}
+	svc, err := newService(env, *cfgPath, *db)
+	if err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	defer svc.Close()
+	res, err := svc.Gate(ctx, service.GateRequest{Repo: dir, WorkItems: items, MaxAttempts: *maxAttempts})
+	if err != nil {
+		// A gate that cannot evaluate must not wedge the harness; say why.
+		fmt.Fprintf(env.Stderr, "the-loop gate: %v\n", err)
+		return nil
+	}
+	for _, id := range res.GaveUp {
+		fmt.Fprintf(env.Stderr, "the-loop gate: %s is still blocked; giving up after %d attempts so the session can stop\n", id, *maxAttempts)
+	}
+	if *harness == "cursor" {
+		out := map[string]string{}
+		if res.Block {
+			out["followup_message"] = res.Summary()
+		}
+		return writeJSON(env.Stdout, out)
+	}
+	if res.Block {
+		return exitWith(2, res.Summary())
+	}
+	return nil
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

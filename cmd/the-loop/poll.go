@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/the-loop/the-loop/integrations/providers"
+	"github.com/the-loop/the-loop/service"
+)
+
+func init() {
+	register(&Command{
+		Name:    "poll",
+		Usage:   "poll [--once] [--interval DURATION] [--status-file FILE] [--log-format text|json]",
+		Summary: "the poller daemon: arms work items from ticket comments and runs the human gates",
+		Run:     runPoll,
+	})
+}
+
+func runPoll(ctx context.Context, env *Env, args []string) error {
+	fs, cfgPath := flagSet(env, "poll", commands["poll"].Usage)
+	once := fs.Bool("once", false, "run one cycle, print its report as JSON, and exit")
+	interval := fs.Duration("interval", 0, "time between cycles (default polling.intervalSeconds)")
+	statusFile := fs.String("status-file", "", "heartbeat file written after each cycle (default beside the database)")
+	logFormat := fs.String("log-format", "text", "text or json (json under systemd)")
+	db := fs.String("db", "", "state database")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := oneOf("log-format", *logFormat, "text", "json"); err != nil {
+		return err
+	}
+	svc, err := newService(env, *cfgPath, *db)
+	if err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	defer svc.Close()
+	logger := newLogger(env, *logFormat)
+	svc.Log = logger
+	svc.Provider = providerFactory(svc, env)
+	cfg := svc.Config
+	if len(cfg.Polling.Sources) == 0 {
+		return usageErrorf("polling.sources is empty in %s: add a source, e.g. {system: github, repos: [OWNER/REPO], checkout: /srv/checkout}", configName(cfg.Path))
+	}
+	p := &service.Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: *statusFile, Log: logger}
+	if p.StatusPath == "" {
+		p.StatusPath = service.DefaultPollStatusPath(svc.DBPathOrDefault())
+	}
+	if *once {
+		return writeJSON(env.Stdout, p.RunOnce(ctx))
+	}
+	every := *interval
+	if every <= 0 {
+		every = time.Duration(cfg.Polling.IntervalSeconds) * time.Second
+	}
+	sdNotify("READY=1\nSTATUS=polling every " + every.String())
+	logger.Info("poller started", "interval", every.String(), "sources", len(cfg.Polling.Sources))
+	err = p.Run(ctx, every)
+	sdNotify("STOPPING=1")
+	logger.Info("poller stopped")
+	return err
+}
+
+func configName(p string) string {
+	if p == "" {
+		return "the config (none was found; create ~/.config/the-loop/config.yaml)"
+	}
+	return p
+}
+
+// providerFactory builds ticket providers from the config on demand.
+func providerFactory(svc *service.Service, env *Env) func(system string) (integrationsProvider, error) {
+	return func(system string) (integrationsProvider, error) {
+		return providers.New(svc.Config, system, env.Getenv)
+	}
+}
+
+func newLogger(env *Env, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(env.Stderr, nil))
+	}
+	return slog.New(slog.NewTextHandler(env.Stderr, nil))
+}
+
+// sdNotify sends a systemd notification when NOTIFY_SOCKET is set.
+func sdNotify(state string) {
+	sock := os.Getenv("NOTIFY_SOCKET")
+	if sock == "" {
+		return
+	}
+	if strings.HasPrefix(sock, "@") {
+		sock = "\x00" + sock[1:]
+	}
+	conn, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "sd_notify: %v\n", err)
+		return
+	}
+	defer conn.Close()
+	_, _ = conn.Write([]byte(state))
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	loopmcp "github.com/the-loop/the-loop/mcp"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+
+func (s *stringList) Set(v string) error {
+	*s = append(*s, v)
+	return nil
+}
+
+func init() {
+	register(&Command{
+		Name:    "serve",
+		Usage:   "serve [--repo DIR] [--http ADDR [--token-file FILE] [--allow-origin ORIGIN]...] [--config FILE]",
+		Summary: "run the MCP server (stdio by default, or streamable HTTP)",
+		Run:     runServe,
+	})
+}
+
+func runServe(ctx context.Context, env *Env, args []string) error {
+	fs, cfgPath := flagSet(env, "serve", "serve [--repo DIR] [--http ADDR [--token-file FILE] [--allow-origin ORIGIN]...] [--config FILE]")
+	repo := fs.String("repo", "", "repository checkout the tools act on (default: the current directory)")
+	httpAddr := fs.String("http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765; a bare :PORT binds loopback) instead of stdio")
+	tokenFile := fs.String("token-file", "", "read the HTTP bearer token from FILE (default: $THE_LOOP_MCP_TOKEN, or the variable named by mcp.http.tokenEnv)")
+	fs.String("db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
+	var origins stringList
+	fs.Var(&origins, "allow-origin", "accept browser requests from ORIGIN (repeatable; adds to mcp.http.allowedOrigins)")
+	positional, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(positional) > 0 {
+		return usageErrorf("serve takes no arguments, got %q", strings.Join(positional, " "))
+	}
+	if *httpAddr == "" && (*tokenFile != "" || len(origins) > 0) {
+		return usageErrorf("--token-file and --allow-origin apply only with --http ADDR")
+	}
+	db := fs.Lookup("db").Value.String()
+	svc, err := newService(env, *cfgPath, db)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	cfg := svc.Config
+	repoDir, err := resolveRepo(env, *repo)
+	if err != nil {
+		return err
+	}
+
+	// stdout carries protocol frames only (stdio) or nothing (HTTP): logs
+	// always go to stderr.
+	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	svc.Log = logger
+	svc.DefaultRepo = repoDir
+	svc.Provider = providerFactory(svc, env)
+	deps := loopmcp.Deps{Logger: logger, DefaultRepo: repoDir, Backend: svc}
+	srv := loopmcp.NewServer(deps, loopmcp.AllTools(), Version())
+
+	if *httpAddr == "" {
+		if err := loopmcp.ServeStdio(ctx, srv, env.Stdin, env.Stdout, env.Stderr); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		return nil
+	}
+
+	h := cfg.MCP.HTTP
+	token, source, err := loopmcp.ResolveToken(*tokenFile, h.TokenEnv, env.Getenv)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	opts := loopmcp.HTTPOptions{
+		Addr:           *httpAddr,
+		Token:          token,
+		TokenEnv:       h.TokenEnv,
+		AllowedOrigins: append(append([]string(nil), h.AllowedOrigins...), origins...),
+		MaxBodyBytes:   h.MaxBodyBytes,
+		MaxSessions:    h.MaxSessions,
+		Logger:         logger,
+		Ready: func(endpoint string) {
+			fmt.Fprintf(env.Stderr, "the-loop serve: listening on %s\n", endpoint)
+		},
+	}
+	if o := h.OAuth; o.Issuer != "" || o.ResourceURL != "" {
+		opts.OAuth = &loopmcp.OAuthOptions{Issuer: o.Issuer, ResourceURL: o.ResourceURL, JWKSURL: o.JWKSURL, Scopes: o.Scopes}
+	}
+	if token != "" {
+		logger.Info("mcp http: bearer token configured", "source", source)
+	}
+	if err := loopmcp.ServeHTTP(ctx, srv, opts); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// resolveRepo makes --repo absolute (against the working directory) and
+// checks that it is a directory.
+func resolveRepo(env *Env, repo string) (string, error) {
+	if repo == "" {
+		repo = env.Cwd
+	}
+	if !filepath.IsAbs(repo) {
+		repo = filepath.Join(env.Cwd, repo)
+	}
+	info, err := os.Stat(repo)
+	if err != nil {
+		return "", fmt.Errorf("--repo %s: %w (give the path of a repository checkout)", repo, err)
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("--repo %s is not a directory (give the path of a repository checkout)", repo)
+	}
+	return repo, nil
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/the-loop/the-loop/integrations/providers"
+	"github.com/the-loop/the-loop/integrations/tickets"
+)
+
+const ticketCreateUsage = "ticket create --system github|jira (--repo OWNER/REPO | --project KEY) --title T (--body-file F | --body B) [--labels a,b] [--issue-type Story] [--parent KEY-1] [--mirror-of URL] [--format table|json]"
+
+const ticketProjectsUsage = "ticket projects [--format table|json]"
+
+func init() {
+	register(&Command{
+		Name:    "ticket",
+		Usage:   "ticket create|projects [flags]",
+		Summary: "create a GitHub or Jira ticket; list the configured Jira projects",
+		Run:     runTicket,
+	})
+}
+
+func runTicket(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 {
+		return usageErrorf("ticket needs a subcommand: create or projects")
+	}
+	switch args[0] {
+	case "create":
+		return ticketCreate(ctx, env, args[1:])
+	case "projects":
+		return ticketProjects(env, args[1:])
+	case "-h", "--help", "help":
+		fmt.Fprintf(env.Stderr, "usage:\n  the-loop %s\n  the-loop %s\n", ticketCreateUsage, ticketProjectsUsage)
+		return flag.ErrHelp
+	}
+	return usageErrorf("unknown ticket subcommand %q: use create or projects", args[0])
+}
+
+func ticketCreate(ctx context.Context, env *Env, args []string) error {
+	fs, cfgPath := flagSet(env, "ticket create", ticketCreateUsage)
+	var o tickets.CreateOptions
+	var bodyFile, labels, format string
+	fs.StringVar(&o.System, "system", "", "ticket system: github or jira")
+	fs.StringVar(&o.Repo, "repo", "", "OWNER/REPO (github)")
+	fs.StringVar(&o.Project, "project", "", "project key from integrations.jira.projects (jira)")
+	fs.StringVar(&o.Title, "title", "", "ticket title (Jira summary)")
+	fs.StringVar(&o.Body, "body", "", "ticket body")
+	fs.StringVar(&bodyFile, "body-file", "", "read the body from this file (- for stdin)")
+	fs.StringVar(&labels, "labels", "", "comma-separated labels")
+	fs.StringVar(&o.IssueType, "issue-type", "", "Jira issue type (default Task)")
+	fs.StringVar(&o.Parent, "parent", "", "Jira parent (epic) key, e.g. PROJ-1")
+	fs.StringVar(&o.MirrorOf, "mirror-of", "", "GitHub issue URL this Jira ticket mirrors")
+	fs.StringVar(&format, "format", "table", "output: table or json")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageErrorf("ticket create takes no positional arguments (got %q)", strings.Join(rest, " "))
+	}
+	if err := oneOf("format", format, "table", "json"); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case set["body"] && set["body-file"]:
+		return usageErrorf("give either --body or --body-file, not both")
+	case !set["body"] && !set["body-file"]:
+		return usageErrorf("--body or --body-file is required")
+	case set["body-file"]:
+		body, err := readBody(env, bodyFile)
+		if err != nil {
+			return usageErrorf("--body-file: %v", err)
+		}
+		o.Body = body
+	}
+	if labels != "" {
+		o.Labels = strings.Split(labels, ",")
+	}
+	cfg, err := loadConfig(env, *cfgPath)
+	if err != nil {
+		return err
+	}
+	if _, err := tickets.Validate(cfg, o); err != nil {
+		return usageErrorf("%v", err)
+	}
+	p, err := providers.New(cfg, o.System, env.Getenv)
+	if err != nil {
+		return err
+	}
+	if o.MirrorOf != "" {
+		gh, err := providers.New(cfg, "github", env.Getenv)
+		if err != nil {
+			return fmt.Errorf("--mirror-of names the Jira key in the GitHub issue, which needs GitHub credentials: %w", err)
+		}
+		o.MirrorTracker = gh
+	}
+	created, err := tickets.Create(ctx, cfg, p, o)
+	var mle *tickets.MirrorLinkError
+	if err != nil && !errors.As(err, &mle) {
+		return err
+	}
+	if werr := writeCreated(env.Stdout, format, created); werr != nil {
+		return werr
+	}
+	return err
+}
+
+func readBody(env *Env, path string) (string, error) {
+	if path == "-" {
+		data, err := io.ReadAll(env.Stdin)
+		return string(data), err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return string(data), nil
+}
+
+func writeCreated(w io.Writer, format string, c tickets.Created) error {
+	if format == "json" {
+		return json.NewEncoder(w).Encode(c)
+	}
+	_, err := fmt.Fprintf(w, "%s\t%s\n", c.Key, c.URL)
+	return err
+}
+
+func ticketProjects(env *Env, args []string) error {
+	fs, cfgPath := flagSet(env, "ticket projects", ticketProjectsUsage)
+	format := fs.String("format", "table", "output: table or json")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageErrorf("ticket projects takes no positional arguments (got %q)", strings.Join(rest, " "))
+	}
+	if err := oneOf("format", *format, "table", "json"); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(env, *cfgPath)
+	if err != nil {
+		return err
+	}
+	keys := tickets.Projects(cfg)
+	if *format == "json" {
+		if keys == nil {
+			keys = []string{}
+		}
+		return json.NewEncoder(env.Stdout).Encode(map[string][]string{"projects": keys})
+	}
+	if len(keys) == 0 {
+		fmt.Fprintln(env.Stderr, "no Jira projects are configured; add keys to integrations.jira.projects")
+		return nil
+	}
+	for _, k := range keys {
+		fmt.Fprintln(env.Stdout, k)
+	}
+	return nil
+}

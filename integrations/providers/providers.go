@@ -1,0 +1,99 @@
+// Package providers builds the configured ticket-system provider and
+// notifier, parses refs of either system, and checks at start-up that the
+// provider implements every operation the graph's hooks need.
+package providers
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/integrations/github"
+	"github.com/the-loop/the-loop/integrations/jira"
+	"github.com/the-loop/the-loop/integrations/slack"
+)
+
+// Systems are the ticket systems New accepts.
+var Systems = []string{github.System, jira.System}
+
+// New builds the provider for system ("github" or "jira") from cfg, reading
+// credentials through getenv.
+func New(cfg *config.Config, system string, getenv func(string) string) (integrations.Provider, error) {
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	switch system {
+	case github.System:
+		p, err := github.FromConfig(cfg.Integrations.GitHub, getenv)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	case jira.System:
+		p, err := jira.FromConfig(cfg.Integrations.Jira, getenv)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("ticket system %q is not one of %s", system, strings.Join(Systems, ", "))
+}
+
+// NewNotifier builds the Slack notifier from integrations.slack. It returns
+// (nil, nil) when no webhook is configured: notifications are opt-in.
+func NewNotifier(cfg *config.Config, getenv func(string) string, opts slack.Options) (integrations.Notifier, error) {
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	n, err := slack.FromConfig(cfg.Integrations.Slack, getenv, opts)
+	if errors.Is(err, slack.ErrNotConfigured) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// CheckOperations verifies that p implements every operation in needs (op →
+// who needs it, e.g. "hook request-review on node design-approval"). The
+// first missing operation, in operation-name order, is returned as
+// *integrations.MissingOperationError naming the operation, the needer and
+// both fixes. A nil p is a provider named "none" that implements nothing.
+func CheckOperations(p integrations.Provider, needs map[integrations.Op]string) error {
+	ops := make([]integrations.Op, 0, len(needs))
+	for op := range needs {
+		ops = append(ops, op)
+	}
+	sort.Slice(ops, func(i, j int) bool { return ops[i] < ops[j] })
+	name := "none"
+	if p != nil {
+		name = p.Name()
+	}
+	for _, op := range ops {
+		if !integrations.Supports(p, op) {
+			return &integrations.MissingOperationError{Op: op, Provider: name, Needer: needs[op]}
+		}
+	}
+	return nil
+}
+
+// ParseRef parses a ticket reference of either system: github:OWNER/REPO#N,
+// OWNER/REPO#N, a GitHub issue or pull request URL, jira:KEY-1, or a Jira
+// browse URL.
+func ParseRef(s string) (integrations.Ref, error) {
+	in := strings.TrimSpace(s)
+	switch {
+	case strings.HasPrefix(in, "jira:"), strings.Contains(in, "/browse/"):
+		return jira.ParseRef(in)
+	case strings.HasPrefix(in, "github:"), strings.Contains(in, "#"), strings.HasPrefix(in, "http"):
+		return github.ParseRef(in)
+	}
+	if ref, err := jira.ParseRef(in); err == nil {
+		return ref, nil
+	}
+	return integrations.Ref{}, fmt.Errorf("ref %q is neither github:OWNER/REPO#N nor jira:KEY-N", s)
+}

@@ -1,0 +1,394 @@
+// Package providertest is the contract every ticket-system provider must
+// meet, and the loopback fakes it runs against. The fakes are httptest
+// servers speaking the systems' public REST shapes (paths, headers, JSON
+// field names), so the real client libraries talk to them unmodified through
+// their base-URL options.
+package providertest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/the-loop/the-loop/integrations"
+)
+
+// Issue is a ticket as a fake stores it.
+type Issue struct {
+	Key       string // owner/repo#n or KEY-n
+	Number    int
+	Title     string
+	Body      string
+	State     string
+	Author    string
+	Labels    []string
+	IssueType string // jira
+	Parent    string // jira
+	Reactions []string
+}
+
+// Comment is a stored comment. Author is the login a provider must report.
+type Comment struct {
+	ID          int64
+	Author      string
+	Association string
+	Body        string
+	Created     time.Time
+	Updated     time.Time
+	Reactions   []string
+}
+
+// Request is one request the fake received.
+type Request struct {
+	Method      string
+	Path        string
+	Query       string
+	IfNoneMatch string
+	Status      int
+}
+
+// canned is an injected answer for the next request.
+type canned struct {
+	status  int
+	headers map[string]string
+	body    string
+}
+
+// Server is a fake ticket system. Its state can be seeded and inspected,
+// and failures injected, from tests.
+type Server struct {
+	system string
+	auth   string // jira: cloud or datacenter
+	srv    *httptest.Server
+	prefix string // path prefix of the API root
+
+	mu          sync.Mutex
+	token       string
+	email       string
+	bot         string
+	projects    []string
+	issues      map[string]*Issue
+	order       []string
+	comments    map[string][]*Comment
+	nextID      int64
+	nextNumber  map[string]int
+	labelDefs   map[string]map[string]string // repo -> name -> color
+	labelCreate int
+	refs        map[string]string // repo + " " + ref -> sha
+	pulls       map[string]*pull
+	files       map[string]string // repo + "@" + ref + ":" + path
+	pageSize    int
+	queue       []canned
+	reject      *[2]string
+	echo        bool
+	quota       int
+	quotaReset  time.Duration
+	requests    []Request
+}
+
+type pull struct {
+	Number      int
+	Title, Body string
+	Head, Base  string
+	Draft       bool
+}
+
+func newServer(t testing.TB, system string) *Server {
+	s := &Server{
+		system:     system,
+		token:      "tok_" + system + "_0123456789abcdef",
+		email:      "loop-bot@example.com",
+		bot:        "the-loop-bot",
+		issues:     map[string]*Issue{},
+		comments:   map[string][]*Comment{},
+		nextID:     1000,
+		nextNumber: map[string]int{},
+		labelDefs:  map[string]map[string]string{},
+		refs:       map[string]string{},
+		pulls:      map[string]*pull{},
+		files:      map[string]string{},
+		pageSize:   100,
+		quota:      5000,
+		quotaReset: time.Hour,
+	}
+	return s
+}
+
+func (s *Server) start(t testing.TB, h http.Handler) {
+	s.srv = httptest.NewServer(s.middleware(h))
+	t.Cleanup(s.srv.Close)
+}
+
+// System is "github" or "jira".
+func (s *Server) System() string { return s.system }
+
+// Auth is the Jira auth mode ("" for GitHub).
+func (s *Server) Auth() string { return s.auth }
+
+// URL is the base URL a provider is configured with.
+func (s *Server) URL() string { return s.srv.URL + s.prefix + "/" }
+
+// Token is the credential the fake accepts.
+func (s *Server) Token() string { return s.token }
+
+// Email is the Jira Cloud account email the fake accepts.
+func (s *Server) Email() string { return s.email }
+
+// BotLogin is the login the fake reports for comments the provider posts.
+func (s *Server) BotLogin() string { return s.bot }
+
+// Projects are the Jira projects the fake has (nil for GitHub).
+func (s *Server) Projects() []string { return slices.Clone(s.projects) }
+
+// Issue returns the stored ticket ref names.
+func (s *Server) Issue(ref integrations.Ref) (Issue, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is, ok := s.issues[keyOf(ref)]
+	if !ok {
+		return Issue{}, false
+	}
+	cp := *is
+	cp.Labels = slices.Clone(is.Labels)
+	cp.Reactions = slices.Clone(is.Reactions)
+	return cp, true
+}
+
+// Comments returns the stored comments of ref, oldest first.
+func (s *Server) Comments(ref integrations.Ref) []Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Comment
+	for _, c := range s.comments[keyOf(ref)] {
+		cp := *c
+		cp.Reactions = slices.Clone(c.Reactions)
+		out = append(out, cp)
+	}
+	return out
+}
+
+// AddComment stores a comment by author on ref, as if a person posted it.
+func (s *Server) AddComment(ref integrations.Ref, author, association, body string) Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return *s.addComment(keyOf(ref), author, association, body)
+}
+
+func (s *Server) addComment(key, author, association, body string) *Comment {
+	s.nextID++
+	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(s.nextID) * time.Minute)
+	c := &Comment{ID: s.nextID, Author: author, Association: association, Body: body, Created: at, Updated: at}
+	s.comments[key] = append(s.comments[key], c)
+	return c
+}
+
+// SetPageSize caps the page size the fake serves (the server's own maximum).
+func (s *Server) SetPageSize(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pageSize = n
+}
+
+// FailNext answers the next n requests with status (a 5xx storm).
+func (s *Server) FailNext(n, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.queue = append(s.queue, canned{status: status, body: `{"message":"upstream failure"}`})
+	}
+}
+
+// RejectNext makes the next create or edit fail validation on field.
+func (s *Server) RejectNext(field, message string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reject = &[2]string{field, message}
+}
+
+// EchoCredentials makes every error body repeat the Authorization header the
+// fake received, as a hostile or buggy server might.
+func (s *Server) EchoCredentials(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.echo = on
+}
+
+// Requests returns every request received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// RequestCount is len(Requests()).
+func (s *Server) RequestCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.requests)
+}
+
+// QuotaRemaining is the fake's primary rate-limit budget (GitHub).
+func (s *Server) QuotaRemaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.quota
+}
+
+// recorder captures the status a handler wrote.
+type recorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (s *Server) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &recorder{ResponseWriter: w, status: 200}
+		defer func() {
+			s.mu.Lock()
+			s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, IfNoneMatch: r.Header.Get("If-None-Match"), Status: rec.status})
+			s.mu.Unlock()
+		}()
+		s.mu.Lock()
+		var c *canned
+		if len(s.queue) > 0 {
+			c = &s.queue[0]
+			s.queue = s.queue[1:]
+		}
+		s.mu.Unlock()
+		if c != nil {
+			for k, v := range c.headers {
+				rec.Header().Set(k, v)
+			}
+			rec.Header().Set("Content-Type", "application/json; charset=utf-8")
+			rec.WriteHeader(c.status)
+			_, _ = rec.Write([]byte(c.body))
+			return
+		}
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// echoSuffix is appended to error messages when EchoCredentials is on.
+func (s *Server) echoSuffix(r *http.Request) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.echo {
+		return ""
+	}
+	return " (received Authorization: " + r.Header.Get("Authorization") + ")"
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func etagOf(v any) string {
+	data, _ := json.Marshal(v)
+	sum := sha256.Sum256(data)
+	return `W/"` + hex.EncodeToString(sum[:8]) + `"`
+}
+
+func keyOf(ref integrations.Ref) string {
+	if ref.System == "jira" || ref.Key != "" && ref.Owner == "" {
+		return ref.Key
+	}
+	return fmt.Sprintf("%s/%s#%d", ref.Owner, ref.Repo, ref.Number)
+}
+
+func removeLabel(labels []string, name string) ([]string, bool) {
+	i := slices.Index(labels, name)
+	if i < 0 {
+		return labels, false
+	}
+	return slices.Delete(labels, i, i+1), true
+}
+
+func addLabels(labels []string, add ...string) []string {
+	for _, l := range add {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(labels, l) {
+			labels = append(labels, l)
+		}
+	}
+	return labels
+}
+
+// Ticket is the seeded ticket: octo/widgets#1 or PROJ-1.
+func (s *Server) Ticket() integrations.Ref {
+	if s.system == "jira" {
+		return integrations.Ref{System: "jira", Key: JiraEpic}
+	}
+	return integrations.Ref{System: "github", Owner: "octo", Repo: "widgets", Number: 1}
+}
+
+// Missing is a well-formed ref the fake does not have.
+func (s *Server) Missing() integrations.Ref {
+	if s.system == "jira" {
+		return integrations.Ref{System: "jira", Key: "PROJ-999"}
+	}
+	return integrations.Ref{System: "github", Owner: "octo", Repo: "widgets", Number: 999}
+}
+
+// NewIssue is creation input the fake accepts (a Jira Story under the epic).
+func (s *Server) NewIssue(title string) integrations.NewIssue {
+	if s.system == "jira" {
+		return integrations.NewIssue{Project: "PROJ", Title: title, Body: "Created body", Labels: []string{"loop:design"}, IssueType: "Story", Parent: JiraEpic}
+	}
+	return integrations.NewIssue{Repo: GitHubRepo, Title: title, Body: "Created body", Labels: []string{"loop:design"}}
+}
+
+// SetQuota sets the GitHub primary budget and how far its reset is.
+func (s *Server) SetQuota(remaining int, resetIn time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.quota = remaining
+	s.quotaReset = resetIn
+}
+
+// SeedIssue stores another ticket in octo/widgets or PROJ, open or closed
+// (Jira: status To Do or Done), and returns its ref.
+func (s *Server) SeedIssue(title string, labels []string, open bool) integrations.Ref {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	container, state := GitHubRepo, "open"
+	if s.system == "jira" {
+		container, state = "PROJ", "To Do"
+		if !open {
+			state = "Done"
+		}
+	} else if !open {
+		state = "closed"
+	}
+	s.nextNumber[container]++
+	n := s.nextNumber[container]
+	is := &Issue{Number: n, Title: title, Body: title + " body", State: state, Author: "alice", Labels: slices.Clone(labels), IssueType: "Task"}
+	ref := integrations.Ref{System: "github", Owner: "octo", Repo: "widgets", Number: n}
+	if s.system == "jira" {
+		ref = integrations.Ref{System: "jira", Key: fmt.Sprintf("PROJ-%d", n)}
+	}
+	is.Key = keyOf(ref)
+	s.issues[is.Key] = is
+	return ref
+}
+
+// Container is what ListOpenIssues is asked for: octo/widgets or PROJ.
+func (s *Server) Container() string {
+	if s.system == "jira" {
+		return "PROJ"
+	}
+	return GitHubRepo
+}

@@ -1,0 +1,419 @@
+package providertest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// GitHub fake constants: the seeded repository, its default branch head, and
+// the Enterprise-style API prefix the fake serves under.
+const (
+	GitHubRepo    = "octo/widgets"
+	GitHubMainSHA = "1111111111111111111111111111111111111111"
+	ghPrefix      = "/api/v3"
+)
+
+// NewGitHub starts a fake GitHub REST API (served under /api/v3/, as GitHub
+// Enterprise Server does) with repository octo/widgets holding issue #1,
+// label "bug", branch main and file docs/readme.md.
+func NewGitHub(t testing.TB) *Server {
+	s := newServer(t, "github")
+	s.prefix = ghPrefix
+	s.issues[GitHubRepo+"#1"] = &Issue{Key: GitHubRepo + "#1", Number: 1, Title: "Seeded ticket", Body: "Seeded body", State: "open", Author: "alice", Labels: []string{"bug"}}
+	s.nextNumber[GitHubRepo] = 1
+	s.labelDefs[GitHubRepo] = map[string]string{"bug": "d73a4a"}
+	s.refs[GitHubRepo+" refs/heads/main"] = GitHubMainSHA
+	s.files[GitHubRepo+"@main:docs/readme.md"] = "hello from the fake\n"
+	s.start(t, s.githubMux())
+	return s
+}
+
+func (s *Server) githubMux() http.Handler {
+	mux := http.NewServeMux()
+	r := ghPrefix + "/repos/{owner}/{repo}"
+	handle := func(pattern string, h func(w http.ResponseWriter, r *http.Request, repo string)) {
+		method, path, _ := strings.Cut(pattern, " ")
+		mux.HandleFunc(method+" "+r+path, func(w http.ResponseWriter, req *http.Request) {
+			if !s.ghAuthorized(req) {
+				s.ghError(w, req, http.StatusUnauthorized, "Bad credentials", nil)
+				return
+			}
+			if s.QuotaRemaining() == 0 {
+				s.ghError(w, req, http.StatusForbidden, "API rate limit exceeded for user ID 1.", nil)
+				return
+			}
+			h(w, req, req.PathValue("owner")+"/"+req.PathValue("repo"))
+		})
+	}
+	handle("GET /issues", s.ghListIssues)
+	handle("GET /issues/{number}", s.ghGetIssue)
+	handle("POST /issues", s.ghCreateIssue)
+	handle("PATCH /issues/{number}", s.ghEditIssue)
+	handle("GET /issues/{number}/comments", s.ghListComments)
+	handle("POST /issues/{number}/comments", s.ghCreateComment)
+	handle("PATCH /issues/comments/{id}", s.ghEditComment)
+	handle("POST /issues/{number}/labels", s.ghAddLabels)
+	handle("DELETE /issues/{number}/labels/{name}", s.ghRemoveLabel)
+	handle("GET /labels/{name}", s.ghGetLabel)
+	handle("POST /labels", s.ghCreateLabel)
+	handle("POST /issues/{number}/reactions", s.ghIssueReaction)
+	handle("POST /issues/comments/{id}/reactions", s.ghCommentReaction)
+	handle("POST /git/refs", s.ghCreateRef)
+	handle("GET /git/ref/{ref...}", s.ghGetRef)
+	handle("POST /pulls", s.ghCreatePull)
+	handle("GET /pulls/{number}", s.ghGetPull)
+	handle("PATCH /pulls/{number}", s.ghEditPull)
+	handle("GET /contents/{path...}", s.ghGetContents)
+	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
+		s.ghError(w, req, http.StatusNotFound, "Not Found", nil)
+	})
+	return mux
+}
+
+func (s *Server) ghAuthorized(r *http.Request) bool {
+	h := r.Header.Get("Authorization")
+	return h == "Bearer "+s.token || h == "token "+s.token
+}
+
+// ghRate sets the X-RateLimit-* headers, spending one unit unless free.
+func (s *Server) ghRate(w http.ResponseWriter, spend bool) {
+	s.mu.Lock()
+	if spend && s.quota > 0 {
+		s.quota--
+	}
+	q := s.quota
+	reset := time.Now().Add(s.quotaReset)
+	s.mu.Unlock()
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", "5000")
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(q))
+	h.Set("X-RateLimit-Used", strconv.Itoa(5000-q))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
+	h.Set("X-RateLimit-Resource", "core")
+	h.Set("X-GitHub-Api-Version-Selected", "2022-11-28")
+}
+
+func (s *Server) ghOK(w http.ResponseWriter, status int, v any) {
+	s.ghRate(w, true)
+	writeJSON(w, status, v)
+}
+
+func (s *Server) ghError(w http.ResponseWriter, r *http.Request, status int, msg string, errs []map[string]string) {
+	s.ghRate(w, true)
+	body := map[string]any{"message": msg + s.echoSuffix(r), "documentation_url": "https://docs.github.com/rest"}
+	if errs != nil {
+		body["errors"] = errs
+	}
+	writeJSON(w, status, body)
+}
+
+// ghRejected answers an injected validation failure, if one is pending.
+func (s *Server) ghRejected(w http.ResponseWriter, r *http.Request, resource string) bool {
+	s.mu.Lock()
+	rej := s.reject
+	s.reject = nil
+	s.mu.Unlock()
+	if rej == nil {
+		return false
+	}
+	s.ghError(w, r, http.StatusUnprocessableEntity, "Validation Failed", []map[string]string{{"resource": resource, "field": rej[0], "code": "custom", "message": rej[1]}})
+	return true
+}
+
+func (s *Server) web(repo string) string { return s.srv.URL + "/" + repo }
+
+func ghUser(login string) map[string]any {
+	return map[string]any{"login": login, "id": len(login), "type": "User"}
+}
+
+func (s *Server) ghIssueJSON(repo string, is *Issue) map[string]any {
+	labels := []map[string]any{}
+	for _, l := range is.Labels {
+		labels = append(labels, map[string]any{"name": l, "color": s.labelDefs[repo][l]})
+	}
+	return map[string]any{
+		"id": is.Number, "number": is.Number, "title": is.Title, "body": is.Body, "state": is.State,
+		"html_url": fmt.Sprintf("%s/issues/%d", s.web(repo), is.Number),
+		"user":     ghUser(is.Author), "labels": labels,
+		"comments": len(s.comments[is.Key]),
+	}
+}
+
+func (s *Server) ghCommentJSON(repo string, number int, c *Comment) map[string]any {
+	return map[string]any{
+		"id": c.ID, "node_id": fmt.Sprintf("IC_%d", c.ID), "body": c.Body,
+		"html_url":           fmt.Sprintf("%s/issues/%d#issuecomment-%d", s.web(repo), number, c.ID),
+		"user":               ghUser(c.Author),
+		"author_association": c.Association,
+		"created_at":         c.Created.Format(time.RFC3339),
+		"updated_at":         c.Updated.Format(time.RFC3339),
+	}
+}
+
+// ghIssue looks up the issue of the request's {number} under s.mu.
+func (s *Server) ghIssue(repo string, r *http.Request) (*Issue, bool) {
+	is, ok := s.issues[repo+"#"+r.PathValue("number")]
+	return is, ok
+}
+
+func (s *Server) ghGetIssue(w http.ResponseWriter, r *http.Request, repo string) {
+	s.mu.Lock()
+	is, ok := s.ghIssue(repo, r)
+	var doc map[string]any
+	if ok {
+		doc = s.ghIssueJSON(repo, is)
+	}
+	s.mu.Unlock()
+	if !ok {
+		s.ghError(w, r, 404, "Not Found", nil)
+		return
+	}
+	s.ghOK(w, 200, doc)
+}
+
+func (s *Server) ghCreateIssue(w http.ResponseWriter, r *http.Request, repo string) {
+	var in struct {
+		Title  string   `json:"title"`
+		Body   string   `json:"body"`
+		Labels []string `json:"labels"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		s.ghError(w, r, 400, "Problems parsing JSON", nil)
+		return
+	}
+	if s.ghRejected(w, r, "Issue") {
+		return
+	}
+	if in.Title == "" {
+		s.ghError(w, r, 422, "Validation Failed", []map[string]string{{"resource": "Issue", "field": "title", "code": "missing_field"}})
+		return
+	}
+	s.mu.Lock()
+	if _, ok := s.nextNumber[repo]; !ok {
+		s.mu.Unlock()
+		s.ghError(w, r, 404, "Not Found", nil)
+		return
+	}
+	s.nextNumber[repo]++
+	n := s.nextNumber[repo]
+	is := &Issue{Key: fmt.Sprintf("%s#%d", repo, n), Number: n, Title: in.Title, Body: in.Body, State: "open", Author: s.bot, Labels: addLabels(nil, in.Labels...)}
+	s.issues[is.Key] = is
+	doc := s.ghIssueJSON(repo, is)
+	s.mu.Unlock()
+	s.ghOK(w, 201, doc)
+}
+
+func (s *Server) ghEditIssue(w http.ResponseWriter, r *http.Request, repo string) {
+	var in struct {
+		Body *string `json:"body"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		s.ghError(w, r, 400, "Problems parsing JSON", nil)
+		return
+	}
+	if s.ghRejected(w, r, "Issue") {
+		return
+	}
+	s.mu.Lock()
+	is, ok := s.ghIssue(repo, r)
+	var doc map[string]any
+	if ok {
+		if in.Body != nil {
+			is.Body = *in.Body
+		}
+		doc = s.ghIssueJSON(repo, is)
+	}
+	s.mu.Unlock()
+	if !ok {
+		s.ghError(w, r, 404, "Not Found", nil)
+		return
+	}
+	s.ghOK(w, 200, doc)
+}
+
+func (s *Server) ghListComments(w http.ResponseWriter, r *http.Request, repo string) {
+	s.mu.Lock()
+	is, ok := s.ghIssue(repo, r)
+	if !ok {
+		s.mu.Unlock()
+		s.ghError(w, r, 404, "Not Found", nil)
+		return
+	}
+	all := s.comments[is.Key]
+	docs := make([]map[string]any, 0, len(all))
+	for _, c := range all {
+		docs = append(docs, s.ghCommentJSON(repo, is.Number, c))
+	}
+	s.mu.Unlock()
+	s.ghPage(w, r, docs)
+}
+
+// ghPage serves one page of docs the way GitHub does: per_page (default 30,
+// at most 100 and the fake's page size), page, a Link header, an ETag, and
+// a free 304 when If-None-Match matches.
+func (s *Server) ghPage(w http.ResponseWriter, r *http.Request, all []map[string]any) {
+	s.mu.Lock()
+	size := s.pageSize
+	s.mu.Unlock()
+	per := min(atoiOr(r.URL.Query().Get("per_page"), 30), 100, size)
+	page := max(atoiOr(r.URL.Query().Get("page"), 1), 1)
+	last := max((len(all)+per-1)/per, 1)
+	docs := []map[string]any{}
+	for i := (page - 1) * per; i < min(page*per, len(all)); i++ {
+		docs = append(docs, all[i])
+	}
+	etag := etagOf(docs)
+	if r.Header.Get("If-None-Match") == etag {
+		s.ghRate(w, false)
+		w.Header().Set("ETag", etag)
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	link := func(p int, rel string) string {
+		u := *r.URL
+		q := u.Query()
+		q.Set("page", strconv.Itoa(p))
+		q.Set("per_page", strconv.Itoa(per))
+		u.RawQuery = q.Encode()
+		return fmt.Sprintf(`<%s%s>; rel="%s"`, s.srv.URL, u.RequestURI(), rel)
+	}
+	var links []string
+	if page < last {
+		links = append(links, link(page+1, "next"), link(last, "last"))
+	}
+	if page > 1 {
+		links = append(links, link(page-1, "prev"), link(1, "first"))
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
+	w.Header().Set("ETag", etag)
+	s.ghOK(w, 200, docs)
+}
+
+// ghListIssues serves GET /repos/{o}/{r}/issues: open (or state=all/closed)
+// issues and pull requests, newest first, filtered by labels (all must
+// match). Pull requests carry a pull_request object, as on GitHub.
+func (s *Server) ghListIssues(w http.ResponseWriter, r *http.Request, repo string) {
+	q := r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	var want []string
+	if l := q.Get("labels"); l != "" {
+		want = strings.Split(l, ",")
+	}
+	s.mu.Lock()
+	if _, ok := s.nextNumber[repo]; !ok {
+		s.mu.Unlock()
+		s.ghError(w, r, 404, "Not Found", nil)
+		return
+	}
+	var docs []map[string]any
+	for n := s.nextNumber[repo]; n >= 1; n-- {
+		key := fmt.Sprintf("%s#%d", repo, n)
+		if p, ok := s.pulls[key]; ok && state != "closed" && len(want) == 0 {
+			doc := s.ghPullJSON(repo, p)
+			doc["pull_request"] = map[string]any{"url": s.URL() + "repos/" + repo + "/pulls/" + strconv.Itoa(n)}
+			docs = append(docs, doc)
+			continue
+		}
+		is, ok := s.issues[key]
+		if !ok || (state != "all" && is.State != state) {
+			continue
+		}
+		match := true
+		for _, l := range want {
+			match = match && slices.Contains(is.Labels, l)
+		}
+		if match {
+			docs = append(docs, s.ghIssueJSON(repo, is))
+		}
+	}
+	s.mu.Unlock()
+	s.ghPage(w, r, docs)
+}
+
+func (s *Server) ghCreateComment(w http.ResponseWriter, r *http.Request, repo string) {
+	var in struct {
+		Body string `json:"body"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		s.ghError(w, r, 400, "Problems parsing JSON", nil)
+		return
+	}
+	if s.ghRejected(w, r, "IssueComment") {
+		return
+	}
+	s.mu.Lock()
+	is, ok := s.ghIssue(repo, r)
+	var doc map[string]any
+	if ok {
+		c := s.addComment(is.Key, s.bot, "NONE", in.Body)
+		doc = s.ghCommentJSON(repo, is.Number, c)
+	}
+	s.mu.Unlock()
+	if !ok {
+		s.ghError(w, r, 404, "Not Found", nil)
+		return
+	}
+	s.ghOK(w, 201, doc)
+}
+
+// ghComment finds comment {id} in repo under s.mu.
+func (s *Server) ghComment(repo string, r *http.Request) (*Comment, int, bool) {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	for key, cs := range s.comments {
+		if !strings.HasPrefix(key, repo+"#") {
+			continue
+		}
+		for _, c := range cs {
+			if c.ID == id {
+				n, _ := strconv.Atoi(strings.TrimPrefix(key, repo+"#"))
+				return c, n, true
+			}
+		}
+	}
+	return nil, 0, false
+}
+
+func (s *Server) ghEditComment(w http.ResponseWriter, r *http.Request, repo string) {
+	var in struct {
+		Body string `json:"body"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		s.ghError(w, r, 400, "Problems parsing JSON", nil)
+		return
+	}
+	if s.ghRejected(w, r, "IssueComment") {
+		return
+	}
+	s.mu.Lock()
+	c, n, ok := s.ghComment(repo, r)
+	var doc map[string]any
+	if ok {
+		c.Body = in.Body
+		c.Updated = c.Updated.Add(time.Minute)
+		doc = s.ghCommentJSON(repo, n, c)
+	}
+	s.mu.Unlock()
+	if !ok {
+		s.ghError(w, r, 404, "Not Found", nil)
+		return
+	}
+	s.ghOK(w, 200, doc)
+}
+
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil && n > 0 {
+		return n
+	}
+	return def
+}

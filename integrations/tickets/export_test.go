@@ -1,0 +1,4 @@
+package tickets
+
+// ExportNameMirror exposes nameMirror to the external tests.
+var ExportNameMirror = nameMirror

@@ -1,0 +1,207 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// stdioShutdownTimeout bounds how long a cancelled ServeStdio waits for
+// in-flight requests before it stops anyway.
+var stdioShutdownTimeout = 25 * time.Second
+
+// ServeStdio serves srv over newline-delimited JSON-RPC on stdin/stdout
+// until stdin closes or ctx is cancelled. stdout carries protocol frames
+// only; the transport's own diagnostics go to stderr. On cancellation it
+// stops reading new requests, lets the requests already received finish
+// (bounded by a grace period), then returns nil. Run one per process:
+// mcp-go's stdio session is process-wide.
+func ServeStdio(ctx context.Context, srv *server.MCPServer, stdin io.Reader, stdout, stderr io.Writer) error {
+	stdio := server.NewStdioServer(srv)
+	stdio.SetErrorLogger(log.New(stderr, "the-loop mcp: ", log.LstdFlags))
+
+	track := newInflight()
+	pr, pw := io.Pipe()
+	out := &frameWriter{w: stdout, onFrame: track.response}
+
+	// The listener's context is not ctx: cancelling it would cancel the
+	// requests in flight. It ends when the pumped input reaches EOF.
+	listenCtx, stopListen := context.WithCancel(WithPrincipal(context.WithoutCancel(ctx), Principal{Subject: "local", Method: "stdio"}))
+	defer stopListen()
+
+	draining := make(chan struct{})
+	inputDone := make(chan struct{})
+	go func() {
+		defer close(inputDone)
+		pumpInput(stdin, pw, track, draining)
+	}()
+
+	listenErr := make(chan error, 1)
+	go func() { listenErr <- stdio.Listen(listenCtx, pr, out) }()
+
+	select {
+	case err := <-listenErr:
+		_ = pw.Close()
+		return listenResult(err)
+	case <-ctx.Done():
+	}
+	close(draining)
+	timer := time.NewTimer(stdioShutdownTimeout)
+	defer timer.Stop()
+	select {
+	case <-track.idle():
+	case <-timer.C:
+		fmt.Fprintf(stderr, "the-loop mcp: shutdown grace period over with %d request(s) unfinished\n", track.count())
+	}
+	_ = pw.CloseWithError(io.EOF)
+	select {
+	case err := <-listenErr:
+		return listenResult(err)
+	case <-time.After(5 * time.Second):
+		stopListen()
+		return listenResult(<-listenErr)
+	}
+}
+
+func listenResult(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
+		return nil
+	}
+	return fmt.Errorf("mcp stdio: %w", err)
+}
+
+// pumpInput copies stdin line by line into the listener, recording each
+// request id, until stdin ends or draining starts. Lines that arrive while
+// draining are dropped: the client is told nothing because the process is
+// about to exit.
+func pumpInput(stdin io.Reader, pw *io.PipeWriter, track *inflight, draining <-chan struct{}) {
+	r := bufio.NewReaderSize(stdin, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			select {
+			case <-draining:
+				return
+			default:
+			}
+			track.request(line)
+			if _, werr := pw.Write(line); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			_ = pw.CloseWithError(io.EOF)
+			return
+		}
+	}
+}
+
+// frameWriter passes bytes through unchanged and reports each complete
+// line to onFrame.
+type frameWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	partial []byte
+	onFrame func([]byte)
+}
+
+func (f *frameWriter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, err := f.w.Write(p)
+	f.partial = append(f.partial, p[:n]...)
+	for {
+		i := bytes.IndexByte(f.partial, '\n')
+		if i < 0 {
+			break
+		}
+		f.onFrame(f.partial[:i])
+		f.partial = f.partial[i+1:]
+	}
+	if len(f.partial) == 0 {
+		f.partial = nil
+	}
+	return n, err
+}
+
+// inflight tracks JSON-RPC requests read but not yet answered.
+type inflight struct {
+	mu      sync.Mutex
+	pending map[string]bool
+	waiters []chan struct{}
+}
+
+func newInflight() *inflight { return &inflight{pending: map[string]bool{}} }
+
+type frameHead struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+func (t *inflight) request(line []byte) {
+	var h frameHead
+	if json.Unmarshal(line, &h) != nil || h.Method == "" || isNullID(h.ID) {
+		return
+	}
+	t.mu.Lock()
+	t.pending[canonicalID(h.ID)] = true
+	t.mu.Unlock()
+}
+
+func (t *inflight) response(line []byte) {
+	var h frameHead
+	if json.Unmarshal(line, &h) != nil || h.Method != "" || isNullID(h.ID) {
+		return
+	}
+	t.mu.Lock()
+	delete(t.pending, canonicalID(h.ID))
+	if len(t.pending) == 0 {
+		for _, w := range t.waiters {
+			close(w)
+		}
+		t.waiters = nil
+	}
+	t.mu.Unlock()
+}
+
+func (t *inflight) count() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.pending)
+}
+
+// idle returns a channel closed once no request is pending.
+func (t *inflight) idle() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ch := make(chan struct{})
+	if len(t.pending) == 0 {
+		close(ch)
+		return ch
+	}
+	t.waiters = append(t.waiters, ch)
+	return ch
+}
+
+func isNullID(id json.RawMessage) bool {
+	s := bytes.TrimSpace(id)
+	return len(s) == 0 || string(s) == "null"
+}
+
+// canonicalID makes 1, 1.0 and "1" distinct but stable keys.
+func canonicalID(id json.RawMessage) string {
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return string(id)
+	}
+	return fmt.Sprintf("%T:%v", v, v)
+}

@@ -1,0 +1,122 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/classify"
+)
+
+const hookClassifyFeedback = "classify-feedback"
+
+// Decision provenance channels.
+const (
+	gateViaComment  = "comment"
+	gateViaRiskTier = "risk-tier"
+	// gateSelf attributes a decision the loop took by rule.
+	gateSelf = "the-loop"
+)
+
+// gateReasonLimit caps an external classifier's reason kept in a decision.
+const gateReasonLimit = 500
+
+// classifyFeedback is the approval gate. A recorded decision answers it
+// (under check a recorded change request keeps it waiting). When param
+// subject names an artifact of which no alternative exists there is nothing
+// to review and it skips. When param autonomousBelowTier is set and the
+// work item's RiskTier is below it, the gate approves by rule. Otherwise it
+// reads the authorized replies of this visit: the deterministic classifier
+// decides, newest decisive reply first; when routing.classifier.command is
+// set (and not under check) that program decides instead, except that it
+// can never overturn a change request into an approval, and an invalid
+// answer keeps the gate waiting.
+func classifyFeedback(hc *runtime.HookContext) (runtime.Result, error) {
+	if d, ok := gateRecorded(hc); ok {
+		return gateRecordedOutcome(hc, hookClassifyFeedback, d, outcomeChangesRequested, "changes requested by %s; the gate asks again once the artifact is revised"), nil
+	}
+	subject := hc.Param("subject")
+	if len(runtime.Alternatives(subject)) > 0 {
+		name, _, err := gateReadFirst(hc, subject)
+		if err != nil {
+			return runtime.Result{}, err
+		}
+		if name == "" {
+			return runtime.Skipped(hookClassifyFeedback, fmt.Sprintf("nothing to review: %s does not exist", gateNames(subject))), nil
+		}
+	}
+	below, err := intParam(hc, "autonomousBelowTier", 0)
+	if err != nil {
+		return runtime.Result{}, err
+	}
+	if below > 0 {
+		if tier := RiskTier(hc); tier < below {
+			d := &runtime.Decision{Node: hc.NodeID(), Kind: runtime.KindGate, Outcome: outcomeApproved, Via: gateViaRiskTier, By: gateSelf,
+				Data: gateData("riskTier", tier, "autonomousBelowTier", below)}
+			return runtime.OK(hookClassifyFeedback, gateData("outcome", outcomeApproved, "decision", d, "riskTier", tier)), nil
+		}
+	}
+	comments := AuthorizedComments(hc.Config, gateCurrentVisit(hc, gateEventComments(hc)))
+	if len(comments) == 0 {
+		return runtime.Waiting(hookClassifyFeedback, "no authorized feedback yet"), nil
+	}
+	bodies := make([]string, len(comments))
+	for i, c := range comments {
+		bodies[i] = c.Body
+	}
+	verdict, idx := classify.Decide(bodies)
+	source := "deterministic"
+	if cmd := hc.Config.Routing.Classifier.Command; len(cmd) > 0 && !hc.ReadOnly {
+		ext, err := externalVerdict(hc, subject, comments)
+		if err != nil {
+			return runtime.Waiting(hookClassifyFeedback, fmt.Sprintf("the feedback classifier gave no valid answer (%v); the gate stays open", err)), nil
+		}
+		if verdict.Outcome != classify.ChangesRequested {
+			verdict, idx, source = ext, len(comments)-1, "external"
+		}
+	}
+	if !verdict.Outcome.Decisive() {
+		return runtime.Waiting(hookClassifyFeedback, "feedback so far is not decisive; the gate stays open"), nil
+	}
+	decider := comments[idx]
+	reason := verdict.Reason
+	if len(reason) > gateReasonLimit {
+		reason = gateTruncate(reason, gateReasonLimit)
+	}
+	d := &runtime.Decision{Node: hc.NodeID(), Kind: runtime.KindGate, Outcome: string(verdict.Outcome), Via: gateViaComment,
+		By: gateAt(decider.Author), CommentURL: decider.URL, Data: gateData("classifier", source, "reason", reason)}
+	return runtime.OK(hookClassifyFeedback, gateData("outcome", string(verdict.Outcome), "decision", d,
+		"comments", []integrations.Comment{decider}, "feedback", comments)), nil
+}
+
+// externalVerdict asks the operator's classifier program.
+func externalVerdict(hc *runtime.HookContext, subject string, comments []integrations.Comment) (classify.Verdict, error) {
+	cfg := hc.Config.Routing.Classifier
+	in := classify.ExternalInput{Gate: hc.NodeID(), Subject: subject}
+	for _, c := range comments {
+		in.Comments = append(in.Comments, classify.ExternalComment{Author: NormalizeLogin(c.Author), Body: c.Body, URL: c.URL})
+	}
+	ctx := hc.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ext := classify.External{Command: cfg.Command, Timeout: time.Duration(cfg.TimeoutSeconds) * time.Second, Retries: cfg.Retries}
+	return ext.Classify(ctx, in)
+}
+
+// gateRecordedOutcome answers a gate from its recorded decision. Under check
+// a decision sending work back (pending) keeps the gate waiting with the
+// message: a gate that asked for more is not satisfied. The recorded
+// reviewer is passed on as the approver for lock-artifacts.
+func gateRecordedOutcome(hc *runtime.HookContext, hook string, d *runtime.Decision, pending, waitFormat string) runtime.Result {
+	if d.Outcome == pending && hc.ReadOnly {
+		return runtime.Waiting(hook, fmt.Sprintf(waitFormat, d.By))
+	}
+	data := gateData("outcome", d.Outcome)
+	if d.Via == gateViaComment {
+		data["comments"] = []integrations.Comment{{Author: d.By, URL: d.CommentURL}}
+	}
+	return runtime.OK(hook, data)
+}

@@ -1,0 +1,215 @@
+package hooks
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime"
+)
+
+var approvalNode = &runtime.Node{ID: "requirements-approval", Actor: "human"}
+
+func TestClassifyFeedbackOutcomes(t *testing.T) {
+	tests := []struct {
+		name     string
+		comments []integrations.Comment
+		status   runtime.Status
+		outcome  string
+		by       string
+		msg      string
+	}{
+		{"no comments", nil, runtime.Wait, "", "", "no authorized feedback yet"},
+		{"approval", []integrations.Comment{gateComment(1, "alice", "LGTM")}, runtime.Pass, "approved", "@alice", ""},
+		{"with comments", []integrations.Comment{gateComment(1, "bob", "approved, one nit: typo in R3")}, runtime.Pass, "approved-with-comments", "@bob", ""},
+		{"changes", []integrations.Comment{gateComment(1, "alice", "changes requested: add the abuse case")}, runtime.Pass, "changes-requested", "@alice", ""},
+		{"negated approval waits", []integrations.Comment{gateComment(1, "alice", "I have not approved this")}, runtime.Wait, "", "", "feedback so far is not decisive; the gate stays open"},
+		{"newest decisive decides", []integrations.Comment{gateComment(1, "alice", "needs work"), gateComment(2, "bob", "fixed now, approved"), gateComment(3, "alice", "thanks")}, runtime.Pass, "approved", "@bob", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hc, _ := gateCtx(t, approvalNode, nil)
+			gateEvent(hc, tt.comments...)
+			r, err := classifyFeedback(hc)
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, r.Status, gateMessages(r))
+			if tt.msg != "" {
+				assert.Equal(t, []string{tt.msg}, gateMessages(r))
+			}
+			if tt.status != runtime.Pass {
+				assert.NotContains(t, r.Data, "decision")
+				return
+			}
+			assert.Equal(t, tt.outcome, r.Data["outcome"])
+			d := gateDecisionOf(t, r)
+			assert.Equal(t, runtime.Decision{Node: "requirements-approval", Kind: runtime.KindGate, Outcome: tt.outcome, Via: "comment", By: tt.by,
+				CommentURL: d.CommentURL, Data: d.Data}, *d)
+			assert.NotEmpty(t, d.CommentURL)
+			assert.Equal(t, "deterministic", d.Data["classifier"])
+			fb := r.Data["feedback"].([]integrations.Comment)
+			assert.Len(t, fb, len(tt.comments), "every authorized reply is passed to record-feedback")
+			assert.Equal(t, tt.by, "@"+r.Data["comments"].([]integrations.Comment)[0].Author, "the approver is the deciding reply's author")
+		})
+	}
+}
+
+func TestUnauthorizedCommentIsNotRead(t *testing.T) {
+	hc, _ := gateCtx(t, approvalNode, nil)
+	gateEvent(hc, gateComment(1, "mallory", "approved"), gateComment(2, "alice-evil", "LGTM"), integrations.Comment{Author: "", Body: "ship it"})
+	r, err := classifyFeedback(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Wait, r.Status)
+	assert.Equal(t, []string{"no authorized feedback yet"}, gateMessages(r))
+}
+
+func TestSelfAuthoredApprovalIsDropped(t *testing.T) {
+	hc, _ := gateCtx(t, approvalNode, nil)
+	gateEvent(hc,
+		integrations.Comment{Author: "alice", Body: integrations.MarkSelfAuthored("approved")},
+		integrations.Comment{Author: "the-loop-bot", Body: "LGTM"})
+	r, err := classifyFeedback(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Wait, r.Status, "neither the marker-carrying comment nor the loop's own login is read")
+}
+
+func TestPartialReviewCommentLeavesGateWaiting(t *testing.T) {
+	hc, _ := gateCtx(t, approvalNode, nil)
+	gateEvent(hc, gateComment(1, "alice", "Looks good so far — I'll finish the security section tomorrow."))
+	r, err := classifyFeedback(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Wait, r.Status)
+	assert.Equal(t, []string{"feedback so far is not decisive; the gate stays open"}, gateMessages(r))
+}
+
+func TestRecordedChangesRequestedIsNotSatisfiedUnderCheck(t *testing.T) {
+	hc, _ := gateCtx(t, approvalNode, nil)
+	hc.State.Decisions["requirements-approval"] = &runtime.Decision{Node: "requirements-approval", Kind: runtime.KindGate, Outcome: "changes-requested", Via: "comment", By: "@alice"}
+	gateCheck(hc)
+	r, err := classifyFeedback(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Wait, r.Status)
+	assert.Equal(t, []string{"changes requested by @alice; the gate asks again once the artifact is revised"}, gateMessages(r))
+
+	hc.ReadOnly = false
+	r, err = classifyFeedback(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Pass, r.Status, "while walking, the recorded outcome routes")
+	assert.Equal(t, "changes-requested", r.Data["outcome"])
+}
+
+func TestRecordedApprovalAnswersCheckWithoutReadingComments(t *testing.T) {
+	hc, fake := gateCtx(t, approvalNode, nil)
+	hc.State.Decisions["requirements-approval"] = &runtime.Decision{Outcome: "approved", Via: "comment", By: "@bob", CommentURL: "u"}
+	gateEvent(hc, gateComment(1, "alice", "changes requested"))
+	r, err := classifyFeedback(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Pass, r.Status)
+	assert.Equal(t, "approved", r.Data["outcome"])
+	assert.Equal(t, []integrations.Comment{{Author: "@bob", URL: "u"}}, r.Data["comments"], "lock-artifacts still learns the approver")
+	assert.NotContains(t, r.Data, "feedback")
+	assert.Empty(t, fake.calls)
+}
+
+func TestClassifyFeedbackSubjectAndRiskTier(t *testing.T) {
+	hc, _ := gateCtx(t, approvalNode, map[string]any{"subject": "requirements.md|bugfix.md"})
+	gateEvent(hc, gateComment(1, "alice", "approved"))
+	r, err := classifyFeedback(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Skip, r.Status)
+	assert.Equal(t, []string{"nothing to review: `requirements.md` or `bugfix.md` does not exist"}, gateMessages(r))
+
+	gateWrite(t, hc, "bugfix.md", "# Bug\n")
+	r, err = classifyFeedback(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Pass, r.Status)
+
+	auto, _ := gateCtx(t, &runtime.Node{ID: "human-approval"}, map[string]any{"autonomousBelowTier": 3})
+	gateWrite(t, auto, "requirements.md", "---\nriskTier: 2\nstatus: approved\n---\n# R\n")
+	r, err = classifyFeedback(auto)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Wait, r.Status, "an unlocked declaration cannot lower the tier below the default 3")
+
+	auto.Graph = gateLockGraph(t)
+	auto.State.Decisions["requirements-approval"] = &runtime.Decision{Kind: runtime.KindGate, Outcome: "approved", Via: "comment", By: "@alice"}
+	r, err = classifyFeedback(auto)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Pass, r.Status)
+	assert.Equal(t, "approved", r.Data["outcome"])
+	d := gateDecisionOf(t, r)
+	assert.Equal(t, "risk-tier", d.Via)
+	assert.Equal(t, "the-loop", d.By)
+	assert.Equal(t, 2, d.Data["riskTier"])
+
+	bad, _ := gateCtx(t, approvalNode, map[string]any{"autonomousBelowTier": "three"})
+	_, err = classifyFeedback(bad)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "autonomousBelowTier")
+}
+
+func TestGateReadsOnlyThisVisit(t *testing.T) {
+	hc, _ := gateCtx(t, approvalNode, nil)
+	request := integrations.Comment{ID: 5, Author: "the-loop-bot", Body: integrations.MarkSelfAuthored("ready\n" + gateReviewMarker("requirements-approval"))}
+	forged := integrations.Comment{ID: 7, Author: "mallory", Body: integrations.MarkSelfAuthored(gateReviewMarker("requirements-approval"))}
+	gateEvent(hc, gateComment(1, "alice", "changes requested"), request, gateComment(6, "bob", "thanks for the update"), forged)
+	r, err := classifyFeedback(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Wait, r.Status, "the previous visit's change request is not read again; a forged request marker moves nothing")
+
+	gateEvent(hc, gateComment(1, "alice", "changes requested"), request, gateComment(8, "alice", "approved"))
+	r, err = classifyFeedback(hc)
+	require.NoError(t, err)
+	assert.Equal(t, "approved", r.Data["outcome"])
+	assert.Len(t, r.Data["feedback"], 1)
+}
+
+func TestExternalClassifier(t *testing.T) {
+	script := func(t *testing.T, out string) []string {
+		p := filepath.Join(t.TempDir(), "classifier")
+		require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\ncat >/dev/null\nprintf '%s' '"+out+"'\n"), 0o755))
+		return []string{p}
+	}
+	tests := []struct {
+		name    string
+		out     string
+		comment string
+		status  runtime.Status
+		outcome string
+	}{
+		{"external decides", `{"outcome":"approved","reason":"ok"}`, "hmm, fine by me I guess", runtime.Pass, "approved"},
+		{"external undecided waits", `{"outcome":"undecided","reason":"unclear"}`, "lgtm", runtime.Wait, ""},
+		{"invalid answer waits", `{"outcome":"merge"}`, "lgtm", runtime.Wait, ""},
+		{"never overturns a change request", `{"outcome":"approved","reason":"x"}`, "changes requested", runtime.Pass, "changes-requested"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hc, _ := gateCtx(t, approvalNode, nil)
+			hc.Config.Routing.Classifier.Command = script(t, tt.out)
+			hc.Config.Routing.Classifier.Retries = 0
+			gateEvent(hc, gateComment(1, "alice", tt.comment))
+			r, err := classifyFeedback(hc)
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, r.Status, gateMessages(r))
+			if tt.outcome != "" {
+				assert.Equal(t, tt.outcome, r.Data["outcome"])
+			}
+		})
+	}
+}
+
+func TestExternalClassifierNeverRunsUnderCheck(t *testing.T) {
+	hc, _ := gateCtx(t, approvalNode, nil)
+	marker := filepath.Join(t.TempDir(), "ran")
+	p := filepath.Join(t.TempDir(), "classifier")
+	require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\ntouch '"+marker+"'\necho '{\"outcome\":\"approved\",\"reason\":\"x\"}'\n"), 0o755))
+	hc.Config.Routing.Classifier.Command = []string{p}
+	gateEvent(hc, gateComment(1, "alice", "lgtm"))
+	hc.ReadOnly = true
+	r, err := classifyFeedback(hc)
+	require.NoError(t, err)
+	assert.Equal(t, "approved", r.Data["outcome"], "the deterministic classifier answers under check")
+	assert.NoFileExists(t, marker)
+}

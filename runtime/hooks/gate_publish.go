@@ -1,0 +1,90 @@
+package hooks
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"unicode/utf8"
+
+	"github.com/the-loop/the-loop/runtime"
+)
+
+const hookPublishArtifact = "publish-artifact"
+
+// gateHarnessConfig marks a repository that adopted the loop; its artifacts
+// are reviewable in the repository itself.
+const gateHarnessConfig = ".the-loop/harness-config.yaml"
+
+// gatePublishLimit keeps a published artifact under the ticket system's
+// comment size limit.
+const gatePublishLimit = 60000
+
+// publishArtifact posts an artifact (param artifact, "a.md|b.md"
+// alternatives) on the thread when the repository has not adopted the loop:
+// there the spec folder is working state, excluded from git, and the thread
+// is the only review surface. In an adopted repository it skips.
+func publishArtifact(hc *runtime.HookContext) (runtime.Result, error) {
+	if hc.ReadOnly {
+		return runtime.Skipped(hookPublishArtifact, gateReadOnly), nil
+	}
+	if _, err := os.Stat(filepath.Join(hc.Repo, filepath.FromSlash(gateHarnessConfig))); err == nil {
+		return runtime.Skipped(hookPublishArtifact, "the repository carries the artifact; it is reviewable there"), nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return runtime.Result{}, fmt.Errorf("look for %s: %w", gateHarnessConfig, err)
+	}
+	entry := hc.Param("artifact")
+	if len(runtime.Alternatives(entry)) == 0 {
+		return runtime.Skipped(hookPublishArtifact, "no artifact named"), nil
+	}
+	name, text, err := gateReadFirst(hc, entry)
+	switch {
+	case err != nil:
+		return gateDegrade(hookPublishArtifact, err.Error(), "posted", false), nil
+	case name == "":
+		return runtime.Skipped(hookPublishArtifact, fmt.Sprintf("no %s for this work item", gateNames(entry))), nil
+	}
+	p, why := gateTracker(hc)
+	if p == nil {
+		return gateDegrade(hookPublishArtifact, why, "posted", false), nil
+	}
+	body := fmt.Sprintf("🤖 _the-loop_ — **`%s`** for `%s`.\n\nThis repository does not carry the loop's files, so the artifact is posted here for review: reply on this thread.\n\n---\n\n%s", name, hc.WorkItem.ID, gateTruncate(text, gatePublishLimit))
+	c, err := gatePost(hc, body)
+	if err != nil {
+		return gateDegrade(hookPublishArtifact, err.Error(), "posted", false), nil
+	}
+	return runtime.OK(hookPublishArtifact, gateData("posted", true, "artifact", name, "commentUrl", c.URL)), nil
+}
+
+// gateReadFirst reads the first present alternative of entry in the spec
+// folder; name is "" when none exists.
+func gateReadFirst(hc *runtime.HookContext, entry string) (name, text string, err error) {
+	d, err := openSpecDir(hc)
+	if err != nil {
+		return "", "", err
+	}
+	defer d.Close()
+	for _, s := range parseSlots([]string{entry}) {
+		for _, n := range d.presentOf(s) {
+			t, err := d.read(n)
+			if err != nil {
+				return n, "", fmt.Errorf("read %s: %w", d.rel(n), err)
+			}
+			return n, t, nil
+		}
+	}
+	return "", "", nil
+}
+
+// gateTruncate cuts s to at most limit bytes on a rune boundary, saying so.
+func gateTruncate(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "\n\n_(cut here: the artifact is longer than one comment can hold)_\n"
+}

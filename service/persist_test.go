@@ -1,0 +1,79 @@
+package service
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/store"
+)
+
+func openTestStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func TestPersisterWritesStoreAndPortableRecord(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	repo, err := OpenRepo(dir)
+	require.NoError(t, err)
+	p := &persister{st: openTestStore(t), repo: repo}
+	require.NoError(t, p.Update(ctx, "issue-1", func(s *runtime.State) ([]runtime.EventRecord, error) {
+		s.CurrentNode = "design"
+		s.Record("design").Attempts = 2
+		return []runtime.EventRecord{{Name: "graph.advanced", Node: "design"}}, nil
+	}))
+	got, warns, err := p.Load(ctx, "issue-1")
+	require.NoError(t, err)
+	assert.Empty(t, warns)
+	assert.Equal(t, "design", got.CurrentNode)
+	portable, path, err := runtime.ReadPortable(repo.SpecDir("issue-1"), "issue-1")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(repo.SpecDir("issue-1"), runtime.StateFile), path)
+	assert.Equal(t, 2, portable.Nodes["design"].Attempts)
+	evs, err := p.Events(ctx, "issue-1")
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	assert.Equal(t, "graph.advanced", evs[0].Name)
+}
+
+func TestDeletedPortableRecordIsRebuiltFromTheStoreOnSave(t *testing.T) {
+	ctx := context.Background()
+	repo, err := OpenRepo(t.TempDir())
+	require.NoError(t, err)
+	p := &persister{st: openTestStore(t), repo: repo}
+	bump := func(s *runtime.State) ([]runtime.EventRecord, error) { s.CurrentNode = "design"; return nil, nil }
+	require.NoError(t, p.Update(ctx, "issue-1", bump))
+	require.NoError(t, os.Remove(filepath.Join(repo.SpecDir("issue-1"), runtime.StateFile)))
+	require.NoError(t, p.Update(ctx, "issue-1", bump))
+	_, err = os.Stat(filepath.Join(repo.SpecDir("issue-1"), runtime.StateFile))
+	assert.NoError(t, err)
+}
+
+func TestCorruptPortableRecordIsKeptAndReported(t *testing.T) {
+	ctx := context.Background()
+	repo, err := OpenRepo(t.TempDir())
+	require.NoError(t, err)
+	path := filepath.Join(repo.SpecDir("issue-1"), runtime.LegacyStateFile)
+	writeFile(t, path, "{not json")
+	p := &persister{repo: repo}
+	st, warns, err := p.Load(ctx, "issue-1")
+	require.NoError(t, err)
+	assert.Equal(t, "", st.CurrentNode, "state is reconstructed from scratch")
+	require.Len(t, warns, 1)
+	assert.Contains(t, warns[0], "corrupt")
+	body, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "{not json", string(body), "the corrupt file is kept, never overwritten")
+	require.Error(t, p.Update(ctx, "issue-1", func(*runtime.State) ([]runtime.EventRecord, error) { return nil, nil }),
+		"a read-only persister refuses to save")
+}
