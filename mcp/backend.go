@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 
+	"github.com/the-loop/the-loop/continuity"
+	"github.com/the-loop/the-loop/integrations/tickets"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
 )
@@ -13,6 +15,13 @@ type Backend interface {
 	Check(ctx context.Context, req service.CheckRequest) (service.CheckResult, error)
 	Status(ctx context.Context, req service.ItemRequest) (service.GraphStatus, []string, error)
 	Complete(ctx context.Context, req service.CompleteRequest) (runtime.Envelope, []string, error)
+
+	TicketCreate(ctx context.Context, opts tickets.CreateOptions) (tickets.Created, error)
+	TicketProjects() []string
+
+	ContinuityUpdate(ctx context.Context, repo string, e continuity.Entry) (continuity.UpdateResult, error)
+	ContinuityBrief(ctx context.Context, repo string, opts continuity.BriefOptions) (continuity.Brief, error)
+	ContinuityPrompt(ctx context.Context, repo string, opts continuity.PromptOptions) (continuity.Prompt, error)
 }
 
 var _ Backend = (*service.Service)(nil)

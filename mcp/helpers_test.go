@@ -19,6 +19,7 @@ import (
 
 // fakeBackend lets the test tool block until released.
 type fakeBackend struct {
+	Backend // nil: the transport tests call only echo_item
 	started chan string
 	release chan struct{}
 }

@@ -175,6 +175,9 @@ type HookContext struct {
 	ReadOnly bool
 	// Signer verifies and signs decisions.
 	Signer *Signer
+	// Cache shares reads across the nodes of one read-only evaluation (nil
+	// when the evaluation may write).
+	Cache *EvalCache
 }
 
 // Param returns a string parameter.

@@ -90,6 +90,7 @@ type evalInput struct {
 	boundary string
 	event    *Event
 	readOnly bool
+	cache    *EvalCache
 }
 
 func (r *Runtime) hookContext(ctx context.Context, in evalInput) *HookContext {
@@ -113,6 +114,7 @@ func (r *Runtime) hookContext(ctx context.Context, in evalInput) *HookContext {
 		Config:           r.config(),
 		ReadOnly:         in.readOnly,
 		Signer:           r.signer(),
+		Cache:            in.cache,
 	}
 	if !in.readOnly {
 		hc.Tracker = r.Tracker

@@ -29,6 +29,7 @@ func (r *Runtime) Status(ctx context.Context, id string, st *State, recompute bo
 	g := r.Graph
 	view, set := r.view(st)
 	rep := Report{WorkItem: id, Nodes: make([]NodeReport, 0, len(g.Nodes))}
+	cache := NewEvalCache()
 	for _, n := range g.Nodes {
 		rec := view.State.Nodes[n.ID]
 		attempts, forced := 0, false
@@ -40,7 +41,7 @@ func (r *Runtime) Status(ctx context.Context, id string, st *State, recompute bo
 			nr.Status, nr.Outcome = string(Skip), "skipped"
 			nr.Messages = append(nr.Messages, Provenance(d))
 		} else {
-			oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: n, boundary: "exit", readOnly: true})
+			oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: n, boundary: "exit", readOnly: true, cache: cache})
 			nr.Status, nr.Outcome = string(oc.Status), oc.Outcome()
 			nr.Messages = append(nr.Messages, renderMessages(oc.Messages())...)
 		}

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	goruntime "runtime"
 
 	"github.com/the-loop/the-loop/runtime"
 )
@@ -66,28 +67,88 @@ func (s *Service) CheckEach(ctx context.Context, req CheckRequest, emit func(run
 	defer release()
 	p := &persister{st: st, repo: repo}
 	warnings := append([]string(nil), repo.Warnings...)
-	for _, id := range ids {
-		if err := ctx.Err(); err != nil {
-			return warnings, err
+	// Items are independent: evaluate them on every core, and emit in
+	// work-item order through a bounded window so memory stays flat.
+	workers := goruntime.GOMAXPROCS(0)
+	if workers > len(ids) {
+		workers = len(ids)
+	}
+	slots := make([]chan itemResult, len(ids))
+	for i := range slots {
+		slots[i] = make(chan itemResult, 1)
+	}
+	next := make(chan int)
+	window := make(chan struct{}, 4*workers+1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for w := 0; w < workers; w++ {
+		go func() {
+			for i := range next {
+				slots[i] <- s.checkOne(ctx, p, repo, ids[i], req.Recompute)
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range ids {
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
 		}
-		state, warns, err := p.Load(ctx, id)
-		if err != nil {
-			return warnings, err
+	}()
+	for i := range ids {
+		var r itemResult
+		select {
+		case r = <-slots[i]:
+		case <-ctx.Done():
+			return warnings, ctx.Err()
 		}
-		warnings = append(warnings, warns...)
-		g, warn, err := loopFor(state)
-		if err != nil {
-			return warnings, err
+		<-window
+		warnings = append(warnings, r.warns...)
+		if r.err != nil {
+			return warnings, r.err
 		}
-		if warn != "" {
-			warnings = append(warnings, warn)
-		}
-		rt := &runtime.Runtime{Graph: g, Config: s.Config, Signer: s.Signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, Log: s.log()}
-		rep := rt.Status(ctx, id, state, req.Recompute)
-		warnings = append(warnings, rep.Warnings...)
-		if err := emit(rep, g); err != nil {
+		if err := emit(r.rep, r.g); err != nil {
 			return warnings, err
 		}
 	}
 	return warnings, nil
+}
+
+// itemResult is one evaluated work item.
+type itemResult struct {
+	rep   runtime.Report
+	g     *runtime.Graph
+	warns []string
+	err   error
+}
+
+// checkOne evaluates one work item read-only.
+func (s *Service) checkOne(ctx context.Context, p *persister, repo *Repo, id string, recompute bool) (res itemResult) {
+	state, warns, err := p.Load(ctx, id)
+	res.warns = warns
+	if err != nil {
+		res.err = err
+		return res
+	}
+	g, warn, err := loopFor(state)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	if warn != "" {
+		res.warns = append(res.warns, warn)
+	}
+	rt := &runtime.Runtime{Graph: g, Config: s.Config, Signer: s.Signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, Log: s.log()}
+	res.rep = rt.Status(ctx, id, state, recompute)
+	res.g = g
+	res.warns = append(res.warns, res.rep.Warnings...)
+	return res
 }

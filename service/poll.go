@@ -243,7 +243,9 @@ func hasLabel(labels []string, want string) bool {
 }
 
 // normLogin compares logins case-insensitively without a leading @.
-func normLogin(s string) string { return strings.ToLower(strings.TrimPrefix(strings.TrimSpace(s), "@")) }
+func normLogin(s string) string {
+	return strings.ToLower(strings.TrimPrefix(strings.TrimSpace(s), "@"))
+}
 
 // IsAuthorized reports whether login is in routing.authorizedUsers and is
 // not one of the loop's own accounts. An empty list authorizes nobody.

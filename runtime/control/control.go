@@ -21,6 +21,8 @@ package control
 
 import (
 	"regexp"
+	"strings"
+	"sync"
 
 	"github.com/the-loop/the-loop/config"
 )
@@ -74,21 +76,34 @@ type matcher struct {
 // boundary is a character that may not touch a keyword on either side.
 const boundary = `\p{L}\p{N}_:\-`
 
+// parsers caches compiled parsers by vocabulary: gates build one per
+// evaluation, and compiling nine regexps each time dominated `check`.
+var parsers sync.Map // string (joined keywords) -> *Parser
+
 // New builds a parser for cfg's vocabulary (nil: the defaults).
 func New(cfg *config.Config) *Parser {
 	if cfg == nil {
 		cfg = config.Default()
 	}
+	kws := make([]string, len(config.Commands))
+	for i, c := range config.Commands {
+		kws[i] = cfg.Keyword(c)
+	}
+	key := strings.Join(kws, "\x00")
+	if p, ok := parsers.Load(key); ok {
+		return p.(*Parser)
+	}
 	p := &Parser{}
-	for _, c := range config.Commands {
-		kw := cfg.Keyword(c)
+	for i, c := range config.Commands {
+		kw := kws[i]
 		if kw == "" {
 			continue
 		}
 		re := regexp.MustCompile(`(?i)(?:^|[^` + boundary + `])` + regexp.QuoteMeta(kw) + `(?:$|[^` + boundary + `])`)
 		p.matchers = append(p.matchers, matcher{cmd: Command(c), re: re})
 	}
-	return p
+	actual, _ := parsers.LoadOrStore(key, p)
+	return actual.(*Parser)
 }
 
 // Parse returns the command body carries.

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
 // slot is one produces/validates entry: the names it accepts, any one of
@@ -54,9 +55,10 @@ func paramSlots(hc *runtime.HookContext, key string) []slot {
 // os.Root opened on the folder, so neither ".." nor a symlink can reach a
 // file outside it. It caches nothing: each hook call sees the disk as it is.
 type specDir struct {
-	abs  string
-	repo string
-	root *os.Root // nil when the folder does not exist yet
+	abs   string
+	repo  string
+	root  *os.Root           // nil when the folder does not exist yet
+	cache *runtime.EvalCache // shared reads under check; nil when writing
 }
 
 // openSpecDir opens the work item's spec folder. A folder that does not
@@ -66,7 +68,7 @@ func openSpecDir(hc *runtime.HookContext) (*specDir, error) {
 	if strings.TrimSpace(dir) == "" {
 		return nil, errors.New("the work item has no spec folder (WorkItem.SpecDir is empty)")
 	}
-	d := &specDir{abs: filepath.Clean(dir), repo: hc.Repo}
+	d := &specDir{abs: filepath.Clean(dir), repo: hc.Repo, cache: hc.Cache}
 	root, err := os.OpenRoot(d.abs)
 	switch {
 	case err == nil:
@@ -90,8 +92,27 @@ func (d *specDir) present(name string) bool {
 	if d.root == nil || !filepath.IsLocal(name) {
 		return false
 	}
-	_, err := d.root.Stat(name)
-	return err == nil
+	v, _ := d.cache.Do("stat\x00"+d.abs+"\x00"+name, func() (any, error) {
+		_, err := d.root.Stat(name)
+		return err == nil, nil
+	})
+	return v.(bool)
+}
+
+// parsed is an artifact split into front matter and body, with its sections.
+type parsed struct {
+	fm       map[string]any
+	body     string
+	sections map[string]string
+}
+
+// parse splits text (the content of name) once per evaluation.
+func (d *specDir) parse(name, text string) parsed {
+	v, _ := d.cache.Do("parse\x00"+d.abs+"\x00"+name+"\x00"+strconv.Itoa(len(text)), func() (any, error) {
+		fm, body := markdown.SplitFrontMatter(text)
+		return parsed{fm: fm, body: body, sections: markdown.Sections(body)}, nil
+	})
+	return v.(parsed)
 }
 
 // presentOf returns the slot's names that exist, in slot order.
@@ -114,14 +135,17 @@ func (d *specDir) read(name string) (string, error) {
 	if d.root == nil {
 		return "", fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 	}
-	b, err := d.root.ReadFile(name)
-	if err != nil {
-		return "", err
-	}
-	if !utf8.Valid(b) {
-		return "", fmt.Errorf("%s is not UTF-8 text", name)
-	}
-	return string(b), nil
+	v, err := d.cache.Do("read\x00"+d.abs+"\x00"+name, func() (any, error) {
+		b, err := d.root.ReadFile(name)
+		if err != nil {
+			return "", err
+		}
+		if !utf8.Valid(b) {
+			return "", fmt.Errorf("%s is not UTF-8 text", name)
+		}
+		return string(b), nil
+	})
+	return v.(string), err
 }
 
 // writeAtomic replaces name with data through a temporary file in the same

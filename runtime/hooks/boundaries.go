@@ -50,7 +50,7 @@ func enforcesBoundariesFrom(hc *runtime.HookContext) (runtime.Result, error) {
 
 	var msgs []runtime.Message
 	for _, marker := range hc.ListParam("markers") {
-		m := strings.ToLower(marker)
+		m := markdown.LowerASCII(marker)
 		if m == "" {
 			continue
 		}
@@ -77,8 +77,8 @@ func joinedBodies(d *specDir, names []string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("read %s: %w", d.rel(n), err)
 		}
-		_, body := markdown.SplitFrontMatter(text)
-		parts = append(parts, strings.ToLower(body))
+		body := d.parse(n, text).body
+		parts = append(parts, markdown.LowerASCII(body))
 	}
 	return strings.Join(parts, "\n"), nil
 }

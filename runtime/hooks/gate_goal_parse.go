@@ -24,10 +24,15 @@ func gateLabel(line string) (label, rest string, colon bool) {
 	return strings.ToLower(strings.Trim(before, gateDecoration)), strings.Trim(after, gateDecoration), true
 }
 
-// gatePlaceholder reports template filler that states nothing.
+// gatePlaceholder reports template filler that states nothing: an empty
+// text, an ellipsis, TODO/TBD, or a "<…>" slot left as it was.
 func gatePlaceholder(s string) bool {
-	t := strings.Trim(strings.TrimSpace(s), ".…<>[]")
-	return t == "" || t == "..." || strings.EqualFold(t, "todo") || strings.EqualFold(t, "tbd")
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") {
+		return true
+	}
+	t = strings.Trim(t, ".…[] ")
+	return t == "" || strings.EqualFold(t, "todo") || strings.EqualFold(t, "tbd")
 }
 
 // gateBullet returns a bullet line's text ("- x", "* [ ] x"), or false.

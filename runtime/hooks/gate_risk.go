@@ -31,6 +31,11 @@ var tierSources = []string{"requirements.md", "bugfix.md", "design.md"}
 // decision from an authorized reviewer on the gate that locks it — because
 // the agent writes these files and must not be able to lower its own tier.
 func RiskTier(hc *runtime.HookContext) int {
+	v, _ := hc.Cache.Do("risk-tier\x00"+hc.WorkItem.SpecDir, func() (any, error) { return riskTier(hc), nil })
+	return v.(int)
+}
+
+func riskTier(hc *runtime.HookContext) int {
 	d, err := openSpecDir(hc)
 	if err != nil {
 		return DefaultRiskTier
@@ -54,7 +59,7 @@ func RiskTier(hc *runtime.HookContext) int {
 		if err != nil {
 			return inferred
 		}
-		fm, _ := markdown.SplitFrontMatter(text)
+		fm := d.parse(name, text).fm
 		tier, ok := fm["riskTier"].(int)
 		if !ok || tier < 1 || tier > 5 {
 			return inferred
@@ -118,15 +123,35 @@ func gateEntryNames(v any, name string) bool {
 // SensitivePatterns (compared case-insensitively: raising the tier is the
 // safe direction).
 func mentionsSensitivePath(text string) bool {
-	for _, tok := range strings.FieldsFunc(text, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || strings.ContainsRune("`'\"()[]<>{},;|*", r)
-	}) {
-		tok = strings.ToLower(strings.TrimRight(tok, ".:!?"))
-		if sensitivePath(tok) {
-			return true
+	text = markdown.LowerASCII(text)
+	// Only tokens around a sensitive word can be sensitive paths: look at
+	// those instead of tokenising the whole document.
+	for _, needle := range []string{"schema", "secret", "credential", ".the-loop", "workflows", "auth"} {
+		for from := 0; ; {
+			i := strings.Index(text[from:], needle)
+			if i < 0 {
+				break
+			}
+			i += from
+			start, end := i, i+len(needle)
+			for start > 0 && !isPathSeparator(text[start-1]) {
+				start--
+			}
+			for end < len(text) && !isPathSeparator(text[end]) {
+				end++
+			}
+			if sensitivePath(strings.TrimRight(text[start:end], ".:!?")) {
+				return true
+			}
+			from = end
 		}
 	}
 	return false
+}
+
+// isPathSeparator ends a token: white space and the punctuation around paths in prose.
+func isPathSeparator(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || strings.IndexByte("`'\"()[]<>{},;|*", c) >= 0
 }
 
 func sensitivePath(tok string) bool {

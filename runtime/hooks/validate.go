@@ -162,7 +162,8 @@ func checkContent(d *specDir, name string, c contentChecks) []runtime.Message {
 	if err != nil {
 		return []runtime.Message{runtime.Errorf(path, "artifact could not be read: %v", err)}
 	}
-	fm, body := markdown.SplitFrontMatter(text)
+	pa := d.parse(name, text)
+	fm, body := pa.fm, pa.body
 	var out []runtime.Message
 	if c.locked {
 		if msg, ok := lockFinding(fm); !ok {
@@ -186,7 +187,7 @@ func checkContent(d *specDir, name string, c contentChecks) []runtime.Message {
 		out = append(out, runtime.Errorf(path, "front-matter %s: expected %s, found %s", k, showValue(want, true), showValue(got, has)))
 	}
 	if len(c.sections) > 0 {
-		secs := markdown.Sections(body)
+		secs := pa.sections
 		for _, want := range c.sections {
 			want = strings.TrimSpace(want)
 			content, ok := secs[want]

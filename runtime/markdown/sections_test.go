@@ -143,3 +143,17 @@ func BenchmarkCountUnticked(b *testing.B) {
 		}
 	}
 }
+
+func TestLowerASCII(t *testing.T) {
+	for _, s := range []string{"", "abc", "Trust Boundary — Abuse CASE", "ÄÖ Straße X"} {
+		want := []byte(s)
+		for i, c := range want {
+			if 'A' <= c && c <= 'Z' {
+				want[i] = c + 32
+			}
+		}
+		if got := LowerASCII(s); got != string(want) {
+			t.Errorf("LowerASCII(%q) = %q, want %q", s, got, want)
+		}
+	}
+}

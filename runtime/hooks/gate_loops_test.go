@@ -1,0 +1,274 @@
+package hooks
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/graphs"
+	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime"
+)
+
+func compileShipped(t *testing.T, name string) *runtime.Graph {
+	t.Helper()
+	src, err := graphs.Source(name)
+	require.NoError(t, err)
+	g, err := runtime.Compile(name, src, runtime.Default())
+	require.NoError(t, err)
+	return g
+}
+
+func TestShippedLoopsCompile(t *testing.T) {
+	tests := []struct {
+		name     string
+		start    string
+		nodes    []string
+		skipSets map[string][]string
+		cleanup  bool
+	}{
+		{"pdlc-pr-loop", "implementation",
+			[]string{"implementation", "verification", "self-review", "critic-review", "security-review", "reviewer-briefing", "pr-approval", "complete", "escalated"}, map[string][]string{}, false},
+		{"pdlc-contribution-loop", "goal-definition",
+			[]string{"goal-definition", "phase-selection", "context-intake", "scoped-plan", "plan-approval", "implementation", "verification",
+				"self-review", "critic-review", "security-review", "reviewer-briefing", "human-approval", "complete", "cleanup", "escalated"},
+			map[string][]string{"plan": {"context-intake", "scoped-plan", "plan-approval"}, "review-chain": {"self-review", "critic-review", "security-review", "reviewer-briefing"}}, true},
+		{"pdlc-adhoc-loop", "work", []string{"work", "review", "complete", "cleanup", "escalated"}, map[string][]string{}, true},
+		{"pdlc-review-loop", "review-brief", []string{"review-brief", "review", "follow-up", "complete", "cleanup", "escalated"}, map[string][]string{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := compileShipped(t, tt.name)
+			assert.Equal(t, tt.name, g.Name)
+			assert.Equal(t, tt.start, g.Start)
+			assert.Equal(t, tt.nodes, g.IDs())
+			assert.Equal(t, tt.skipSets, g.SkipSets)
+			for _, id := range []string{"complete", "escalated"} {
+				n, ok := g.Node(id)
+				require.True(t, ok, id)
+				assert.True(t, n.Terminal, id)
+			}
+			esc, _ := g.Node("escalated")
+			assert.True(t, esc.IsHuman())
+			require.Len(t, esc.Entry, 1)
+			assert.Equal(t, "notify", esc.Entry[0].Hook)
+			assert.Equal(t, "conflict-escalated", esc.Entry[0].With["event"])
+			_, hasCleanup := g.Node("cleanup")
+			assert.Equal(t, tt.cleanup, hasCleanup)
+			for _, n := range g.Nodes {
+				for _, e := range n.Exit {
+					assert.NotContains(t, e.With, "locked", "%s: a session never locks; the gate's lock-artifacts does", n.ID)
+				}
+			}
+		})
+	}
+}
+
+func TestPRLoopHasNoSelection(t *testing.T) {
+	g := compileShipped(t, "pdlc-pr-loop")
+	for _, n := range g.Nodes {
+		assert.False(t, n.Skippable, n.ID)
+		assert.False(t, n.OptIn, n.ID)
+		for _, e := range n.Entry {
+			assert.NotEqual(t, "set-phase-label", e.Hook, n.ID)
+		}
+	}
+	pr, _ := g.Node("pr-approval")
+	assert.True(t, pr.IsHuman())
+	assert.True(t, pr.Required)
+	for on, to := range map[string]string{"approved": "complete", "approved-with-comments": "complete", "changes-requested": "implementation"} {
+		next, ok := g.Next("pr-approval", on)
+		assert.True(t, ok)
+		assert.Equal(t, to, next)
+	}
+}
+
+func TestContributionPlanApprovalLocksContribution(t *testing.T) {
+	g := compileShipped(t, "pdlc-contribution-loop")
+	n, _ := g.Node("plan-approval")
+	var hooks []string
+	for _, e := range n.Exit {
+		hooks = append(hooks, e.Hook)
+	}
+	assert.Equal(t, []string{"classify-feedback", "record-feedback", "lock-artifacts"}, hooks)
+	assert.True(t, gateEntryNames(n.Exit[2].With["artifacts"], "contribution.md"))
+	for _, id := range []string{"goal-definition", "phase-selection"} {
+		n, _ := g.Node(id)
+		assert.True(t, n.Required, id)
+	}
+}
+
+// gateWalk drives a shipped loop through the engine with the fake
+// integration: every comment the loop posts lands in the fake thread, and
+// each event carries the whole thread plus the new human replies.
+type gateWalk struct {
+	t    *testing.T
+	rt   *runtime.Runtime
+	fake *gateFake
+	mem  *runtime.MemoryPersister
+}
+
+func newGateWalk(t *testing.T, loop string) *gateWalk {
+	hc, fake := gateCtx(t, nil, nil)
+	mem := runtime.NewMemoryPersister()
+	rt := &runtime.Runtime{Graph: compileShipped(t, loop), Persist: mem, Config: hc.Config, Signer: runtime.NewSigner([]byte("test-key")),
+		Tracker: fake, Repo: hc.Repo}
+	return &gateWalk{t: t, rt: rt, fake: fake, mem: mem}
+}
+
+func (w *gateWalk) start() {
+	_, err := w.rt.Start(context.Background(), "issue-1", runtime.StartOptions{Ref: "github:o/r#1"})
+	require.NoError(w.t, err)
+}
+
+func (w *gateWalk) reply(id int64, author, body string) runtime.NodeReport {
+	w.fake.thread = append(w.fake.thread, gateComment(id, author, body))
+	rep, err := w.rt.Advance(context.Background(), "issue-1", &runtime.Event{Comments: append([]integrations.Comment(nil), w.fake.thread...)})
+	require.NoError(w.t, err)
+	return rep
+}
+
+func (w *gateWalk) complete(node string) runtime.Envelope {
+	env, err := w.rt.Complete(context.Background(), "issue-1", node, "agent")
+	require.NoError(w.t, err)
+	return env
+}
+
+func (w *gateWalk) state() *runtime.State {
+	st, _, err := w.mem.Load(context.Background(), "issue-1")
+	require.NoError(w.t, err)
+	return st
+}
+
+func TestAdhocLoopWalk(t *testing.T) {
+	w := newGateWalk(t, "pdlc-adhoc-loop")
+	w.start()
+	assert.Equal(t, "work", w.state().CurrentNode)
+	assert.Contains(t, w.fake.labels, "loop:implementation")
+
+	env := w.complete("work")
+	assert.Equal(t, "review", env.CurrentNode, env.Messages)
+	rep := w.reply(1, "alice", "nice — now also fix the footer")
+	assert.Equal(t, "more-work", rep.Outcome)
+	assert.Equal(t, "work", w.state().CurrentNode)
+
+	env = w.complete("work")
+	assert.Equal(t, "review", env.CurrentNode)
+	rep = w.reply(2, "mallory", "done")
+	assert.Equal(t, "wait", rep.Status, "the earlier instruction is not re-read and mallory is not authorized: %v", rep.Messages)
+	rep = w.reply(3, "bob", "That's all, thanks.")
+	assert.Equal(t, "done", rep.Outcome)
+	st := w.state()
+	assert.Equal(t, "complete", st.CurrentNode)
+	assert.Equal(t, "@bob", st.Decisions["review"].By)
+	assert.NotEmpty(t, st.Decisions["review"].Signature, "the engine signs what the gate decided")
+}
+
+func TestContributionLoopWalk(t *testing.T) {
+	w := newGateWalk(t, "pdlc-contribution-loop")
+	w.start()
+	require.Len(t, w.fake.posted, 1)
+	assert.Contains(t, w.fake.posted[0], goalRequestMarker)
+
+	rep := w.reply(1, "alice", "Goal: CSV export\nSuccess criteria:\n- [ ] export works\n")
+	assert.Equal(t, "defined", rep.Outcome, rep.Messages)
+	assert.Equal(t, "phase-selection", w.state().CurrentNode)
+	checklistPosted := w.fake.posted[len(w.fake.posted)-1]
+	assert.Contains(t, checklistPosted, "- [x] plan — context-intake, scoped-plan, plan-approval")
+	assert.NotContains(t, checklistPosted, "outer-loop-on-pull-request")
+
+	rep = w.reply(2, "bob", "the-loop execute\n- [ ] plan\n- [ ] critic-review")
+	assert.Equal(t, "selected", rep.Outcome, rep.Messages)
+	st := w.state()
+	assert.Equal(t, "implementation", st.CurrentNode)
+	for _, n := range []string{"context-intake", "scoped-plan", "plan-approval", "critic-review"} {
+		require.Contains(t, st.Skips, n)
+		assert.Equal(t, "@bob", st.Skips[n].By, n)
+		assert.Equal(t, "selection", st.Skips[n].Via, n)
+	}
+	assert.Equal(t, "plan", st.Skips["scoped-plan"].Token)
+	goal := st.Decisions["goal-definition"]
+	require.NotNil(t, goal)
+	assert.Equal(t, "@alice", goal.By)
+	sel := st.Decisions["phase-selection"]
+	require.NotNil(t, sel)
+	assert.Equal(t, "reply", sel.Via)
+	assert.Equal(t, "", sel.Data["surface"], "a contribution records no surface")
+	assert.True(t, strings.Contains(w.fake.posted[len(w.fake.posted)-1], "phase selection recorded"))
+
+	// check: the answered gates stay answered without any event or network.
+	calls := len(w.fake.calls)
+	report := w.rt.Status(context.Background(), "issue-1", st, true)
+	byNode := map[string]runtime.NodeReport{}
+	for _, nr := range report.Nodes {
+		byNode[nr.Node] = nr
+	}
+	assert.Equal(t, "pass", byNode["goal-definition"].Status)
+	assert.Equal(t, "pass", byNode["phase-selection"].Status)
+	assert.Equal(t, "skip", byNode["scoped-plan"].Status)
+	assert.Contains(t, byNode["scoped-plan"].Messages[0], "by @bob")
+	assert.Len(t, w.fake.calls, calls, "check touches no integration")
+}
+
+func TestReviewLoopWalk(t *testing.T) {
+	w := newGateWalk(t, "pdlc-review-loop")
+	w.fake.thread = []integrations.Comment{gateComment(1, "alice", "the-loop review\nQuestions:\n- is the retry bounded?")}
+	w.start()
+	assert.Empty(t, w.fake.posted, "the brief rode in on the arming comment, so no template is posted")
+	rep, err := w.rt.Advance(context.Background(), "issue-1", &runtime.Event{})
+	require.NoError(t, err)
+	assert.Equal(t, "defined", rep.Outcome, rep.Messages)
+	assert.Equal(t, "review", w.state().CurrentNode)
+	assert.Equal(t, []any{"is the retry bounded?"}, anyList(w.state().Decisions["review-brief"].Data["brief"].(map[string]any)["questions"]))
+}
+
+func anyList(v any) []any {
+	switch x := v.(type) {
+	case []any:
+		return x
+	case []string:
+		out := make([]any, len(x))
+		for i, s := range x {
+			out[i] = s
+		}
+		return out
+	}
+	return nil
+}
+
+func TestEveryShippedLoopCompiles(t *testing.T) {
+	for _, name := range graphs.Names() {
+		compileShipped(t, name)
+	}
+}
+
+func TestWorkItemLoopPhaseSelectionWalk(t *testing.T) {
+	w := newGateWalk(t, graphs.Default)
+	w.rt.Config.Routing.Efforts = []string{"high", "xhigh"}
+	w.start()
+	require.NotEmpty(t, w.fake.posted)
+	posted := w.fake.thread[len(w.fake.thread)-1]
+	require.Contains(t, posted.Body, "- [x] spec-chain")
+	assert.Contains(t, w.fake.labels, "loop:phase-selection")
+
+	// alice unticks the review chain in place and ticks an effort; bob signs.
+	body := strings.Replace(posted.Body, "- [x] review-chain", "- [ ] review-chain", 1)
+	body = strings.Replace(body, "- [ ] `effort-xhigh`", "- [x] `effort-xhigh`", 1)
+	w.fake.thread[len(w.fake.thread)-1].Body = body
+	rep := w.reply(2, "bob", "the-loop execute")
+	assert.Equal(t, "selected", rep.Outcome, rep.Messages)
+	st := w.state()
+	assert.Equal(t, "brainstorming", st.CurrentNode)
+	for _, n := range w.rt.Graph.SkipSets["review-chain"] {
+		require.Contains(t, st.Skips, n)
+		assert.Equal(t, "review-chain", st.Skips[n].Token)
+	}
+	sel := st.Decisions["phase-selection"]
+	assert.Equal(t, "checklist", sel.Via)
+	assert.Equal(t, "xhigh", sel.Data["effort"])
+	assert.Equal(t, "work-item", st.Surface)
+	assert.NotContains(t, st.OptIns, "design-critic-review")
+}

@@ -1,0 +1,64 @@
+package service
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/runtime"
+)
+
+// corpusDir is the shared corpus, when present beside the checkout.
+func corpusDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := filepath.Abs("../../shared/corpus/the-loop-v11.2.0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "docs", "specs")); err != nil {
+		tb.Skip("the shared corpus is absent; skipping")
+	}
+	return dir
+}
+
+func benchService(tb testing.TB) *Service {
+	tb.Helper()
+	return &Service{Config: config.Default(), Signer: runtime.NewSigner(nil), DBPath: filepath.Join(tb.TempDir(), "none.db")}
+}
+
+// BenchmarkCheckCorpusRecompute is check --all --recompute over the corpus;
+// BenchmarkReadCorpusFloor reads every markdown file once, the floor.
+func BenchmarkCheckCorpusRecompute(b *testing.B) {
+	dir := corpusDir(b)
+	svc := benchService(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		if _, err := svc.CheckEach(ctx, CheckRequest{Repo: dir, All: true, Recompute: true}, func(runtime.Report, *runtime.Graph) error { n++; return nil }); err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			b.Fatal("no work items")
+		}
+	}
+}
+
+func BenchmarkReadCorpusFloor(b *testing.B) {
+	dir := corpusDir(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		err := filepath.WalkDir(filepath.Join(dir, "docs", "specs"), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || filepath.Ext(p) != ".md" {
+				return err
+			}
+			_, err = os.ReadFile(p)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
