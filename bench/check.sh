@@ -16,7 +16,8 @@ runs=${RUNS:-7}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/the-loop" ./cmd/the-loop
-export THE_LOOP_DB="$work/none.db" THE_LOOP_CONFIG="$work/none.yaml"
+: > "$work/config.yaml"
+export THE_LOOP_DB="$work/none.db" THE_LOOP_CONFIG="$work/config.yaml"
 
 # median wall-clock seconds of $runs runs of "$@"
 median() {
@@ -24,7 +25,9 @@ median() {
   for _ in $(seq "$runs"); do
     local s e
     s=$(date +%s.%N)
-    "$@" >/dev/null 2>&1 || true
+    local rc=0
+    "$@" >/dev/null 2>"$work/err" || rc=$?
+    if [ "$rc" -gt 1 ]; then cat "$work/err" >&2; exit 1; fi
     e=$(date +%s.%N)
     times+=("$(echo "$e - $s" | bc -l)")
   done
@@ -33,7 +36,8 @@ median() {
 
 # peak resident set in KiB of one run of "$@"
 peak_kib() {
-  /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1
+  /usr/bin/time -f '%M' -o "$work/mem" "$@" >/dev/null 2>&1 || true
+  tail -1 "$work/mem"
 }
 
 floor() { find "$1/docs/specs" -name '*.md' -exec cat {} + | sha256sum; }

@@ -63,7 +63,7 @@ var graphShowTool = Tool{
 }
 
 var graphCompleteTool = Tool{
-	Def: NewToolDef("graph_complete", Annotations{Title: "Claim a node is done", Idempotent: false},
+	Def: NewToolDef("graph_complete", Annotations{Title: "Claim a node is done", OpenWorld: true},
 		mcp.WithDescription("Claim that the work of the current node (or the named node) is done. The loop runs the node's exit checks: on pass it advances "+
 			"and says where to; otherwise it returns the findings to fix. A claim for a node that is not current, or for a human gate, is refused with the reason. "+
 			"This never approves, skips or forces anything."),

@@ -77,8 +77,7 @@ func joinedBodies(d *specDir, names []string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("read %s: %w", d.rel(n), err)
 		}
-		body := d.parse(n, text).body
-		parts = append(parts, markdown.LowerASCII(body))
+		parts = append(parts, d.lowerBody(n, text))
 	}
 	return strings.Join(parts, "\n"), nil
 }

@@ -20,6 +20,17 @@ const (
 	gateSelf = "the-loop"
 )
 
+// plannedAbsent reports whether every name of entry is a planned absence.
+func plannedAbsent(hc *runtime.HookContext, entry string) bool {
+	names := runtime.Alternatives(entry)
+	for _, n := range names {
+		if !hc.SkippedArtifacts[n] {
+			return false
+		}
+	}
+	return len(names) > 0
+}
+
 // gateReasonLimit caps an external classifier's reason kept in a decision.
 const gateReasonLimit = 500
 
@@ -44,7 +55,14 @@ func classifyFeedback(hc *runtime.HookContext) (runtime.Result, error) {
 			return runtime.Result{}, err
 		}
 		if name == "" {
-			return runtime.Skipped(hookClassifyFeedback, fmt.Sprintf("nothing to review: %s does not exist", gateNames(subject))), nil
+			// Nothing to review is a pass only when its absence is planned
+			// (its authoring node was skipped) or the graph says the subject
+			// is optional (brainstorming may produce nothing); otherwise the
+			// gate waits for the artifact rather than approving a void.
+			if hc.BoolParam("subjectOptional") || plannedAbsent(hc, subject) {
+				return runtime.Skipped(hookClassifyFeedback, fmt.Sprintf("nothing to review: %s does not exist", gateNames(subject))), nil
+			}
+			return runtime.Waiting(hookClassifyFeedback, fmt.Sprintf("nothing to review yet: %s does not exist", gateNames(subject))), nil
 		}
 	}
 	below, err := intParam(hc, "autonomousBelowTier", 0)

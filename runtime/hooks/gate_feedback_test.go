@@ -119,8 +119,21 @@ func TestClassifyFeedbackSubjectAndRiskTier(t *testing.T) {
 	gateEvent(hc, gateComment(1, "alice", "approved"))
 	r, err := classifyFeedback(hc)
 	require.NoError(t, err)
-	assert.Equal(t, runtime.Skip, r.Status)
+	assert.Equal(t, runtime.Wait, r.Status, "an absent subject that is not a planned absence is never approved")
+	assert.Equal(t, []string{"nothing to review yet: `requirements.md` or `bugfix.md` does not exist"}, gateMessages(r))
+
+	hc.SkippedArtifacts = map[string]bool{"requirements.md": true, "bugfix.md": true}
+	r, err = classifyFeedback(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Skip, r.Status, "a planned absence has nothing to review")
 	assert.Equal(t, []string{"nothing to review: `requirements.md` or `bugfix.md` does not exist"}, gateMessages(r))
+	hc.SkippedArtifacts = nil
+
+	hc.Params = map[string]any{"subject": "requirements.md|bugfix.md", "subjectOptional": true}
+	r, err = classifyFeedback(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Skip, r.Status, "an optional subject may be absent")
+	hc.Params = map[string]any{"subject": "requirements.md|bugfix.md"}
 
 	gateWrite(t, hc, "bugfix.md", "# Bug\n")
 	r, err = classifyFeedback(hc)

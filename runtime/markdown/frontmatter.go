@@ -57,6 +57,9 @@ func SplitFrontMatter(text string) (fm map[string]any, body string) {
 		return map[string]any{}, text
 	}
 	raw := text[b.yamlStart:b.yamlEnd]
+	if m, ok := parseSimpleYAML(raw); ok {
+		return m, text[b.bodyStart:]
+	}
 	var v any
 	if err := yaml.Unmarshal([]byte(raw), &v); err != nil {
 		return map[string]any{}, text

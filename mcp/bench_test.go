@@ -1,0 +1,190 @@
+package mcp
+
+import (
+	"context"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/stretchr/testify/require"
+)
+
+// Benchmarks of the MCP surface: check on one work item against a no-op
+// tool on the same server (the floor: transport, JSON-RPC, argument check
+// and call middleware, no core work), over stdio and over HTTP, plus HTTP
+// throughput with 16 concurrent clients. bench/mcp.sh runs them and prints
+// the ratios. Each latency benchmark reports p50 and p99 in microseconds.
+
+// noopTool exists only in this test build: it takes the same argument as
+// check and does nothing, so check minus noop is the core's own cost.
+var noopTool = Tool{
+	Def: NewToolDef("noop", Annotations{Title: "No-op (benchmark floor)", ReadOnly: true, Idempotent: true},
+		mcp.WithDescription("Benchmark floor: answers at once."),
+		mcp.WithString(ArgWorkItem, mcp.Description("Ignored.")),
+	),
+	Handler: func(Deps) server.ToolHandlerFunc {
+		return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok"), nil
+		}
+	},
+}
+
+// benchItem is the work item check evaluates: issue-2, blocked at
+// requirements-definition, with a stored state record.
+var benchArgs = map[string]any{ArgWorkItem: "issue-2"}
+
+// benchServer is the server the benchmarks call: every shipped tool plus
+// noop, bound to the real core over a copy of the fixture.
+func benchServer(b *testing.B) *server.MCPServer {
+	b.Helper()
+	svc := newLoopService(b, copyFixture(b))
+	return NewServer(Deps{Backend: svc, DefaultRepo: svc.DefaultRepo}, append(AllTools(), noopTool), "bench")
+}
+
+func benchStdioClient(b *testing.B) *client.Client {
+	b.Helper()
+	srv := benchServer(b)
+	stdinR, stdinW := io.Pipe()
+	stdoutR, stdoutW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = ServeStdio(ctx, srv, stdinR, stdoutW, io.Discard)
+	}()
+	c := client.NewClient(transport.NewIO(stdoutR, stdinW, io.NopCloser(strings.NewReader(""))))
+	initClient(b, c)
+	b.Cleanup(func() {
+		cancel()
+		_ = stdinW.Close()
+		_ = stdoutW.Close()
+		<-done
+	})
+	return c
+}
+
+func benchHTTPURL(b *testing.B) string {
+	b.Helper()
+	svc := newLoopService(b, copyFixture(b))
+	return loopHTTPWith(b, NewServer(Deps{Backend: svc, DefaultRepo: svc.DefaultRepo}, append(AllTools(), noopTool), "bench"))
+}
+
+func benchHTTPClient(b *testing.B, url string) *client.Client {
+	b.Helper()
+	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + testToken}))
+	require.NoError(b, err)
+	c := client.NewClient(tr)
+	initClient(b, c)
+	return c
+}
+
+func initClient(b *testing.B, c *client.Client) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(b, c.Start(ctx))
+	_, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION,
+		ClientInfo:      mcp.Implementation{Name: "bench", Version: "1"},
+	}})
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = c.Close() })
+}
+
+// callOK makes one call and fails the benchmark on any error.
+func callOK(b *testing.B, c *client.Client, tool string) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = benchArgs
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil {
+		b.Fatalf("%s: %v", tool, err)
+	}
+	if res.IsError {
+		b.Fatalf("%s: error result %v", tool, res.Content)
+	}
+}
+
+// benchLatency calls tool b.N times in sequence and reports p50 and p99.
+func benchLatency(b *testing.B, c *client.Client, tool string) {
+	callOK(b, c, tool) // warm: graph compiled, files cached
+	lat := make([]time.Duration, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		callOK(b, c, tool)
+		lat[i] = time.Since(start)
+	}
+	b.StopTimer()
+	reportPercentiles(b, lat)
+}
+
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	at := func(q float64) float64 {
+		i := int(q * float64(len(lat)-1))
+		return float64(lat[i].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(at(0.50), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
+}
+
+func BenchmarkCheckStdio(b *testing.B) { benchLatency(b, benchStdioClient(b), "check") }
+
+func BenchmarkNoopStdio(b *testing.B) { benchLatency(b, benchStdioClient(b), "noop") }
+
+func BenchmarkCheckHTTP(b *testing.B) {
+	benchLatency(b, benchHTTPClient(b, benchHTTPURL(b)), "check")
+}
+
+func BenchmarkNoopHTTP(b *testing.B) {
+	benchLatency(b, benchHTTPClient(b, benchHTTPURL(b)), "noop")
+}
+
+// throughputClients is the number of concurrent HTTP clients.
+const throughputClients = 16
+
+// BenchmarkHTTPThroughput16 spreads b.N check calls over 16 concurrent
+// HTTP clients and reports calls per second, with per-call p50 and p99.
+func BenchmarkHTTPThroughput16(b *testing.B) {
+	url := benchHTTPURL(b)
+	clients := make([]*client.Client, throughputClients)
+	for i := range clients {
+		clients[i] = benchHTTPClient(b, url)
+		callOK(b, clients[i], "check")
+	}
+	lat := make([]time.Duration, b.N)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for _, c := range clients {
+		wg.Add(1)
+		go func(c *client.Client) {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				t0 := time.Now()
+				callOK(b, c, "check")
+				lat[i] = time.Since(t0)
+			}
+		}(c)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+	reportPercentiles(b, lat)
+}

@@ -1,0 +1,139 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/the-loop/the-loop/integrations/tickets"
+	"github.com/the-loop/the-loop/service"
+)
+
+func init() {
+	register(ticketCreateTool)
+	register(ticketProjectsTool)
+}
+
+// Argument names of ticket_create (camelCase, as the JSON of
+// tickets.CreateOptions).
+const (
+	argSystem    = "system"
+	argProject   = "project"
+	argTitle     = "title"
+	argBody      = "body"
+	argLabels    = "labels"
+	argIssueType = "issueType"
+	argParent    = "parent"
+	argMirrorOf  = "mirrorOf"
+)
+
+var ticketCreateTool = Tool{
+	Def: NewToolDef("ticket_create", Annotations{Title: "Create a ticket", OpenWorld: true},
+		mcp.WithDescription("Create a GitHub issue or a Jira issue with the server's own credentials and return its key and URL. "+
+			"The same core as `the-loop ticket create --format json`. Every argument is checked before any request is sent: "+
+			"a GitHub issue takes repo (OWNER/REPO); a Jira issue takes project (one of the keys ticket_projects lists) and optionally issueType, parent and mirrorOf. "+
+			"Each call creates a new ticket, so do not retry a call that succeeded."),
+		mcp.WithString(argSystem, mcp.Required(), mcp.Enum("github", "jira"), mcp.Description("Ticket system: github or jira.")),
+		mcp.WithString(argRepo, mcp.Description("GitHub repository as OWNER/REPO (system github only).")),
+		mcp.WithString(argProject, mcp.Description("Jira project key from integrations.jira.projects, e.g. PROJ (system jira only); ticket_projects lists them.")),
+		mcp.WithString(argTitle, mcp.Required(), mcp.Description("Ticket title (the Jira summary).")),
+		mcp.WithString(argBody, mcp.Required(), mcp.Description("Ticket body in markdown (the Jira description); may be empty.")),
+		stringList(argLabels, "Labels to set, e.g. [\"bug\", \"triage\"]."),
+		mcp.WithString(argIssueType, mcp.Description("Jira issue type, e.g. Story, Task, Bug or Epic (system jira only; default Task).")),
+		mcp.WithString(argParent, mcp.Description("Jira parent (epic) key, e.g. PROJ-1 (system jira only).")),
+		mcp.WithString(argMirrorOf, mcp.Description("GitHub issue URL this Jira issue mirrors (system jira only): the issue gets the mirror label, "+
+			"its description opens with the URL, and the GitHub issue body is edited to name the new key.")),
+	),
+	Handler: func(deps Deps) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var o tickets.CreateOptions
+			var bad *mcp.CallToolResult
+			if o.System, bad = RequiredString(req, argSystem); bad != nil {
+				return bad, nil
+			}
+			if o.Title, bad = RequiredString(req, argTitle); bad != nil {
+				return bad, nil
+			}
+			for _, f := range []struct {
+				name string
+				dst  *string
+			}{{argRepo, &o.Repo}, {argProject, &o.Project}, {argBody, &o.Body}, {argIssueType, &o.IssueType}, {argParent, &o.Parent}, {argMirrorOf, &o.MirrorOf}} {
+				if *f.dst, bad = OptionalString(req, f.name, ""); bad != nil {
+					return bad, nil
+				}
+			}
+			if o.Labels, bad = OptionalStringList(req, argLabels); bad != nil {
+				return bad, nil
+			}
+			created, err := deps.Backend.TicketCreate(ctx, o)
+			var mle *tickets.MirrorLinkError
+			switch {
+			case errors.As(err, &mle):
+				res := mcp.NewToolResultStructured(created, fmt.Sprintf("created %s (%s), but the GitHub issue could not be edited to name it: %s. "+
+					"The ticket exists: do not create it again; add the key to the GitHub issue by hand.", created.Key, created.URL, argNames(mle.Err.Error())))
+				res.IsError = true
+				return res, nil
+			case err != nil:
+				return ticketError(err), nil
+			}
+			return mcp.NewToolResultStructured(created, fmt.Sprintf("created %s %s", created.Key, created.URL)), nil
+		}
+	},
+}
+
+var ticketProjectsTool = Tool{
+	Def: NewToolDef("ticket_projects", Annotations{Title: "List the Jira projects", ReadOnly: true, Idempotent: true},
+		mcp.WithDescription("The Jira project keys tickets may be created in (integrations.jira.projects in the server's config), as {\"projects\": [...]}. "+
+			"The same list as `the-loop ticket projects --format json`. Read-only; sends no request."),
+	),
+	Handler: func(deps Deps) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			keys := deps.Backend.TicketProjects()
+			text := "configured Jira projects: " + strings.Join(keys, ", ")
+			if len(keys) == 0 {
+				text = "no Jira projects are configured; the operator adds keys to integrations.jira.projects"
+			}
+			return mcp.NewToolResultStructured(map[string][]string{"projects": keys}, text), nil
+		}
+	},
+}
+
+// ticketError turns a refused option or a provider failure into a tool
+// error that names the argument to fix.
+func ticketError(err error) *mcp.CallToolResult {
+	var oe *tickets.OptionError
+	if errors.As(err, &oe) {
+		return mcp.NewToolResultError(fmt.Sprintf("ticket_create: argument %q: %s. Fix the arguments and call again; nothing was created.",
+			flagArg(oe.Flag), argNames(oe.Msg)))
+	}
+	if errors.Is(err, service.ErrNoIntegration) {
+		return mcp.NewToolResultError("ticket_create failed: " + err.Error() + "; the operator configures integrations in the server's config. Nothing was created.")
+	}
+	return mcp.NewToolResultError("ticket_create failed: " + argNames(err.Error()) + ". Nothing was created.")
+}
+
+// flagPattern matches the CLI flags of `the-loop ticket create`.
+var flagPattern = regexp.MustCompile(`--(system|repo|project|title|body|labels|issue-type|parent|mirror-of)\b`)
+
+// flagArg maps a CLI flag ("--issue-type") to the tool argument
+// ("issueType").
+func flagArg(flag string) string {
+	parts := strings.Split(strings.TrimPrefix(flag, "--"), "-")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
+}
+
+// argNames rewrites the CLI flags a core message names into the tool's
+// argument names, so the model reads the names it can pass.
+func argNames(msg string) string {
+	return flagPattern.ReplaceAllStringFunc(msg, flagArg)
+}
