@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -37,7 +38,7 @@ var noopTool = Tool{
 	},
 }
 
-// benchItem is the work item check evaluates: issue-2, blocked at
+// benchArgs name the work item check evaluates: issue-2, blocked at
 // requirements-definition, with a stored state record.
 var benchArgs = map[string]any{ArgWorkItem: "issue-2"}
 
@@ -99,17 +100,26 @@ func initClient(b *testing.B, c *client.Client) {
 	b.Cleanup(func() { _ = c.Close() })
 }
 
-// callOK makes one call and fails the benchmark on any error.
-func callOK(b *testing.B, c *client.Client, tool string) {
+// callOnce makes one call; any protocol error or error result is an error.
+func callOnce(c *client.Client, tool string) error {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = benchArgs
 	res, err := c.CallTool(context.Background(), req)
 	if err != nil {
-		b.Fatalf("%s: %v", tool, err)
+		return fmt.Errorf("%s: %w", tool, err)
 	}
 	if res.IsError {
-		b.Fatalf("%s: error result %v", tool, res.Content)
+		return fmt.Errorf("%s: error result %v", tool, res.Content)
+	}
+	return nil
+}
+
+// callOK makes one call from the benchmark goroutine and stops the
+// benchmark on failure.
+func callOK(b *testing.B, c *client.Client, tool string) {
+	if err := callOnce(c, tool); err != nil {
+		b.Fatal(err)
 	}
 }
 
@@ -155,12 +165,18 @@ const throughputClients = 16
 
 // BenchmarkHTTPThroughput16 spreads b.N check calls over 16 concurrent
 // HTTP clients and reports calls per second, with per-call p50 and p99.
-func BenchmarkHTTPThroughput16(b *testing.B) {
+func BenchmarkHTTPThroughput16(b *testing.B) { benchThroughput(b, "check") }
+
+// BenchmarkNoopHTTPThroughput16 is the same with the no-op tool: the
+// transport's own ceiling on this machine.
+func BenchmarkNoopHTTPThroughput16(b *testing.B) { benchThroughput(b, "noop") }
+
+func benchThroughput(b *testing.B, tool string) {
 	url := benchHTTPURL(b)
 	clients := make([]*client.Client, throughputClients)
 	for i := range clients {
 		clients[i] = benchHTTPClient(b, url)
-		callOK(b, clients[i], "check")
+		callOK(b, clients[i], tool)
 	}
 	lat := make([]time.Duration, b.N)
 	var next atomic.Int64
@@ -177,7 +193,10 @@ func BenchmarkHTTPThroughput16(b *testing.B) {
 					return
 				}
 				t0 := time.Now()
-				callOK(b, c, "check")
+				if err := callOnce(c, tool); err != nil {
+					b.Error(err)
+					return
+				}
 				lat[i] = time.Since(t0)
 			}
 		}(c)

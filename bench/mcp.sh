@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Benchmarks the MCP server in one run: p50/p99 latency of `check` on one
+# work item over stdio and over HTTP against a no-op tool on the same
+# server (the floor), and HTTP throughput with 16 concurrent clients (check
+# and the no-op). Prints the check/noop ratios and the targets.
+#
+#   bench/mcp.sh            (CALLS=3000 calls per benchmark; COUNT=1 runs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+calls=${CALLS:-3000}
+count=${COUNT:-1}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+go test ./mcp -run '^$' \
+  -bench '^Benchmark((Check|Noop)(Stdio|HTTP)|(Noop)?HTTPThroughput16)$' \
+  -benchtime "${calls}x" -count "$count" | tee "$out" >&2
+
+# metric NAME UNIT: the median over -count runs of the value before UNIT.
+metric() {
+  awk -v name="$1" -v unit="$2" '
+    $1 ~ "^Benchmark" name "(-[0-9]+)?$" { for (i = 2; i < NF; i++) if ($(i+1) == unit) print $i }' "$out" |
+    sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else print v[int((NR + 1) / 2)] }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }'; }
+
+echo
+printf '%-6s %12s %12s %8s %12s %12s %8s\n' transport check_p50_us noop_p50_us ratio check_p99_us noop_p99_us ratio
+for tr in Stdio HTTP; do
+  cp50=$(metric "Check$tr" p50-µs); np50=$(metric "Noop$tr" p50-µs)
+  cp99=$(metric "Check$tr" p99-µs); np99=$(metric "Noop$tr" p99-µs)
+  printf '%-6s %12s %12s %8s %12s %12s %8s\n' "$tr" "$cp50" "$np50" "$(ratio "$cp50" "$np50")" "$cp99" "$np99" "$(ratio "$cp99" "$np99")"
+done
+echo "target: check p50 within 2x the no-op floor"
+echo
+printf '%-22s %10s %10s %10s\n' "16 HTTP clients" calls/s p50_us p99_us
+for b in HTTPThroughput16 NoopHTTPThroughput16; do
+  printf '%-22s %10s %10s %10s\n' "$b" "$(metric "$b" calls/s)" "$(metric "$b" p50-µs)" "$(metric "$b" p99-µs)"
+done
+echo "target: check at least 2000 calls/s with 16 clients ($(nproc) CPUs here)"
