@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -16,6 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/service"
 )
 
 // Benchmarks of the MCP surface: check on one work item against a no-op
@@ -43,11 +46,22 @@ var noopTool = Tool{
 var benchArgs = map[string]any{ArgWorkItem: "issue-2"}
 
 // benchServer is the server the benchmarks call: every shipped tool plus
-// noop, bound to the real core over a copy of the fixture.
+// noop, bound to the real core over a copy of the fixture. The core's
+// state store is open, as in a server that has already taken a claim (a
+// claim on issue-3, a human gate, is refused and writes nothing), so check
+// reads the stored state the way a long-running server does.
 func benchServer(b *testing.B) *server.MCPServer {
 	b.Helper()
-	svc := newLoopService(b, copyFixture(b))
-	return NewServer(Deps{Backend: svc, DefaultRepo: svc.DefaultRepo}, append(AllTools(), noopTool), "bench")
+	// The store logs its migration through the default logger; keep the
+	// benchmark lines clean.
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b.Cleanup(func() { slog.SetDefault(prev) })
+	repo := copyFixture(b)
+	svc := newLoopService(b, repo)
+	_, _, err := svc.Complete(context.Background(), service.CompleteRequest{ItemRequest: service.ItemRequest{WorkItem: "issue-3"}})
+	require.NoError(b, err)
+	return NewServer(Deps{Backend: svc, DefaultRepo: repo}, append(AllTools(), noopTool), "bench")
 }
 
 func benchStdioClient(b *testing.B) *client.Client {
@@ -74,8 +88,7 @@ func benchStdioClient(b *testing.B) *client.Client {
 
 func benchHTTPURL(b *testing.B) string {
 	b.Helper()
-	svc := newLoopService(b, copyFixture(b))
-	return loopHTTPWith(b, NewServer(Deps{Backend: svc, DefaultRepo: svc.DefaultRepo}, append(AllTools(), noopTool), "bench"))
+	return loopHTTPWith(b, benchServer(b))
 }
 
 func benchHTTPClient(b *testing.B, url string) *client.Client {

@@ -1,0 +1,81 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseDefaults(t *testing.T) {
+	c, err := Parse(nil)
+	require.NoError(t, err)
+	assert.Equal(t, "https://api.github.com/", c.Integrations.GitHub.BaseURL)
+	assert.Equal(t, "GITHUB_TOKEN", c.Integrations.GitHub.TokenEnv)
+	assert.Equal(t, "cloud", c.Integrations.Jira.Auth)
+	assert.Equal(t, "THE_LOOP_MCP_TOKEN", c.MCP.HTTP.TokenEnv)
+	assert.Equal(t, "cross-repository", c.Routing.SessionPerPR)
+	assert.Empty(t, c.Routing.AuthorizedUsers, "nobody is authorized by default")
+	assert.Equal(t, 60, c.Polling.IntervalSeconds)
+}
+
+func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
+	tests := []struct {
+		name, doc, want string
+	}{
+		{"unknown top-level key", "integration:\n  github: {}\n", "line 1: field integration not found"},
+		{"unknown nested key", "routing:\n  authorizedUsers: [a]\n  autExecuteLabel: x\n", "line 3: field autExecuteLabel not found"},
+		{"wrong type", "polling:\n  intervalSeconds: soon\n", "line 2: cannot unmarshal"},
+		{"list where a string is expected", "integrations:\n  github:\n    baseUrl: [a]\n", "line 3"},
+		{"bad jira auth", "integrations:\n  jira:\n    auth: oauth\n", `integrations.jira.auth: "oauth" is not one of cloud, datacenter`},
+		{"bad session mode", "routing:\n  sessionPerPr: sometimes\n", "routing.sessionPerPr"},
+		{"unknown control command", "routing:\n  control:\n    keywords:\n      deploy: the-loop deploy\n", "routing.control.keywords.deploy: unknown command"},
+		{"bad poll system", "polling:\n  sources:\n    - system: gitlab\n", "polling.sources[0].system"},
+		{"a token in the file", "integrations:\n  github:\n    token: ghp_x\n", "field token not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.doc))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.NotContains(t, err.Error(), "ghp_x", "values are never echoed back")
+		})
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Load(filepath.Join(dir, "missing.yaml"), true)
+	assert.ErrorContains(t, err, "missing.yaml", "an explicit path that does not exist is an error")
+	c, err := Load(filepath.Join(dir, "missing.yaml"), false)
+	require.NoError(t, err)
+	assert.Equal(t, "GITHUB_TOKEN", c.Integrations.GitHub.TokenEnv, "a missing default file means defaults")
+
+	p := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(p, []byte("routing:\n  authorizedUsers: [alice]\n  bogus: 1\n"), 0o600))
+	_, err = Load(p, true)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), p)
+	assert.Contains(t, err.Error(), "line 3")
+}
+
+func TestKeywords(t *testing.T) {
+	c, err := Parse([]byte("routing:\n  control:\n    keywords:\n      execute: 'go go go'\n      stop: ''\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "go go go", c.Keyword("execute"))
+	assert.Equal(t, "", c.Keyword("stop"), "an empty keyword disables its command")
+	assert.Equal(t, "the-loop start", c.Keyword("start"))
+	off := false
+	c.Routing.Control.Enabled = &off
+	assert.Equal(t, "", c.Keyword("start"), "control disabled recognises nothing")
+}
+
+func TestDefaultPath(t *testing.T) {
+	t.Setenv(EnvConfig, "/etc/the-loop/c.yaml")
+	assert.Equal(t, "/etc/the-loop/c.yaml", DefaultPath())
+	t.Setenv(EnvConfig, "")
+	t.Setenv("XDG_CONFIG_HOME", "/x")
+	assert.Equal(t, "/x/the-loop/config.yaml", DefaultPath())
+}

@@ -1,0 +1,137 @@
+package service
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/integrations/github"
+	"github.com/the-loop/the-loop/integrations/providertest"
+	"github.com/the-loop/the-loop/runtime"
+)
+
+type pollRig struct {
+	t      *testing.T
+	fake   *providertest.Server
+	svc    *Service
+	poller *Poller
+	repo   string
+	ref    integrations.Ref
+}
+
+func newPollRig(t *testing.T, authorized ...string) *pollRig {
+	t.Helper()
+	fake := providertest.NewGitHub(t)
+	repo := t.TempDir()
+	writeFile(t, filepath.Join(repo, HarnessConfigPath), "ticketing:\n  github:\n    owner: octo\n    repo: widgets\n")
+	cfg := config.Default()
+	cfg.Routing.AuthorizedUsers = authorized
+	src := config.Source{System: "github", Repos: []string{"octo/widgets"}, Checkout: repo}
+	cfg.Polling.Sources = []config.Source{src}
+	prov, err := github.New(github.Options{BaseURL: fake.URL(), Token: fake.Token()})
+	require.NoError(t, err)
+	svc := &Service{Config: cfg, Signer: runtime.NewSigner([]byte("test-key")), DBPath: filepath.Join(t.TempDir(), "state.db"),
+		Provider: func(string) (integrations.Provider, error) { return prov, nil }}
+	t.Cleanup(func() { svc.Close() })
+	return &pollRig{t: t, fake: fake, svc: svc, repo: repo, ref: integrations.Ref{System: "github", Owner: "octo", Repo: "widgets", Number: 1},
+		poller: &Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: filepath.Join(t.TempDir(), "poll-status.json")}}
+}
+
+func (r *pollRig) cycle() ItemAction {
+	rep := r.poller.RunOnce(context.Background())
+	require.Len(r.t, rep.Sources, 1)
+	require.Empty(r.t, rep.Sources[0].Error)
+	for _, it := range rep.Sources[0].Items {
+		if it.WorkItem == "issue-1" {
+			return it
+		}
+	}
+	r.t.Fatalf("issue-1 not in the cycle report: %+v", rep.Sources[0].Items)
+	return ItemAction{}
+}
+
+func (r *pollRig) state() *runtime.State {
+	sess, err := r.svc.open(context.Background(), r.repo, "issue-1", "")
+	require.NoError(r.t, err)
+	return sess.state
+}
+
+func TestPollerArmsFromAnAuthorizedStartAndPostsTheChecklist(t *testing.T) {
+	r := newPollRig(t, "alice")
+	assert.Equal(t, "none", r.cycle().Action, "nothing armed yet")
+	r.fake.AddComment(r.ref, "alice", "OWNER", "Please pick this up.\n\nthe-loop start")
+	act := r.cycle()
+	assert.Equal(t, "started", act.Action)
+	assert.Equal(t, "phase-selection", act.Node)
+	assert.Equal(t, "wait", act.Status, "the fresh gate is evaluated once and waits")
+	var checklist bool
+	for _, c := range r.fake.Comments(r.ref) {
+		if strings.Contains(c.Body, "<!-- the-loop:phase-selection -->") {
+			checklist = true
+			assert.True(t, integrations.IsSelfAuthored(c.Body))
+		}
+	}
+	assert.True(t, checklist, "the checklist comment is posted on entry")
+	is, _ := r.fake.Issue(r.ref)
+	assert.Contains(t, is.Labels, "loop:phase-selection")
+	assert.Equal(t, "gate", r.cycle().Action, "a second cycle does not start it again")
+	assert.Len(t, filterMarker(r.fake.Comments(r.ref), "<!-- the-loop:phase-selection -->"), 1, "the checklist is posted once")
+}
+
+func filterMarker(cs []providertest.Comment, marker string) []providertest.Comment {
+	var out []providertest.Comment
+	for _, c := range cs {
+		if strings.Contains(c.Body, marker) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func TestPollerIgnoresUnauthorizedAndSelfAuthoredCommands(t *testing.T) {
+	r := newPollRig(t, "alice")
+	r.fake.AddComment(r.ref, "mallory", "NONE", "the-loop start")
+	r.fake.AddComment(r.ref, "alice", "OWNER", integrations.MarkSelfAuthored("the-loop start"))
+	assert.Equal(t, "none", r.cycle().Action, "neither an unauthorized nor a self-authored comment arms")
+
+	empty := newPollRig(t)
+	empty.fake.AddComment(empty.ref, "alice", "OWNER", "the-loop start")
+	assert.Equal(t, "none", empty.cycle().Action, "an empty authorized list reads nothing")
+}
+
+func TestPollerRunsThePhaseSelectionGate(t *testing.T) {
+	r := newPollRig(t, "alice")
+	r.fake.AddComment(r.ref, "alice", "OWNER", "the-loop start")
+	r.cycle()
+	r.fake.AddComment(r.ref, "mallory", "NONE", "the-loop execute")
+	act := r.cycle()
+	assert.Equal(t, "wait", act.Status, "an unauthorized execute is not read")
+
+	r.fake.AddComment(r.ref, "alice", "OWNER", "- [ ] brainstorming\n- [x] requirements-definition\n\nthe-loop execute")
+	act = r.cycle()
+	assert.Equal(t, "pass", act.Status)
+	st := r.state()
+	assert.Equal(t, "requirements-definition", st.CurrentNode)
+	d := st.Decisions["phase-selection"]
+	require.NotNil(t, d)
+	assert.Equal(t, "@alice", d.By)
+	assert.Equal(t, runtime.Verified, r.svc.Signer.Verify(d), "the recorded selection is signed")
+	require.Contains(t, st.Skips, "brainstorming")
+	assert.Equal(t, runtime.ViaSelection, st.Skips["brainstorming"].Via)
+	assert.Equal(t, "idle", r.cycle().Action, "the poller never advances an agent's node")
+}
+
+func TestPollerReportsAFailingSourceAndKeepsGoing(t *testing.T) {
+	r := newPollRig(t, "alice")
+	r.poller.Sources = append(r.poller.Sources, config.Source{System: "github", Repos: []string{"octo/widgets"}})
+	rep := r.poller.RunOnce(context.Background())
+	require.Len(t, rep.Sources, 2)
+	assert.Empty(t, rep.Sources[0].Error)
+	assert.Contains(t, rep.Sources[1].Error, "names no checkout")
+}
