@@ -168,3 +168,6 @@ func degradations(results []Result) []string {
 	}
 	return out
 }
+
+// HookName is the entry's hook name.
+func (e ChainEntry) HookName() string { return e.Hook }

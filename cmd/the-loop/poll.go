@@ -47,6 +47,17 @@ func runPoll(ctx context.Context, env *Env, args []string) error {
 	if len(cfg.Polling.Sources) == 0 {
 		return usageErrorf("polling.sources is empty in %s: add a source, e.g. {system: github, repos: [OWNER/REPO], checkout: /srv/checkout}", configName(cfg.Path))
 	}
+	seen := map[string]bool{}
+	var systems []string
+	for _, src := range cfg.Polling.Sources {
+		if !seen[src.System] {
+			seen[src.System] = true
+			systems = append(systems, src.System)
+		}
+	}
+	if err := svc.CheckIntegrations(systems...); err != nil {
+		return fmt.Errorf("poll: %w", err)
+	}
 	p := &service.Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: *statusFile, Log: logger}
 	if p.StatusPath == "" {
 		p.StatusPath = service.DefaultPollStatusPath(svc.DBPathOrDefault())
