@@ -125,8 +125,6 @@ type WorkItem struct {
 	ID string
 	// SpecDir is the absolute spec folder <repo>/<specDir>/<id>.
 	SpecDir string
-	// RiskTier is 1..5 (front matter riskTier, else inferred, default 3).
-	RiskTier int
 }
 
 // Event is the inbound input of an advance: the ticket comments read by the

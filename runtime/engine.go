@@ -101,7 +101,7 @@ func (r *Runtime) hookContext(ctx context.Context, in evalInput) *HookContext {
 	}
 	hc := &HookContext{
 		Context:          ctx,
-		WorkItem:         WorkItem{Ref: ref, ID: in.id, SpecDir: r.SpecDir(in.id), RiskTier: 3},
+		WorkItem:         WorkItem{Ref: ref, ID: in.id, SpecDir: r.SpecDir(in.id)},
 		Repo:             r.Repo,
 		RelSpecDir:       r.relSpecDir(in.id),
 		Node:             in.node,

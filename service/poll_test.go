@@ -135,3 +135,38 @@ func TestPollerReportsAFailingSourceAndKeepsGoing(t *testing.T) {
 	assert.Empty(t, rep.Sources[0].Error)
 	assert.Contains(t, rep.Sources[1].Error, "names no checkout")
 }
+
+// A force is recorded four times: signed in state, in the event log, in the
+// portable record, and as a marked ticket comment.
+func TestForceLeavesFourAuditRecords(t *testing.T) {
+	r := newPollRig(t, "alice")
+	r.fake.AddComment(r.ref, "alice", "OWNER", "the-loop start")
+	r.cycle()
+	ctx := context.Background()
+	res, _, err := r.svc.Force(ctx, ForceRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: "issue-1"}, To: "design", Reason: "spec agreed offline", Actor: "@ops"})
+	require.NoError(t, err)
+	assert.Equal(t, "phase-selection", res.FromNode)
+
+	st := r.state()
+	require.Len(t, st.Forced, 1)
+	assert.Equal(t, runtime.Verified, r.svc.Signer.Verify(st.Forced[0]))
+	evs, err := r.svc.Events(ctx, ItemRequest{Repo: r.repo, WorkItem: "issue-1"})
+	require.NoError(t, err)
+	var forcedEvent bool
+	for _, e := range evs {
+		forcedEvent = forcedEvent || e.Name == "graph.forced"
+	}
+	assert.True(t, forcedEvent)
+	portable, _, err := runtime.ReadPortable(filepath.Join(r.repo, "docs/specs/issue-1"), "issue-1")
+	require.NoError(t, err)
+	require.Len(t, portable.Forced, 1)
+	assert.Equal(t, "spec agreed offline", portable.Forced[0].Reason)
+	audit := filterMarker(r.fake.Comments(r.ref), "forced transition")
+	require.Len(t, audit, 1)
+	assert.True(t, integrations.IsSelfAuthored(audit[0].Body))
+	assert.Contains(t, audit[0].Body, "spec agreed offline")
+
+	rep, err := r.svc.Check(ctx, CheckRequest{Repo: r.repo, WorkItem: "issue-1", Recompute: true})
+	require.NoError(t, err)
+	assert.Equal(t, "phase-selection", rep.Reports[0].CurrentNode, "the bypassed gate keeps its real verdict")
+}

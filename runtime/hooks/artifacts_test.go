@@ -24,7 +24,7 @@ func newTestContext(t *testing.T, node *runtime.Node, params map[string]any) *ru
 	}
 	return &runtime.HookContext{
 		Context:          t.Context(),
-		WorkItem:         runtime.WorkItem{Ref: "issue-1", ID: "issue-1", SpecDir: spec, RiskTier: 3},
+		WorkItem:         runtime.WorkItem{Ref: "issue-1", ID: "issue-1", SpecDir: spec},
 		Repo:             repo,
 		RelSpecDir:       "docs/specs/issue-1",
 		Node:             node,

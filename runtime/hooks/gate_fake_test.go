@@ -129,7 +129,7 @@ func gateCtx(t *testing.T, node *runtime.Node, params map[string]any) (*runtime.
 	fake := &gateFake{}
 	return &runtime.HookContext{
 		Context:          t.Context(),
-		WorkItem:         runtime.WorkItem{Ref: "github:o/r#1", ID: "issue-1", SpecDir: spec, RiskTier: 3},
+		WorkItem:         runtime.WorkItem{Ref: "github:o/r#1", ID: "issue-1", SpecDir: spec},
 		Repo:             repo,
 		RelSpecDir:       "docs/specs/issue-1",
 		Node:             node,
