@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	loopmcp "github.com/the-loop/the-loop/mcp"
+	"github.com/the-loop/the-loop/service"
 )
 
 // stringList is a repeatable string flag.
@@ -48,24 +49,19 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if *httpAddr == "" && (*tokenFile != "" || len(origins) > 0) {
 		return usageErrorf("--token-file and --allow-origin apply only with --http ADDR")
 	}
-	db := fs.Lookup("db").Value.String()
-	svc, err := newService(env, *cfgPath, db)
+	repoDir, err := resolveRepo(env, *repo)
+	if err != nil {
+		return err
+	}
+	// stdout carries protocol frames only (stdio) or nothing (HTTP): logs
+	// always go to stderr.
+	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	svc, err := newServeService(env, *cfgPath, fs.Lookup("db").Value.String(), repoDir, logger)
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
 	cfg := svc.Config
-	repoDir, err := resolveRepo(env, *repo)
-	if err != nil {
-		return err
-	}
-
-	// stdout carries protocol frames only (stdio) or nothing (HTTP): logs
-	// always go to stderr.
-	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	svc.Log = logger
-	svc.DefaultRepo = repoDir
-	svc.Provider = providerFactory(svc, env)
 	deps := loopmcp.Deps{Logger: logger, DefaultRepo: repoDir, Backend: svc}
 	srv := loopmcp.NewServer(deps, loopmcp.AllTools(), Version())
 
@@ -103,6 +99,20 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// newServeService builds the core the server's tools bind to: the same
+// service the CLI verbs build (config, signing key, state store), with the
+// ticket providers the CLI uses and repoDir as the default repository.
+func newServeService(env *Env, cfgPath, db, repoDir string, logger *slog.Logger) (*service.Service, error) {
+	svc, err := newService(env, cfgPath, db)
+	if err != nil {
+		return nil, err
+	}
+	svc.Log = logger
+	svc.DefaultRepo = repoDir
+	svc.Provider = providerFactory(svc, env)
+	return svc, nil
 }
 
 // resolveRepo makes --repo absolute (against the working directory) and
