@@ -24,8 +24,9 @@ import (
 // e2eVersion is stamped into the binary so the reported version is known.
 const e2eVersion = "v0.0.0-e2e"
 
-// e2eCalls are the tool calls both scripts make, in order, with what each
-// must produce. Extend it as tools ship (check, graph_complete, ...).
+// e2eCalls are the tool calls both scripts make, in order, against a
+// private copy of testdata/repo (a git checkout without a continuity set),
+// with what each must produce.
 var e2eCalls = []struct {
 	Name      string         `json:"name"`
 	Arguments map[string]any `json:"arguments"`
@@ -33,16 +34,37 @@ var e2eCalls = []struct {
 	wantProtocolError string
 	wantIsError       bool
 	wantText          string
+	// wantStructured are keys the structured content must carry.
+	wantStructured map[string]any
 }{
 	{Name: "no_such_tool", Arguments: map[string]any{}, wantProtocolError: "no_such_tool"},
+	{Name: "check", Arguments: map[string]any{"workItem": "issue-2"},
+		wantText:       "issue-2: UNMET (at requirements-definition)\n- required section is empty: Security considerations",
+		wantStructured: map[string]any{"workItem": "issue-2", "currentNode": "requirements-definition", "ok": false}},
+	{Name: "check", Arguments: map[string]any{"all": true}, wantText: "1/6 work items satisfied"},
+	{Name: "check", Arguments: map[string]any{}, wantIsError: true, wantText: "give either workItem"},
+	{Name: "graph_status", Arguments: map[string]any{"workItem": "issue-2"}, wantText: "current node: requirements-definition",
+		wantStructured: map[string]any{"started": true, "status": "block"}},
+	{Name: "graph_complete", Arguments: map[string]any{"workItem": "issue-2"},
+		wantText:       "requirements-definition: block (block) — now at requirements-definition\n- required section is empty: Security considerations",
+		wantStructured: map[string]any{"node": "requirements-definition", "status": "block", "moved": false}},
+	{Name: "graph_complete", Arguments: map[string]any{"workItem": "issue-1"}, wantText: "issue-1: refused (not-started)",
+		wantStructured: map[string]any{"status": "refused", "reason": "not-started"}},
+	{Name: "graph_complete", Arguments: map[string]any{"workItem": "issue-2", "force": true}, wantIsError: true, wantText: `unknown argument "force"`},
+	{Name: "ticket_projects", Arguments: map[string]any{}, wantText: "no Jira projects are configured",
+		wantStructured: map[string]any{"projects": []any{}}},
+	{Name: "continuity_update", Arguments: map[string]any{"kind": "decision", "text": "x"}, wantIsError: true, wantText: "no live continuity set"},
+	{Name: "continuity_prompt", Arguments: map[string]any{"task": "Review the fixture's open work items."}, wantText: "Review the fixture's open work items.",
+		wantStructured: map[string]any{"copied": false}},
 }
 
 // e2eCall is one recorded outcome from lib.mjs runCalls.
 type e2eCall struct {
-	Name          string `json:"name"`
-	IsError       bool   `json:"isError"`
-	Text          string `json:"text"`
-	ProtocolError string `json:"protocolError"`
+	Name              string         `json:"name"`
+	IsError           bool           `json:"isError"`
+	Text              string         `json:"text"`
+	StructuredContent map[string]any `json:"structuredContent"`
+	ProtocolError     string         `json:"protocolError"`
 }
 
 type e2eTool struct {
@@ -119,19 +141,32 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
-// isolatedEnv is the environment for the binary: no operator config, no
-// token unless the script sets one.
+// isolatedEnv is the environment for the binary: no operator config, a
+// private state store, no token unless the script sets one.
 func isolatedEnv(t *testing.T) []string {
 	t.Helper()
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "THE_LOOP_CONFIG" || k == "THE_LOOP_MCP_TOKEN" || k == "XDG_CONFIG_HOME" {
+		if k == "THE_LOOP_CONFIG" || k == "THE_LOOP_MCP_TOKEN" || k == "XDG_CONFIG_HOME" || k == "THE_LOOP_DB" {
 			continue
 		}
 		env = append(env, kv)
 	}
-	return append(env, "XDG_CONFIG_HOME="+t.TempDir())
+	return append(env, "XDG_CONFIG_HOME="+t.TempDir(), "THE_LOOP_DB="+filepath.Join(t.TempDir(), "state.db"))
+}
+
+// e2eRepo is a private copy of the fixture repository, made a git
+// checkout so the continuity tools can resolve it.
+func e2eRepo(t *testing.T) string {
+	t.Helper()
+	repo := copyFixture(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("e2e: git is not installed")
+	}
+	out, err := exec.Command("git", "-C", repo, "init", "-q", ".").CombinedOutput()
+	require.NoError(t, err, "git init: %s", out)
+	return repo
 }
 
 func requireNode(t *testing.T) string {
@@ -151,7 +186,7 @@ func runScript(t *testing.T, node, script, bin string, doc any) {
 	t.Helper()
 	calls, err := json.Marshal(e2eCalls)
 	require.NoError(t, err)
-	repo := t.TempDir()
+	repo := e2eRepo(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(moduleRoot(t), "e2e", script), bin, repo, string(calls))
@@ -197,6 +232,9 @@ func assertCommon(t *testing.T, doc e2eDoc) {
 		assert.Empty(t, got.ProtocolError, "call %s", want.Name)
 		assert.Equal(t, want.wantIsError, got.IsError, "call %s: %s", want.Name, got.Text)
 		assert.Contains(t, got.Text, want.wantText, "call %s", want.Name)
+		for k, v := range want.wantStructured {
+			assert.Equal(t, v, got.StructuredContent[k], "call %s %v: structured %q", want.Name, want.Arguments, k)
+		}
 	}
 }
 

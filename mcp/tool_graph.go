@@ -93,9 +93,13 @@ var graphCompleteTool = Tool{
 			if err != nil {
 				return coreError("graph_complete", err), nil
 			}
-			text := fmt.Sprintf("%s: %s (%s) — now at %s", env.Node, env.Status, env.Outcome, env.CurrentNode)
+			claimed := env.Node
+			if claimed == "" {
+				claimed = item
+			}
+			text := fmt.Sprintf("%s: %s (%s) — now at %s", claimed, env.Status, env.Outcome, env.CurrentNode)
 			if env.Reason != "" {
-				text = fmt.Sprintf("%s: %s (%s)", env.Node, env.Status, env.Reason)
+				text = fmt.Sprintf("%s: %s (%s)", claimed, env.Status, env.Reason)
 			}
 			if len(env.Messages) > 0 {
 				text += "\n- " + strings.Join(env.Messages, "\n- ")

@@ -7,8 +7,9 @@ import "sync"
 // so every node may share what an earlier node already read. A walk that can
 // write never gets one.
 type EvalCache struct {
-	mu   sync.Mutex
-	memo map[string]memoEntry
+	mu      sync.Mutex
+	memo    map[string]memoEntry
+	closers []func()
 }
 
 type memoEntry struct {
@@ -36,4 +37,30 @@ func (c *EvalCache) Do(key string, fn func() (any, error)) (any, error) {
 	c.memo[key] = memoEntry{val: v, err: err}
 	c.mu.Unlock()
 	return v, err
+}
+
+// OnClose registers fn to run when the evaluation ends (a nil cache runs
+// nothing and the caller keeps ownership).
+func (c *EvalCache) OnClose(fn func()) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	c.closers = append(c.closers, fn)
+	c.mu.Unlock()
+	return true
+}
+
+// Close releases what the evaluation kept open.
+func (c *EvalCache) Close() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	fns := c.closers
+	c.closers = nil
+	c.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
 }

@@ -27,7 +27,14 @@ type TrustedView struct {
 
 // Trusted filters st through the signer. st is not modified.
 func Trusted(st *State, s *Signer) TrustedView {
-	v := TrustedView{State: st.Clone(), Findings: map[string][]string{}}
+	// A shallow copy with fresh decision maps: hooks only read the view, and
+	// the filter below must not touch st.
+	view := *st
+	view.Decisions = copyDecisions(st.Decisions)
+	view.Skips = copyDecisions(st.Skips)
+	view.OptIns = copyDecisions(st.OptIns)
+	view.Forced = append([]*Decision(nil), st.Forced...)
+	v := TrustedView{State: &view, Findings: map[string][]string{}}
 	filter := func(m map[string]*Decision, what string) {
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -55,6 +62,14 @@ func Trusted(st *State, s *Signer) TrustedView {
 	}
 	v.State.Forced = forced
 	return v
+}
+
+func copyDecisions(m map[string]*Decision) map[string]*Decision {
+	out := make(map[string]*Decision, len(m))
+	for k, d := range m {
+		out[k] = d
+	}
+	return out
 }
 
 // SkipSet is the validated declared-skip set of a work item.

@@ -30,6 +30,7 @@ func (r *Runtime) Status(ctx context.Context, id string, st *State, recompute bo
 	view, set := r.view(st)
 	rep := Report{WorkItem: id, Nodes: make([]NodeReport, 0, len(g.Nodes))}
 	cache := NewEvalCache()
+	defer cache.Close()
 	for _, n := range g.Nodes {
 		rec := view.State.Nodes[n.ID]
 		attempts, forced := 0, false

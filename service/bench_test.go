@@ -62,3 +62,20 @@ func BenchmarkReadCorpusFloor(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckOneItem is one work item of the fixture repository, the
+// per-call cost behind the MCP check tool.
+func BenchmarkCheckOneItem(b *testing.B) {
+	dir, err := filepath.Abs("../testdata/repo")
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc := benchService(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := svc.Check(ctx, CheckRequest{Repo: dir, WorkItem: "issue-3"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

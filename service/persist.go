@@ -36,7 +36,7 @@ func (p *persister) loadState(ctx context.Context, id string) (*runtime.State, [
 			warns = append(warns, fmt.Sprintf("%s: the stored state in %s is unreadable (%v); falling back to the portable record", id, p.st.Path(), err))
 		}
 	}
-	s, path, err := runtime.ReadPortable(p.repo.SpecDir(id), id)
+	s, _, err := runtime.ReadPortable(p.repo.SpecDir(id), id)
 	switch {
 	case errors.Is(err, runtime.ErrCorruptState):
 		warns = append(warns, "warning: "+err.Error())
@@ -46,7 +46,6 @@ func (p *persister) loadState(ctx context.Context, id string) (*runtime.State, [
 	case s == nil:
 		return runtime.NewState(id), warns, nil
 	}
-	_ = path
 	return s, warns, nil
 }
 

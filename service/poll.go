@@ -199,9 +199,12 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		}
 		return act
 	case !started && control.IsArming(last):
-		res, _, err := p.Svc.Start(ctx, StartRequest{ItemRequest: ItemRequest{Repo: repo, WorkItem: id}, Loop: control.LoopFor(last), Ref: refStr})
+		res, err := p.arm(ctx, is, StartRequest{ItemRequest: ItemRequest{Repo: repo, WorkItem: id}, Loop: control.LoopFor(last), Ref: refStr}, comments)
 		if err != nil {
 			act.Action, act.Detail = "error", err.Error()
+			if errors.Is(err, ErrArmRefused) {
+				act.Action = "refused"
+			}
 			return act
 		}
 		act.Action, act.Node = "started", res.Node

@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -73,12 +74,48 @@ func OpenRepo(dir string) (*Repo, error) {
 	if err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%w: %s is not a directory", ErrRepoUnreadable, abs)
 	}
+	key := repoStamp(abs)
+	if v, ok := repoCache.Load(abs); ok && v.(cachedRepo).stamp == key {
+		return v.(cachedRepo).repo.clone(), nil
+	}
 	r := &Repo{Root: abs, SpecRoot: runtime.DefaultSpecRoot}
 	if err := r.readHarness(); err != nil {
 		return nil, err
 	}
 	r.warnRepoGraphs()
+	repoCache.Store(abs, cachedRepo{stamp: key, repo: r.clone()})
 	return r, nil
+}
+
+// repoCache keeps resolved repositories while their .the-loop folder and
+// harness config are unchanged (a long-running server resolves the same
+// checkout on every call).
+var repoCache sync.Map // abs root -> cachedRepo
+
+type cachedRepo struct {
+	stamp string
+	repo  *Repo
+}
+
+// repoStamp identifies the state of what OpenRepo reads: the .the-loop
+// folder (files added or removed) and the harness config (edited).
+func repoStamp(root string) string {
+	stamp := ""
+	for _, p := range []string{filepath.Join(root, ".the-loop"), filepath.Join(root, filepath.FromSlash(HarnessConfigPath))} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			stamp += "-|"
+			continue
+		}
+		stamp += fmt.Sprintf("%d.%d.%d|", fi.ModTime().UnixNano(), fi.Size(), fi.Mode())
+	}
+	return stamp
+}
+
+func (r *Repo) clone() *Repo {
+	c := *r
+	c.Warnings = append([]string(nil), r.Warnings...)
+	return &c
 }
 
 func (r *Repo) readHarness() error {

@@ -184,3 +184,10 @@ func (s *Service) repoDir(dir string) string {
 
 // DBPathOrDefault is the database path in use.
 func (s *Service) DBPathOrDefault() string { return s.dbPath() }
+
+// OpenStore opens the state store now, so a long-running server reads and
+// writes through one handle instead of opening the database per call.
+func (s *Service) OpenStore(ctx context.Context) error {
+	_, err := s.writableStore(ctx)
+	return err
+}

@@ -55,10 +55,11 @@ func paramSlots(hc *runtime.HookContext, key string) []slot {
 // os.Root opened on the folder, so neither ".." nor a symlink can reach a
 // file outside it. It caches nothing: each hook call sees the disk as it is.
 type specDir struct {
-	abs   string
-	repo  string
-	root  *os.Root           // nil when the folder does not exist yet
-	cache *runtime.EvalCache // shared reads under check; nil when writing
+	abs    string
+	repo   string
+	root   *os.Root           // nil when the folder does not exist yet
+	cache  *runtime.EvalCache // shared reads under check; nil when writing
+	shared bool               // root belongs to the cache
 }
 
 // openSpecDir opens the work item's spec folder. A folder that does not
@@ -69,20 +70,45 @@ func openSpecDir(hc *runtime.HookContext) (*specDir, error) {
 		return nil, errors.New("the work item has no spec folder (WorkItem.SpecDir is empty)")
 	}
 	d := &specDir{abs: filepath.Clean(dir), repo: hc.Repo, cache: hc.Cache}
-	root, err := os.OpenRoot(d.abs)
-	switch {
-	case err == nil:
-		d.root = root
-	case errors.Is(err, fs.ErrNotExist):
-	default:
-		return nil, fmt.Errorf("open spec folder %s: %w", d.rel(""), err)
+	if d.cache != nil {
+		// Under check the folder handle lives for the whole evaluation.
+		v, err := d.cache.Do("root\x00"+d.abs, func() (any, error) {
+			root, err := openRoot(d)
+			if root != nil {
+				d.cache.OnClose(func() { _ = root.Close() })
+			}
+			return root, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		d.root, d.shared = v.(*os.Root), true
+		return d, nil
 	}
+	root, err := openRoot(d)
+	if err != nil {
+		return nil, err
+	}
+	d.root = root
 	return d, nil
 }
 
-// Close releases the folder handle.
+// openRoot opens the folder; a folder that does not exist yields nil.
+func openRoot(d *specDir) (*os.Root, error) {
+	root, err := os.OpenRoot(d.abs)
+	switch {
+	case err == nil:
+		return root, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("open spec folder %s: %w", d.rel(""), err)
+	}
+}
+
+// Close releases the folder handle (a shared one is released by the cache).
 func (d *specDir) Close() {
-	if d.root != nil {
+	if d.root != nil && !d.shared {
 		_ = d.root.Close()
 	}
 }
@@ -211,7 +237,8 @@ func (d *specDir) absPath(name string) string {
 // rel is the message path for name ("" = the folder itself): relative to the
 // repository root and slash-separated when under it, else absolute.
 func (d *specDir) rel(name string) string {
-	return repoPath(d.repo, d.absPath(name))
+	v, _ := d.cache.Do("rel\x00"+d.abs+"\x00"+name, func() (any, error) { return repoPath(d.repo, d.absPath(name)), nil })
+	return v.(string)
 }
 
 // repoPath renders abs relative to repo (slash-separated) when it lies

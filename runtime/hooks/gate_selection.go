@@ -40,6 +40,9 @@ func classifyPhaseSelection(hc *runtime.HookContext) (runtime.Result, error) {
 	var reply *integrations.Comment
 	authorized := AuthorizedComments(hc.Config, gateEventComments(hc))
 	for i := len(authorized) - 1; i >= 0; i-- {
+		if gateHandoffComment(authorized[i].Body) {
+			continue // a handoff record is data: its text never signs a selection
+		}
 		if parser.Parse(authorized[i].Body).Command == control.Execute {
 			reply = &authorized[i]
 			break
@@ -93,11 +96,7 @@ func selectionResult(hc *runtime.HookContext, reply *integrations.Comment, via, 
 	skips := make([]*runtime.Decision, 0, len(sel.Skips))
 	for _, s := range sel.Skips {
 		skipped[s.Node] = true
-		d := &runtime.Decision{Node: s.Node, Kind: runtime.KindSkip, Via: runtime.ViaSelection, Token: s.Token, By: by, CommentURL: reply.URL}
-		if h := opts.Handoff; h != nil && h.RecordURL != "" && gateBefore(hc.Graph, s.Node, h.Enter) {
-			d.Data = gateData("handoff", h.RecordURL)
-		}
-		skips = append(skips, d)
+		skips = append(skips, selectionSkip(hc.Graph, opts.Handoff, s, by, reply.URL))
 	}
 	optIns := make([]*runtime.Decision, 0, len(sel.OptIns))
 	selected := map[string]bool{}
@@ -107,6 +106,9 @@ func selectionResult(hc *runtime.HookContext, reply *integrations.Comment, via, 
 	}
 	nodes := make([]any, 0, len(hc.Graph.Nodes))
 	for _, n := range hc.Graph.Nodes {
+		if n.RequiresHandoff && opts.Handoff == nil {
+			continue // not part of this item's walk: the frozen graph is the one it had before handoffs existed
+		}
 		nodes = append(nodes, map[string]any{
 			"id": n.ID, "phase": n.Phase, "skipped": skipped[n.ID] || (n.OptIn && !selected[n.ID]),
 			"selectable": n.Skippable, "optIn": n.OptIn,
@@ -130,13 +132,6 @@ func selectionResult(hc *runtime.HookContext, reply *integrations.Comment, via, 
 		}
 	}
 	return runtime.OK(hookClassifyPhaseSelection, data)
-}
-
-// gateBefore reports node declared before other in g.
-func gateBefore(g *runtime.Graph, node, other string) bool {
-	a, okA := g.Node(node)
-	b, okB := g.Node(other)
-	return okA && okB && a.Index() < b.Index()
 }
 
 // gateList returns list, or an empty (non-nil) slice.

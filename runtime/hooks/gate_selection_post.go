@@ -1,8 +1,9 @@
 package hooks
 
 import (
-	"encoding/json"
+	"strings"
 
+	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/checklist"
 )
@@ -11,24 +12,60 @@ const hookPostPhaseSelection = "post-phase-selection"
 
 // gateSelectionOptions are the checklist options for this work item: the
 // operator's vocabulary and defaults, plus the handoff pre-fill when the
-// item was handed off mid-stream.
+// item was handed off mid-stream. A frozen record that does not pass every
+// record rule pre-fills nothing: the checklist is the ordinary one.
 func gateSelectionOptions(hc *runtime.HookContext) checklist.Options {
 	o := checklist.OptionsFor(hc.Graph, hc.Config, hc.NodeID())
 	if hc.State == nil || hc.State.Handoff == nil {
 		return o
 	}
 	hs := hc.State.Handoff
-	var rec struct {
-		Stage string `json:"stage"`
-		Enter string `json:"enter"`
+	rec, err := FrozenHandoff(hs)
+	if err != nil {
+		return o
 	}
-	if err := json.Unmarshal(hs.Record, &rec); err == nil && rec.Enter != "" {
-		if _, ok := hc.Graph.Node(rec.Enter); ok {
-			o.Handoff = &checklist.Handoff{By: hs.Author, Stage: rec.Stage, Enter: rec.Enter, RecordURL: hs.CommentURL}
-		}
+	if _, ok := hc.Graph.Node(rec.Enter); ok {
+		o.Handoff = &checklist.Handoff{By: hs.Author, Stage: rec.Stage, Enter: rec.Enter, RecordURL: hs.CommentURL}
 	}
 	return o
 }
+
+// selectionSkip is the declaration of one unticked row. A row the handoff
+// pre-unticked (a skippable phase before its entry node) is recorded as a
+// handoff skip: via handoff, signed by the replier who said execute (the
+// replier still owns the walk), pointing at the record, with the reply kept
+// beside it. `the-loop check` renders it "skipped by handoff (declared by
+// @replier)". Every other row is an ordinary selection skip.
+func selectionSkip(g *runtime.Graph, h *checklist.Handoff, s checklist.Skip, by, replyURL string) *runtime.Decision {
+	d := &runtime.Decision{Node: s.Node, Kind: runtime.KindSkip, Via: runtime.ViaSelection, Token: s.Token, By: by, CommentURL: replyURL}
+	if h == nil || h.RecordURL == "" {
+		return d
+	}
+	n, okN := g.Node(s.Node)
+	enter, okE := g.Node(h.Enter)
+	if !okN || !okE || n.Index() >= enter.Index() {
+		return d
+	}
+	d.Via, d.CommentURL = runtime.ViaHandoff, h.RecordURL
+	d.Data = gateData("handoff", h.RecordURL, "reply", replyURL)
+	return d
+}
+
+// gateHandoffComment reports a handoff record or continuation part: such a
+// comment is data, and no keyword in it is ever read as a command.
+func gateHandoffComment(body string) bool {
+	for _, line := range strings.Split(body, "\n") {
+		l := strings.TrimSpace(line)
+		if l == handoff.RecordMarker || strings.HasPrefix(l, handoffPartMarkerPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// handoffPartMarkerPrefix opens every continuation part's marker line
+// (handoff.PartMarker).
+const handoffPartMarkerPrefix = "<!-- the-loop:handoff-part "
 
 // postPhaseSelection posts the phase-selection checklist once: when the
 // thread already holds the loop's own checklist, or the gate is answered,

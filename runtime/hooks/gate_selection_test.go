@@ -292,22 +292,6 @@ func TestPhaseSelectionUnderCheckReadsAndPostsNothing(t *testing.T) {
 	assert.Len(t, fake.calls, calls)
 }
 
-func TestHandoffPrefillsTheChecklistAndStampsSkips(t *testing.T) {
-	hc, fake := gateSelectionCtx(t)
-	hc.State.Handoff = &runtime.HandoffState{Record: json.RawMessage(`{"version":1,"stage":"requirements-settled","enter":"design"}`), Author: "dev", CommentURL: "https://github.test/c/5"}
-	c := postChecklist(t, hc, fake)
-	assert.Contains(t, c.Body, "Handed off by @dev at `requirements-settled`")
-	assert.Contains(t, c.Body, "- [ ] brainstorming\n")
-	gateEvent(hc, gateComment(9, "alice", "the-loop execute"))
-	r, err := classifyPhaseSelection(hc)
-	require.NoError(t, err)
-	skips := r.Data["declaredSkips"].([]*runtime.Decision)
-	require.Len(t, skips, 1)
-	assert.Equal(t, "brainstorming", skips[0].Node)
-	assert.Equal(t, "@alice", skips[0].By, "the replier signs, not the handoff author")
-	assert.Equal(t, "https://github.test/c/5", skips[0].Data["handoff"])
-}
-
 func TestPhaseSelectionConfirmationFailureIsADegradation(t *testing.T) {
 	hc, fake := gateSelectionCtx(t)
 	gateEvent(hc, gateComment(9, "alice", "the-loop execute\n- [ ] design"))

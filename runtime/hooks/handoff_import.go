@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/the-loop/the-loop/handoff"
@@ -11,59 +12,174 @@ import (
 
 const hookImportHandoff = "import-handoff"
 
+// kindHandoffImport is the kind of the decision import-handoff records.
+const kindHandoffImport = "handoff-import"
+
 // importHandoff verifies, in chain order, each artifact a handoff carried:
-// it exists in the spec folder, its committed bytes hash to the record, and
-// it passes the section check of the node that produces it. On the first
-// failure it un-skips the producing node and every skipped node after it up
-// to the handoff's entry node, records a demotion, and passes: the walk then
-// enters the producing node — earlier, never later. When nothing verifies,
-// brainstorming runs again. It never adds a skip. Artifacts the record lists
-// as approved in chat are locked by this hook (never by a session).
+// it exists in the spec folder, its bytes (LF line endings) hash to the
+// frozen record, and it passes the section check of the node that produces
+// it. On the first failure it un-skips the producing node and every node
+// after it up to (not including) the handoff's entry node, records a
+// demotion, and passes: the walk then enters the producing node — earlier,
+// never later. When no file verifies at all (the first one fails, or the
+// frozen record cannot be read), brainstorming runs again. It never adds a
+// skip. Artifacts the record lists as approved in chat, among the verified
+// ones, are locked by this hook (never by a session).
+//
+// What it decided is recorded as a signed decision, so `check` reports the
+// import as it happened: the files change legitimately afterwards (review
+// comments, locks), and re-hashing them then would report a false failure.
 func importHandoff(hc *runtime.HookContext) (runtime.Result, error) {
 	st := hc.State
 	if st == nil || st.Handoff == nil {
 		return runtime.Skipped(hookImportHandoff, "this work item carries no handoff"), nil
 	}
-	rec, err := handoff.DecodeJSON(st.Handoff.Record)
+	if d, ok := gateRecorded(hc); ok && d.Kind == kindHandoffImport {
+		return runtime.OK(hookImportHandoff, map[string]any{"recorded": true, "demoted": d.Data["demoted"]}), nil
+	}
+	if hc.Graph == nil {
+		return runtime.Result{}, errGateNoGraph
+	}
+	rec, err := FrozenHandoff(st.Handoff)
 	if err != nil {
-		// An unreadable frozen record verifies nothing: fail closed to the start of the chain.
-		return demote(hc, "", "brainstorming", fmt.Sprintf("the frozen handoff record is unreadable: %v", err))
+		// An unreadable frozen record verifies nothing: fail closed to the
+		// start of the chain, bounded by the furthest node a handoff may enter.
+		return demote(hc, demotion{producer: handoff.NodeBrainstorming, enter: handoff.NodeDesignApproval, inclusive: true,
+			why: fmt.Sprintf("the frozen handoff record is unreadable (%v)", err)})
 	}
 	d, err := openSpecDir(hc)
 	if err != nil {
 		return runtime.Result{}, err
 	}
 	defer d.Close()
-	for _, name := range handoff.ChainOrder() {
-		want, carried := rec.Hash(name)
-		if !carried {
+	var verified []string
+	for _, a := range rec.Artifacts {
+		producer := handoff.ProducerOf(a.Name)
+		why := verifyCarried(hc, d, a.Name, a.SHA256, producer)
+		if why == "" {
+			verified = append(verified, a.Name)
 			continue
 		}
-		producer := handoff.ProducerOf(name)
-		if why := verifyCarried(hc, d, name, want, producer); why != "" {
-			return demote(hc, name, producer, why)
+		if len(verified) == 0 {
+			// Nothing verifiable at all: the conversation's work restarts
+			// from the brainstorm, never from a later phase.
+			producer = handoff.NodeBrainstorming
+		}
+		return demote(hc, demotion{artifact: a.Name, producer: producer, enter: rec.Enter, why: why, rec: &rec, d: d, verified: verified})
+	}
+	return demote(hc, demotion{enter: rec.Enter, rec: &rec, d: d, verified: verified})
+}
+
+// demotion is what importHandoff concluded.
+type demotion struct {
+	// artifact is the first file that failed ("" when none did, or the
+	// record itself could not be read).
+	artifact string
+	// producer is the node the walk is demoted to ("" when nothing failed).
+	producer string
+	// enter bounds the un-skipping: nodes from producer up to enter.
+	enter string
+	// inclusive also un-skips enter itself (unreadable record).
+	inclusive bool
+	why       string
+	rec       *handoff.Record
+	d         *specDir
+	verified  []string
+}
+
+// demote applies a verdict. With a failure it un-skips producer and every
+// declared-skipped node after it up to the entry node. Under check nothing is
+// recorded: a producer that is still skipped blocks, so a check never reports
+// a handoff that does not verify as ok before the walk has imported it.
+func demote(hc *runtime.HookContext, v demotion) (runtime.Result, error) {
+	var unskip []string
+	if v.producer != "" {
+		var err error
+		if unskip, err = unskipRange(hc, v.producer, v.enter, v.inclusive); err != nil {
+			return final(hookImportHandoff, runtime.Errorf("", "%v", err)), nil
 		}
 	}
-	if len(rec.Artifacts) == 0 {
-		return demote(hc, "", "brainstorming", "the handoff carried no artifact that can be verified")
-	}
-	locked, err := lockApprovedInChat(hc, d, rec)
-	if err != nil {
-		return runtime.Result{}, err
-	}
-	data := map[string]any{"verified": rec.Names(), "locked": names(locked)}
-	if len(locked) > 0 {
-		// The lock changes the bytes the record hashed: remember, signed, what
-		// the hook itself wrote so a later check still verifies the files.
-		hashes := map[string]any{}
-		for _, l := range locked {
-			hashes[l.name] = l.hash
+	if hc.ReadOnly {
+		if len(unskip) > 0 {
+			return runtime.Blocked(hookImportHandoff, runtime.Errorf(hc.RelSpecDir,
+				"handoff does not verify yet: %s — run `the-loop handoff import %s` (add --from-dir DIR for files extracted from the spec-chain artifact), commit the files, then claim this node; claimed as it stands, the walk is demoted to %s",
+				v.why, hc.WorkItem.ID, v.producer)), nil
 		}
-		data["decision"] = &runtime.Decision{Node: hookImportHandoff, Kind: "handoff-import", Outcome: "pass",
-			Via: runtime.ViaHandoff, By: hc.State.Handoff.Author, CommentURL: hc.State.Handoff.CommentURL,
-			Data: map[string]any{"lockedHashes": hashes}}
+		return runtime.OK(hookImportHandoff, map[string]any{"verified": listOrEmpty(v.verified), "demoted": v.producer}), nil
+	}
+	var locked []lockedFile
+	if v.rec != nil && v.d != nil {
+		var err error
+		if locked, err = lockApprovedInChat(hc, v.d, *v.rec, v.verified); err != nil {
+			return runtime.Result{}, err
+		}
+	}
+	hashes := map[string]any{}
+	for _, l := range locked {
+		hashes[l.name] = l.hash
+	}
+	hs := hc.State.Handoff
+	decision := &runtime.Decision{Node: hookImportHandoff, Kind: kindHandoffImport, Outcome: string(runtime.Pass),
+		Via: runtime.ViaHandoff, By: gateAt(hs.Author), CommentURL: hs.CommentURL, Reason: v.why,
+		Data: map[string]any{"verified": listOrEmpty(v.verified), "demoted": v.producer, "locked": names(locked), "lockedHashes": hashes}}
+	data := map[string]any{"verified": listOrEmpty(v.verified), "locked": names(locked), "demoted": v.producer, "decision": decision}
+	if v.producer != "" {
+		data["unskip"] = unskip
+		data["demotions"] = []runtime.Demotion{{Artifact: v.artifact, Node: v.producer, Reason: v.why, At: runtime.Now()}}
 	}
 	return runtime.OK(hookImportHandoff, data), nil
+}
+
+// unskipRange lists the nodes, in declaration order from producer up to
+// enter (enter itself only when inclusive), that carry a declared skip in
+// state. Synthetic skips (an unselected opt-in, a handoff-only node) are not
+// declarations and stay as they are; skips after enter are the replier's own
+// choice and are never touched.
+func unskipRange(hc *runtime.HookContext, producer, enter string, inclusive bool) ([]string, error) {
+	start, ok := hc.Graph.Node(producer)
+	if !ok {
+		return nil, fmt.Errorf("handoff demotion names %q, which is not a node of %s", producer, hc.Graph.Name)
+	}
+	end, ok := hc.Graph.Node(enter)
+	if !ok {
+		return nil, fmt.Errorf("the handoff enters %q, which is not a node of %s", enter, hc.Graph.Name)
+	}
+	limit := end.Index()
+	if inclusive {
+		limit++
+	}
+	var out []string
+	for _, n := range hc.Graph.Nodes[start.Index():min(limit, len(hc.Graph.Nodes))] {
+		if _, skipped := hc.Skipped[n.ID]; skipped && hc.State.Skips[n.ID] != nil {
+			out = append(out, n.ID)
+		}
+	}
+	return out, nil
+}
+
+// FrozenHandoff decodes the record frozen in state and checks it against
+// every rule a posted record must satisfy (bodies aside: state never holds
+// them). A record that fails is treated as no verified handoff.
+func FrozenHandoff(hs *runtime.HandoffState) (handoff.Record, error) {
+	if hs == nil {
+		return handoff.Record{}, fmt.Errorf("no handoff is frozen in state")
+	}
+	rec, err := handoff.DecodeJSON(hs.Record)
+	if err != nil {
+		return handoff.Record{}, err
+	}
+	check := rec
+	if check.CarriedBy == handoff.CarriedByTicket {
+		// State drops the carried bodies; stand-ins let the rest be checked.
+		check.Files = map[string]string{}
+		for _, n := range rec.Names() {
+			check.Files[n] = ""
+		}
+	}
+	if err := handoff.Validate(check); err != nil {
+		return handoff.Record{}, fmt.Errorf("frozen handoff record: %w", err)
+	}
+	return rec, nil
 }
 
 type lockedFile struct{ name, hash string }
@@ -76,47 +192,39 @@ func names(l []lockedFile) []string {
 	return out
 }
 
-// lockedHash is the hash of name as this hook locked it ("" when it did not).
-func lockedHash(hc *runtime.HookContext, name string) string {
-	d, ok := hc.State.Decisions[hookImportHandoff]
-	if !ok || d.Data == nil {
-		return ""
+func listOrEmpty(l []string) []string {
+	if l == nil {
+		return []string{}
 	}
-	m, _ := d.Data["lockedHashes"].(map[string]any)
-	s, _ := m[name].(string)
-	return s
+	return l
 }
 
 // verifyCarried returns why name does not verify ("" when it does).
 func verifyCarried(hc *runtime.HookContext, d *specDir, name, want, producer string) string {
 	text, err := d.read(name)
 	if err != nil {
-		return fmt.Sprintf("%s is not in %s: %v", name, d.rel(""), err)
+		return fmt.Sprintf("%s is not in %s", name, d.rel(""))
 	}
-	if got := handoff.HashLF([]byte(text)); got != want && got != lockedHash(hc, name) {
-		return fmt.Sprintf("%s does not match the record's sha256 (the committed file was changed)", name)
+	if handoff.HashLF([]byte(text)) != want {
+		return fmt.Sprintf("%s does not match the record's sha256 (the file differs from the one handed off)", name)
 	}
 	node, ok := hc.Graph.Node(producer)
 	if !ok {
 		return ""
 	}
 	for _, e := range node.Exit {
-		if e.Hook != hookValidate {
+		if e.Hook != hookValidate || e.With["sections"] == nil {
 			continue
 		}
-		if e.With["sections"] == nil {
-			continue
-		}
-		params := map[string]any{"sections": e.With["sections"]}
 		sub := *hc
-		sub.Node, sub.Params, sub.ReadOnly = node, params, true
+		sub.Node, sub.Params, sub.ReadOnly = node, map[string]any{"sections": e.With["sections"]}, true
 		sub.SkippedArtifacts = nil
 		res, err := validateArtifacts(&sub)
 		if err != nil {
 			return fmt.Sprintf("%s could not be checked: %v", name, err)
 		}
 		if res.Status == runtime.Block {
-			var msgs []string
+			msgs := make([]string, 0, len(res.Messages))
 			for _, m := range res.Messages {
 				msgs = append(msgs, m.Text)
 			}
@@ -126,50 +234,23 @@ func verifyCarried(hc *runtime.HookContext, d *specDir, name, want, producer str
 	return ""
 }
 
-// demote un-skips producer and every skipped node after it up to the entry
-// node. Under check nothing is recorded: a producer that is still skipped
-// blocks, so a check never reports a handoff that no longer verifies as ok.
-func demote(hc *runtime.HookContext, artifact, producer, why string) (runtime.Result, error) {
-	start, ok := hc.Graph.Node(producer)
-	if !ok {
-		return final(hookImportHandoff, runtime.Errorf("", "handoff demotion names %q, which is not a node of %s", producer, hc.Graph.Name)), nil
-	}
-	var unskip []string
-	for _, n := range hc.Graph.Nodes[start.Index():] {
-		if _, skipped := hc.Skipped[n.ID]; skipped && hc.State.Skips[n.ID] != nil {
-			unskip = append(unskip, n.ID)
-		}
-	}
-	if hc.ReadOnly {
-		if len(unskip) > 0 {
-			return runtime.Blocked(hookImportHandoff, runtime.Errorf(hc.RelSpecDir,
-				"handoff does not verify: %s — %s must run again (advance the work item to demote the walk)", why, producer)), nil
-		}
-		return runtime.OK(hookImportHandoff, map[string]any{"demoted": producer}), nil
-	}
-	dem := runtime.Demotion{Artifact: artifact, Node: producer, Reason: why, At: runtime.Now()}
-	return runtime.OK(hookImportHandoff, map[string]any{
-		"unskip":    unskip,
-		"demotions": []runtime.Demotion{dem},
-		"demoted":   producer,
-	}), nil
-}
-
-// lockApprovedInChat writes status: approved, approvedBy and approvedVia into
-// the artifacts the record says were approved in chat.
-func lockApprovedInChat(hc *runtime.HookContext, d *specDir, rec handoff.Record) ([]lockedFile, error) {
-	var locked []lockedFile
-	author := strings.TrimPrefix(hc.State.Handoff.Author, "@")
+// lockApprovedInChat writes status: approved, approvedBy and approvedVia
+// into the verified artifacts the record says were approved in chat. Every
+// new text is computed before any file is written.
+func lockApprovedInChat(hc *runtime.HookContext, d *specDir, rec handoff.Record, verified []string) ([]lockedFile, error) {
+	type pending struct{ name, text string }
+	var todo []pending
+	author := strings.TrimLeft(strings.TrimSpace(hc.State.Handoff.Author), "@")
 	for _, name := range rec.ApprovedInChat {
+		if !slices.Contains(verified, name) {
+			continue
+		}
 		text, err := d.read(name)
 		if err != nil {
 			return nil, fmt.Errorf("read %s to lock it: %w", name, err)
 		}
 		fm, _ := markdown.SplitFrontMatter(text)
 		if markdown.String(fm["status"]) == "approved" {
-			continue
-		}
-		if hc.ReadOnly {
 			continue
 		}
 		out, err := markdown.SetFrontMatter(text,
@@ -179,10 +260,14 @@ func lockApprovedInChat(hc *runtime.HookContext, d *specDir, rec handoff.Record)
 		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", name, err)
 		}
-		if err := d.writeAtomic(name, []byte(out)); err != nil {
-			return nil, fmt.Errorf("lock %s: %w", name, err)
+		todo = append(todo, pending{name, out})
+	}
+	locked := make([]lockedFile, 0, len(todo))
+	for _, p := range todo {
+		if err := d.writeAtomic(p.name, []byte(p.text)); err != nil {
+			return nil, fmt.Errorf("lock %s: %w", p.name, err)
 		}
-		locked = append(locked, lockedFile{name: name, hash: handoff.HashLF([]byte(out))})
+		locked = append(locked, lockedFile{name: p.name, hash: handoff.HashLF([]byte(p.text))})
 	}
 	return locked, nil
 }
