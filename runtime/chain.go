@@ -121,6 +121,9 @@ func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {
 	defer cancel()
 	local := *hc
 	local.Context = ctx
+	if hc.ReadOnly {
+		return callInline(e, &local, timeout, failed)
+	}
 	type outcome struct {
 		res Result
 		err error
@@ -155,6 +158,35 @@ func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {
 	case <-ctx.Done():
 		return failed(fmt.Sprintf("timed out after %s", timeout))
 	}
+}
+
+// callInline runs a read-only hook on the caller's goroutine: under check a
+// hook reads regular files only (the spec folder refuses anything else), so
+// it cannot block on input, and the goroutine hand-off per hook was a fifth
+// of a check's cost. A hook that overran its budget still yields a
+// non-retriable block.
+func callInline(e *ChainEntry, hc *HookContext, timeout time.Duration, failed func(string) Result) (res Result) {
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("hook panicked", "hook", e.Hook, "panic", fmt.Sprint(p))
+			res = failed(fmt.Sprintf("panic: %v", p))
+		}
+	}()
+	r, err := e.fn(hc)
+	switch {
+	case time.Since(start) > timeout:
+		return failed(fmt.Sprintf("timed out after %s", timeout))
+	case err != nil:
+		return failed(err.Error())
+	case !r.Status.Valid():
+		return failed(fmt.Sprintf("%s returned unknown status %q; expected one of [block pass skip wait]", e.Hook, r.Status))
+	}
+	r.Hook = e.Hook
+	if r.Data == nil {
+		r.Data = map[string]any{}
+	}
+	return r
 }
 
 // degradations returns "warning: hook did not complete: error" for every

@@ -138,3 +138,25 @@ func TestEntryTimeoutHonoursTheHooksOwnTimeout(t *testing.T) {
 	assert.Equal(t, 930*time.Second, entryTimeout(e, time.Minute))
 	assert.Equal(t, time.Minute, entryTimeout(&ChainEntry{Hook: "x"}, time.Minute))
 }
+
+func TestReadOnlyHooksRunInlineWithTheSameGuarantees(t *testing.T) {
+	tests := []struct {
+		name string
+		fn   HookFunc
+		want string
+	}{
+		{"panic", func(*HookContext) (Result, error) { panic("boom") }, "panic: boom"},
+		{"error", func(*HookContext) (Result, error) { return Result{}, errors.New("nope") }, "nope"},
+		{"overran its budget", func(*HookContext) (Result, error) { time.Sleep(30 * time.Millisecond); return OK("", nil), nil }, "timed out"},
+		{"unknown status", func(*HookContext) (Result, error) { return Result{Status: "odd"}, nil }, "unknown status"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			oc := RunChain([]ChainEntry{entry("h", tt.fn)}, &HookContext{ReadOnly: true}, 10*time.Millisecond)
+			require.NotNil(t, oc.Blocking)
+			assert.Equal(t, Block, oc.Status)
+			assert.False(t, oc.Blocking.Retriable)
+			assert.Contains(t, oc.Blocking.Render(), tt.want)
+		})
+	}
+}

@@ -240,6 +240,13 @@ var ErrCorruptState = errors.New("portable record is corrupt")
 func ReadPortable(specDir, id string) (*State, string, error) {
 	for _, name := range []string{StateFile, LegacyStateFile} {
 		path := filepath.Join(specDir, name)
+		fi, err := os.Stat(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err == nil && !fi.Mode().IsRegular() {
+			return nil, path, fmt.Errorf("%w: %s is not a regular file (kept as is; state is reconstructed from the artifacts)", ErrCorruptState, path)
+		}
 		data, err := os.ReadFile(path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue

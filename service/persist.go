@@ -24,12 +24,12 @@ func (p *persister) key() string { return p.repo.Root }
 func (p *persister) loadState(ctx context.Context, id string) (*runtime.State, []string, error) {
 	var warns []string
 	if p.st != nil {
-		item, ok, err := p.st.Get(ctx, p.key(), id)
+		blob, ok, err := p.st.StateBlob(ctx, p.key(), id)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read state of %s from %s: %w", id, p.st.Path(), err)
 		}
 		if ok {
-			s, err := runtime.ParseState(item.State, id)
+			s, err := runtime.ParseState(blob, id)
 			if err == nil {
 				return s, nil, nil
 			}

@@ -120,10 +120,14 @@ func (r *Repo) clone() *Repo {
 
 func (r *Repo) readHarness() error {
 	p := filepath.Join(r.Root, filepath.FromSlash(HarnessConfigPath))
-	data, err := os.ReadFile(p)
+	fi, err := os.Stat(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
+	if err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file; make it one, or remove it to use the defaults", HarnessConfigPath)
+	}
+	data, err := os.ReadFile(p)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", p, err)
 	}

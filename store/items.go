@@ -288,3 +288,21 @@ func saveItem(ctx context.Context, tx *sql.Tx, repo, id string, it *WorkItem, no
 	}
 	return nil
 }
+
+// StateBlob returns only the stored state JSON of an item, in one query: the
+// hot read of a server answering check, which needs neither the node rows
+// nor a snapshot across tables.
+func (s *Store) StateBlob(ctx context.Context, repo, id string) ([]byte, bool, error) {
+	if err := checkKey(repo, id); err != nil {
+		return nil, false, err
+	}
+	var state []byte
+	err := s.read.QueryRowContext(ctx, `SELECT state FROM work_items WHERE repo = ? AND id = ?`, repo, id).Scan(&state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, describe(s.path, "read", err)
+	}
+	return state, true, nil
+}

@@ -225,3 +225,20 @@ func TestUpdateCancelledContext(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.False(t, called)
 }
+
+func TestStateBlobReadsWhatUpdateSaved(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	_, found, err := s.StateBlob(ctx, "repo", "issue-1")
+	require.NoError(t, err)
+	assert.False(t, found)
+	require.NoError(t, s.Update(ctx, "repo", "issue-1", func(*WorkItem) (*WorkItem, []Event, error) {
+		return &WorkItem{Repo: "repo", ID: "issue-1", State: []byte(`{"n":1}`)}, nil, nil
+	}))
+	blob, found, err := s.StateBlob(ctx, "repo", "issue-1")
+	require.NoError(t, err)
+	assert.True(t, found)
+	assert.JSONEq(t, `{"n":1}`, string(blob))
+	_, _, err = s.StateBlob(ctx, "", "issue-1")
+	assert.Error(t, err, "an empty key is refused")
+}

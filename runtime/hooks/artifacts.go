@@ -170,6 +170,12 @@ func (d *specDir) read(name string) (string, error) {
 		return "", fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 	}
 	v, err := d.cache.Do("read\x00"+d.abs+"\x00"+name, func() (any, error) {
+		// Only regular files: a FIFO or device could block a check forever.
+		if fi, err := d.root.Stat(name); err != nil {
+			return "", err
+		} else if !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("%s is not a regular file", name)
+		}
 		b, err := d.root.ReadFile(name)
 		if err != nil {
 			return "", err

@@ -126,8 +126,30 @@ func demote(hc *runtime.HookContext, v demotion) (runtime.Result, error) {
 	if v.producer != "" {
 		data["unskip"] = unskip
 		data["demotions"] = []runtime.Demotion{{Artifact: v.artifact, Node: v.producer, Reason: v.why, At: runtime.Now()}}
+	} else if v.rec != nil && enterBrainstormApproval(hc, *v.rec) {
+		data["outcome"] = outcomeBrainstormSettled
 	}
 	return runtime.OK(hookImportHandoff, data), nil
+}
+
+// outcomeBrainstormSettled routes a verified brainstorm-settled handoff
+// straight to brainstorm-approval. Skip routing cannot get there: a skipped
+// brainstorming leads past its approval (an ordinary item that skips the
+// brainstorm has nothing to approve), while a handed-off brainstorm still
+// awaits its author's confirmation.
+const outcomeBrainstormSettled = "brainstorm-settled"
+
+// enterBrainstormApproval reports a verified handoff entering
+// brainstorm-approval while brainstorming is skipped and the approval is not
+// (the replier may have ticked either back on; then the ordinary routing
+// applies).
+func enterBrainstormApproval(hc *runtime.HookContext, rec handoff.Record) bool {
+	if rec.Enter != handoff.NodeBrainstormApproval {
+		return false
+	}
+	_, brainstormSkipped := hc.Skipped[handoff.NodeBrainstorming]
+	_, approvalSkipped := hc.Skipped[handoff.NodeBrainstormApproval]
+	return brainstormSkipped && !approvalSkipped
 }
 
 // unskipRange lists the nodes, in declaration order from producer up to

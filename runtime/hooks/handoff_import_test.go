@@ -68,6 +68,11 @@ func TestImportHandoffPassesEveryStageTableRow(t *testing.T) {
 			require.Equal(t, runtime.Pass, r.Status, texts(r))
 			assert.Equal(t, rec.Names(), r.Data["verified"])
 			assert.Equal(t, "", r.Data["demoted"])
+			if row.Enter == handoff.NodeBrainstormApproval {
+				assert.Equal(t, "brainstorm-settled", r.Outcome(), "a skipped brainstorming would route past its approval")
+			} else {
+				assert.Equal(t, "pass", r.Outcome())
+			}
 			assert.NotContains(t, r.Data, "unskip", "nothing failed, nothing is un-skipped")
 			assert.NotContains(t, r.Data, "declaredSkips", "the hook never adds a skip")
 			d := gateDecisionOf(t, r)
@@ -268,4 +273,22 @@ func TestAbuseCase5InstructionsInABodyChangeNothing(t *testing.T) {
 		assert.Equal(t, body, gateRead(t, hc, name))
 		assert.Contains(t, body, handofftest.Injection)
 	}
+}
+
+func TestImportHandoffBrainstormRoutingFollowsTheReplier(t *testing.T) {
+	rec, files := handofftest.Build(handofftest.Spec{Stage: handoff.StageBrainstormSettled})
+	hc := importCtx(t, rec)
+	writeFiles(t, hc, files)
+	delete(hc.State.Skips, "brainstorming") // the replier ticked brainstorming back on
+	refreshSkips(hc)
+	r, err := importHandoff(hc)
+	require.NoError(t, err)
+	assert.Equal(t, "pass", r.Outcome(), "brainstorming runs, and the ordinary edge leads to its approval")
+
+	hc = importCtx(t, rec)
+	writeFiles(t, hc, handofftest.Tampered(files, handoff.Brainstorm))
+	r, err = importHandoff(hc)
+	require.NoError(t, err)
+	assert.Equal(t, "pass", r.Outcome(), "a demoted walk takes the ordinary edge into the producer")
+	assert.Equal(t, "brainstorming", r.Data["demoted"])
 }

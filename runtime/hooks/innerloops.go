@@ -176,11 +176,11 @@ func innerState(d *specDir, dir, label string) (current string, ok bool) {
 		if !d.present(p) {
 			continue
 		}
-		data, err := d.root.ReadFile(p)
+		text, err := d.read(p)
 		if err != nil {
 			return "", true
 		}
-		st, err := runtime.ParseState(data, label)
+		st, err := runtime.ParseState([]byte(text), label)
 		if err != nil {
 			return "", true
 		}

@@ -1,0 +1,24 @@
+//go:build unix
+
+package hooks
+
+import (
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/runtime"
+)
+
+func TestReadRefusesAFIFOSoACheckCannotHang(t *testing.T) {
+	hc := newTestContext(t, &runtime.Node{ID: "design", Produces: []string{"design.md"}}, map[string]any{"sections": []any{"Architecture"}})
+	require.NoError(t, syscall.Mkfifo(filepath.Join(hc.WorkItem.SpecDir, "design.md"), 0o644))
+	hc.ReadOnly = true
+	res, err := validateArtifacts(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Block, res.Status)
+	assert.Contains(t, res.Render(), "not a regular file")
+}
