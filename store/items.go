@@ -296,8 +296,14 @@ func (s *Store) StateBlob(ctx context.Context, repo, id string) ([]byte, bool, e
 	if err := checkKey(repo, id); err != nil {
 		return nil, false, err
 	}
+	s.stateOnce.Do(func() {
+		s.stateStmt, s.stateErr = s.read.PrepareContext(context.Background(), `SELECT state FROM work_items WHERE repo = ? AND id = ?`)
+	})
+	if s.stateErr != nil {
+		return nil, false, describe(s.path, "read", s.stateErr)
+	}
 	var state []byte
-	err := s.read.QueryRowContext(ctx, `SELECT state FROM work_items WHERE repo = ? AND id = ?`, repo, id).Scan(&state)
+	err := s.stateStmt.QueryRowContext(ctx, repo, id).Scan(&state)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -38,6 +39,10 @@ type Store struct {
 	readOnly bool
 	opts     options
 	now      func() time.Time
+
+	stateOnce sync.Once
+	stateStmt *sql.Stmt // prepared once: the hot read of a server
+	stateErr  error
 }
 
 // options are the tunables; only tests and benchmarks change them.
@@ -168,6 +173,9 @@ func openReadPool(ctx context.Context, name string, conns int, path string) (*sq
 // checkpoints the WAL into the main file.
 func (s *Store) Close() error {
 	var errs []error
+	if s.stateStmt != nil {
+		errs = append(errs, s.stateStmt.Close())
+	}
 	if s.read != nil {
 		errs = append(errs, s.read.Close())
 	}
