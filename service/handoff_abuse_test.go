@@ -261,3 +261,17 @@ func TestAbuseCase7ArmingTheJiraCopyIsRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, sess.state.CurrentNode, "the mirror has no walk")
 }
+
+// A developer starting the walk from a shell (the skill's "continue in this
+// session" ending) picks up the authorized record exactly as arming does.
+func TestGraphStartFromAShellTakesTheHandoff(t *testing.T) {
+	r := newHandoffRig(t)
+	rec, _ := handofftest.Build(handofftest.Spec{Stage: handoff.StageBrainstormSettled, CarriedBy: handoff.CarriedByTicket})
+	url := r.post(rec)
+	res, _, err := r.svc.Start(r.ctx(), StartRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: r.id}, Ref: r.ref.String()})
+	require.NoError(t, err)
+	require.True(t, res.Started)
+	st := r.state()
+	require.NotNil(t, st.Handoff)
+	assert.Equal(t, url, st.Handoff.CommentURL)
+}

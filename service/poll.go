@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/control"
@@ -166,6 +167,9 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	parser := control.New(cfg)
 	last := control.None
 	for _, c := range AuthorizedComments(cfg, comments) {
+		if isHandoffComment(c.Body) {
+			continue // a record carries conversation text: never read it as a command
+		}
 		res := parser.Parse(c.Body)
 		if res.Ambiguous || res.Command == control.None || res.Command == control.Execute {
 			continue
@@ -234,6 +238,13 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	act.Node, act.Status = rep.Node, rep.Status
 	act.Detail = strings.Join(rep.Messages, "; ")
 	return act
+}
+
+// isHandoffComment reports a handoff record or one of its parts.
+func isHandoffComment(body string) bool {
+	first, _, _ := strings.Cut(strings.TrimLeft(body, " \t\r\n"), "\n")
+	first = strings.TrimSpace(first)
+	return first == handoff.RecordMarker || strings.HasPrefix(first, "<!-- the-loop:handoff-part ")
 }
 
 func hasLabel(labels []string, want string) bool {

@@ -170,3 +170,11 @@ func TestForceLeavesFourAuditRecords(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "phase-selection", rep.Reports[0].CurrentNode, "the bypassed gate keeps its real verdict")
 }
+
+func TestPollerNeverReadsAHandoffRecordAsACommand(t *testing.T) {
+	r := newPollRig(t, "alice")
+	r.fake.AddComment(r.ref, "alice", "OWNER", "<!-- the-loop:handoff -->\nnotes from chat: we said `the-loop start` later\n")
+	assert.Equal(t, "none", r.cycle().Action)
+	assert.True(t, isHandoffComment("\n<!-- the-loop:handoff-part record=0123456789abcdef index=1 -->\nthe-loop stop"))
+	assert.False(t, isHandoffComment("the-loop start"))
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/the-loop/the-loop/graphs"
 	"github.com/the-loop/the-loop/runtime"
 )
 
@@ -42,8 +43,40 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (runtime.StartRes
 	if ref == "" {
 		ref = sess.repo.DefaultRef(req.WorkItem)
 	}
-	res, err := sess.rt.Start(ctx, req.WorkItem, runtime.StartOptions{Ref: ref, Handoff: req.Handoff})
-	return res, sess.warns, err
+	warns := sess.warns
+	artifactURL := ""
+	if req.Handoff == nil && sess.state.CurrentNode == "" && sess.rt.Graph.Name == graphs.Default {
+		// A shell or session starting the walk itself picks up a handoff
+		// posted on the ticket, exactly as the poller's arming does.
+		var w string
+		req.Handoff, artifactURL, w = s.lookupHandoff(ctx, sess, ref)
+		if w != "" {
+			warns = append(warns, w)
+		}
+	}
+	res, err := sess.rt.Start(ctx, req.WorkItem, runtime.StartOptions{Ref: ref, Handoff: req.Handoff, ClaudeArtifactURL: artifactURL})
+	if res.Started && req.Handoff != nil {
+		res.Messages = append(res.Messages, "handed off: the walk starts from the handoff record "+req.Handoff.CommentURL)
+	}
+	return res, warns, err
+}
+
+// lookupHandoff reads the ticket's comments for a handoff record; any
+// failure means "no handoff" (fail closed), with a warning.
+func (s *Service) lookupHandoff(ctx context.Context, sess *session, ref string) (*runtime.HandoffState, string, string) {
+	if sess.rt.Tracker == nil || ref == "" {
+		return nil, "", ""
+	}
+	tr, err := runtime.ParseTicketRef(ref)
+	if err != nil {
+		return nil, "", ""
+	}
+	comments, err := sess.rt.Tracker.ListComments(ctx, tr)
+	if err != nil {
+		return nil, "", fmt.Sprintf("could not read %s to look for a handoff (%v); starting without one", ref, err)
+	}
+	hs, url, _ := FindHandoff(s.Config, comments)
+	return hs, url, ""
 }
 
 // Advance evaluates the current node with the ticket's comments (when an

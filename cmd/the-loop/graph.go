@@ -97,6 +97,9 @@ func openItem(env *Env, name, usage string, args []string, bind func(fs *flagSet
 	if err != nil {
 		return nil, service.ItemRequest{}, "", &usageError{msg: err.Error()}
 	}
+	// Walk verbs read the ticket (a gate's comments, a handoff record) and
+	// post audit comments when an integration is configured.
+	svc.Provider = providerFactory(svc, env)
 	return svc, service.ItemRequest{Repo: *repo, WorkItem: pos[0]}, *format, nil
 }
 
