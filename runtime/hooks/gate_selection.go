@@ -65,7 +65,30 @@ func classifyPhaseSelection(hc *runtime.HookContext) (runtime.Result, error) {
 	}
 	opts := gateSelectionOptions(hc)
 	sel := checklist.Resolve(hc.Graph, checklist.Parse(body), opts)
+	sel = keepSpecApprovalsAtTierFive(hc, sel)
 	return selectionResult(hc, reply, via, kw, opts, sel), nil
+}
+
+// specApprovalTier is the risk tier from which a human approves the spec as
+// well as the pull request: its approval gates cannot be skipped.
+const specApprovalTier = 5
+
+// keepSpecApprovalsAtTierFive refuses, at risk tier 5, every declared skip
+// of a human gate: the spec approvals then always run.
+func keepSpecApprovalsAtTierFive(hc *runtime.HookContext, sel checklist.Selection) checklist.Selection {
+	if RiskTier(hc) < specApprovalTier {
+		return sel
+	}
+	kept := sel.Skips[:0:0]
+	for _, sk := range sel.Skips {
+		if n, ok := hc.Graph.Node(sk.Node); ok && n.IsHuman() {
+			sel.Refused = append(sel.Refused, sk.Node)
+			continue
+		}
+		kept = append(kept, sk)
+	}
+	sel.Skips = kept
+	return sel
 }
 
 // gatePostedChecklist reads the loop's own newest checklist comment. why is
