@@ -213,6 +213,7 @@ func (r *Runtime) recordDecisions(st *State, node string, results []Result) []Ev
 		if d.Node == "" {
 			d.Node = node
 		}
+		d.WorkItem, d.Loop = st.WorkItem, r.Graph.Name
 		if d.Kind == "" {
 			d.Kind = kind
 		}
@@ -226,7 +227,7 @@ func (r *Runtime) recordDecisions(st *State, node string, results []Result) []Ev
 	for _, res := range results {
 		if d, ok := res.Data["decision"].(*Decision); ok && d != nil {
 			sign(d, KindGate)
-			if _, exists := st.Decisions[d.Node]; !exists {
+			if old, exists := st.Decisions[d.Node]; !exists || !r.trustworthy(st, old, d.Node) {
 				st.Decisions[d.Node] = d
 				if s, ok := d.Data["surface"].(string); ok && s != "" {
 					st.Surface = s
@@ -242,7 +243,7 @@ func (r *Runtime) recordDecisions(st *State, node string, results []Result) []Ev
 					continue
 				}
 				sign(d, KindSkip)
-				if _, exists := st.Skips[d.Node]; !exists {
+				if old, exists := st.Skips[d.Node]; !exists || !r.trustworthy(st, old, d.Node) {
 					st.Skips[d.Node] = d
 					names = append(names, d.Node)
 				}
@@ -259,7 +260,7 @@ func (r *Runtime) recordDecisions(st *State, node string, results []Result) []Ev
 					continue
 				}
 				sign(d, KindOptIn)
-				if _, exists := st.OptIns[d.Node]; !exists {
+				if old, exists := st.OptIns[d.Node]; !exists || !r.trustworthy(st, old, d.Node) {
 					st.OptIns[d.Node] = d
 					names = append(names, d.Node)
 				}
@@ -281,6 +282,15 @@ func (r *Runtime) recordDecisions(st *State, node string, results []Result) []Ev
 		}
 	}
 	return evs
+}
+
+// trustworthy reports whether a recorded decision would be honoured; an
+// untrustworthy one never blocks the real decision from being recorded.
+func (r *Runtime) trustworthy(st *State, d *Decision, node string) bool {
+	if d == nil || d.Node != node || r.signer().Verify(d) == Forged {
+		return false
+	}
+	return !r.signer().HasKey() || d.WorkItem == st.WorkItem
 }
 
 func renderMessages(ms []Message) []string {

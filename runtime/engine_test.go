@@ -364,3 +364,31 @@ func TestIDsNeverBecomePathsOutsideTheRepo(t *testing.T) {
 	}
 	assert.NoError(t, ValidateID("issue-109"))
 }
+
+// A genuinely signed decision is bound to its item, node and kind: pasting it
+// elsewhere proves nothing.
+func TestSignedDecisionsCannotBeMovedAround(t *testing.T) {
+	key := []byte("k")
+	h := newHarness(t, key)
+	_, err := h.rt.DeclareSkips(context.Background(), "issue-1", []string{"build"}, "docs only", "@ops")
+	require.NoError(t, err)
+	real := h.state().Skips["build"]
+	require.NotNil(t, real)
+
+	st := h.state()
+	moved := *real
+	st.Skips["write"] = &moved // a signed skip for build, filed under write
+	asApproval := *real
+	st.Decisions["approve"] = &asApproval // a signed skip filed as an approval
+	h.mem.Put("issue-1", st)
+	rep := h.status(true)
+	assert.Contains(t, node(rep, "write").Messages, "skip declaration for write was recorded for build — ignored")
+	assert.Contains(t, node(rep, "approve").Messages, "decision for approve was recorded for build — ignored")
+
+	other := NewState("issue-2")
+	copied := *real
+	other.Skips["build"] = &copied
+	view := Trusted(other, h.rt.Signer)
+	assert.NotContains(t, view.State.Skips, "build", "a decision signed for issue-1 does not count for issue-2")
+	assert.Contains(t, view.Findings["build"], "skip declaration for build was recorded for another work item — ignored")
+}

@@ -59,7 +59,7 @@ func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (Forc
 				break
 			}
 		}
-		d := &Decision{Node: to, Kind: KindForce, Via: ViaCLI, By: actor, Reason: reason, At: Now(),
+		d := &Decision{WorkItem: st.WorkItem, Loop: r.Graph.Name, Node: to, Kind: KindForce, Via: ViaCLI, By: actor, Reason: reason, At: Now(),
 			Data: map[string]any{"from": from, "warnings": append([]string(nil), res.Warnings...)}}
 		if err := r.signer().Sign(d); err != nil {
 			return nil, fmt.Errorf("sign force: %w", err)
@@ -156,7 +156,7 @@ func (r *Runtime) DeclareSkips(ctx context.Context, id string, tokens []string, 
 				continue
 			}
 			if _, exists := st.Skips[node]; !exists {
-				d := &Decision{Node: node, Kind: KindSkip, Via: ViaCLI, Token: accepted[node], By: actor, Reason: reason, At: Now()}
+				d := &Decision{WorkItem: st.WorkItem, Loop: r.Graph.Name, Node: node, Kind: KindSkip, Via: ViaCLI, Token: accepted[node], By: actor, Reason: reason, At: Now()}
 				if err := r.signer().Sign(d); err != nil {
 					return nil, fmt.Errorf("sign skip: %w", err)
 				}

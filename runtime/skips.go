@@ -25,7 +25,18 @@ type TrustedView struct {
 	Findings map[string][]string
 }
 
-// Trusted filters st through the signer. st is not modified.
+// decisionKinds are the kinds each decision map may hold ("" is the legacy,
+// pre-signing shape, honoured only when no key is configured).
+var decisionKinds = map[string]map[string]bool{
+	"decision":         {KindSelection: true, KindGate: true, KindGoal: true, KindBrief: true, KindHandoffImport: true, "": true},
+	"skip declaration": {KindSkip: true, "": true},
+	"opt-in selection": {KindOptIn: true, "": true},
+}
+
+// Trusted filters st through the signer. st is not modified. A decision is
+// dropped, and reported on its node, when its signature does not verify, or
+// when it is not this item's: recorded for another work item, loop or node,
+// or of a kind its map does not hold (a signed skip pasted in as an approval).
 func Trusted(st *State, s *Signer) TrustedView {
 	// A shallow copy with fresh decision maps: hooks only read the view, and
 	// the filter below must not touch st.
@@ -42,10 +53,21 @@ func Trusted(st *State, s *Signer) TrustedView {
 		}
 		sort.Strings(keys)
 		for _, node := range keys {
-			switch s.Verify(m[node]) {
+			d := m[node]
+			if why := misplaced(d, node, what); why != "" {
+				delete(m, node)
+				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s %s — ignored", what, node, why))
+				continue
+			}
+			switch s.Verify(d) {
 			case Forged:
 				delete(m, node)
 				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s is not signed by this loop's key — ignored", what, node))
+			case Verified:
+				if why := foreign(d, st); why != "" {
+					delete(m, node)
+					v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s %s — ignored", what, node, why))
+				}
 			case Unsigned:
 				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s is unsigned (no signing key is configured)", what, node))
 			}
@@ -56,12 +78,34 @@ func Trusted(st *State, s *Signer) TrustedView {
 	filter(v.State.OptIns, "opt-in selection")
 	forced := v.State.Forced[:0]
 	for _, f := range v.State.Forced {
-		if s.Verify(f) != Forged {
+		if s.Verify(f) != Forged && (!s.HasKey() || f.WorkItem == st.WorkItem) {
 			forced = append(forced, f)
 		}
 	}
 	v.State.Forced = forced
 	return v
+}
+
+// misplaced says why d cannot belong under node ("" when it can).
+func misplaced(d *Decision, node, what string) string {
+	switch {
+	case d.Node != node:
+		return fmt.Sprintf("was recorded for %s", d.Node)
+	case !decisionKinds[what][d.Kind]:
+		return fmt.Sprintf("is a %s record, not a %s", d.Kind, what)
+	}
+	return ""
+}
+
+// foreign says why a genuinely signed decision belongs to another walk.
+func foreign(d *Decision, st *State) string {
+	switch {
+	case d.WorkItem != st.WorkItem:
+		return "was recorded for another work item"
+	case d.Loop != "" && st.Loop != "" && d.Loop != st.Loop:
+		return fmt.Sprintf("was recorded in %s, not %s", d.Loop, st.Loop)
+	}
+	return ""
 }
 
 func copyDecisions(m map[string]*Decision) map[string]*Decision {

@@ -61,6 +61,10 @@ type NodeRecord struct {
 // Decision is a recorded human or operator act with its provenance and an
 // HMAC signature over its canonical JSON (Signature excluded).
 type Decision struct {
+	// WorkItem and Loop bind the signature to one item's walk: a signed
+	// decision copied into another item or loop no longer verifies.
+	WorkItem   string         `json:"workItem,omitempty"`
+	Loop       string         `json:"loop,omitempty"`
 	Node       string         `json:"node"`
 	Kind       string         `json:"kind"`
 	Outcome    string         `json:"outcome,omitempty"`
@@ -83,6 +87,8 @@ const (
 	KindSkip      = "skip"
 	KindOptIn     = "opt-in"
 	KindForce     = "force"
+	// KindHandoffImport records what import-handoff verified and locked.
+	KindHandoffImport = "handoff-import"
 )
 
 // Parked records why the item waits.
