@@ -66,6 +66,9 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 	if len(p.Svc.Config.Routing.AuthorizedUsers) == 0 {
 		p.log().Warn("routing.authorizedUsers is empty: the poller acts on no comment and arms nothing until you set it")
 	}
+	if len(p.Svc.Config.Routing.SelfLogins) == 0 {
+		p.log().Warn("routing.selfLogins is empty: the loop cannot prove which comments are its own, so it never reads back its posted checklist; set it to the loop's account")
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

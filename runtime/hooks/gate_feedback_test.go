@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 )
@@ -147,7 +148,8 @@ func TestClassifyFeedbackSubjectAndRiskTier(t *testing.T) {
 	assert.Equal(t, runtime.Wait, r.Status, "an unlocked declaration cannot lower the tier below the default 3")
 
 	auto.Graph = gateLockGraph(t)
-	auto.State.Decisions["requirements-approval"] = &runtime.Decision{Kind: runtime.KindGate, Outcome: "approved", Via: "comment", By: "@alice"}
+	auto.State.Decisions["requirements-approval"] = &runtime.Decision{Kind: runtime.KindGate, Outcome: "approved", Via: "comment", By: "@alice",
+		Data: map[string]any{"lockedHashes": map[string]any{"requirements.md": handoff.HashLF([]byte("---\nriskTier: 2\nstatus: approved\n---\n# R\n"))}}}
 	r, err = classifyFeedback(auto)
 	require.NoError(t, err)
 	assert.Equal(t, runtime.Pass, r.Status)

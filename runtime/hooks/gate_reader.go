@@ -55,15 +55,13 @@ func AuthorizedComments(cfg *config.Config, comments []integrations.Comment) []i
 }
 
 // gateOwnComment reports a comment the loop itself posted: it carries the
-// self-authored marker and, when routing.selfLogins is set, its author is
-// one of them. Without selfLogins anyone could forge the marker, so
-// deployments should set it.
+// self-authored marker and its author is one of routing.selfLogins. Anyone
+// can type the marker, so without selfLogins nothing is the loop's own (fail
+// closed): a posted checklist is then never read back, and a bare `execute`
+// keeps every phase.
 func gateOwnComment(cfg *config.Config, c integrations.Comment) bool {
-	if !integrations.IsSelfAuthored(c.Body) {
+	if !integrations.IsSelfAuthored(c.Body) || cfg == nil || len(cfg.Routing.SelfLogins) == 0 {
 		return false
-	}
-	if cfg == nil || len(cfg.Routing.SelfLogins) == 0 {
-		return true
 	}
 	return gateLoginSet(cfg.Routing.SelfLogins)[NormalizeLogin(c.Author)]
 }

@@ -55,10 +55,10 @@ func TestNormalizeLogin(t *testing.T) {
 	assert.Equal(t, "", NormalizeLogin("@"))
 }
 
-func TestOwnCommentNeedsSelfLoginWhenConfigured(t *testing.T) {
+func TestOwnCommentNeedsASelfLogin(t *testing.T) {
 	cfg := config.Default()
 	marked := integrations.MarkSelfAuthored("x")
-	assert.True(t, gateOwnComment(cfg, integrations.Comment{Author: "anyone", Body: marked}), "without selfLogins the marker alone is all there is")
+	assert.False(t, gateOwnComment(cfg, integrations.Comment{Author: "anyone", Body: marked}), "without selfLogins a typed marker proves nothing")
 	cfg.Routing.SelfLogins = []string{"loop-bot"}
 	assert.False(t, gateOwnComment(cfg, integrations.Comment{Author: "mallory", Body: marked}), "a forged marker from another login is not the loop's")
 	assert.True(t, gateOwnComment(cfg, integrations.Comment{Author: "Loop-Bot", Body: marked}))

@@ -3,6 +3,7 @@ package hooks
 import (
 	"strings"
 
+	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/markdown"
 )
@@ -64,7 +65,7 @@ func riskTier(hc *runtime.HookContext) int {
 		if !ok || tier < 1 || tier > 5 {
 			return inferred
 		}
-		if tier >= inferred || lockedByHumanGate(hc, name, fm) {
+		if tier >= inferred || lockedByHumanGate(hc, name, fm, text) {
 			return tier
 		}
 		return inferred
@@ -75,7 +76,7 @@ func riskTier(hc *runtime.HookContext) int {
 // lockedByHumanGate reports an artifact whose front matter says approved and
 // whose locking gate (the node whose lock-artifacts entry names it) holds a
 // recorded approval from an authorized reviewer.
-func lockedByHumanGate(hc *runtime.HookContext, name string, fm map[string]any) bool {
+func lockedByHumanGate(hc *runtime.HookContext, name string, fm map[string]any, text string) bool {
 	if markdown.String(fm["status"]) != "approved" || hc.Graph == nil || hc.State == nil {
 		return false
 	}
@@ -85,7 +86,10 @@ func lockedByHumanGate(hc *runtime.HookContext, name string, fm map[string]any) 
 				continue
 			}
 			d, ok := hc.State.Decisions[n.ID]
-			if ok && d != nil && d.Via == gateViaComment && (d.Outcome == outcomeApproved || d.Outcome == outcomeApprovedWithComment) {
+			// The approval must cover these very bytes: the lock recorded
+			// their hash in the signed decision.
+			if ok && d != nil && d.Via == gateViaComment && (d.Outcome == outcomeApproved || d.Outcome == outcomeApprovedWithComment) &&
+				lockedHashOf(d, name) == handoff.HashLF([]byte(text)) {
 				return true
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/runtime"
 )
 
@@ -38,8 +39,10 @@ func gateLockGraph(t *testing.T) *runtime.Graph {
 }
 
 func TestRiskTier(t *testing.T) {
+	const lockedReq = "---\nriskTier: 1\nstatus: approved\n---\n"
 	approvedBy := func(via string) map[string]*runtime.Decision {
-		return map[string]*runtime.Decision{"requirements-approval": {Kind: runtime.KindGate, Outcome: "approved", Via: via, By: "@alice"}}
+		return map[string]*runtime.Decision{"requirements-approval": {Kind: runtime.KindGate, Outcome: "approved", Via: via, By: "@alice",
+			Data: map[string]any{"lockedHashes": map[string]any{"requirements.md": handoff.HashLF([]byte(lockedReq))}}}}
 	}
 	tests := []struct {
 		name      string
@@ -51,7 +54,8 @@ func TestRiskTier(t *testing.T) {
 		{"declared higher stands", map[string]string{"requirements.md": "---\nriskTier: 5\n---\n"}, nil, 5},
 		{"declared lower, unlocked, is not honoured", map[string]string{"requirements.md": "---\nriskTier: 1\nstatus: draft\n---\n"}, nil, 3},
 		{"declared lower, approved by front matter only", map[string]string{"requirements.md": "---\nriskTier: 1\nstatus: approved\n---\n"}, nil, 3},
-		{"declared lower, locked by a human gate", map[string]string{"requirements.md": "---\nriskTier: 1\nstatus: approved\n---\n"}, approvedBy("comment"), 1},
+		{"declared lower, locked by a human gate", map[string]string{"requirements.md": lockedReq}, approvedBy("comment"), 1},
+		{"tier lowered after the approval is not honoured", map[string]string{"requirements.md": "---\nriskTier: 1\nstatus: approved\n---\nedited after approval\n"}, approvedBy("comment"), 3},
 		{"an autonomous decision does not lock", map[string]string{"requirements.md": "---\nriskTier: 1\nstatus: approved\n---\n"}, approvedBy("risk-tier"), 3},
 		{"changes requested does not lock", map[string]string{"requirements.md": "---\nriskTier: 1\nstatus: approved\n---\n"},
 			map[string]*runtime.Decision{"requirements-approval": {Outcome: "changes-requested", Via: "comment"}}, 3},

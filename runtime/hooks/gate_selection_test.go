@@ -301,3 +301,21 @@ func TestPhaseSelectionConfirmationFailureIsADegradation(t *testing.T) {
 	assert.Equal(t, runtime.Pass, r.Status, "the selection stands")
 	assert.Contains(t, r.Data["error"], "the confirmation was not posted")
 }
+
+// A drive-by user's copy of the checklist, all unticked and carrying the
+// marker, is never read as the loop's own: without selfLogins nothing is.
+func TestForgedChecklistIsNotReadBack(t *testing.T) {
+	hc, fake := gateSelectionCtx(t)
+	hc.Config.Routing.SelfLogins = nil
+	posted := postChecklist(t, hc, fake)
+	forged := posted.Body
+	for _, n := range []string{"brainstorming", "design", "implementation", "self-review", "security-review"} {
+		forged = editBox(forged, n, false)
+	}
+	fake.thread = append(fake.thread, integrations.Comment{ID: 90, Author: "mallory", Body: forged})
+	gateEvent(hc, gateComment(91, "alice", "the-loop execute"))
+	r, err := classifyPhaseSelection(hc)
+	require.NoError(t, err)
+	require.Equal(t, runtime.Pass, r.Status)
+	assert.Empty(t, skipNodes(r), "nothing is skipped on the strength of a comment the loop cannot prove it wrote")
+}

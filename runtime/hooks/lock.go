@@ -3,6 +3,7 @@ package hooks
 import (
 	"strings"
 
+	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/markdown"
@@ -88,7 +89,44 @@ func lockArtifacts(hc *runtime.HookContext) (runtime.Result, error) {
 	if len(findings) > 0 {
 		return runtime.Blocked(hookLock, findings...), nil
 	}
+	if !hc.ReadOnly {
+		recordLockedHashes(hc, d, names)
+	}
 	return runtime.OK(hookLock, map[string]any{"locked": locked, "approvedBy": decision.approvers}), nil
+}
+
+// recordLockedHashes puts the hash of every file just locked into the gate's
+// decision (signed by the engine when the chain passes), so what the human
+// approved stays tied to those exact bytes: a front-matter field the agent
+// edits afterwards (riskTier, say) no longer carries the approval.
+func recordLockedHashes(hc *runtime.HookContext, d *specDir, names []string) {
+	for i := len(hc.Results) - 1; i >= 0; i-- {
+		dec, ok := hc.Results[i].Data["decision"].(*runtime.Decision)
+		if !ok || dec == nil {
+			continue
+		}
+		hashes := map[string]any{}
+		for _, n := range names {
+			if b, err := d.root.ReadFile(n); err == nil {
+				hashes[n] = handoff.HashLF(b)
+			}
+		}
+		if dec.Data == nil {
+			dec.Data = map[string]any{}
+		}
+		dec.Data["lockedHashes"] = hashes
+		return
+	}
+}
+
+// lockedHashOf is the hash a gate decision recorded for name ("" when none).
+func lockedHashOf(dec *runtime.Decision, name string) string {
+	if dec == nil || dec.Data == nil {
+		return ""
+	}
+	m, _ := dec.Data["lockedHashes"].(map[string]any)
+	h, _ := m[name].(string)
+	return h
 }
 
 // decision is the gate verdict an earlier hook of the chain reported.

@@ -2,11 +2,13 @@ package hooks
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 )
@@ -157,4 +159,20 @@ func TestLockArtifactsRefusesTraversal(t *testing.T) {
 	b, err := os.ReadFile(outside)
 	require.NoError(t, err)
 	assert.Equal(t, "---\nstatus: draft\n---\n", string(b))
+}
+
+// The lock ties the approval to the bytes it approved: their hash goes into
+// the gate's decision, which the engine signs.
+func TestLockArtifactsRecordsTheLockedHashInTheDecision(t *testing.T) {
+	dec := &runtime.Decision{Kind: runtime.KindGate, Outcome: "approved"}
+	res := feedback("approved", []integrations.Comment{{Author: "alice"}})
+	res.Data["decision"] = dec
+	hc := lockContext(t, res)
+	writeArtifact(t, hc, "design.md", "# Design\n")
+	r, err := lockArtifacts(hc)
+	require.NoError(t, err)
+	require.Equal(t, runtime.Pass, r.Status)
+	locked, err := os.ReadFile(filepath.Join(hc.WorkItem.SpecDir, "design.md"))
+	require.NoError(t, err)
+	assert.Equal(t, handoff.HashLF(locked), lockedHashOf(dec, "design.md"))
 }
