@@ -202,20 +202,20 @@ func (r *Runtime) enter(st *State, node string) []EventRecord {
 	return evs
 }
 
-// since keeps the comments written at or after the visit began (comments
-// without a creation time are kept). An approval given on an earlier visit
-// never answers a later one.
+// since keeps the comments written at or after the visit began. An approval
+// given on an earlier visit never answers a later one.
 func (e *Event) since(visit string) *Event {
 	if e == nil || visit == "" {
 		return e
 	}
 	t, err := time.Parse(time.RFC3339, visit)
 	if err != nil {
-		return e
+		return &Event{} // an unreadable visit start: read nothing (fail closed)
 	}
 	out := &Event{}
 	for _, c := range e.Comments {
-		if c.CreatedAt.IsZero() || !c.CreatedAt.Before(t.Add(-time.Second)) {
+		// An undated comment cannot be placed in this visit: never read it.
+		if !c.CreatedAt.IsZero() && !c.CreatedAt.Before(t.Add(-time.Second)) {
 			out.Comments = append(out.Comments, c)
 		}
 	}

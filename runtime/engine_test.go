@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -112,7 +113,7 @@ func newHarness(t *testing.T, key []byte) *harness {
 }
 
 func (h *harness) say(body string) *Event {
-	return &Event{Comments: []integrations.Comment{{Author: "owner", Body: body, URL: "https://example.test/c/1"}}}
+	return &Event{Comments: []integrations.Comment{{Author: "owner", Body: body, URL: "https://example.test/c/1", CreatedAt: time.Now().Add(2 * time.Second)}}}
 }
 
 func (h *harness) advance(ev *Event) NodeReport {
@@ -391,4 +392,16 @@ func TestSignedDecisionsCannotBeMovedAround(t *testing.T) {
 	view := Trusted(other, h.rt.Signer)
 	assert.NotContains(t, view.State.Skips, "build", "a decision signed for issue-1 does not count for issue-2")
 	assert.Contains(t, view.Findings["build"], "skip declaration for build was recorded for another work item — ignored")
+}
+
+// A comment written before the gate's current visit, or with no date at all,
+// never answers it.
+func TestGatesReadOnlyCommentsOfTheCurrentVisit(t *testing.T) {
+	h := newHarness(t, nil)
+	h.advance(h.say("select"))
+	old := &Event{Comments: []integrations.Comment{{Author: "owner", Body: "select", CreatedAt: time.Now().Add(-time.Hour)}}}
+	undated := &Event{Comments: []integrations.Comment{{Author: "owner", Body: "select"}}}
+	assert.Nil(t, old.since(Now()).Comments)
+	assert.Nil(t, undated.since(Now()).Comments)
+	assert.Empty(t, (&Event{Comments: []integrations.Comment{{Author: "owner", CreatedAt: time.Now()}}}).since("not a time").Comments, "an unreadable visit start reads nothing")
 }

@@ -136,3 +136,28 @@ func (rep Report) Fails(g *Graph, failOn string) bool {
 	}
 	return false
 }
+
+// VetAdoptedPointer moves a pointer taken from an agent-writable record back
+// to the first unsatisfied node when it stands further along — unless a
+// verified force put it there. The walk then resumes earlier, never later.
+func (r *Runtime) VetAdoptedPointer(ctx context.Context, id string, st *State) []EventRecord {
+	cur, ok := r.Graph.Node(st.CurrentNode)
+	if !ok {
+		return nil
+	}
+	view, _ := r.view(st)
+	for _, f := range view.State.Forced {
+		if f.Node == st.CurrentNode {
+			return nil
+		}
+	}
+	rep := r.Status(ctx, id, st, true)
+	derived, ok := r.Graph.Node(rep.CurrentNode)
+	if !ok || derived.Index() >= cur.Index() {
+		return nil
+	}
+	from := st.CurrentNode
+	st.CurrentNode, st.Parked = derived.ID, nil
+	return []EventRecord{{Name: "graph.pointer_recomputed", Node: derived.ID, Data: map[string]any{
+		"from": from, "reason": "the portable record's pointer stood past an unsatisfied node"}}}
+}

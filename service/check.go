@@ -59,6 +59,8 @@ func (s *Service) CheckEach(ctx context.Context, req CheckRequest, emit func(run
 		}
 	} else if err := runtime.ValidateID(req.WorkItem); err != nil {
 		return nil, err
+	} else if err := repo.CheckItemDir(req.WorkItem); err != nil {
+		return nil, err
 	}
 	st, release, err := s.readStore(ctx)
 	if err != nil {

@@ -15,6 +15,9 @@ import (
 type persister struct {
 	st   *store.Store // nil: portable record only (read-only callers)
 	repo *Repo
+	// adopt vets a state taken from the portable record when the store has
+	// none: that file is agent-writable, so its pointer is not trusted.
+	adopt func(ctx context.Context, st *runtime.State) []runtime.EventRecord
 }
 
 func (p *persister) key() string { return p.repo.Root }
@@ -75,7 +78,12 @@ func (p *persister) Update(ctx context.Context, id string, fn func(st *runtime.S
 			}
 			s = loaded
 		}
+		var adopted []runtime.EventRecord
+		if cur == nil && s.CurrentNode != "" && p.adopt != nil {
+			adopted = p.adopt(ctx, s)
+		}
 		evs, err := fn(s)
+		evs = append(adopted, evs...)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -77,3 +77,17 @@ func TestCorruptPortableRecordIsKeptAndReported(t *testing.T) {
 	require.Error(t, p.Update(ctx, "issue-1", func(*runtime.State) ([]runtime.EventRecord, error) { return nil, nil }),
 		"a read-only persister refuses to save")
 }
+
+// A pointer hand-written into the portable record, with no row in the store,
+// is not where the walk resumes: it falls back to the first unsatisfied node.
+func TestAnAdoptedPointerNeverSkipsAhead(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "docs/specs/issue-8/work-item-state.json"),
+		`{"version": 1, "workItem": "issue-8", "loop": "pdlc-work-item-loop", "currentNode": "tasks-breakdown"}`)
+	svc := benchService(t)
+	env, _, err := svc.Complete(context.Background(), CompleteRequest{ItemRequest: ItemRequest{Repo: dir, WorkItem: "issue-8"}, Node: "tasks-breakdown"})
+	require.NoError(t, err)
+	assert.Equal(t, "refused", env.Status)
+	assert.Equal(t, "not-current", env.Reason)
+	assert.Equal(t, "phase-selection", env.CurrentNode, "the walk resumes at the first unsatisfied node")
+}

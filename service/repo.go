@@ -142,6 +142,36 @@ func (r *Repo) readHarness() error {
 		}
 		r.SpecRoot = clean
 	}
+	return r.checkSpecRoot()
+}
+
+// checkSpecRoot refuses a spec root that resolves (through symbolic links)
+// outside the repository: artifacts are read and state written there.
+func (r *Repo) checkSpecRoot() error {
+	p := filepath.Join(r.Root, filepath.FromSlash(r.SpecRoot))
+	real, err := filepath.EvalSymlinks(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("resolve the spec directory %s: %w", r.SpecRoot, err)
+	}
+	if rel, err := filepath.Rel(r.Root, real); err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("the spec directory %s resolves to %s, outside the repository; spec folders must live inside it", r.SpecRoot, real)
+	}
+	return nil
+}
+
+// CheckItemDir refuses a work-item folder that is a symbolic link: ids
+// never become paths outside the repository.
+func (r *Repo) CheckItemDir(id string) error {
+	fi, err := os.Lstat(r.SpecDir(id))
+	if err != nil {
+		return nil // absent: nothing to follow
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s/%s is a symbolic link; a work-item folder must be a real directory inside the repository", r.SpecRoot, id)
+	}
 	return nil
 }
 
@@ -177,6 +207,10 @@ func (r *Repo) WorkItems() ([]string, error) {
 	}
 	var ids []string
 	for _, e := range entries {
+		if e.Type()&os.ModeSymlink != 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("skipping %s/%s: a symbolic link is not a work-item folder", r.SpecRoot, e.Name()))
+			continue
+		}
 		if e.IsDir() && runtime.ValidateID(e.Name()) == nil {
 			ids = append(ids, e.Name())
 		}

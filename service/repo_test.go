@@ -1,8 +1,10 @@
 package service
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,4 +71,33 @@ func TestRepositoryGraphIsIgnoredWithAWarning(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, r.Warnings, 1)
 	assert.Contains(t, r.Warnings[0], "cannot be overridden by a repository")
+}
+
+func TestSymlinksNeverLeadOutOfTheRepository(t *testing.T) {
+	outside := t.TempDir()
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "docs", "specs", "issue-1"), 0o755))
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "docs", "specs", "issue-9")))
+	r, err := OpenRepo(dir)
+	require.NoError(t, err)
+	assert.ErrorContains(t, r.CheckItemDir("issue-9"), "is a symbolic link")
+	assert.NoError(t, r.CheckItemDir("issue-1"))
+	ids, err := r.WorkItems()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"issue-1"}, ids)
+	assert.Contains(t, strings.Join(r.Warnings, "\n"), "skipping docs/specs/issue-9")
+
+	svc := benchService(t)
+	_, err = svc.Check(context.Background(), CheckRequest{Repo: dir, WorkItem: "issue-9"})
+	assert.ErrorContains(t, err, "is a symbolic link")
+	_, _, err = svc.Start(context.Background(), StartRequest{ItemRequest: ItemRequest{Repo: dir, WorkItem: "issue-9"}})
+	assert.ErrorContains(t, err, "is a symbolic link")
+	entries, _ := os.ReadDir(outside)
+	assert.Empty(t, entries, "nothing was written through the link")
+
+	linked := t.TempDir()
+	writeFile(t, filepath.Join(linked, HarnessConfigPath), "workflow:\n  specDir: specs\n")
+	require.NoError(t, os.Symlink(outside, filepath.Join(linked, "specs")))
+	_, err = OpenRepo(linked)
+	assert.ErrorContains(t, err, "outside the repository")
 }

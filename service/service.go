@@ -148,6 +148,9 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	if err != nil {
 		return nil, err
 	}
+	if err := repo.CheckItemDir(id); err != nil {
+		return nil, err
+	}
 	st, err := s.writableStore(ctx)
 	if err != nil {
 		return nil, err
@@ -169,6 +172,7 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	}
 	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.Config, Signer: s.Signer, Repo: repo.Root, SpecRoot: repo.SpecRoot,
 		Tracker: s.tracker(repo, state), Notifier: s.Notifier, Log: s.log()}
+	p.adopt = func(ctx context.Context, st *runtime.State) []runtime.EventRecord { return rt.VetAdoptedPointer(ctx, id, st) }
 	return &session{repo: repo, rt: rt, state: state, warns: append(repo.Warnings, warns...)}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -62,7 +63,8 @@ func (f *gateFake) CreateComment(_ context.Context, _ integrations.Ref, body str
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.nextID++
-	c := integrations.Comment{ID: 1000 + f.nextID, Author: "the-loop-bot", Body: body, URL: fmt.Sprintf("https://github.test/o/r/issues/1#issuecomment-%d", 1000+f.nextID)}
+	at := time.Now().Add(time.Hour).Add(time.Duration(1000+f.nextID) * time.Second)
+	c := integrations.Comment{ID: 1000 + f.nextID, Author: "the-loop-bot", Body: body, URL: fmt.Sprintf("https://github.test/o/r/issues/1#issuecomment-%d", 1000+f.nextID), CreatedAt: at, UpdatedAt: at}
 	f.posted = append(f.posted, body)
 	f.thread = append(f.thread, c)
 	return c, nil
@@ -158,7 +160,9 @@ func gateEvent(hc *runtime.HookContext, cs ...integrations.Comment) {
 }
 
 func gateComment(id int64, author, body string) integrations.Comment {
-	return integrations.Comment{ID: id, Author: author, Body: body, URL: fmt.Sprintf("https://github.test/o/r/issues/1#issuecomment-%d", id)}
+	// Dated in the future of any visit the test opens, as a real reply is.
+	at := time.Now().Add(time.Hour).Add(time.Duration(id) * time.Second)
+	return integrations.Comment{ID: id, Author: author, Body: body, URL: fmt.Sprintf("https://github.test/o/r/issues/1#issuecomment-%d", id), CreatedAt: at, UpdatedAt: at}
 }
 
 func gateWrite(t *testing.T, hc *runtime.HookContext, name, text string) {

@@ -19,6 +19,8 @@ const (
 	prLoopsDir = "pr-loops"
 	// innerDone is the inner loop's node that counts as finished.
 	innerDone = "complete"
+	// innerApproval is the inner loop's human gate.
+	innerApproval = "pr-approval"
 	// executionLog is the artifact whose front matter declares `repos:`.
 	executionLog = "execution-log.md"
 )
@@ -49,7 +51,7 @@ func awaitInnerLoops(hc *runtime.HookContext) (runtime.Result, error) {
 	}
 	defer d.Close()
 
-	loops, err := findInnerLoops(d)
+	loops, err := findInnerLoops(d, hc)
 	if err != nil {
 		return runtime.Result{}, err
 	}
@@ -130,7 +132,7 @@ func originRepo(hc *runtime.HookContext) (string, error) {
 
 // findInnerLoops lists pr-loops/pr-*/ and pr-loops/*/pr-*/ folders holding
 // a state file, sorted by label.
-func findInnerLoops(d *specDir) ([]innerLoop, error) {
+func findInnerLoops(d *specDir, hc *runtime.HookContext) ([]innerLoop, error) {
 	if d.root == nil {
 		return nil, nil
 	}
@@ -144,7 +146,7 @@ func findInnerLoops(d *specDir) ([]innerLoop, error) {
 		if seen[label] {
 			return
 		}
-		if cur, ok := innerState(d, dir, label); ok {
+		if cur, ok := innerState(d, hc, dir, label); ok {
 			seen[label] = true
 			out = append(out, innerLoop{label: label, key: key, current: cur})
 		}
@@ -167,10 +169,27 @@ func findInnerLoops(d *specDir) ([]innerLoop, error) {
 	return out, nil
 }
 
+// innerApproved reports whether an inner loop's pull-request approval is a
+// decision this loop honours (signed by its key when one is configured, for
+// this work item), so a hand-written "complete" pointer never counts.
+func innerApproved(hc *runtime.HookContext, st *runtime.State) bool {
+	d := st.Decisions[innerApproval]
+	if d == nil || d.Node != innerApproval || (d.Outcome != outcomeApproved && d.Outcome != outcomeApprovedWithComment) {
+		return false
+	}
+	switch hc.Signer.Verify(d) {
+	case runtime.Forged:
+		return false
+	case runtime.Verified:
+		return d.WorkItem == st.WorkItem && st.WorkItem == hc.WorkItem.ID
+	}
+	return true // no key configured: honoured, as every decision is
+}
+
 // innerState reads one inner loop's current node. ok is false when the
 // folder holds no state file; a state that cannot be read or decoded is
 // reported as "" (not finished), never as finished.
-func innerState(d *specDir, dir, label string) (current string, ok bool) {
+func innerState(d *specDir, hc *runtime.HookContext, dir, label string) (current string, ok bool) {
 	for _, name := range []string{runtime.StateFile, runtime.LegacyStateFile} {
 		p := path.Join(dir, name)
 		if !d.present(p) {
@@ -183,6 +202,9 @@ func innerState(d *specDir, dir, label string) (current string, ok bool) {
 		st, err := runtime.ParseState([]byte(text), label)
 		if err != nil {
 			return "", true
+		}
+		if st.CurrentNode == innerDone && !innerApproved(hc, st) {
+			return "", true // a pointer anyone can write is not a finished loop
 		}
 		return st.CurrentNode, true
 	}

@@ -13,7 +13,33 @@ import (
 const waitSuffix = " — each pull request completes its pdlc-pr-loop (docs/specs/<id>/pr-loops/) before the work item moves past implementation"
 
 func stateJSON(current string) string {
+	if current == "complete" {
+		return `{"version": 1, "workItem": "issue-1", "currentNode": "complete", "decisions": {"pr-approval": {"node": "pr-approval", "kind": "gate", "outcome": "approved", "by": "@alice"}}}` + "\n"
+	}
 	return `{"version": 1, "workItem": "issue-1", "currentNode": "` + current + `"}` + "\n"
+}
+
+// A hand-written "complete" pointer is not a finished inner loop: its
+// pull-request approval must be a decision this loop honours.
+func TestInnerLoopNeedsAnHonouredApproval(t *testing.T) {
+	for _, tt := range []struct {
+		name, state string
+		key         []byte
+		want        runtime.Status
+	}{
+		{"pointer only", `{"workItem": "issue-1", "currentNode": "complete"}`, nil, runtime.Wait},
+		{"unsigned approval without a key", stateJSON("complete"), nil, runtime.Pass},
+		{"unsigned approval with a key", stateJSON("complete"), []byte("k"), runtime.Wait},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hc := newTestContext(t, &runtime.Node{ID: "implementation"}, nil)
+			hc.Signer = runtime.NewSigner(tt.key)
+			writeArtifact(t, hc, "pr-loops/pr-7/work-item-state.json", tt.state)
+			r, err := awaitInnerLoops(hc)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, r.Status)
+		})
+	}
 }
 
 func TestAwaitInnerLoops(t *testing.T) {
