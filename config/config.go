@@ -125,7 +125,10 @@ type Store struct {
 
 // MCP configures the MCP server.
 type MCP struct {
-	HTTP MCPHTTP `yaml:"http"`
+	// Repos are extra repository roots the tools may name, beside the
+	// server's --repo (always allowed); any other path is refused.
+	Repos []string `yaml:"repos"`
+	HTTP  MCPHTTP  `yaml:"http"`
 }
 
 // MCPHTTP configures the streamable HTTP transport.

@@ -48,7 +48,7 @@ func (s *Service) CheckEach(ctx context.Context, req CheckRequest, emit func(run
 	if req.WorkItem != "" && req.All {
 		return nil, fmt.Errorf("give either a work item id or --all, not both")
 	}
-	repo, err := OpenRepo(s.repoDir(req.Repo))
+	repo, err := s.openRepo(req.Repo)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ type GateResult struct {
 // block: a wait for a human never blocks a stop.
 func (s *Service) Gate(ctx context.Context, req GateRequest) (GateResult, error) {
 	res := GateResult{Findings: []GateFinding{}, GaveUp: []string{}}
-	repo, err := OpenRepo(s.repoDir(req.Repo))
+	repo, err := s.openRepo(req.Repo)
 	if err != nil {
 		return res, nil // not a repository we can read: nothing to gate
 	}

@@ -34,7 +34,7 @@ func (s *Service) HandoffShow(ctx context.Context, req ItemRequest) (HandoffView
 	if err := runtime.ValidateID(req.WorkItem); err != nil {
 		return HandoffView{}, nil, err
 	}
-	repo, err := OpenRepo(s.repoDir(req.Repo))
+	repo, err := s.openRepo(req.Repo)
 	if err != nil {
 		return HandoffView{}, nil, err
 	}
@@ -151,8 +151,14 @@ func (s *Service) importSource(ctx context.Context, sess *session, rec handoff.R
 	case given > 1:
 		return nil, errors.New("give one source: a directory, a saved spec-chain artifact page, or the files themselves")
 	case req.FromDir != "":
+		if err := s.allowedPath(req.FromDir, "fromDir"); err != nil {
+			return nil, err
+		}
 		return handoff.DirSource(req.FromDir), nil
 	case req.FromArtifact != "":
+		if err := s.allowedPath(req.FromArtifact, "fromArtifact"); err != nil {
+			return nil, err
+		}
 		return handoff.SpecArtifactSource(req.FromArtifact)
 	case req.Files != nil:
 		return handoff.TicketSource(req.Files), nil

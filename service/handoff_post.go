@@ -150,7 +150,7 @@ func (s *Service) checkPointers(ctx context.Context, p integrations.Provider, re
 func (s *Service) checkBranch(ctx context.Context, p integrations.Provider, ref integrations.Ref, req HandoffPostRequest) error {
 	rec := req.Record
 	specRoot := runtime.DefaultSpecRoot
-	if repo, err := OpenRepo(s.repoDir(req.Repo)); err == nil {
+	if repo, err := s.openRepo(req.Repo); err == nil {
 		specRoot = repo.SpecRoot
 	}
 	dir := path.Join(specRoot, workItemID(ref))

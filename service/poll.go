@@ -14,6 +14,7 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/control"
+	"github.com/the-loop/the-loop/runtime/hooks"
 )
 
 // Poller arms work items from ticket comments and labels and runs the human
@@ -259,10 +260,9 @@ func hasLabel(labels []string, want string) bool {
 	return false
 }
 
-// normLogin compares logins case-insensitively without a leading @.
-func normLogin(s string) string {
-	return strings.ToLower(strings.TrimPrefix(strings.TrimSpace(s), "@"))
-}
+// normLogin is hooks.NormalizeLogin: one rule for the gates and the poller
+// (ASCII-case-insensitive, without a leading @).
+func normLogin(s string) string { return hooks.NormalizeLogin(s) }
 
 // IsAuthorized reports whether login is in routing.authorizedUsers and is
 // not one of the loop's own accounts. An empty list authorizes nobody.

@@ -101,3 +101,16 @@ func TestSymlinksNeverLeadOutOfTheRepository(t *testing.T) {
 	_, err = OpenRepo(linked)
 	assert.ErrorContains(t, err, "outside the repository")
 }
+
+func TestAllowedReposConfineRequests(t *testing.T) {
+	served, other := t.TempDir(), t.TempDir()
+	svc := benchService(t)
+	real, _ := filepath.EvalSymlinks(served)
+	svc.AllowedRepos = []string{real}
+	_, err := svc.Check(context.Background(), CheckRequest{Repo: other, All: true})
+	assert.ErrorContains(t, err, "outside the repositories this server serves")
+	_, err = svc.Check(context.Background(), CheckRequest{Repo: served, All: true})
+	assert.NoError(t, err)
+	assert.NoError(t, svc.allowedPath(filepath.Join(served, "docs"), "fromDir"))
+	assert.Error(t, svc.allowedPath("/etc", "fromDir"))
+}

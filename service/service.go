@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/the-loop/the-loop/config"
@@ -28,6 +30,10 @@ type Service struct {
 	Log      *slog.Logger
 	// DefaultRepo is used when a request names no repository.
 	DefaultRepo string
+	// AllowedRepos, when set, are the only repository roots (and the only
+	// places handoff files are read from) a request may name: a remote MCP
+	// caller cannot point the server at arbitrary paths on its host.
+	AllowedRepos []string
 
 	mu    sync.Mutex
 	store *store.Store
@@ -144,7 +150,7 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	if err := runtime.ValidateID(id); err != nil {
 		return nil, err
 	}
-	repo, err := OpenRepo(s.repoDir(repoDir))
+	repo, err := s.openRepo(repoDir)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +178,9 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	}
 	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.Config, Signer: s.Signer, Repo: repo.Root, SpecRoot: repo.SpecRoot,
 		Tracker: s.tracker(repo, state), Notifier: s.Notifier, Log: s.log()}
-	p.adopt = func(ctx context.Context, st *runtime.State) []runtime.EventRecord { return rt.VetAdoptedPointer(ctx, id, st) }
+	p.adopt = func(ctx context.Context, st *runtime.State) []runtime.EventRecord {
+		return rt.VetAdoptedPointer(ctx, id, st)
+	}
 	return &session{repo: repo, rt: rt, state: state, warns: append(repo.Warnings, warns...)}, nil
 }
 
@@ -194,4 +202,37 @@ func (s *Service) DBPathOrDefault() string { return s.dbPath() }
 func (s *Service) OpenStore(ctx context.Context) error {
 	_, err := s.writableStore(ctx)
 	return err
+}
+
+// openRepo resolves a request's repository (default DefaultRepo, else the
+// working directory), refusing one outside AllowedRepos when that is set.
+func (s *Service) openRepo(dir string) (*Repo, error) {
+	repo, err := OpenRepo(s.repoDir(dir))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.allowedPath(repo.Root, "repo"); err != nil {
+		return nil, err
+	}
+	return repo, nil
+}
+
+// allowedPath refuses a path outside AllowedRepos (no restriction when empty).
+func (s *Service) allowedPath(p, what string) error {
+	if len(s.AllowedRepos) == 0 {
+		return nil
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return fmt.Errorf("%s %q: %w", what, p, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	for _, root := range s.AllowedRepos {
+		if rel, err := filepath.Rel(root, abs); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s %q is outside the repositories this server serves (%s); pass a path inside one of them", what, p, strings.Join(s.AllowedRepos, ", "))
 }

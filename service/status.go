@@ -30,7 +30,7 @@ func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, []s
 	if err != nil {
 		return GraphStatus{}, nil, err
 	}
-	repo, err := OpenRepo(s.repoDir(req.Repo))
+	repo, err := s.openRepo(req.Repo)
 	if err != nil {
 		return GraphStatus{}, nil, err
 	}

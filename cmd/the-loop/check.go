@@ -71,6 +71,9 @@ func checkRun(ctx context.Context, env *Env, opts checkOptions) error {
 		return &usageError{msg: err.Error()}
 	}
 	defer svc.Close()
+	if opts.Recompute && !svc.Signer.HasKey() {
+		fmt.Fprintln(env.Stderr, "warning: no signing key is configured (THE_LOOP_SIGNING_KEY or signing.keyFile): recorded decisions are honoured unsigned, so --recompute cannot tell a real approval from a hand-written one")
+	}
 	var (
 		failing, satisfied, total int
 		buf                       = bufio.NewWriterSize(env.Stdout, 64<<10)

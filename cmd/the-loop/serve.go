@@ -112,6 +112,12 @@ func newServeService(env *Env, cfgPath, db, repoDir string, logger *slog.Logger)
 	svc.Log = logger
 	svc.DefaultRepo = repoDir
 	svc.Provider = providerFactory(svc, env)
+	for _, r := range append([]string{repoDir}, svc.Config.MCP.Repos...) {
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			r = real
+		}
+		svc.AllowedRepos = append(svc.AllowedRepos, r)
+	}
 	if err := svc.OpenStore(context.Background()); err != nil {
 		// Reads still work from the portable records; claims will say why they cannot save.
 		logger.Warn("the state store could not be opened; graph_complete will fail until it can", "err", err)

@@ -7,13 +7,16 @@ import (
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
 // NormalizeLogin returns a login as gates compare it: surrounding space and
 // any leading "@" removed, lower-cased (GitHub logins are case-insensitive,
 // so "@Alice" and "alice" are one user).
 func NormalizeLogin(login string) string {
-	return strings.ToLower(strings.TrimLeft(strings.TrimSpace(login), "@"))
+	// ASCII-only folding: logins are ASCII on GitHub, and Unicode case
+	// folding would let the Kelvin sign (U+212A) stand in for a "k".
+	return markdown.LowerASCII(strings.TrimLeft(strings.TrimSpace(login), "@"))
 }
 
 func gateLoginSet(list []string) map[string]bool {

@@ -74,3 +74,8 @@ func TestMergeCommentsDropsRepeats(t *testing.T) {
 	}
 	assert.Equal(t, []int64{1, 2, 3}, got)
 }
+
+func TestLoginsFoldASCIIOnly(t *testing.T) {
+	assert.Equal(t, "kevin", NormalizeLogin("@Kevin"))
+	assert.NotEqual(t, "kevin", NormalizeLogin("\u212Aevin"), "the Kelvin sign is not a k")
+}

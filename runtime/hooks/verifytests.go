@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/the-loop/the-loop/config"
 	"io/fs"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -52,6 +54,7 @@ func verifyTests(hc *runtime.HookContext) (runtime.Result, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = hc.Repo
+	cmd.Env = scrubbedEnv(os.Environ(), hc.Config)
 	cmd.WaitDelay = 5 * time.Second
 	ownProcessGroup(cmd)
 	stdout, stderr := &tailBuffer{max: outputTail}, &tailBuffer{max: outputTail}
@@ -223,3 +226,31 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 func (t *tailBuffer) String() string { return string(t.buf) }
+
+// secretVars are always withheld from a test command, beside the variables
+// the operator config names as holding secrets: the command's output comes
+// back in the node's messages, so it must never see a token.
+var secretVars = []string{"THE_LOOP_SIGNING_KEY", "THE_LOOP_MCP_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "JIRA_API_TOKEN", "SLACK_WEBHOOK_URL"}
+
+func scrubbedEnv(environ []string, cfg *config.Config) []string {
+	drop := map[string]bool{}
+	for _, v := range secretVars {
+		drop[v] = true
+	}
+	if cfg != nil {
+		for _, v := range []string{cfg.Integrations.GitHub.TokenEnv, cfg.Integrations.Jira.TokenEnv, cfg.Integrations.Jira.EmailEnv,
+			cfg.Integrations.Slack.WebhookURLEnv, cfg.MCP.HTTP.TokenEnv} {
+			if v != "" {
+				drop[v] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !drop[name] {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

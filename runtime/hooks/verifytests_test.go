@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"github.com/the-loop/the-loop/config"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,4 +162,11 @@ func TestTailBufferKeepsTheEnd(t *testing.T) {
 	assert.Equal(t, "cdefghij", b.String())
 	_, _ = b.Write([]byte(strings.Repeat("z", 20) + "12345678"))
 	assert.Equal(t, "12345678", b.String())
+}
+
+func TestTestCommandsNeverSeeSecrets(t *testing.T) {
+	cfg := config.Default()
+	cfg.Integrations.GitHub.TokenEnv = "MY_GH"
+	got := scrubbedEnv([]string{"PATH=/bin", "MY_GH=ghp_secret", "THE_LOOP_SIGNING_KEY=k", "HOME=/root", "SLACK_WEBHOOK_URL=https://hooks"}, cfg)
+	assert.Equal(t, []string{"PATH=/bin", "HOME=/root"}, got)
 }
