@@ -316,6 +316,13 @@ type Envelope struct {
 // done: it runs the exit chain and advances on pass. A claim for a node that
 // is not current, or for a human gate, is refused with the reason.
 func (r *Runtime) Complete(ctx context.Context, id, node, actor string) (Envelope, error) {
+	return r.CompleteWith(ctx, id, node, actor, nil)
+}
+
+// CompleteWith is Complete with the ticket's comments, for an agent node
+// whose checks also read authorized comments (a named security sign-off).
+// Only authorized comments ever count, and a human gate is still refused.
+func (r *Runtime) CompleteWith(ctx context.Context, id, node, actor string, event *Event) (Envelope, error) {
 	if err := ValidateID(id); err != nil {
 		return Envelope{}, err
 	}
@@ -358,7 +365,7 @@ func (r *Runtime) Complete(ctx context.Context, id, node, actor string) (Envelop
 			by = "cli"
 		}
 		st.Completions[node] = &Completion{At: Now(), By: by}
-		rep, target, evs, err := r.advanceLocked(ctx, id, st, nil)
+		rep, target, evs, err := r.advanceLocked(ctx, id, st, event)
 		if err != nil {
 			return nil, err
 		}

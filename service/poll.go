@@ -225,7 +225,7 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		return act
 	}
 	node, ok := sess.rt.Graph.Node(sess.state.CurrentNode)
-	if !ok || !node.IsHuman() || node.Terminal {
+	if !ok || node.Terminal || !(node.IsHuman() || awaitsSignOff(node, sess.state)) {
 		if act.Action == "none" {
 			act.Action, act.Node = "idle", sess.state.CurrentNode
 		}
@@ -249,6 +249,22 @@ func isHandoffComment(body string) bool {
 	first, _, _ := strings.Cut(strings.TrimLeft(body, " \t\r\n"), "\n")
 	first = strings.TrimSpace(first)
 	return first == handoff.RecordMarker || strings.HasPrefix(first, "<!-- the-loop:handoff-part ")
+}
+
+// awaitsSignOff reports an agent node parked on a named human sign-off
+// (its claim was made, its checks wait for an authorized comment): the
+// poller evaluates it again so the sign-off is read. An agent node still in
+// progress is never evaluated by the poller.
+func awaitsSignOff(n *runtime.Node, st *runtime.State) bool {
+	if st.Parked == nil || st.Parked.Node != n.ID {
+		return false
+	}
+	for _, e := range n.Exit {
+		if e.Hook == "security-sign-off" {
+			return true
+		}
+	}
+	return false
 }
 
 func hasLabel(labels []string, want string) bool {

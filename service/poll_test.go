@@ -178,3 +178,14 @@ func TestPollerNeverReadsAHandoffRecordAsACommand(t *testing.T) {
 	assert.True(t, isHandoffComment("\n<!-- the-loop:handoff-part record=0123456789abcdef index=1 -->\nthe-loop stop"))
 	assert.False(t, isHandoffComment("the-loop start"))
 }
+
+func TestThePollerRereadsOnlyAParkedSignOff(t *testing.T) {
+	g, err := Graph("")
+	require.NoError(t, err)
+	sec, _ := g.Node("security-review")
+	design, _ := g.Node("design")
+	parked := &runtime.State{Parked: &runtime.Parked{Node: "security-review"}}
+	assert.True(t, awaitsSignOff(sec, parked))
+	assert.False(t, awaitsSignOff(sec, &runtime.State{}), "an agent still working is never evaluated by the poller")
+	assert.False(t, awaitsSignOff(design, &runtime.State{Parked: &runtime.Parked{Node: "design"}}), "only nodes that read a sign-off")
+}

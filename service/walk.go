@@ -126,7 +126,13 @@ func (s *Service) Complete(ctx context.Context, req CompleteRequest) (runtime.En
 	if err != nil {
 		return runtime.Envelope{}, nil, err
 	}
-	env, err := sess.rt.Complete(ctx, req.WorkItem, req.Node, req.Actor)
+	// The claimed node's checks may read authorized comments (a security
+	// sign-off); a gate never counts anything else.
+	ev, warn := s.event(ctx, sess)
+	if warn != "" {
+		sess.warns = append(sess.warns, warn)
+	}
+	env, err := sess.rt.CompleteWith(ctx, req.WorkItem, req.Node, req.Actor, ev)
 	return env, sess.warns, err
 }
 
