@@ -278,40 +278,62 @@ func Load(path string, explicit bool) (*Config, error) {
 // Parse decodes a config document strictly and applies defaults.
 func Parse(data []byte) (*Config, error) {
 	c := &Config{}
+	var root yaml.Node
 	if len(bytes.TrimSpace(data)) > 0 {
+		if err := yaml.Unmarshal(data, &root); err != nil {
+			return nil, fmt.Errorf("%s (the file is not valid YAML)", strings.TrimPrefix(err.Error(), "yaml: "))
+		}
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)
 		if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s (fix or remove that key; docs/config.md lists every key)", strings.TrimPrefix(err.Error(), "yaml: "))
+			msg := withKeys(&root, strings.TrimPrefix(err.Error(), "yaml: "))
+			return nil, fmt.Errorf("%s (fix or remove that key; docs/config.md lists every key)", msg)
 		}
 	}
 	if err := c.validate(); err != nil {
+		var ke *keyError
+		if errors.As(err, &ke) {
+			if line := lineOfKey(&root, ke.key); line > 0 {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+		}
 		return nil, err
 	}
 	c.applyDefaults()
 	return c, nil
 }
 
+// keyError is a refused value, naming its key path.
+type keyError struct {
+	key, msg string
+}
+
+func (e *keyError) Error() string { return e.key + ": " + e.msg }
+
+func badKey(key, format string, args ...any) error {
+	return &keyError{key: key, msg: fmt.Sprintf(format, args...)}
+}
+
 func (c *Config) validate() error {
 	if a := c.Integrations.Jira.Auth; a != "" && a != "cloud" && a != "datacenter" {
-		return fmt.Errorf("integrations.jira.auth: %q is not one of cloud, datacenter", a)
+		return badKey("integrations.jira.auth", "%q is not one of cloud, datacenter", a)
 	}
 	if s := c.Integrations.GitHub.TokenSource; s != "" && s != "env" && s != "gh" {
-		return fmt.Errorf("integrations.github.tokenSource: %q is not one of env, gh", s)
+		return badKey("integrations.github.tokenSource", "%q is not one of env, gh", s)
 	}
 	switch c.Routing.SessionPerPR {
 	case "", "never", "cross-repository", "always":
 	default:
-		return fmt.Errorf("routing.sessionPerPr: %q is not one of never, cross-repository, always", c.Routing.SessionPerPR)
+		return badKey("routing.sessionPerPr", "%q is not one of never, cross-repository, always", c.Routing.SessionPerPR)
 	}
 	for cmd := range c.Routing.Control.Keywords {
 		if !isCommand(cmd) {
-			return fmt.Errorf("routing.control.keywords.%s: unknown command; use one of %s", cmd, strings.Join(Commands, ", "))
+			return badKey("routing.control.keywords."+cmd, "unknown command; use one of %s", strings.Join(Commands, ", "))
 		}
 	}
 	for i, s := range c.Polling.Sources {
 		if s.System != "github" && s.System != "jira" {
-			return fmt.Errorf("polling.sources[%d].system: %q is not one of github, jira", i, s.System)
+			return badKey(fmt.Sprintf("polling.sources[%d].system", i), "%q is not one of github, jira", s.System)
 		}
 	}
 	return nil

@@ -25,14 +25,15 @@ func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
 	tests := []struct {
 		name, doc, want string
 	}{
-		{"unknown top-level key", "integration:\n  github: {}\n", "line 1: field integration not found"},
-		{"unknown nested key", "routing:\n  authorizedUsers: [a]\n  autExecuteLabel: x\n", "line 3: field autExecuteLabel not found"},
-		{"wrong type", "polling:\n  intervalSeconds: soon\n", "line 2: cannot unmarshal"},
-		{"list where a string is expected", "integrations:\n  github:\n    baseUrl: [a]\n", "line 3"},
-		{"bad jira auth", "integrations:\n  jira:\n    auth: oauth\n", `integrations.jira.auth: "oauth" is not one of cloud, datacenter`},
-		{"bad session mode", "routing:\n  sessionPerPr: sometimes\n", "routing.sessionPerPr"},
-		{"unknown control command", "routing:\n  control:\n    keywords:\n      deploy: the-loop deploy\n", "routing.control.keywords.deploy: unknown command"},
-		{"bad poll system", "polling:\n  sources:\n    - system: gitlab\n", "polling.sources[0].system"},
+		{"unknown top-level key", "integration:\n  github: {}\n", "line 1: integration: field integration not found"},
+		{"unknown nested key", "routing:\n  authorizedUsers: [a]\n  autExecuteLabel: x\n", "line 3: routing.autExecuteLabel: field autExecuteLabel not found"},
+		{"wrong type", "polling:\n  intervalSeconds: soon\n", "line 2: polling.intervalSeconds: cannot unmarshal"},
+		{"list where a string is expected", "integrations:\n  github:\n    baseUrl: [a]\n", "line 3: integrations.github.baseUrl: cannot unmarshal"},
+		{"bad jira auth", "integrations:\n  jira:\n    auth: oauth\n", `line 3: integrations.jira.auth: "oauth" is not one of cloud, datacenter`},
+		{"bad session mode", "routing:\n  sessionPerPr: sometimes\n", "line 2: routing.sessionPerPr"},
+		{"unknown control command", "routing:\n  control:\n    keywords:\n      deploy: the-loop deploy\n", "line 4: routing.control.keywords.deploy: unknown command"},
+		{"bad poll system", "polling:\n  sources:\n    - system: gitlab\n", "line 3: polling.sources[0].system"},
+		{"not YAML at all", "routing: [\n", "not valid YAML"},
 		{"a token in the file", "integrations:\n  github:\n    token: ghp_x\n", "field token not found"},
 	}
 	for _, tt := range tests {

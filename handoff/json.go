@@ -44,9 +44,12 @@ func EncodeJSON(rec Record) ([]byte, error) {
 	if rec.Artifacts == nil {
 		rec.Artifacts = []Artifact{}
 	}
-	out, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // UTF-8 JSON as every other document the loop writes
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rec); err != nil {
 		return nil, fmt.Errorf("encode handoff record JSON: %w", err)
 	}
-	return append(out, '\n'), nil
+	return buf.Bytes(), nil
 }

@@ -62,7 +62,7 @@ func Trusted(st *State, s *Signer) TrustedView {
 			switch s.Verify(d) {
 			case Forged:
 				delete(m, node)
-				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s is not signed by this loop's key — ignored", what, node))
+				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s is not signed by this loop's key", what, node))
 			case Verified:
 				if why := foreign(d, st); why != "" {
 					delete(m, node)

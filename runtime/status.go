@@ -28,6 +28,11 @@ const InvalidSkipMessage = "graph state declares a skip on this node, which is n
 func (r *Runtime) Status(ctx context.Context, id string, st *State, recompute bool) Report {
 	g := r.Graph
 	view, set := r.view(st)
+	// A declaration on a node that cannot be skipped is reported as such
+	// whether or not it also fails its signature.
+	for node := range DeclaredSkips(g, st).Invalid {
+		set.Invalid[node] = true
+	}
 	rep := Report{WorkItem: id, Nodes: make([]NodeReport, 0, len(g.Nodes))}
 	cache := NewEvalCache()
 	defer cache.Close()

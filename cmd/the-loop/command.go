@@ -183,7 +183,8 @@ func loadConfig(env *Env, path string) (*config.Config, error) {
 	}
 	cfg, err := config.Load(path, explicit)
 	if err != nil {
-		return nil, err
+		// A config the loop cannot use is the invocation's fault: exit 2.
+		return nil, &usageError{msg: err.Error()}
 	}
 	return cfg, nil
 }

@@ -42,6 +42,15 @@ func runGraph(ctx context.Context, env *Env, args []string) error {
 		sort.Strings(names)
 		return usageErrorf("graph needs an action: %s", strings.Join(names, ", "))
 	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		names := make([]string, 0, len(graphActions))
+		for n := range graphActions {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		fmt.Fprintf(env.Stderr, "usage: the-loop graph <%s> ...\n\nRun 'the-loop graph <action> -h' for an action's flags.\n", strings.Join(names, "|"))
+		return nil
+	}
 	act, ok := graphActions[args[0]]
 	if !ok {
 		return usageErrorf("unknown graph action %q", args[0])
