@@ -1,7 +1,6 @@
 package continuity
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -18,12 +17,17 @@ type EndOptions struct {
 	Kind string `json:"kind"`
 	// Next is the exact next action (replaces the recorded one).
 	Next string `json:"next,omitempty"`
-	// Result is what was achieved; required when Kind is completed.
+	// Result is what was achieved when Kind is completed (default
+	// "completed").
 	Result string `json:"result,omitempty"`
 }
 
+// defaultResult is the result a completed ending records when none is given.
+const defaultResult = "completed"
+
 // End sets the ending marker. Interrupted keeps every open node and records
-// the exact next action; completed appends the result and the residual
+// the exact next action; completed appends the result (default
+// "completed") and the residual
 // work, classifies every open node as deferred, and makes the next session
 // start fresh.
 func (s *Set) End(opts EndOptions) (UpdateResult, error) {
@@ -31,9 +35,6 @@ func (s *Set) End(opts EndOptions) (UpdateResult, error) {
 	case EndInterrupted, EndCompleted:
 	default:
 		return UpdateResult{}, fmt.Errorf("continuity: ending %q is not interrupted or completed", opts.Kind)
-	}
-	if opts.Kind == EndCompleted && strings.TrimSpace(opts.Result) == "" {
-		return UpdateResult{}, errors.New("continuity: a completed ending needs the result: say what was achieved")
 	}
 	if _, err := s.EnsureIgnored(); err != nil {
 		return UpdateResult{}, err
@@ -64,7 +65,11 @@ func (s *Set) End(opts EndOptions) (UpdateResult, error) {
 				n.Status = StatusDeferred
 			}
 		}
-		text := "Result: " + strings.TrimSpace(opts.Result)
+		result := oneLine(opts.Result)
+		if result == "" {
+			result = defaultResult
+		}
+		text := "Result: " + result
 		if len(residual) == 0 {
 			text += "\nResidual work: none"
 		} else {
@@ -85,7 +90,7 @@ func (s *Set) End(opts EndOptions) (UpdateResult, error) {
 	notes.Records = append(notes.Records, rec)
 	dp.Updated = now
 	if opts.Kind == EndCompleted {
-		dp.LastCompleted = "goal completed: " + oneLine(opts.Result)
+		dp.LastCompleted = lastDone(notes.Records, &graph)
 	}
 	dp.Blockers = graph.openBlockers()
 	rev := dp.Revision + 1

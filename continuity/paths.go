@@ -1,6 +1,7 @@
 package continuity
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -146,34 +147,84 @@ type scrubbed struct {
 	line      string
 	dropped   bool
 	rewritten []string
+	// hits are every path found in the line, problems say (one per path
+	// that could not be made portable) why the line was dropped, and
+	// redacted is the line with each path replaced by a kind placeholder.
+	hits     []PathHit
+	problems []string
+	redacted string
+}
+
+// note is the omission note for a dropped line: why it went and what it
+// said, without repeating any path.
+func (s scrubbed) note() string {
+	return fmt.Sprintf("dropped a line naming %s: %q", strings.Join(s.problems, " and "), s.redacted)
 }
 
 // scrubLine rewrites each path in line as the portable name it ends in (a
 // file or package name is a search term, not a location). A path that
-// points outside the repository cannot be rewritten without losing its
-// meaning, so the whole line is dropped.
+// points outside the repository, or has no portable name, cannot be
+// rewritten without losing its meaning, so the whole line is dropped.
 func scrubLine(line string, roots []string, repoRoot, home string) scrubbed {
 	hits := FindPaths(line, roots)
 	if len(hits) == 0 {
 		return scrubbed{line: line}
 	}
+	res := scrubbed{hits: hits, redacted: line}
 	out := line
-	var rewritten []string
 	for _, h := range hits {
-		if !insideRepo(h, repoRoot, home) {
-			return scrubbed{dropped: true}
+		res.redacted = strings.Replace(res.redacted, h.Token, "<"+kindLabel(h.Kind)+" path>", 1)
+		if why := unportable(h, repoRoot, home); why != "" {
+			res.problems = append(res.problems, why)
+			continue
 		}
 		base := portableName(h.Token)
-		if base == "" {
-			return scrubbed{dropped: true}
-		}
 		out = strings.Replace(out, h.Token, base, 1)
-		rewritten = append(rewritten, base)
+		res.rewritten = append(res.rewritten, base)
 	}
-	if len(FindPaths(out, roots)) > 0 {
-		return scrubbed{dropped: true}
+	res.redacted = capItem(res.redacted)
+	if len(res.problems) == 0 && len(FindPaths(out, roots)) > 0 {
+		res.problems = append(res.problems, "a path whose last part still reads as a path")
 	}
-	return scrubbed{line: out, rewritten: rewritten}
+	if len(res.problems) > 0 {
+		res.dropped, res.rewritten = true, nil
+		return res
+	}
+	res.line = out
+	return res
+}
+
+// kindLabel names a path kind for people: a checkout path is one relative
+// to the repository root.
+func kindLabel(kind string) string {
+	if kind == PathCheckout {
+		return "repo-relative"
+	}
+	return kind
+}
+
+// unportable says why h cannot become a portable name, or "" when it can.
+func unportable(h PathHit, repoRoot, home string) string {
+	if !insideRepo(h, repoRoot, home) {
+		switch h.Kind {
+		case PathAbsolute:
+			return "an absolute path outside the repository"
+		case PathHome:
+			return "a home-directory path outside the repository"
+		case PathWindows:
+			return "a Windows drive or network-share path"
+		default:
+			return "a " + kindLabel(h.Kind) + " path that leaves the repository"
+		}
+	}
+	if portableName(h.Token) == "" {
+		article := "a "
+		if h.Kind == PathAbsolute {
+			article = "an "
+		}
+		return article + kindLabel(h.Kind) + " path with no portable name"
+	}
+	return ""
 }
 
 func insideRepo(h PathHit, repoRoot, home string) bool {

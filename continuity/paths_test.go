@@ -90,3 +90,36 @@ func TestScrubLine(t *testing.T) {
 		})
 	}
 }
+
+func TestScrubLineExplainsEachDrop(t *testing.T) {
+	repo := filepath.FromSlash("/work/repo")
+	tests := []struct {
+		line     string
+		problems []string // why the line was dropped, one per unportable path
+		redacted string   // the line as the omission note quotes it
+	}{
+		{"Logs in /var/log/sync/today.log", []string{"an absolute path outside the repository"}, "Logs in <absolute path>"},
+		{"See ~/notes/todo.txt", []string{"a home-directory path outside the repository"}, "See <home path>"},
+		{"See $HOME/notes/todo.txt", []string{"a home-directory path outside the repository"}, "See <home path>"},
+		{`Open C:\Users\u\x`, []string{"a Windows drive or network-share path"}, "Open <windows path>"},
+		{"Compare ../other/repo", []string{"a relative path that leaves the repository"}, "Compare <relative path>"},
+		{"Run it from ./", []string{"a relative path with no portable name"}, "Run it from <relative path>"},
+		{"Step into cmd/..", []string{"a repo-relative path with no portable name"}, "Step into <repo-relative path>"},
+		{"Compare cmd/the-loop/main.go with /home/u/x", []string{"an absolute path outside the repository"},
+			"Compare <repo-relative path> with <absolute path>"},
+		{"Move /home/u/a.txt to ~/b.txt", []string{"an absolute path outside the repository", "a home-directory path outside the repository"},
+			"Move <absolute path> to <home path>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			got := scrubLine(tt.line, []string{"cmd"}, repo, "/home/u")
+			assert.True(t, got.dropped)
+			assert.Equal(t, tt.problems, got.problems)
+			assert.Equal(t, tt.redacted, got.redacted)
+			assert.NotContains(t, got.note(), "/home/u", "the note never repeats a path")
+			for _, p := range tt.problems {
+				assert.Contains(t, got.note(), p)
+			}
+		})
+	}
+}

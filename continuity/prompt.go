@@ -52,6 +52,25 @@ func (s *Set) Prompt(opts PromptOptions) (Prompt, error) {
 		return Prompt{}, ErrMissingTask
 	}
 	p := Prompt{Title: redactSecrets(oneLine(opts.Title))}
+	roots := s.topLevelNames()
+	home, _ := os.UserHomeDir()
+	if !opts.AllowPaths {
+		// The task and title are never dropped: a path in them that cannot be
+		// made portable refuses the whole prompt instead.
+		var rw []string
+		var err error
+		if task, rw, err = portableField("task", task, roots, s.Root, home); err != nil {
+			return Prompt{}, err
+		}
+		if p.Title != "" {
+			var trw []string
+			if p.Title, trw, err = portableField("title", p.Title, roots, s.Root, home); err != nil {
+				return Prompt{}, err
+			}
+			rw = append(rw, trw...)
+		}
+		p.Rewritten = append(p.Rewritten, rw...)
+	}
 	if p.Title == "" {
 		p.Title = titleOf(task)
 	}
@@ -62,15 +81,13 @@ func (s *Set) Prompt(opts PromptOptions) (Prompt, error) {
 	if len(strings.Fields(task)) < 4 && live != nil {
 		p.Inference = "the short label was read against the live continuity record (goal and next action)"
 	}
-	roots := s.topLevelNames()
-	home, _ := os.UserHomeDir()
 	var b strings.Builder
 	add := func(line string) {
 		line = redactSecrets(line)
 		if !opts.AllowPaths {
 			sc := scrubLine(line, roots, s.Root, home)
 			if sc.dropped {
-				p.Omitted = append(p.Omitted, fmt.Sprintf("dropped a line that named a filesystem path outside the repository: %q", redactPaths(line)))
+				p.Omitted = append(p.Omitted, sc.note())
 				return
 			}
 			line = sc.line
@@ -154,8 +171,11 @@ func (s *Set) Prompt(opts PromptOptions) (Prompt, error) {
 
 // titleOf shortens a task to its first sentence, at most 90 bytes.
 func titleOf(task string) string {
-	if i := strings.IndexAny(task, ".!?"); i > 0 && i < len(task)-1 && task[i+1] == ' ' {
-		task = task[:i]
+	for i := 1; i < len(task)-1; i++ {
+		if strings.IndexByte(".!?", task[i]) >= 0 && task[i+1] == ' ' {
+			task = task[:i]
+			break
+		}
 	}
 	if len(task) <= 90 {
 		return task
@@ -203,12 +223,4 @@ func lastDecisions(records []Record, n int) []string {
 		}
 	}
 	return out
-}
-
-// redactPaths replaces each path in line with a placeholder for notes.
-func redactPaths(line string) string {
-	for _, h := range FindPaths(line, nil) {
-		line = strings.ReplaceAll(line, h.Token, "<"+h.Kind+" path>")
-	}
-	return capItem(line)
 }

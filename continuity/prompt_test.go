@@ -122,3 +122,86 @@ func TestPromptShortLabelRecordsInference(t *testing.T) {
 		assert.Empty(t, FindPaths(line, nil), "no path for a remote-less repo: %q", line)
 	}
 }
+
+func TestPromptRefusesUnportableTask(t *testing.T) {
+	s, _ := newLive(t)
+	require.NoError(t, mkdir(s.Root+"/cmd"))
+	tests := []struct {
+		name    string
+		opts    PromptOptions
+		field   string
+		paths   []string // tokens the error must name
+		problem string   // the reason the error gives
+	}{
+		{"outside path beside a repo path", PromptOptions{Task: "fix the flaky test in cmd/the-loop/main.go and /home/u/x"},
+			"task", []string{"cmd/the-loop/main.go", "/home/u/x"}, "absolute path outside the repository"},
+		{"home path", PromptOptions{Task: "tidy the notes in ~/notes/todo.txt"}, "task", []string{"~/notes/todo.txt"}, "home-directory path outside the repository"},
+		{"windows path", PromptOptions{Task: `rebuild C:\src\widgets before the demo`}, "task", []string{`C:\src\widgets`}, "Windows drive or network-share path"},
+		{"sibling checkout", PromptOptions{Task: "port the fix from ../other/repo"}, "task", []string{"../other/repo"}, "relative path that leaves the repository"},
+		{"nothing but a path", PromptOptions{Task: "cmd/the-loop/main.go"}, "task", []string{"cmd/the-loop/main.go"}, "nothing but paths"},
+		{"title with an outside path", PromptOptions{Task: "Review the sync job", Title: "sync job in /var/log/sync"}, "title", []string{"/var/log/sync"}, "absolute path outside the repository"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clip := &memClipboard{}
+			tt.opts.Clipboard = clip
+			p, err := s.Prompt(tt.opts)
+			var pe *TaskPathError
+			require.ErrorAs(t, err, &pe)
+			assert.Equal(t, tt.field, pe.Field)
+			for _, tok := range tt.paths {
+				assert.Contains(t, err.Error(), tok, "the error names each path found")
+			}
+			assert.Contains(t, err.Error(), tt.problem)
+			assert.Contains(t, err.Error(), "rephrase the "+tt.field+" without paths")
+			assert.Contains(t, err.Error(), "--allow-paths")
+			assert.Contains(t, err.Error(), "no prompt emitted")
+			assert.Empty(t, p.Text, "no prompt is built")
+			assert.Empty(t, clip.got, "nothing reaches the clipboard")
+		})
+	}
+}
+
+func TestPromptRewritesTaskPaths(t *testing.T) {
+	s, _ := newLive(t)
+	require.NoError(t, mkdir(s.Root+"/cmd"))
+	tests := []struct {
+		task, title, taskLine string
+		rewritten             []string
+	}{
+		{"fix the flaky test in cmd/the-loop/main.go", "fix the flaky test in `main.go`", "- fix the flaky test in `main.go`", []string{"`main.go`"}},
+		{"split ./continuity/brief.go. Keep the API.", "split `brief.go`", "- split `brief.go`. Keep the API.", []string{"`brief.go`"}},
+		{"merge cmd/a.go into cmd/b.go today", "merge `a.go` into `b.go` today", "- merge `a.go` into `b.go` today", []string{"`a.go`", "`b.go`"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.task, func(t *testing.T) {
+			p, err := s.Prompt(PromptOptions{Task: tt.task})
+			require.NoError(t, err)
+			assert.Equal(t, tt.title, p.Title)
+			assert.True(t, strings.HasPrefix(p.Text, "I'd like to talk through, and maybe take on: "+tt.title+"\n"), "the prompt opens with the title")
+			assert.Contains(t, p.Text, "\nTask:\n"+tt.taskLine+"\n", "the task stays present")
+			assert.Equal(t, tt.rewritten, p.Rewritten)
+			assert.Empty(t, p.Omitted)
+			for _, line := range strings.Split(p.Text, "\n") {
+				assert.Empty(t, FindPaths(line, s.topLevelNames()), "path left in %q", line)
+			}
+		})
+	}
+
+	kept, err := s.Prompt(PromptOptions{Task: "fix the flaky test in cmd/the-loop/main.go and /home/u/x", AllowPaths: true})
+	require.NoError(t, err, "explicitly allowed paths stay")
+	assert.Contains(t, kept.Text, "\nTask:\n- fix the flaky test in cmd/the-loop/main.go and /home/u/x\n")
+}
+
+func TestPromptOmissionNoteNamesPathKind(t *testing.T) {
+	s, _ := newLive(t)
+	require.NoError(t, mkdir(s.Root+"/cmd"))
+	p, err := s.Prompt(PromptOptions{Task: "Review the importer", Context: []string{
+		"Compare cmd/the-loop/main.go with /home/u/x",
+		"Sibling fix in ../other/repo",
+	}})
+	require.NoError(t, err)
+	require.Len(t, p.Omitted, 2)
+	assert.Equal(t, `dropped a line naming an absolute path outside the repository: "- Compare <repo-relative path> with <absolute path>"`, p.Omitted[0])
+	assert.Equal(t, `dropped a line naming a relative path that leaves the repository: "- Sibling fix in <relative path>"`, p.Omitted[1])
+}

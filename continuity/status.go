@@ -1,9 +1,11 @@
 package continuity
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // Status states.
@@ -12,16 +14,21 @@ const (
 	StateUnusable = "unusable"
 )
 
+// nothingDone is the last completed item while no entry is done yet.
+const nothingDone = "none"
+
 // StatusReport is the read-only view of the live continuity set.
 type StatusReport struct {
 	// State is none, active, interrupted, completed or unusable.
-	State         string     `json:"state"`
-	Started       string     `json:"started,omitempty"`
-	Repository    string     `json:"repository"`
-	Session       string     `json:"session,omitempty"`
-	Goal          string     `json:"goal,omitempty"`
-	Phase         string     `json:"phase,omitempty"`
-	Updated       string     `json:"updated,omitempty"`
+	State      string `json:"state"`
+	Started    string `json:"started,omitempty"`
+	Repository string `json:"repository"`
+	Session    string `json:"session,omitempty"`
+	Goal       string `json:"goal,omitempty"`
+	Phase      string `json:"phase,omitempty"`
+	Updated    string `json:"updated,omitempty"`
+	// LastCompleted is the newest entry that is done: a finished task or
+	// blocker, a decision, or the completed goal; "none" when nothing is.
 	LastCompleted string     `json:"lastCompleted,omitempty"`
 	NextAction    string     `json:"nextAction,omitempty"`
 	Blockers      []string   `json:"blockers,omitempty"`
@@ -48,6 +55,11 @@ func (s *Set) Status() (StatusReport, error) {
 		rep.Updated, rep.LastCompleted, rep.NextAction = formatTime(l.dp.Updated), l.dp.LastCompleted, l.dp.NextAction
 		rep.Blockers, rep.Revision = l.dp.Blockers, l.dp.Revision
 	}
+	if l.notes != nil && l.graph != nil {
+		// The notes and graph decide what is done; the death point's label
+		// may predate a reopened task.
+		rep.LastCompleted = lastDone(l.notes.Records, l.graph)
+	}
 	if l.graph != nil {
 		for _, n := range l.graph.Nodes {
 			if n.Kind == NodeTask && (n.Status == StatusOpen || n.Status == StatusBlocked) {
@@ -73,4 +85,37 @@ func (s *Set) preservedDirs() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// lastDone names the newest notes entry that is done now: a task or
+// blocker recorded done and still done in the graph, a decision, or the
+// completed goal. Open, blocked, reopened and deferred items never count,
+// and neither do discoveries or phase boundaries (they finish nothing).
+func lastDone(records []Record, g *Graph) string {
+	for i := len(records) - 1; i >= 0; i-- {
+		r := records[i]
+		switch r.Kind {
+		case kindCompleted:
+			result := strings.TrimPrefix(strings.SplitN(r.Text, "\n", 2)[0], "Result: ")
+			if result == "" || result == defaultResult {
+				return "goal completed"
+			}
+			return "goal completed: " + nodeText(result)
+		case KindDecision:
+			return fmt.Sprintf("decision %s: %s", r.Node, doneText(r, g))
+		case KindTask, KindBlocker:
+			if n := g.node(r.Node); r.Status == StatusDone && n != nil && n.Status == StatusDone {
+				return fmt.Sprintf("%s %s (done): %s", r.Kind, r.Node, doneText(r, g))
+			}
+		}
+	}
+	return nothingDone
+}
+
+// doneText is the node's current text, else the record's own summary.
+func doneText(r Record, g *Graph) string {
+	if n := g.node(r.Node); n != nil && n.Text != "" {
+		return n.Text
+	}
+	return nodeText(r.Text)
 }

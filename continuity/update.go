@@ -127,7 +127,7 @@ func (s *Set) Update(e Entry) (UpdateResult, error) {
 		Text: text, Why: oneLine(e.Why), Files: cleanFiles(e.Files),
 	})
 	dp.Updated = now
-	dp.LastCompleted = lastCompleted(e.Kind, n, text)
+	dp.LastCompleted = lastDone(notes.Records, &graph)
 	if e.Kind == KindPhase {
 		dp.Phase = nodeText(text)
 	}
@@ -144,13 +144,6 @@ func (s *Set) Update(e Entry) (UpdateResult, error) {
 		Kind: e.Kind, Node: node, NodeStatus: n.Status, Status: dp.Status, Revision: rev,
 		NextAction: dp.NextAction, Blockers: dp.Blockers, DeathPoint: s.rel(s.DeathPointPath()),
 	}, nil
-}
-
-func lastCompleted(kind string, n Node, text string) string {
-	if n.ID != "" {
-		return fmt.Sprintf("%s %s (%s): %s", kind, n.ID, n.Status, nodeText(text))
-	}
-	return kind + ": " + nodeText(text)
 }
 
 func cleanFiles(files []string) []string {

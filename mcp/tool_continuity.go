@@ -151,7 +151,7 @@ var continuityBriefTool = Tool{
 var continuityPromptTool = Tool{
 	Def: NewToolDef("continuity_prompt", Annotations{Title: "Build a delegation prompt", ReadOnly: true, Idempotent: true},
 		mcp.WithDescription("Build a path-free prompt that hands a task to another agent: review-and-assess first, then context (with the live continuity record's goal, "+
-			"next action, blockers and recent decisions), task, validation and output. Filesystem paths are rewritten as portable names or their line dropped. "+
+			"next action, blockers and recent decisions), task, validation and output. Filesystem paths are rewritten as portable names or their line dropped; a path in the task itself refuses the prompt (rephrase it). "+
 			"The same core as `the-loop continuity prompt --format json`, except that the prompt is returned rather than copied to a clipboard. "+
 			"Fields left out are marked as needing user input. The text content is the prompt itself."),
 		continuityRepoArg(),

@@ -262,7 +262,7 @@ func contEnd(env *Env, args []string) error {
 	completed := c.fs.Bool("completed", false, "the goal is done")
 	var opts continuity.EndOptions
 	c.fs.StringVar(&opts.Next, "next", "", "the exact next action")
-	c.fs.StringVar(&opts.Result, "result", "", "what was achieved (required with --completed)")
+	c.fs.StringVar(&opts.Result, "result", "", "what was achieved, with --completed (default: completed)")
 	set, err := c.parse(env, args)
 	if err != nil {
 		return err
@@ -270,13 +270,12 @@ func contEnd(env *Env, args []string) error {
 	switch {
 	case *interrupted == *completed:
 		return usageErrorf("continuity end needs exactly one of --interrupted or --completed")
+	case *interrupted && opts.Result != "":
+		return usageErrorf("continuity end --result applies only with --completed; record an interruption's state with --next TEXT")
 	case *interrupted:
 		opts.Kind = continuity.EndInterrupted
 	default:
 		opts.Kind = continuity.EndCompleted
-		if strings.TrimSpace(opts.Result) == "" {
-			return usageErrorf("continuity end --completed needs --result TEXT: say what was achieved")
-		}
 	}
 	res, err := set.End(opts)
 	if err != nil {

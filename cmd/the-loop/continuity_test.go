@@ -182,7 +182,7 @@ func TestContinuityCLIBadInput(t *testing.T) {
 		{[]string{"update", "--kind", "task", "--text", "x"}, 1, "no live continuity set"},
 		{[]string{"end"}, 2, "exactly one of --interrupted or --completed"},
 		{[]string{"end", "--interrupted", "--completed"}, 2, "exactly one of"},
-		{[]string{"end", "--completed"}, 2, "needs --result TEXT"},
+		{[]string{"end", "--interrupted", "--result", "x"}, 2, "--result applies only with --completed"},
 		{[]string{"status", "--repo", t.TempDir()}, 1, "is not inside a git repository"},
 	}
 	for _, tt := range tests {
@@ -195,4 +195,115 @@ func TestContinuityCLIBadInput(t *testing.T) {
 	code, out, _ := contRun(t, dir, nil, "status")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "status: none")
+}
+
+func TestContinuityCLIPromptTaskPaths(t *testing.T) {
+	dir := contRepo(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "cmd", "the-loop"), 0o755))
+	code, _, errOut := contRun(t, dir, nil, "init", "--goal", "ship the importer")
+	require.Equal(t, 0, code, errOut)
+	noClip := map[string]string{"PATH": t.TempDir()}
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		stdout  []string // each must appear on stdout
+		stderr  []string // each must appear on stderr
+		noPaths bool     // stdout must carry no path
+	}{
+		{"an unportable path in the task refuses the prompt",
+			[]string{"--task", "fix the flaky test in cmd/the-loop/main.go and /home/u/x"}, 1, nil,
+			[]string{`"/home/u/x" (absolute path)`, `"cmd/the-loop/main.go" (repo-relative path)`, "absolute path outside the repository",
+				"rephrase the task without paths", "--allow-paths", "no prompt emitted"}, true},
+		{"a task that is only a path is refused",
+			[]string{"--task", "cmd/the-loop/main.go"}, 1, nil, []string{"nothing but paths", "--allow-paths"}, true},
+		{"a repo path in the task is rewritten and the task kept",
+			[]string{"--task", "fix the flaky test in cmd/the-loop/main.go"}, 0,
+			[]string{"I'd like to talk through, and maybe take on: fix the flaky test in `main.go`\n", "\nTask:\n- fix the flaky test in `main.go`\n"},
+			[]string{"rewrote a path as `main.go`", "clipboard copy unavailable"}, true},
+		{"allowed paths are kept as written",
+			[]string{"--task", "fix the flaky test in cmd/the-loop/main.go and /home/u/x", "--allow-paths"}, 0,
+			[]string{"\nTask:\n- fix the flaky test in cmd/the-loop/main.go and /home/u/x\n"}, nil, false},
+		{"a dropped context line is explained by its path kind",
+			[]string{"--task", "Review the importer", "--context", "Compare cmd/the-loop/main.go with /home/u/x"}, 0,
+			[]string{"\nTask:\n- Review the importer\n"},
+			[]string{`omitted: dropped a line naming an absolute path outside the repository: "- Compare <repo-relative path> with <absolute path>"`}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := contRun(t, dir, noClip, append([]string{"prompt"}, tt.args...)...)
+			require.Equal(t, tt.code, code, errOut)
+			if tt.code != 0 {
+				assert.Empty(t, out, "a refused prompt prints nothing")
+			}
+			for _, want := range tt.stdout {
+				assert.Contains(t, out, want)
+			}
+			for _, want := range tt.stderr {
+				assert.Contains(t, errOut, want)
+			}
+			if tt.noPaths {
+				assert.NotContains(t, out, "/home/u")
+				assert.NotContains(t, out, "cmd/the-loop")
+			}
+		})
+	}
+}
+
+func TestContinuityCLIEndCompleted(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		last string
+	}{
+		{"without a result", []string{"end", "--completed"}, "goal completed"},
+		{"with a result", []string{"end", "--completed", "--result", "parser shipped"}, "goal completed: parser shipped"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := contRepo(t)
+			code, _, errOut := contRun(t, dir, nil, "init", "--goal", "ship the importer")
+			require.Equal(t, 0, code, errOut)
+			code, out, errOut := contRun(t, dir, nil, tt.args...)
+			require.Equal(t, 0, code, errOut)
+			assert.Contains(t, out, "marked completed")
+
+			code, out, errOut = contRun(t, dir, nil, "status", "--format", "json")
+			require.Equal(t, 0, code, errOut)
+			var st continuity.StatusReport
+			require.NoError(t, json.Unmarshal([]byte(out), &st))
+			assert.Equal(t, "completed", st.State)
+			assert.Equal(t, tt.last, st.LastCompleted)
+		})
+	}
+}
+
+func TestContinuityCLIStatusLastCompleted(t *testing.T) {
+	dir := contRepo(t)
+	code, _, errOut := contRun(t, dir, nil, "init", "--goal", "ship the importer")
+	require.Equal(t, 0, code, errOut)
+	steps := []struct {
+		update []string
+		want   []string // lines status must print
+		never  []string // text status must not print
+	}{
+		{[]string{"--kind", "task", "--node", "t1", "--status", "open", "--text", "write tests"},
+			[]string{"last completed: none\n", "open task: t1 [open]: write tests\n"}, []string{"(open): write tests"}},
+		{[]string{"--kind", "decision", "--text", "use table tests"},
+			[]string{"last completed: decision d1: use table tests\n", "open task: t1 [open]: write tests\n"}, nil},
+		{[]string{"--kind", "task", "--node", "t1", "--status", "done"},
+			[]string{"last completed: task t1 (done): write tests\n"}, []string{"open task: t1"}},
+	}
+	for _, st := range steps {
+		code, _, errOut := contRun(t, dir, nil, append([]string{"update"}, st.update...)...)
+		require.Equal(t, 0, code, errOut)
+		code, out, errOut := contRun(t, dir, nil, "status")
+		require.Equal(t, 0, code, errOut)
+		for _, want := range st.want {
+			assert.Contains(t, out, want, strings.Join(st.update, " "))
+		}
+		for _, bad := range st.never {
+			assert.NotContains(t, out, bad, strings.Join(st.update, " "))
+		}
+	}
 }

@@ -144,46 +144,40 @@ func (w *gateWalk) state() *runtime.State {
 }
 
 func TestAdhocLoopWalk(t *testing.T) {
-	w := newGateWalk(t, "pdlc-adhoc-loop")
-	w.start()
-	assert.Equal(t, "work", w.state().CurrentNode)
+	w := newLoopWalk(t, "pdlc-adhoc-loop")
+	w.begin("work")
 	assert.Contains(t, w.fake.labels, "loop:implementation")
 
-	env := w.complete("work")
-	assert.Equal(t, "review", env.CurrentNode, env.Messages)
-	rep := w.reply(1, "alice", "nice — now also fix the footer")
-	assert.Equal(t, "more-work", rep.Outcome)
-	assert.Equal(t, "work", w.state().CurrentNode)
-
-	env = w.complete("work")
-	assert.Equal(t, "review", env.CurrentNode)
-	rep = w.reply(2, "mallory", "done")
+	w.claim("work", "review")
+	w.answer("alice", "nice — now also fix the footer", "more-work", "work")
+	w.claim("work", "review")
+	rep := w.reply(w.newID(), "mallory", "done")
 	assert.Equal(t, "wait", rep.Status, "the earlier instruction is not re-read and mallory is not authorized: %v", rep.Messages)
-	rep = w.reply(3, "bob", "That's all, thanks.")
-	assert.Equal(t, "done", rep.Outcome)
-	st := w.state()
-	assert.Equal(t, "complete", st.CurrentNode)
+	w.step()
+	w.answer("bob", "That's all, thanks.", "done", "complete")
+
+	st, _ := w.finish([]string{"work", "review", "work", "review", "review", "complete"})
 	assert.Equal(t, "@bob", st.Decisions["review"].By)
 	assert.NotEmpty(t, st.Decisions["review"].Signature, "the engine signs what the gate decided")
+	assert.Contains(t, w.fake.labels, "loop:complete")
 }
 
+// TestContributionLoopWalk declares the plan set and critic-review skipped
+// at phase-selection and walks on to complete: with contribution.md planned
+// away, verification reads evidence/verification.md instead.
 func TestContributionLoopWalk(t *testing.T) {
-	w := newGateWalk(t, "pdlc-contribution-loop")
-	w.start()
+	w := newLoopWalk(t, "pdlc-contribution-loop")
+	w.begin("goal-definition")
 	require.Len(t, w.fake.posted, 1)
 	assert.Contains(t, w.fake.posted[0], goalRequestMarker)
 
-	rep := w.reply(1, "alice", "Goal: CSV export\nSuccess criteria:\n- [ ] export works\n")
-	assert.Equal(t, "defined", rep.Outcome, rep.Messages)
-	assert.Equal(t, "phase-selection", w.state().CurrentNode)
+	w.answer("alice", "Goal: CSV export\nSuccess criteria:\n- [ ] export works\n", "defined", "phase-selection")
 	checklistPosted := w.fake.posted[len(w.fake.posted)-1]
 	assert.Contains(t, checklistPosted, "- [x] plan — context-intake, scoped-plan, plan-approval")
 	assert.NotContains(t, checklistPosted, "outer-loop-on-pull-request")
 
-	rep = w.reply(2, "bob", "the-loop execute\n- [ ] plan\n- [ ] critic-review")
-	assert.Equal(t, "selected", rep.Outcome, rep.Messages)
+	w.answer("bob", "the-loop execute\n- [ ] plan\n- [ ] critic-review", "selected", "implementation")
 	st := w.state()
-	assert.Equal(t, "implementation", st.CurrentNode)
 	for _, n := range []string{"context-intake", "scoped-plan", "plan-approval", "critic-review"} {
 		require.Contains(t, st.Skips, n)
 		assert.Equal(t, "@bob", st.Skips[n].By, n)
@@ -211,6 +205,22 @@ func TestContributionLoopWalk(t *testing.T) {
 	assert.Equal(t, "skip", byNode["scoped-plan"].Status)
 	assert.Contains(t, byNode["scoped-plan"].Messages[0], "by @bob")
 	assert.Len(t, w.fake.calls, calls, "check touches no integration")
+
+	w.claim("implementation", "verification")
+	w.claimBlocked("verification", "evidence/verification.md")
+	w.write("evidence/verification.md", "# Verification\n\n## Verification results\n\nThe export downloads: ok.\n")
+	w.claim("verification", "self-review")
+	w.write("execution-log.md", walkExecutionLog)
+	w.claim("self-review", "security-review")
+	w.claim("security-review", "reviewer-briefing")
+	w.claim("reviewer-briefing", "human-approval")
+	w.answer("bob", "Approved.", "approved", "complete")
+
+	st, byNode = w.finish([]string{"goal-definition", "phase-selection", "implementation", "verification", "verification",
+		"self-review", "security-review", "reviewer-briefing", "human-approval", "complete"})
+	assert.Equal(t, "@bob", st.Decisions["human-approval"].By)
+	assert.Equal(t, "skip", byNode["critic-review"].Status)
+	assert.NoFileExists(t, w.spec("contribution.md"), "the plan was declared away")
 }
 
 func TestReviewLoopWalk(t *testing.T) {
