@@ -209,6 +209,8 @@ func TestContributionLoopWalk(t *testing.T) {
 	w.claim("implementation", "verification")
 	w.claimBlocked("verification", "evidence/verification.md")
 	w.write("evidence/verification.md", "# Verification\n\n## Verification results\n\nThe export downloads: ok.\n")
+	w.claimBlocked("verification", "success criterion is not ticked: export works")
+	w.write("evidence/verification.md", "# Verification\n\n## Verification results\n\n- [x] export works — the download opens in a spreadsheet.\n")
 	w.claim("verification", "self-review")
 	w.write("execution-log.md", walkExecutionLog)
 	w.claim("self-review", "security-review")
@@ -216,7 +218,7 @@ func TestContributionLoopWalk(t *testing.T) {
 	w.claim("reviewer-briefing", "human-approval")
 	w.answer("bob", "Approved.", "approved", "complete")
 
-	st, byNode = w.finish([]string{"goal-definition", "phase-selection", "implementation", "verification", "verification",
+	st, byNode = w.finish([]string{"goal-definition", "phase-selection", "implementation", "verification", "verification", "verification",
 		"self-review", "security-review", "reviewer-briefing", "human-approval", "complete"})
 	assert.Equal(t, "@bob", st.Decisions["human-approval"].By)
 	assert.Equal(t, "skip", byNode["critic-review"].Status)

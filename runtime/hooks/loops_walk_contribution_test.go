@@ -116,17 +116,3 @@ func TestContributionLoopWalkToComplete(t *testing.T) {
 	assert.NotContains(t, st.Decisions, "security-review", "tier 3 needs no named sign-off")
 	assert.Contains(t, w.fake.labels, "loop:complete")
 }
-
-// postedContains reports a comment the loop posted holding every part.
-func (w *loopWalk) postedContains(parts ...string) bool {
-	for _, p := range w.fake.posted {
-		all := true
-		for _, s := range parts {
-			all = all && strings.Contains(p, s)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
-}

@@ -141,6 +141,20 @@ func (w *loopWalk) lastPosted() integrations.Comment {
 	return integrations.Comment{}
 }
 
+// postedContains reports a comment the loop posted holding every part.
+func (w *loopWalk) postedContains(parts ...string) bool {
+	for _, p := range w.fake.posted {
+		all := true
+		for _, s := range parts {
+			all = all && strings.Contains(p, s)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
 // finish asserts the walk visited path, ended at complete with every
 // recorded decision signed and attributed, and that check --recompute
 // derives the same end from the artifacts and decisions alone. It returns

@@ -67,10 +67,26 @@ func Sections(body string) map[string]string {
 	return out
 }
 
-// CountUnticked counts the literal "- [ ]" task boxes anywhere in body,
-// inside code fences and nested bullets included ("* [ ]" is not counted).
+// CountUnticked counts the literal "- [ ]" task boxes in body, inside code
+// fences and nested bullets included ("* [ ]" is not counted), except on
+// blockquoted lines: quoted review replies are not the artifact's tasks.
 func CountUnticked(body string) int {
-	return strings.Count(body, "- [ ]")
+	n := 0
+	for len(body) > 0 {
+		line := body
+		if i := strings.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i], body[i+1:]
+		} else {
+			body = ""
+		}
+		// A quoted line is somebody's words (record-feedback quotes every
+		// review reply), not a task of this artifact.
+		if strings.HasPrefix(strings.TrimLeft(line, " \t"), ">") {
+			continue
+		}
+		n += strings.Count(line, "- [ ]")
+	}
+	return n
 }
 
 // isFence reports a line whose left-trimmed form starts with ```.

@@ -157,3 +157,10 @@ func TestLowerASCII(t *testing.T) {
 		}
 	}
 }
+
+func TestCountUntickedIgnoresQuotedReplies(t *testing.T) {
+	body := "- [ ] mine\n\n## Review comments\n\n> - [ ] also log the export\n  > - [ ] nested quote\n- [x] done\n  - [ ] nested\n"
+	if got := CountUnticked(body); got != 2 {
+		t.Errorf("CountUnticked = %d, want 2 (quoted boxes are a reviewer's words)", got)
+	}
+}
