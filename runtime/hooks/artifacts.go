@@ -125,14 +125,6 @@ func (d *specDir) present(name string) bool {
 	return v.(bool)
 }
 
-// lowerBody is name's body with ASCII letters lowercased, once per evaluation.
-func (d *specDir) lowerBody(name, text string) string {
-	v, _ := d.cache.Do("lower\x00"+d.abs+"\x00"+name+"\x00"+strconv.Itoa(len(text)), func() (any, error) {
-		return markdown.LowerASCII(d.parse(name, text).body), nil
-	})
-	return v.(string)
-}
-
 // parsed is an artifact split into front matter and body, with its sections.
 type parsed struct {
 	fm       map[string]any

@@ -54,7 +54,7 @@ func enforcesBoundariesFrom(hc *runtime.HookContext) (runtime.Result, error) {
 		if m == "" {
 			continue
 		}
-		if strings.Contains(up, m) && !strings.Contains(down, m) {
+		if markdown.ContainsFoldASCII(up, m) && !markdown.ContainsFoldASCII(down, m) {
 			msgs = append(msgs, runtime.Message{Text: "boundary named upstream is unanswered here: " + marker, Severity: runtime.SevError})
 		}
 	}
@@ -68,8 +68,8 @@ func enforcesBoundariesFrom(hc *runtime.HookContext) (runtime.Result, error) {
 	return runtime.OK(hookBoundaries, map[string]any{"upstream": rels}), nil
 }
 
-// joinedBodies reads each file, drops its front matter, and joins the bodies
-// lowercased. A read failure is a hook failure (a non-retriable block).
+// joinedBodies reads each file, drops its front matter, and joins the
+// bodies. A read failure is a hook failure (a non-retriable block).
 func joinedBodies(d *specDir, names []string) (string, error) {
 	parts := make([]string, 0, len(names))
 	for _, n := range names {
@@ -77,7 +77,7 @@ func joinedBodies(d *specDir, names []string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("read %s: %w", d.rel(n), err)
 		}
-		parts = append(parts, d.lowerBody(n, text))
+		parts = append(parts, d.parse(n, text).body)
 	}
 	return strings.Join(parts, "\n"), nil
 }

@@ -127,27 +127,22 @@ func gateEntryNames(v any, name string) bool {
 // SensitivePatterns (compared case-insensitively: raising the tier is the
 // safe direction).
 func mentionsSensitivePath(text string) bool {
-	text = markdown.LowerASCII(text)
-	// Only tokens around a sensitive word can be sensitive paths: look at
-	// those instead of tokenising the whole document.
-	for _, needle := range []string{"schema", "secret", "credential", ".the-loop", "workflows", "auth"} {
-		for from := 0; ; {
-			i := strings.Index(text[from:], needle)
-			if i < 0 {
-				break
+	// One pass over the tokens; only path-like ones (a slash, a leading dot,
+	// or an extension) are lowercased and examined.
+	for i := 0; i < len(text); {
+		for i < len(text) && isPathSeparator(text[i]) {
+			i++
+		}
+		start := i
+		pathLike := false
+		for i < len(text) && !isPathSeparator(text[i]) {
+			if c := text[i]; c == '/' || c == '.' {
+				pathLike = true
 			}
-			i += from
-			start, end := i, i+len(needle)
-			for start > 0 && !isPathSeparator(text[start-1]) {
-				start--
-			}
-			for end < len(text) && !isPathSeparator(text[end]) {
-				end++
-			}
-			if sensitivePath(strings.TrimRight(text[start:end], ".:!?")) {
-				return true
-			}
-			from = end
+			i++
+		}
+		if pathLike && sensitivePath(strings.TrimRight(markdown.LowerASCII(text[start:i]), ".:!?")) {
+			return true
 		}
 	}
 	return false

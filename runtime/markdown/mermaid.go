@@ -185,3 +185,36 @@ func LowerASCII(s string) string {
 	}
 	return string(b)
 }
+
+// ContainsFoldASCII reports whether s contains the lowercase ASCII needle,
+// matching ASCII letters of s in either case, without copying s.
+func ContainsFoldASCII(s, needle string) bool {
+	if needle == "" {
+		return true
+	}
+	first := needle[0]
+	upper := first
+	if 'a' <= first && first <= 'z' {
+		upper = first - 'a' + 'A'
+	}
+	for i := 0; i+len(needle) <= len(s); i++ {
+		if c := s[i]; c != first && c != upper {
+			continue
+		}
+		match := true
+		for j := 1; j < len(needle); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != needle[j] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}

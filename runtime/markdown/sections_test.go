@@ -164,3 +164,21 @@ func TestCountUntickedIgnoresQuotedReplies(t *testing.T) {
 		t.Errorf("CountUnticked = %d, want 2 (quoted boxes are a reviewer's words)", got)
 	}
 }
+
+func TestContainsFoldASCII(t *testing.T) {
+	for _, tt := range []struct {
+		s, needle string
+		want      bool
+	}{
+		{"The Trust Boundary — here", "trust boundary", true},
+		{"TRUST BOUNDARY", "trust boundary", true},
+		{"trust-boundary", "trust boundary", false},
+		{"abuse cas", "abuse case", false},
+		{"", "x", false},
+		{"anything", "", true},
+	} {
+		if got := ContainsFoldASCII(tt.s, tt.needle); got != tt.want {
+			t.Errorf("ContainsFoldASCII(%q, %q) = %v, want %v", tt.s, tt.needle, got, tt.want)
+		}
+	}
+}
