@@ -42,6 +42,14 @@ func (s *Service) Check(ctx context.Context, req CheckRequest) (CheckResult, err
 // from stored state (the store, else the portable record); with it, every
 // verdict is derived from the artifacts and the verified decisions alone.
 func (s *Service) CheckEach(ctx context.Context, req CheckRequest, emit func(runtime.Report, *runtime.Graph) error) ([]string, error) {
+	return s.CheckRendered(ctx, req, nil, func(rep runtime.Report, g *runtime.Graph, _ []byte) error { return emit(rep, g) })
+}
+
+// CheckRendered is CheckEach with render run on the worker that evaluated
+// each item (in parallel), its bytes handed to emit in work-item order: a
+// caller printing thousands of reports encodes them on every core.
+func (s *Service) CheckRendered(ctx context.Context, req CheckRequest, render func(runtime.Report) ([]byte, error),
+	emit func(runtime.Report, *runtime.Graph, []byte) error) ([]string, error) {
 	if req.WorkItem == "" && !req.All {
 		return nil, fmt.Errorf("give a work item id, or --all")
 	}
@@ -86,7 +94,11 @@ func (s *Service) CheckEach(ctx context.Context, req CheckRequest, emit func(run
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := range next {
-				slots[i] <- s.checkOne(ctx, p, repo, ids[i], req.Recompute)
+				r := s.checkOne(ctx, p, repo, ids[i], req.Recompute)
+				if r.err == nil && render != nil {
+					r.out, r.err = render(r.rep)
+				}
+				slots[i] <- r
 			}
 		}()
 	}
@@ -117,7 +129,7 @@ func (s *Service) CheckEach(ctx context.Context, req CheckRequest, emit func(run
 		if r.err != nil {
 			return warnings, r.err
 		}
-		if err := emit(r.rep, r.g); err != nil {
+		if err := emit(r.rep, r.g, r.out); err != nil {
 			return warnings, err
 		}
 	}
@@ -126,6 +138,7 @@ func (s *Service) CheckEach(ctx context.Context, req CheckRequest, emit func(run
 
 // itemResult is one evaluated work item.
 type itemResult struct {
+	out   []byte // rendered by the worker, when asked
 	rep   runtime.Report
 	g     *runtime.Graph
 	warns []string

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -82,7 +83,11 @@ func checkRun(ctx context.Context, env *Env, opts checkOptions) error {
 	if opts.Format == "json" && opts.All {
 		buf.WriteString("[")
 	}
-	warns, err := svc.CheckEach(ctx, opts.CheckRequest, func(rep runtime.Report, g *runtime.Graph) error {
+	var render func(runtime.Report) ([]byte, error)
+	if opts.Format == "json" {
+		render = func(rep runtime.Report) ([]byte, error) { return encodeReport(rep, opts.All) }
+	}
+	warns, err := svc.CheckRendered(ctx, opts.CheckRequest, render, func(rep runtime.Report, g *runtime.Graph, out []byte) error {
 		fails := rep.Fails(g, opts.FailOn)
 		if fails {
 			failing++
@@ -92,18 +97,13 @@ func checkRun(ctx context.Context, env *Env, opts checkOptions) error {
 		if opts.Format == "table" {
 			renderCheckItem(buf, rep, g, opts)
 		} else {
-			b, err := runtime.MarshalJSON(rep)
-			if err != nil {
-				return err
-			}
 			if opts.All {
 				if total > 0 {
 					buf.WriteString(",")
 				}
 				buf.WriteString("\n")
-				b = indentJSON(b)
 			}
-			buf.Write(b)
+			buf.Write(out)
 		}
 		total++
 		return nil
@@ -131,19 +131,25 @@ func checkRun(ctx context.Context, env *Env, opts checkOptions) error {
 	return nil
 }
 
-// indentJSON indents an element of a top-level array by two spaces.
-func indentJSON(b []byte) []byte {
-	b = bytes.TrimRight(b, "\n")
-	var out bytes.Buffer
-	out.Grow(len(b) + len(b)/8)
-	out.WriteString("  ")
-	for _, c := range b {
-		out.WriteByte(c)
-		if c == '\n' {
-			out.WriteString("  ")
-		}
+// encodeReport renders one report: the whole document, or (inArray) an
+// element of the --all array indented by two spaces, without its newline.
+func encodeReport(rep runtime.Report, inArray bool) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if inArray {
+		b.WriteString("  ")
+		enc.SetIndent("  ", "  ")
+	} else {
+		enc.SetIndent("", "  ")
 	}
-	return out.Bytes()
+	if err := enc.Encode(rep); err != nil {
+		return nil, fmt.Errorf("encode report %s: %w", rep.WorkItem, err)
+	}
+	if inArray {
+		return bytes.TrimRight(b.Bytes(), "\n"), nil
+	}
+	return b.Bytes(), nil
 }
 
 // renderCheckItem prints one item's block of the people's format.
