@@ -33,9 +33,9 @@ func IsSelfComment(cfg *config.Config, c integrations.Comment) bool {
 	if cfg == nil || !integrations.IsSelfAuthored(c.Body) {
 		return false
 	}
-	l := normLogin(c.Author)
+	l := hooks.NormalizeLogin(c.Author)
 	for _, s := range cfg.Routing.SelfLogins {
-		if l != "" && normLogin(s) == l {
+		if l != "" && hooks.NormalizeLogin(s) == l {
 			return true
 		}
 	}

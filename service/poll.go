@@ -276,41 +276,12 @@ func hasLabel(labels []string, want string) bool {
 	return false
 }
 
-// normLogin is hooks.NormalizeLogin: one rule for the gates and the poller
-// (ASCII-case-insensitive, without a leading @).
-func normLogin(s string) string { return hooks.NormalizeLogin(s) }
+// IsAuthorized is hooks.IsAuthorized: the poller and the gates share one rule.
+func IsAuthorized(cfg *config.Config, login string) bool { return hooks.IsAuthorized(cfg, login) }
 
-// IsAuthorized reports whether login is in routing.authorizedUsers and is
-// not one of the loop's own accounts. An empty list authorizes nobody.
-func IsAuthorized(cfg *config.Config, login string) bool {
-	l := normLogin(login)
-	if l == "" {
-		return false
-	}
-	for _, s := range cfg.Routing.SelfLogins {
-		if normLogin(s) == l {
-			return false
-		}
-	}
-	for _, a := range cfg.Routing.AuthorizedUsers {
-		if normLogin(a) == l {
-			return true
-		}
-	}
-	return false
-}
-
-// AuthorizedComments drops self-authored comments (the loop's marker, or an
-// author among routing.selfLogins) and keeps only authorized authors.
+// AuthorizedComments is hooks.AuthorizedComments, the reader every gate uses.
 func AuthorizedComments(cfg *config.Config, comments []integrations.Comment) []integrations.Comment {
-	var out []integrations.Comment
-	for _, c := range comments {
-		if integrations.IsSelfAuthored(c.Body) || !IsAuthorized(cfg, c.Author) {
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
+	return hooks.AuthorizedComments(cfg, comments)
 }
 
 // DefaultPollStatusPath is the heartbeat file beside the default database.

@@ -29,6 +29,16 @@ func gateLoginSet(list []string) map[string]bool {
 	return set
 }
 
+// IsAuthorized reports whether login is one of routing.authorizedUsers and
+// not one of the loop's own logins. An empty list authorizes nobody.
+func IsAuthorized(cfg *config.Config, login string) bool {
+	l := NormalizeLogin(login)
+	if cfg == nil || l == "" || gateLoginSet(cfg.Routing.SelfLogins)[l] {
+		return false
+	}
+	return gateLoginSet(cfg.Routing.AuthorizedUsers)[l]
+}
+
 // AuthorizedComments is the one reader every human gate uses. It drops, in
 // order, every comment carrying the loop's self-authored marker and every
 // comment by one of the loop's own logins (routing.selfLogins), and then

@@ -79,3 +79,14 @@ func TestLoginsFoldASCIIOnly(t *testing.T) {
 	assert.Equal(t, "kevin", NormalizeLogin("@Kevin"))
 	assert.NotEqual(t, "kevin", NormalizeLogin("\u212Aevin"), "the Kelvin sign is not a k")
 }
+
+func TestIsAuthorized(t *testing.T) {
+	cfg := config.Default()
+	assert.False(t, IsAuthorized(cfg, "alice"), "an empty list authorizes nobody")
+	cfg.Routing.AuthorizedUsers = []string{"@Alice", "loop-bot"}
+	cfg.Routing.SelfLogins = []string{"loop-bot"}
+	assert.True(t, IsAuthorized(cfg, "alice"))
+	assert.False(t, IsAuthorized(cfg, "loop-bot"), "the loop's own account is never a decision-maker")
+	assert.False(t, IsAuthorized(cfg, ""))
+	assert.False(t, IsAuthorized(nil, "alice"))
+}
