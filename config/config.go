@@ -63,6 +63,20 @@ type Jira struct {
 	EmailEnv string   `yaml:"emailEnv"`
 	TokenEnv string   `yaml:"tokenEnv"`
 	Projects []string `yaml:"projects"`
+	// BlockingLinks are the issue links read as dependencies (empty: type
+	// Blocks described "is blocked by", and any type described "depends on").
+	BlockingLinks []JiraBlockingLink `yaml:"blockingLinks"`
+	// DoneResolutions are the resolutions that make a Done issue count as
+	// closed as done (empty: Done, Fixed, Complete, Completed, Resolved).
+	DoneResolutions []string `yaml:"doneResolutions"`
+}
+
+// JiraBlockingLink is one issue link read as a dependency: on an issue, a
+// link of Type (any type when empty) described Phrase toward the other
+// issue means "waits for the other issue".
+type JiraBlockingLink struct {
+	Type   string `yaml:"type"`
+	Phrase string `yaml:"phrase"`
 }
 
 // Slack configures incoming-webhook notifications.
@@ -317,6 +331,11 @@ func badKey(key, format string, args ...any) error {
 func (c *Config) validate() error {
 	if a := c.Integrations.Jira.Auth; a != "" && a != "cloud" && a != "datacenter" {
 		return badKey("integrations.jira.auth", "%q is not one of cloud, datacenter", a)
+	}
+	for i, b := range c.Integrations.Jira.BlockingLinks {
+		if strings.TrimSpace(b.Phrase) == "" {
+			return badKey(fmt.Sprintf("integrations.jira.blockingLinks[%d].phrase", i), "is empty; name the link description that means \"waits for\", e.g. \"is blocked by\"")
+		}
 	}
 	if s := c.Integrations.GitHub.TokenSource; s != "" && s != "env" && s != "gh" {
 		return badKey("integrations.github.tokenSource", "%q is not one of env, gh", s)

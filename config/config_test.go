@@ -33,6 +33,7 @@ func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
 		{"bad session mode", "routing:\n  sessionPerPr: sometimes\n", "line 2: routing.sessionPerPr"},
 		{"unknown control command", "routing:\n  control:\n    keywords:\n      deploy: the-loop deploy\n", "line 4: routing.control.keywords.deploy: unknown command"},
 		{"bad poll system", "polling:\n  sources:\n    - system: gitlab\n", "line 3: polling.sources[0].system"},
+		{"blocking link without a phrase", "integrations:\n  jira:\n    blockingLinks:\n      - type: Blocks\n", "integrations.jira.blockingLinks[0].phrase: is empty"},
 		{"not YAML at all", "routing: [\n", "not valid YAML"},
 		{"a token in the file", "integrations:\n  github:\n    token: ghp_x\n", "field token not found"},
 	}
@@ -44,6 +45,13 @@ func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
 			assert.NotContains(t, err.Error(), "ghp_x", "values are never echoed back")
 		})
 	}
+}
+
+func TestParseJiraDependencyKeys(t *testing.T) {
+	c, err := Parse([]byte("integrations:\n  jira:\n    blockingLinks:\n      - {type: Dependency, phrase: is required by}\n      - phrase: depends on\n    doneResolutions: [Done, Shipped]\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []JiraBlockingLink{{Type: "Dependency", Phrase: "is required by"}, {Phrase: "depends on"}}, c.Integrations.Jira.BlockingLinks)
+	assert.Equal(t, []string{"Done", "Shipped"}, c.Integrations.Jira.DoneResolutions)
 }
 
 func TestLoad(t *testing.T) {

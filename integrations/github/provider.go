@@ -68,8 +68,9 @@ var _ integrations.LabelEnsurer = (*Provider)(nil)
 var _ integrations.PullRequestLinker = (*Provider)(nil)
 
 // listingPath selects the listings made conditional (ETag /
-// If-None-Match): an issue's comments and a repository's issues.
-var listingPath = regexp.MustCompile(`/repos/[^/]+/[^/]+/issues(/[0-9]+/comments)?$`)
+// If-None-Match): a repository's issues, and an issue's comments, sub-issues
+// and dependencies.
+var listingPath = regexp.MustCompile(`/repos/[^/]+/[^/]+/issues(/[0-9]+/(comments|sub_issues|dependencies/blocked_by|dependencies/blocking))?$`)
 
 // New builds a provider. BaseURL must be an http(s) URL.
 func New(opts Options) (*Provider, error) {
@@ -146,7 +147,7 @@ func (p *Provider) Operations() []integrations.Op {
 		integrations.OpAddLabels, integrations.OpRemoveLabel, integrations.OpEnsureLabels,
 		integrations.OpAddReaction, integrations.OpCreateBranch, integrations.OpCreatePullRequest,
 		integrations.OpGetPullRequest, integrations.OpReadFile, integrations.OpLinkPullRequest,
-		integrations.OpListOpenIssues,
+		integrations.OpListOpenIssues, integrations.OpReadRelations,
 	}
 }
 

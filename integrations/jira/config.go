@@ -50,6 +50,11 @@ func FromConfigWith(cfg config.Jira, getenv func(string) string, opts Options) (
 	opts.Auth = auth
 	opts.Token = token
 	opts.Projects = cfg.Projects
+	opts.BlockingLinks = nil
+	for _, b := range cfg.BlockingLinks {
+		opts.BlockingLinks = append(opts.BlockingLinks, BlockingLink{Type: b.Type, Phrase: b.Phrase})
+	}
+	opts.DoneResolutions = cfg.DoneResolutions
 	return New(opts)
 }
 

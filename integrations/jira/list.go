@@ -2,6 +2,7 @@ package jira
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -15,12 +16,12 @@ var _ integrations.IssueLister = (*Provider)(nil)
 const searchFields = "summary,description,labels,status,reporter"
 
 type searchPage struct {
-	StartAt       int        `json:"startAt"`
-	MaxResults    int        `json:"maxResults"`
-	Total         int        `json:"total"`
-	Issues        []issueDoc `json:"issues"`
-	NextPageToken string     `json:"nextPageToken"`
-	IsLast        bool       `json:"isLast"`
+	StartAt       int               `json:"startAt"`
+	MaxResults    int               `json:"maxResults"`
+	Total         int               `json:"total"`
+	Issues        []json.RawMessage `json:"issues"`
+	NextPageToken string            `json:"nextPageToken"`
+	IsLast        bool              `json:"isLast"`
 }
 
 // OpenIssuesJQL is the query ListOpenIssues runs for project and label.
@@ -51,33 +52,51 @@ func (p *Provider) ListOpenIssues(ctx context.Context, container, label string) 
 		}
 		label = clean[0]
 	}
-	q := url.Values{"jql": {OpenIssuesJQL(container, label)}, "fields": {searchFields}, "maxResults": {fmt.Sprint(pageSize)}}
 	var out []integrations.Issue
+	err := p.search(ctx, op, container, OpenIssuesJQL(container, label), searchFields, func(raw json.RawMessage) error {
+		var d issueDoc
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return err
+		}
+		out = append(out, p.issueFrom(d))
+		return nil
+	})
+	return out, err
+}
+
+// search runs jql across every page, handing each hit to visit. Cloud pages
+// with /rest/api/2/search/jql (nextPageToken); Data Center with
+// /rest/api/2/search (startAt/total). More than maxPages is an error, never
+// a partial result.
+func (p *Provider) search(ctx context.Context, op integrations.Op, tgt, jql, fields string, visit func(json.RawMessage) error) error {
+	q := url.Values{"jql": {jql}, "fields": {fields}, "maxResults": {fmt.Sprint(pageSize)}}
 	for page := 0; ; page++ {
 		if page >= maxPages {
-			return nil, integrations.Invalidf(System, op, "%s has more than %d pages of open issues; refusing a partial listing", container, maxPages)
+			return integrations.Invalidf(System, op, "%s: more than %d pages of search results; refusing a partial listing", tgt, maxPages)
 		}
 		path := "rest/api/2/search?"
 		if p.auth == AuthCloud {
 			path = "rest/api/2/search/jql?"
 		}
 		var doc searchPage
-		if err := p.do(ctx, op, container, http.MethodGet, path+q.Encode(), nil, &doc); err != nil {
-			return nil, err
+		if err := p.do(ctx, op, tgt, http.MethodGet, path+q.Encode(), nil, &doc); err != nil {
+			return err
 		}
-		for _, d := range doc.Issues {
-			out = append(out, p.issueFrom(d))
+		for _, raw := range doc.Issues {
+			if err := visit(raw); err != nil {
+				return &integrations.APIError{System: System, Op: op, Target: tgt, Kind: integrations.ErrUnavailable, Message: "unreadable search result: " + err.Error()}
+			}
 		}
 		if p.auth == AuthCloud {
 			if doc.IsLast || doc.NextPageToken == "" || len(doc.Issues) == 0 {
-				return out, nil
+				return nil
 			}
 			q.Set("nextPageToken", doc.NextPageToken)
 			continue
 		}
 		next := doc.StartAt + len(doc.Issues)
 		if len(doc.Issues) == 0 || next >= doc.Total {
-			return out, nil
+			return nil
 		}
 		q.Set("startAt", fmt.Sprint(next))
 	}

@@ -61,6 +61,12 @@ type Options struct {
 	MaxWait time.Duration
 	// Logger receives retry lines (never a credential).
 	Logger *slog.Logger
+	// BlockingLinks are the issue links read as dependencies
+	// (DefaultBlockingLinks when empty).
+	BlockingLinks []BlockingLink
+	// DoneResolutions are the resolutions that count as closed as done
+	// (DefaultDoneResolutions when empty).
+	DoneResolutions []string
 }
 
 // Provider is the Jira implementation of integrations.Provider.
@@ -71,6 +77,9 @@ type Provider struct {
 	auth      string
 	projects  []string
 	redact    *httpx.Redactor
+
+	blocking        []BlockingLink
+	doneResolutions []string
 }
 
 var _ integrations.Provider = (*Provider)(nil)
@@ -138,13 +147,28 @@ func New(opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jira client for %s: %w", u.Redacted(), err)
 	}
+	blocking := slices.Clone(opts.BlockingLinks)
+	if len(blocking) == 0 {
+		blocking = DefaultBlockingLinks
+	}
+	for i, b := range blocking {
+		if strings.TrimSpace(b.Phrase) == "" {
+			return nil, fmt.Errorf("integrations.jira.blockingLinks[%d].phrase is empty; name the link description that means \"waits for\", e.g. \"is blocked by\"", i)
+		}
+	}
+	done := slices.Clone(opts.DoneResolutions)
+	if len(done) == 0 {
+		done = DefaultDoneResolutions
+	}
 	return &Provider{
-		client:    client,
-		transport: tr,
-		site:      u.String(),
-		auth:      auth,
-		projects:  slices.Clone(opts.Projects),
-		redact:    redact,
+		client:          client,
+		transport:       tr,
+		site:            u.String(),
+		auth:            auth,
+		projects:        slices.Clone(opts.Projects),
+		redact:          redact,
+		blocking:        blocking,
+		doneResolutions: done,
 	}, nil
 }
 
@@ -157,7 +181,7 @@ func (p *Provider) Operations() []integrations.Op {
 		integrations.OpGetIssue, integrations.OpCreateIssue, integrations.OpEditIssue,
 		integrations.OpListComments, integrations.OpCreateComment, integrations.OpEditComment,
 		integrations.OpAddLabels, integrations.OpRemoveLabel, integrations.OpListProjects,
-		integrations.OpListOpenIssues,
+		integrations.OpListOpenIssues, integrations.OpReadRelations,
 	}
 }
 

@@ -35,6 +35,7 @@ var opCases = map[integrations.Op]func(t *testing.T, h *harness){
 	integrations.OpListProjects:      caseListProjects,
 	integrations.OpLinkPullRequest:   caseLinkPullRequest,
 	integrations.OpListOpenIssues:    caseListOpenIssues,
+	integrations.OpReadRelations:     caseReadRelations,
 }
 
 func caseGetIssue(t *testing.T, h *harness) {

@@ -33,6 +33,10 @@ type Issue struct {
 	IssueType string // jira
 	Parent    string // jira
 	Reactions []string
+	// StateReason is GitHub's state_reason of a closed issue; Resolution is
+	// Jira's resolution of a Done one.
+	StateReason string
+	Resolution  string
 }
 
 // Comment is a stored comment. Author is the login a provider must report.
@@ -92,6 +96,7 @@ type Server struct {
 	quota       int
 	quotaReset  time.Duration
 	requests    []Request
+	rel         relationStore
 }
 
 type pull struct {

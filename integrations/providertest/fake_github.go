@@ -70,6 +70,7 @@ func (s *Server) githubMux() http.Handler {
 	handle("GET /pulls/{number}", s.ghGetPull)
 	handle("PATCH /pulls/{number}", s.ghEditPull)
 	handle("GET /contents/{path...}", s.ghGetContents)
+	s.ghRelationRoutes(handle)
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
 		s.ghError(w, req, http.StatusNotFound, "Not Found", nil)
 	})
@@ -141,7 +142,8 @@ func (s *Server) ghIssueJSON(repo string, is *Issue) map[string]any {
 		"id": is.Number, "number": is.Number, "title": is.Title, "body": is.Body, "state": is.State,
 		"html_url": fmt.Sprintf("%s/issues/%d", s.web(repo), is.Number),
 		"user":     ghUser(is.Author), "labels": labels,
-		"comments": len(s.comments[is.Key]),
+		"comments":     len(s.comments[is.Key]),
+		"state_reason": nilIfEmpty(is.StateReason), "repository_url": s.URL() + "repos/" + repo,
 	}
 }
 

@@ -53,6 +53,7 @@ func (s *Server) jiraMux() http.Handler {
 	handle("GET /rest/api/2/issue/{key}/comment", s.jiraListComments)
 	handle("POST /rest/api/2/issue/{key}/comment", s.jiraCreateComment)
 	handle("PUT /rest/api/2/issue/{key}/comment/{id}", s.jiraEditComment)
+	s.jiraRelationRoutes(handle)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.jiraError(w, r, http.StatusNotFound, []string{"null for uri: " + r.URL.Path}, nil)
 	})
@@ -131,6 +132,7 @@ func (s *Server) jiraGetIssue(w http.ResponseWriter, r *http.Request) {
 		if is.Parent != "" {
 			fields["parent"] = map[string]any{"key": is.Parent}
 		}
+		s.jiraRelationFields(is, fields)
 		doc = map[string]any{"id": strconv.Itoa(10000 + is.Number), "key": is.Key, "self": fmt.Sprintf("%srest/api/2/issue/%d", s.URL(), 10000+is.Number), "fields": fields}
 	}
 	s.mu.Unlock()

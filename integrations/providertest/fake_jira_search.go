@@ -15,6 +15,9 @@ var jqlPattern = regexp.MustCompile(`^project = "([A-Z][A-Z0-9_]+)" AND statusCa
 
 // jiraSearchHits runs the query under s.mu, newest first.
 func (s *Server) jiraSearchHits(jql string) ([]map[string]any, bool) {
+	if hits, ok := s.jiraChildHits(jql); ok {
+		return hits, true
+	}
 	m := jqlPattern.FindStringSubmatch(jql)
 	if m == nil {
 		return nil, false

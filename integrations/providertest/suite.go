@@ -134,6 +134,7 @@ func Run(t *testing.T, target Target) {
 	t.Run("304 on a conditional listing", func(t *testing.T) { testConditional(t, setup(t, target)) })
 	t.Run("credentials never reach errors or logs", func(t *testing.T) { testNoCredentialLeak(t, target) })
 	t.Run("foreign refs are refused before any request", func(t *testing.T) { testForeignRef(t, setup(t, target)) })
+	t.Run("relations", func(t *testing.T) { testRelations(t, target) })
 }
 
 var knownOps = []integrations.Op{
@@ -142,7 +143,7 @@ var knownOps = []integrations.Op{
 	integrations.OpAddLabels, integrations.OpRemoveLabel, integrations.OpEnsureLabels,
 	integrations.OpAddReaction, integrations.OpCreateBranch, integrations.OpCreatePullRequest,
 	integrations.OpGetPullRequest, integrations.OpReadFile, integrations.OpListProjects,
-	integrations.OpLinkPullRequest, integrations.OpListOpenIssues,
+	integrations.OpLinkPullRequest, integrations.OpListOpenIssues, integrations.OpReadRelations,
 }
 
 // interfaceCalls invokes each Provider method with harmless arguments, so an
@@ -207,4 +208,6 @@ func testOperations(t *testing.T, target Target) {
 	assert.Equal(t, lists, slices.Contains(declared, integrations.OpListOpenIssues), "list-open-issues declared iff IssueLister")
 	_, links := h.p.(integrations.PullRequestLinker)
 	assert.Equal(t, links, slices.Contains(declared, integrations.OpLinkPullRequest), "link-pull-request declared iff PullRequestLinker")
+	_, reads := h.p.(integrations.RelationReader)
+	assert.Equal(t, reads, slices.Contains(declared, integrations.OpReadRelations), "read-relations declared iff RelationReader")
 }
