@@ -56,8 +56,8 @@ func TestParseRefusesWhatIsNotAReference(t *testing.T) {
 		home integrations.Ref
 	}{
 		{"", ghHome},
-		{"#12", jiraHome},           // a bare number means nothing in Jira
-		{"OPS-7", ghHome},           // a bare key is ambiguous from GitHub
+		{"#12", jiraHome},            // a bare number means nothing in Jira
+		{"OPS-7", ghHome},            // a bare key is ambiguous from GitHub
 		{"octo/gadgets#3", jiraHome}, // relative GitHub form from Jira
 		{"#0", ghHome},
 		{"#-1", ghHome},
