@@ -1,7 +1,9 @@
 package dag
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/the-loop/the-loop/integrations"
@@ -77,7 +79,9 @@ type Status struct {
 
 // Plan is the evaluated graph: every item in dependency order.
 type Plan struct {
-	Items  []Status
+	Items []Status
+	// Edges are in plan order: blocking edges by the waiting item, then
+	// parent edges by the child.
 	Edges  []Edge
 	Cycles [][]integrations.Ref
 	// Warnings carry what the collection could not read (set by the caller).
@@ -100,11 +104,24 @@ func (g *Graph) Evaluate(lookup Lookup) Plan {
 	finished := func(k string) bool {
 		return g.nodes[k].State.Finished() || progress[k].Complete
 	}
-	plan := Plan{Edges: g.Edges(), Cycles: g.Cycles()}
+	plan := Plan{Cycles: g.cycles(members)}
 	if len(g.order) > 0 {
 		plan.Home = g.nodes[g.order[0]].Ref
 	}
-	for _, k := range g.ordered() {
+	ordered := g.ordered(comp, members)
+	pos := map[string]int{}
+	for i, k := range ordered {
+		pos[k] = i
+	}
+	edges := g.keyedEdges()
+	slices.SortStableFunc(edges, func(a, b keyedEdge) int {
+		return cmp.Or(strings.Compare(string(a.Kind), string(b.Kind)), pos[a.to]-pos[b.to], pos[a.from]-pos[b.from])
+	})
+	plan.Edges = make([]Edge, 0, len(edges))
+	for _, e := range edges {
+		plan.Edges = append(plan.Edges, e.Edge)
+	}
+	for _, k := range ordered {
 		n, pr := *g.nodes[k], progress[k]
 		st := Status{Node: n, Progress: pr, Parents: g.refs(g.parents[k]), Children: g.refs(g.children[k])}
 		group := members[comp[k]]
@@ -134,7 +151,7 @@ func verdict(n Node, pr Progress, inCycle, blocked bool) (Verdict, bool) {
 	case n.State == integrations.StateNotDone:
 		return VerdictClosed, false
 	case inCycle:
-		return VerdictCycle, !pr.Started
+		return VerdictCycle, !pr.Started || n.State == integrations.StateUnknown
 	case n.State == integrations.StateUnknown:
 		return VerdictUnknown, true
 	case pr.Started:

@@ -170,15 +170,30 @@ func (g *Graph) Len() int { return len(g.order) }
 
 // Edges lists every edge: blocking edges in item order, then parent edges.
 func (g *Graph) Edges() []Edge {
-	out := []Edge{}
+	keyed := g.keyedEdges()
+	out := make([]Edge, 0, len(keyed))
+	for _, e := range keyed {
+		out = append(out, e.Edge)
+	}
+	return out
+}
+
+// keyedEdge is an edge with its ends' keys.
+type keyedEdge struct {
+	Edge
+	from, to string
+}
+
+func (g *Graph) keyedEdges() []keyedEdge {
+	out := []keyedEdge{}
 	for _, k := range g.order {
 		for _, b := range g.blockers[k] {
-			out = append(out, Edge{From: g.nodes[b].Ref, To: g.nodes[k].Ref, Kind: KindBlocks, Via: g.via[edgeKey{b, k, KindBlocks}]})
+			out = append(out, keyedEdge{Edge{From: g.nodes[b].Ref, To: g.nodes[k].Ref, Kind: KindBlocks, Via: g.via[edgeKey{b, k, KindBlocks}]}, b, k})
 		}
 	}
 	for _, k := range g.order {
 		for _, c := range g.children[k] {
-			out = append(out, Edge{From: g.nodes[k].Ref, To: g.nodes[c].Ref, Kind: KindParent, Via: g.via[edgeKey{k, c, KindParent}]})
+			out = append(out, keyedEdge{Edge{From: g.nodes[k].Ref, To: g.nodes[c].Ref, Kind: KindParent, Via: g.via[edgeKey{k, c, KindParent}]}, k, c})
 		}
 	}
 	return out

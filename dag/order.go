@@ -66,6 +66,10 @@ func (g *Graph) cyclic(group []string) bool {
 // order, cycles ordered by their first item.
 func (g *Graph) Cycles() [][]integrations.Ref {
 	_, members := g.components()
+	return g.cycles(members)
+}
+
+func (g *Graph) cycles(members [][]string) [][]integrations.Ref {
 	out := [][]integrations.Ref{}
 	for _, group := range members {
 		if g.cyclic(group) {
@@ -89,8 +93,7 @@ func (g *Graph) indexOf(ref integrations.Ref) int { return g.index[relations.Key
 // ordered lists every key in dependency order: blockers before the items
 // waiting for them, a cycle's items together, and otherwise the order the
 // items were added (for a parent's children, the tracker's order).
-func (g *Graph) ordered() []string {
-	comp, members := g.components()
+func (g *Graph) ordered(comp map[string]int, members [][]string) []string {
 	indeg := make([]int, len(members))
 	succ := make([][]int, len(members))
 	for _, k := range g.order {

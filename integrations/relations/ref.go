@@ -8,6 +8,7 @@ package relations
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/the-loop/the-loop/integrations"
@@ -82,7 +83,19 @@ func Key(ref integrations.Ref) string {
 	if ref.System == "jira" {
 		return "jira:" + strings.ToUpper(ref.Key)
 	}
-	return strings.ToLower(ref.String())
+	var b strings.Builder
+	b.Grow(len(ref.Host) + len(ref.Owner) + len(ref.Repo) + 16)
+	b.WriteString("github:")
+	if ref.Host != "" {
+		b.WriteString(strings.ToLower(ref.Host))
+		b.WriteByte('/')
+	}
+	b.WriteString(strings.ToLower(ref.Owner))
+	b.WriteByte('/')
+	b.WriteString(strings.ToLower(ref.Repo))
+	b.WriteByte('#')
+	b.WriteString(strconv.Itoa(ref.Number))
+	return b.String()
 }
 
 // Short renders ref as briefly as it reads from home: #N in the same
