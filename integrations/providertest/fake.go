@@ -84,6 +84,7 @@ type Server struct {
 	labelCreate int
 	refs        map[string]string // repo + " " + ref -> sha
 	pulls       map[string]*pull
+	ci          *ciStore // pull request reviews' and checks' extra state (fake_github_pulls.go)
 	files       map[string]string // repo + "@" + ref + ":" + path
 	pageSize    int
 	queue       []canned
@@ -92,13 +93,6 @@ type Server struct {
 	quota       int
 	quotaReset  time.Duration
 	requests    []Request
-}
-
-type pull struct {
-	Number      int
-	Title, Body string
-	Head, Base  string
-	Draft       bool
 }
 
 func newServer(t testing.TB, system string) *Server {
