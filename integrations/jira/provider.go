@@ -157,7 +157,7 @@ func (p *Provider) Operations() []integrations.Op {
 		integrations.OpGetIssue, integrations.OpCreateIssue, integrations.OpEditIssue,
 		integrations.OpListComments, integrations.OpCreateComment, integrations.OpEditComment,
 		integrations.OpAddLabels, integrations.OpRemoveLabel, integrations.OpListProjects,
-		integrations.OpListOpenIssues,
+		integrations.OpListOpenIssues, integrations.OpLinkTicket,
 	}
 }
 

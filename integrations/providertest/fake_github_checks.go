@@ -32,7 +32,7 @@ type checkRun struct {
 func (s *Server) SetStatus(repo, sha, context, state, targetURL string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ci := s.ciState()
+	ci := s.flowState()
 	at := s.stamp()
 	ci.statuses[repo+"@"+sha] = append(ci.statuses[repo+"@"+sha], &commitStatus{ID: s.nextID, Context: context, State: state, TargetURL: targetURL, At: at})
 }
@@ -42,7 +42,7 @@ func (s *Server) SetStatus(repo, sha, context, state, targetURL string) {
 func (s *Server) SetCheckRun(repo, sha, name, status, conclusion, url string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ci := s.ciState()
+	ci := s.flowState()
 	at := s.stamp()
 	ci.runs[repo+"@"+sha] = append(ci.runs[repo+"@"+sha], &checkRun{ID: s.nextID, Name: name, Status: status, Conclusion: conclusion, URL: url, At: at})
 }
@@ -50,6 +50,9 @@ func (s *Server) SetCheckRun(repo, sha, name, status, conclusion, url string) {
 // ghCommitSHA resolves the {ref} of a commits route: a full SHA or a
 // branch (under s.mu).
 func (s *Server) ghCommitSHA(repo, ref string) (string, bool) {
+	if _, known := s.nextNumber[repo]; !known {
+		return "", false
+	}
 	if sha, ok := s.refs[repo+" refs/heads/"+ref]; ok {
 		return sha, true
 	}
@@ -69,7 +72,7 @@ func (s *Server) ghCombinedStatus(w http.ResponseWriter, r *http.Request, repo s
 	if ok {
 		latest := map[string]*commitStatus{}
 		var order []string
-		all := s.ciState().statuses[repo+"@"+sha]
+		all := s.flowState().statuses[repo+"@"+sha]
 		for i := len(all) - 1; i >= 0; i-- {
 			if _, seen := latest[all[i].Context]; !seen {
 				latest[all[i].Context] = all[i]
@@ -88,7 +91,7 @@ func (s *Server) ghCombinedStatus(w http.ResponseWriter, r *http.Request, repo s
 	}
 	s.mu.Unlock()
 	if !ok {
-		s.ghError(w, r, 422, "No commit found for SHA: "+r.PathValue("ref"), nil)
+		s.ghNoCommit(w, r, repo)
 		return
 	}
 	total := len(docs)
@@ -122,7 +125,7 @@ func (s *Server) ghCheckRuns(w http.ResponseWriter, r *http.Request, repo string
 	var docs []map[string]any
 	if ok {
 		seen := map[string]bool{}
-		runs := s.ciState().runs[repo+"@"+sha]
+		runs := s.flowState().runs[repo+"@"+sha]
 		for i := len(runs) - 1; i >= 0; i-- {
 			run := runs[i]
 			if !all && seen[run.Name] {
@@ -142,7 +145,7 @@ func (s *Server) ghCheckRuns(w http.ResponseWriter, r *http.Request, repo string
 	}
 	s.mu.Unlock()
 	if !ok {
-		s.ghError(w, r, 422, "No commit found for SHA: "+r.PathValue("ref"), nil)
+		s.ghNoCommit(w, r, repo)
 		return
 	}
 	total := len(docs)
@@ -182,4 +185,17 @@ func (s *Server) ghWrappedPage(w http.ResponseWriter, r *http.Request, all []map
 		w.Header().Set("Link", fmt.Sprintf(`<%s%s>; rel="next"`, s.srv.URL, u.RequestURI()))
 	}
 	s.ghOK(w, 200, doc)
+}
+
+// ghNoCommit answers a commits route whose repository (404) or commit (422)
+// the fake does not have.
+func (s *Server) ghNoCommit(w http.ResponseWriter, r *http.Request, repo string) {
+	s.mu.Lock()
+	_, known := s.nextNumber[repo]
+	s.mu.Unlock()
+	if !known {
+		s.ghError(w, r, 404, "Not Found", nil)
+		return
+	}
+	s.ghError(w, r, 422, "No commit found for SHA: "+r.PathValue("ref"), nil)
 }

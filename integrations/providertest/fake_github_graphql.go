@@ -15,7 +15,7 @@ import (
 func (s *Server) GraphQLQuotaRemaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.ciState().gqlQuota
+	return s.flowState().gqlQuota
 }
 
 // GraphQLRateLimitedNext answers the next GraphQL query the way GitHub
@@ -24,7 +24,7 @@ func (s *Server) GraphQLQuotaRemaining() int {
 func (s *Server) GraphQLRateLimitedNext(resetIn time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ciState().gqlLimit = &resetIn
+	s.flowState().gqlLimit = &resetIn
 }
 
 type gqlRequest struct {
@@ -55,8 +55,8 @@ func (s *Server) ghGraphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	limit := s.ciState().gqlLimit
-	s.ci.gqlLimit = nil
+	limit := s.flowState().gqlLimit
+	s.flow.gqlLimit = nil
 	s.mu.Unlock()
 	if limit != nil {
 		w.Header().Set("X-RateLimit-Remaining", "0")
@@ -79,7 +79,7 @@ func (s *Server) ghGraphQL(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) gqlRate(w http.ResponseWriter, spend bool) {
 	s.mu.Lock()
-	ci := s.ciState()
+	ci := s.flowState()
 	if spend && ci.gqlQuota > 0 {
 		ci.gqlQuota--
 	}

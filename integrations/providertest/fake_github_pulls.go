@@ -32,21 +32,26 @@ type pull struct {
 	reviewComments []*reviewComment
 }
 
-// ciStore is the fake's state beyond issues and pull requests: commit
-// statuses and check runs per repo@sha, and the GraphQL budget.
-type ciStore struct {
+// flowStore is the fake's state beyond issues and pull requests: commit
+// statuses and check runs per repo@sha, the GraphQL budget, and Jira
+// remote links per issue key.
+type flowStore struct {
 	statuses map[string][]*commitStatus
 	runs     map[string][]*checkRun
 	gqlQuota int
 	gqlLimit *time.Duration // answer the next query with RATE_LIMITED, reset this far
+	links    map[string][]*RemoteLink
+	// raceCreate opens a pull request from [0] into [1] just before the
+	// next create is handled, as a concurrent writer would.
+	raceCreate *[2]string
 }
 
-// ciState returns the store, creating it on first use (under s.mu).
-func (s *Server) ciState() *ciStore {
-	if s.ci == nil {
-		s.ci = &ciStore{statuses: map[string][]*commitStatus{}, runs: map[string][]*checkRun{}, gqlQuota: 5000}
+// flowState returns the store, creating it on first use (under s.mu).
+func (s *Server) flowState() *flowStore {
+	if s.flow == nil {
+		s.flow = &flowStore{statuses: map[string][]*commitStatus{}, runs: map[string][]*checkRun{}, gqlQuota: 5000, links: map[string][]*RemoteLink{}}
 	}
-	return s.ci
+	return s.flow
 }
 
 // stamp is the fake's clock: every call is one minute later (under s.mu).
@@ -130,6 +135,7 @@ func (s *Server) ghCreatePull(w http.ResponseWriter, r *http.Request, repo strin
 	if _, b, ok := strings.Cut(head, ":"); ok {
 		head = b
 	}
+	s.raceBeforeCreate(repo)
 	s.mu.Lock()
 	_, hasHead := s.refs[repo+" refs/heads/"+head]
 	_, hasBase := s.refs[repo+" refs/heads/"+in.Base]
@@ -351,6 +357,24 @@ func (s *Server) SeedPull(repo, head, base, sha, title string) int {
 		Mergeable: &yes, MergeableState: "clean", Author: "alice", Created: at, Updated: at,
 		issue: &Issue{Key: key, Number: n, Title: title, Body: title + " body", State: "open", Author: "alice"}}
 	return n
+}
+
+// RaceNextPullCreate makes a person open a pull request from head into
+// base just before the next create request is handled.
+func (s *Server) RaceNextPullCreate(head, base string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flowState().raceCreate = &[2]string{head, base}
+}
+
+func (s *Server) raceBeforeCreate(repo string) {
+	s.mu.Lock()
+	race := s.flowState().raceCreate
+	s.flow.raceCreate = nil
+	s.mu.Unlock()
+	if race != nil {
+		s.SeedPull(repo, race[0], race[1], GitHubMainSHA, "Opened concurrently")
+	}
 }
 
 // PushBranch moves branch to sha, as a push does: every open pull request
