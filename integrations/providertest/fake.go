@@ -84,7 +84,7 @@ type Server struct {
 	labelCreate int
 	refs        map[string]string // repo + " " + ref -> sha
 	pulls       map[string]*pull
-	flow        *flowStore // the pull-request flow's state: statuses, check runs, remote links (fake_github_pulls.go)
+	flow        *flowStore        // the pull-request flow's state: statuses, check runs, remote links (fake_github_pulls.go)
 	files       map[string]string // repo + "@" + ref + ":" + path
 	pageSize    int
 	queue       []canned
