@@ -23,6 +23,9 @@ var (
 // status and check runs. An unchanged answer is a free 304.
 var pullListingPath = regexp.MustCompile(`/repos/[^/]+/[^/]+/(pulls(/[0-9]+(/(files|reviews|comments))?)?|commits/[^/]+/(status|check-runs))$`)
 
+// ownerPattern is the owner half of OWNER/REPO.
+var ownerPattern = regexp.MustCompile(`^[\w.-]+$`)
+
 // conditionalListing reports whether a GET goes through the ETag cache.
 func conditionalListing(path string) bool {
 	return listingPath.MatchString(path) || pullListingPath.MatchString(path)
@@ -71,8 +74,8 @@ func headFilter(op integrations.Op, owner, head string) (string, error) {
 	if o, b, ok := strings.Cut(head, ":"); ok {
 		headOwner, branch = o, b
 	}
-	if _, _, err := ParseRepo(headOwner + "/x"); err != nil {
-		return "", integrations.Invalidf(System, op, "head %q: the owner is not a GitHub login", head)
+	if !ownerPattern.MatchString(headOwner) || headOwner == "." || headOwner == ".." {
+		return "", integrations.Invalidf(System, op, "head %q: %q is not a GitHub owner", head, headOwner)
 	}
 	if err := ValidateBranch(branch); err != nil {
 		return "", integrations.Invalidf(System, op, "head: %v", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -157,7 +158,8 @@ func (p *Provider) graphQL(ctx context.Context, op integrations.Op, tgt, query s
 		return fmt.Errorf("github %s %s: encode query: %w", op, tgt, err)
 	}
 	err = p.graphQLOnce(ctx, op, tgt, body, out)
-	if api, ok := err.(*integrations.APIError); ok && api.Kind == integrations.ErrRateLimited && !api.RetryAt.IsZero() {
+	var api *integrations.APIError
+	if errors.As(err, &api) && api.Kind == integrations.ErrRateLimited && !api.RetryAt.IsZero() {
 		if wait := api.RetryAt.Sub(p.now()) + time.Second; wait <= p.maxWait {
 			if serr := p.sleep(ctx, max(wait, time.Second)); serr != nil {
 				return p.wrap(op, tgt, serr)
