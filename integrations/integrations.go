@@ -129,7 +129,22 @@ type PullRequest struct {
 	Head   string
 	Base   string
 	Draft  bool
-	State  string
+	// State is open or closed (a merged pull request is closed and Merged).
+	State string
+	// Owner and Repo name the repository the pull request is in.
+	Owner, Repo string
+	Title       string
+	Body        string
+	Author      string
+	// HeadSHA is the commit the head branch points at.
+	HeadSHA string
+	Merged  bool
+	// Mergeable is nil while GitHub has not computed it (and in listings).
+	Mergeable *bool
+	// MergeableState is GitHub's word: clean, dirty, blocked, behind,
+	// unstable, draft, unknown ("" in listings).
+	MergeableState string
+	UpdatedAt      time.Time
 }
 
 // NewPullRequest is the input of CreatePullRequest.

@@ -110,7 +110,7 @@ func New(opts Options) (*Provider, error) {
 		MaxWait:     maxWait,
 		Sleep:       sleep,
 		Logger:      logger,
-		Conditional: func(r *http.Request) bool { return listingPath.MatchString(r.URL.Path) },
+		Conditional: func(r *http.Request) bool { return conditionalListing(r.URL.Path) },
 	})
 	client := gh.NewClient(&http.Client{Transport: tr})
 	if opts.Token != "" {
@@ -148,6 +148,9 @@ func (p *Provider) Operations() []integrations.Op {
 		integrations.OpAddReaction, integrations.OpCreateBranch, integrations.OpCreatePullRequest,
 		integrations.OpGetPullRequest, integrations.OpReadFile, integrations.OpLinkPullRequest,
 		integrations.OpListOpenIssues, integrations.OpReadRelations,
+		integrations.OpOpenPullRequest, integrations.OpListPullRequests, integrations.OpListPullRequestFiles,
+		integrations.OpListReviews, integrations.OpListReviewComments, integrations.OpReadChecks,
+		integrations.OpListReviewThreads,
 	}
 }
 

@@ -107,7 +107,7 @@ func (p *Provider) CreatePullRequest(ctx context.Context, in integrations.NewPul
 	if err != nil {
 		return integrations.PullRequest{}, err
 	}
-	return pullFrom(pr), nil
+	return pullFrom(in.Owner, in.Repo, pr), nil
 }
 
 // GetPullRequest reads pull request owner/repo#number.
@@ -125,18 +125,7 @@ func (p *Provider) GetPullRequest(ctx context.Context, owner, repo string, numbe
 	if err != nil {
 		return integrations.PullRequest{}, err
 	}
-	return pullFrom(pr), nil
-}
-
-func pullFrom(pr *gh.PullRequest) integrations.PullRequest {
-	return integrations.PullRequest{
-		Number: pr.GetNumber(),
-		URL:    pr.GetHTMLURL(),
-		Head:   pr.GetHead().GetRef(),
-		Base:   pr.GetBase().GetRef(),
-		Draft:  pr.GetDraft(),
-		State:  pr.GetState(),
-	}
+	return pullFrom(owner, repo, pr), nil
 }
 
 // LinkPullRequest makes the pull request's body reference the issue

@@ -232,13 +232,13 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if !idempotent(req.Method) {
+			if !idempotent(req) {
 				return nil, err
 			}
 			d = decision{retry: true, reason: "network error", wait: t.backoff(attempt)}
 		} else {
 			d = t.classify(resp, attempt)
-			if d.retry && !idempotent(req.Method) && !d.notProcessed {
+			if d.retry && !idempotent(req) && !d.notProcessed {
 				d.retry = false
 			}
 		}
@@ -292,14 +292,6 @@ func (t *Transport) limitBackoff(attempt int) time.Duration {
 		d *= 2
 	}
 	return d
-}
-
-func idempotent(method string) bool {
-	switch method {
-	case http.MethodPost:
-		return false
-	}
-	return true
 }
 
 func drain(resp *http.Response) {

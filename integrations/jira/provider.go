@@ -181,7 +181,7 @@ func (p *Provider) Operations() []integrations.Op {
 		integrations.OpGetIssue, integrations.OpCreateIssue, integrations.OpEditIssue,
 		integrations.OpListComments, integrations.OpCreateComment, integrations.OpEditComment,
 		integrations.OpAddLabels, integrations.OpRemoveLabel, integrations.OpListProjects,
-		integrations.OpListOpenIssues, integrations.OpReadRelations,
+		integrations.OpListOpenIssues, integrations.OpReadRelations, integrations.OpLinkTicket,
 	}
 }
 

@@ -88,6 +88,7 @@ type Server struct {
 	labelCreate int
 	refs        map[string]string // repo + " " + ref -> sha
 	pulls       map[string]*pull
+	flow        *flowStore        // the pull-request flow's state: statuses, check runs, remote links (fake_github_pulls.go)
 	files       map[string]string // repo + "@" + ref + ":" + path
 	pageSize    int
 	queue       []canned
@@ -97,13 +98,6 @@ type Server struct {
 	quotaReset  time.Duration
 	requests    []Request
 	rel         relationStore
-}
-
-type pull struct {
-	Number      int
-	Title, Body string
-	Head, Base  string
-	Draft       bool
 }
 
 func newServer(t testing.TB, system string) *Server {

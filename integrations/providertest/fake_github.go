@@ -71,6 +71,7 @@ func (s *Server) githubMux() http.Handler {
 	handle("PATCH /pulls/{number}", s.ghEditPull)
 	handle("GET /contents/{path...}", s.ghGetContents)
 	s.ghRelationRoutes(handle)
+	s.ghPullRoutes(mux, handle)
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
 		s.ghError(w, req, http.StatusNotFound, "Not Found", nil)
 	})
@@ -161,6 +162,9 @@ func (s *Server) ghCommentJSON(repo string, number int, c *Comment) map[string]a
 // ghIssue looks up the issue of the request's {number} under s.mu.
 func (s *Server) ghIssue(repo string, r *http.Request) (*Issue, bool) {
 	is, ok := s.issues[repo+"#"+r.PathValue("number")]
+	if p, isPull := s.pulls[repo+"#"+r.PathValue("number")]; !ok && isPull {
+		return p.issue, true // a pull request is an issue too
+	}
 	return is, ok
 }
 

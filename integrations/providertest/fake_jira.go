@@ -53,7 +53,8 @@ func (s *Server) jiraMux() http.Handler {
 	handle("GET /rest/api/2/issue/{key}/comment", s.jiraListComments)
 	handle("POST /rest/api/2/issue/{key}/comment", s.jiraCreateComment)
 	handle("PUT /rest/api/2/issue/{key}/comment/{id}", s.jiraEditComment)
-	s.jiraRelationRoutes(handle)
+	handle("POST /rest/api/2/issue/{key}/remotelink", s.jiraAddRemoteLink)
+	handle("GET /rest/api/2/issue/{key}/remotelink", s.jiraListRemoteLinks)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.jiraError(w, r, http.StatusNotFound, []string{"null for uri: " + r.URL.Path}, nil)
 	})

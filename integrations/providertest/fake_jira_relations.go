@@ -2,7 +2,6 @@ package providertest
 
 import (
 	"fmt"
-	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -31,10 +30,6 @@ type jiraLink struct {
 	subject, object string
 }
 
-type jiraRemote struct {
-	relationship, url, title string
-}
-
 // LinkIssues links two Jira issues with a link of linkType (Blocks, Depends,
 // Relates, Cloners) so that it reads "subject <outward> object": subject
 // "blocks" / "depends on" object.
@@ -50,9 +45,10 @@ func (s *Server) LinkIssues(linkType string, subject, object integrations.Ref) {
 func (s *Server) AddRemoteLink(item integrations.Ref, relationship, url string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.rel.init()
 	k := keyOf(item)
-	s.rel.remote[k] = append(s.rel.remote[k], jiraRemote{relationship: relationship, url: url, title: url})
+	links := s.flowState().links
+	s.nextID++
+	links[k] = append(links[k], &RemoteLink{ID: s.nextID, Relationship: relationship, URL: url, Title: url})
 }
 
 func jiraLinkTypeOf(name string) jiraLinkType {
@@ -158,29 +154,4 @@ func (s *Server) jiraChildHits(jql string) ([]map[string]any, bool) {
 		hits = append(hits, doc)
 	}
 	return hits, true
-}
-
-func (s *Server) jiraRelationRoutes(handle func(string, http.HandlerFunc)) {
-	handle("GET /rest/api/2/issue/{key}/remotelink", s.jiraRemoteLinks)
-}
-
-func (s *Server) jiraRemoteLinks(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	is, ok := s.issues[r.PathValue("key")]
-	off := s.rel.off
-	docs := []map[string]any{}
-	if ok {
-		for i, l := range s.rel.remote[is.Key] {
-			docs = append(docs, map[string]any{
-				"id": 30000 + i, "relationship": l.relationship,
-				"object": map[string]any{"url": l.url, "title": l.title, "status": map[string]any{"resolved": false}},
-			})
-		}
-	}
-	s.mu.Unlock()
-	if !ok || off {
-		s.jiraError(w, r, http.StatusNotFound, []string{"null for uri: " + r.URL.Path}, nil)
-		return
-	}
-	writeJSON(w, http.StatusOK, docs)
 }

@@ -15,15 +15,13 @@ type relationStore struct {
 	subIssues map[string][]string // github: parent key -> child keys
 	blockedBy map[string][]string // github: item key -> blocker keys
 	links     []jiraLink          // jira issue links
-	remote    map[string][]jiraRemote
-	off       bool // the tracker has no relationship features
+	off       bool                // the tracker has no relationship features
 }
 
 func (r *relationStore) init() {
 	if r.subIssues == nil {
 		r.subIssues = map[string][]string{}
 		r.blockedBy = map[string][]string{}
-		r.remote = map[string][]jiraRemote{}
 	}
 }
 

@@ -37,6 +37,7 @@ type Target struct {
 
 // harness is one case's fake, provider and captured side channels.
 type harness struct {
+	target *Target
 	f      *Server
 	p      integrations.Provider
 	token  string
@@ -61,7 +62,7 @@ func (h *harness) ref() integrations.Ref { return h.f.Ticket() }
 func setup(t *testing.T, target Target, opts ...option) *harness {
 	t.Helper()
 	f := target.NewFake(t)
-	h := &harness{f: f, logs: &bytes.Buffer{}, ctx: context.Background()}
+	h := &harness{target: &target, f: f, logs: &bytes.Buffer{}, ctx: context.Background()}
 	env := Env{
 		Sleep: func(d time.Duration) {
 			h.mu.Lock()
@@ -135,6 +136,8 @@ func Run(t *testing.T, target Target) {
 	t.Run("credentials never reach errors or logs", func(t *testing.T) { testNoCredentialLeak(t, target) })
 	t.Run("foreign refs are refused before any request", func(t *testing.T) { testForeignRef(t, setup(t, target)) })
 	t.Run("relations", func(t *testing.T) { testRelations(t, target) })
+	t.Run("upsert keeps one marked comment", func(t *testing.T) { testUpsertComment(t, setup(t, target)) })
+	t.Run("pull-request operations", func(t *testing.T) { runPullFailures(t, target) })
 }
 
 var knownOps = []integrations.Op{
@@ -144,6 +147,9 @@ var knownOps = []integrations.Op{
 	integrations.OpAddReaction, integrations.OpCreateBranch, integrations.OpCreatePullRequest,
 	integrations.OpGetPullRequest, integrations.OpReadFile, integrations.OpListProjects,
 	integrations.OpLinkPullRequest, integrations.OpListOpenIssues, integrations.OpReadRelations,
+	integrations.OpOpenPullRequest, integrations.OpListPullRequests, integrations.OpListPullRequestFiles,
+	integrations.OpListReviews, integrations.OpListReviewComments, integrations.OpReadChecks,
+	integrations.OpListReviewThreads, integrations.OpLinkTicket,
 }
 
 // interfaceCalls invokes each Provider method with harmless arguments, so an
@@ -202,12 +208,5 @@ func testOperations(t *testing.T, target Target) {
 		assert.ErrorIs(t, err, integrations.ErrUnsupported, "undeclared %s must be unsupported", op)
 		assert.Equal(t, before, h.f.RequestCount(), "undeclared %s sent a request", op)
 	}
-	_, ensures := h.p.(integrations.LabelEnsurer)
-	assert.Equal(t, ensures, slices.Contains(declared, integrations.OpEnsureLabels), "ensure-labels declared iff LabelEnsurer")
-	_, lists := h.p.(integrations.IssueLister)
-	assert.Equal(t, lists, slices.Contains(declared, integrations.OpListOpenIssues), "list-open-issues declared iff IssueLister")
-	_, links := h.p.(integrations.PullRequestLinker)
-	assert.Equal(t, links, slices.Contains(declared, integrations.OpLinkPullRequest), "link-pull-request declared iff PullRequestLinker")
-	_, reads := h.p.(integrations.RelationReader)
-	assert.Equal(t, reads, slices.Contains(declared, integrations.OpReadRelations), "read-relations declared iff RelationReader")
+	testOptionalInterfaces(t, h.p)
 }
