@@ -36,6 +36,11 @@ func TestCheckFormatGitHubAnnotatesFindingsOnTheirLines(t *testing.T) {
 		"::error file=docs/specs/issue-5/design.md,title=issue-5 · design (block)::required artifact is missing",
 	}, withPrefix(out, "::error "))
 	assert.Contains(t, out, "::notice title=issue-3 · design-approval (wait)::no authorized feedback yet", "a wait is a notice under --fail-on block")
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	example := withPrefix(lines(string(readme)), "::error file=")
+	require.Len(t, example, 1, "the README shows one annotation")
+	assert.Contains(t, out, example[0], "the README's annotation is what check prints")
 	assert.Equal(t, "1/6 work items satisfied, 2 failing the check (--fail-on block)", out[len(out)-1])
 
 	b, err := os.ReadFile(summary)
