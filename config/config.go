@@ -277,7 +277,9 @@ func Load(path string, explicit bool) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !explicit {
-			return Default(), nil
+			c := Default()
+			c.useCredentials(os.Getenv)
+			return c, nil
 		}
 		return nil, fmt.Errorf("read config %s: %w", path, err)
 	}
@@ -286,6 +288,7 @@ func Load(path string, explicit bool) (*Config, error) {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	c.Path = path
+	c.useCredentials(os.Getenv)
 	return c, nil
 }
 

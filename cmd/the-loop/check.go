@@ -26,7 +26,7 @@ type checkOptions struct {
 func init() {
 	register(&Command{
 		Name:    "check",
-		Usage:   "check [<id>] [--repo DIR] [--all] [--recompute] [--format table|json] [--fail-on unmet|block] [--db FILE]",
+		Usage:   "check [<id>] [--repo DIR] [--all] [--recompute] [--format table|json|github] [--fail-on unmet|block] [--db FILE]",
 		Summary: "report where work items stand (read-only; the CI and stop-hook verb)",
 		Run:     runCheckCmd,
 	})
@@ -38,7 +38,7 @@ func runCheckCmd(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&opts.Repo, "repo", ".", "repository root")
 	fs.BoolVar(&opts.All, "all", false, "check every work item under the spec directory")
 	fs.BoolVar(&opts.Recompute, "recompute", false, "derive every verdict from the artifacts and verified decisions alone")
-	fs.StringVar(&opts.Format, "format", "table", "output format: table or json")
+	fs.StringVar(&opts.Format, "format", "table", "output format: table, json, or github (workflow-command annotations and a job summary)")
 	fs.StringVar(&opts.FailOn, "fail-on", "unmet", "exit 1 when a work item is unmet, or only when a node blocks (block)")
 	fs.StringVar(&opts.DB, "db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
 	pos, err := parseFlags(fs, args)
@@ -53,7 +53,7 @@ func runCheckCmd(ctx context.Context, env *Env, args []string) error {
 	default:
 		return usageErrorf("check takes at most one work item id; got %s", strings.Join(pos, " "))
 	}
-	if err := oneOf("format", opts.Format, "table", "json"); err != nil {
+	if err := oneOf("format", opts.Format, "table", "json", "github"); err != nil {
 		return err
 	}
 	if err := oneOf("fail-on", opts.FailOn, "unmet", "block"); err != nil {
@@ -67,13 +67,24 @@ func runCheckCmd(ctx context.Context, env *Env, args []string) error {
 
 func checkRun(ctx context.Context, env *Env, opts checkOptions) error {
 	tuneGCForBatch(env)
+	var gh *githubOutput
+	if opts.Format == "github" {
+		gh = newGitHubOutput(env, opts)
+	}
 	svc, err := newService(env, opts.Config, opts.DB)
 	if err != nil {
+		if gh != nil {
+			gh.finish(env.Stdout, err)
+		}
 		return &usageError{msg: err.Error()}
 	}
 	defer svc.Close()
 	if opts.Recompute && !svc.Signer.HasKey() {
-		fmt.Fprintln(env.Stderr, "warning: no signing key is configured (THE_LOOP_SIGNING_KEY or signing.keyFile): recorded decisions are honoured unsigned, so --recompute cannot tell a real approval from a hand-written one")
+		if gh != nil {
+			gh.warn(env.Stdout, noSigningKeyWarning)
+		} else {
+			fmt.Fprintln(env.Stderr, "warning: "+noSigningKeyWarning)
+		}
 	}
 	var (
 		failing, satisfied, total int
@@ -94,9 +105,12 @@ func checkRun(ctx context.Context, env *Env, opts checkOptions) error {
 		} else {
 			satisfied++
 		}
-		if opts.Format == "table" {
+		switch opts.Format {
+		case "table":
 			renderCheckItem(buf, rep, g, opts)
-		} else {
+		case "github":
+			gh.item(buf, rep, g)
+		default:
 			if opts.All {
 				if total > 0 {
 					buf.WriteString(",")
@@ -109,9 +123,16 @@ func checkRun(ctx context.Context, env *Env, opts checkOptions) error {
 		return nil
 	})
 	for _, w := range warns {
-		fmt.Fprintln(env.Stderr, w)
+		if gh != nil {
+			gh.warn(buf, w)
+		} else {
+			fmt.Fprintln(env.Stderr, w)
+		}
 	}
 	if err != nil {
+		if gh != nil {
+			gh.finish(buf, err)
+		}
 		buf.Flush()
 		return &usageError{msg: err.Error()}
 	}
@@ -124,12 +145,18 @@ func checkRun(ctx context.Context, env *Env, opts checkOptions) error {
 	if opts.Format == "table" && opts.All {
 		fmt.Fprintf(buf, "\n%d/%d work items satisfied\n", satisfied, total)
 	}
+	if gh != nil {
+		gh.finish(buf, nil)
+	}
 	if failing > 0 {
 		buf.Flush()
 		return exitWith(exitUnmet, "")
 	}
 	return nil
 }
+
+// noSigningKeyWarning is printed when --recompute runs without a key.
+const noSigningKeyWarning = "no signing key is configured (THE_LOOP_SIGNING_KEY or signing.keyFile): recorded decisions are honoured unsigned, so --recompute cannot tell a real approval from a hand-written one"
 
 // encodeReport renders one report: the whole document, or (inArray) an
 // element of the --all array indented by two spaces, without its newline.

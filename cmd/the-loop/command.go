@@ -26,7 +26,8 @@ type Env struct {
 
 func newEnv() *Env {
 	cwd, _ := os.Getwd()
-	return &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Cwd: cwd}
+	// Under systemd, an unset variable reads the credential of its name.
+	return &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: config.WithCredentials(os.Getenv), Cwd: cwd}
 }
 
 // Command is one subcommand. Run receives the arguments after the name.

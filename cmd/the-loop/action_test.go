@@ -1,0 +1,222 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+)
+
+// action is the part of action.yml a composite action's runner reads.
+type action struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	Inputs      map[string]struct {
+		Description string `yaml:"description"`
+		Required    bool   `yaml:"required"`
+		Default     string `yaml:"default"`
+	} `yaml:"inputs"`
+	Runs struct {
+		Using string       `yaml:"using"`
+		Steps []actionStep `yaml:"steps"`
+	} `yaml:"runs"`
+}
+
+type actionStep struct {
+	Name             string            `yaml:"name"`
+	Uses             string            `yaml:"uses"`
+	With             map[string]string `yaml:"with"`
+	Shell            string            `yaml:"shell"`
+	Run              string            `yaml:"run"`
+	WorkingDirectory string            `yaml:"working-directory"`
+	Env              map[string]string `yaml:"env"`
+}
+
+func loadAction(t *testing.T) action {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
+	require.NoError(t, err)
+	var a action
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec.KnownFields(false)
+	require.NoError(t, dec.Decode(&a))
+	return a
+}
+
+func TestActionIsACompositeActionWithDocumentedInputs(t *testing.T) {
+	a := loadAction(t)
+	assert.NotEmpty(t, a.Name)
+	assert.NotEmpty(t, a.Description)
+	assert.Equal(t, "composite", a.Runs.Using)
+	for name, in := range a.Inputs {
+		assert.NotEmpty(t, in.Description, "input %s is undocumented", name)
+		assert.False(t, in.Required, "input %s: the one-line `uses:` needs no inputs", name)
+	}
+	for _, s := range a.Runs.Steps {
+		if s.Uses != "" {
+			assert.Regexp(t, `^actions/setup-go@v\d+$`, s.Uses, "the only action used is setup-go")
+			continue
+		}
+		assert.Equal(t, "bash", s.Shell, "step %q: composite run steps name their shell", s.Name)
+	}
+}
+
+func TestActionNeverInterpolatesInputsIntoScripts(t *testing.T) {
+	// An expression in a run: script is pasted into the shell before it
+	// runs: an input (a branch name, a work item) could inject commands.
+	// Inputs reach scripts only through env:.
+	for _, s := range loadAction(t).Runs.Steps {
+		assert.NotContains(t, s.Run, "${{", "step %q interpolates an expression into its script", s.Name)
+	}
+}
+
+// expression is `${{ expr }}` in the subset the action may use.
+var expression = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
+
+// actionRun is one local run of the action's steps.
+type actionRun struct {
+	workspace, actionPath, runnerTemp, summary string
+	inputs                                     map[string]string
+}
+
+func (r *actionRun) eval(t *testing.T, s string) string {
+	t.Helper()
+	return expression.ReplaceAllStringFunc(s, func(m string) string {
+		expr := expression.FindStringSubmatch(m)[1]
+		switch {
+		case expr == "github.action_path":
+			return r.actionPath
+		case expr == "github.workspace":
+			return r.workspace
+		case expr == "runner.temp":
+			return r.runnerTemp
+		case strings.HasPrefix(expr, "inputs."):
+			return r.inputs[strings.TrimPrefix(expr, "inputs.")]
+		}
+		t.Fatalf("expression %q is outside what the local runner evaluates", expr)
+		return ""
+	})
+}
+
+// run executes the action's run: steps the way the runner does (bash
+// --noprofile --norc -eo pipefail), skipping setup-go when Go is on PATH;
+// it returns the last step's stdout and exit code.
+func (r *actionRun) run(t *testing.T, a action) (stdout string, code int) {
+	t.Helper()
+	inputs := map[string]string{}
+	for name, in := range a.Inputs {
+		inputs[name] = in.Default
+	}
+	for k, v := range r.inputs {
+		require.Contains(t, a.Inputs, k, "input %s is not declared", k)
+		inputs[k] = v
+	}
+	r.inputs = inputs
+	for _, s := range a.Runs.Steps {
+		if s.Uses != "" {
+			for _, v := range s.With {
+				r.eval(t, v)
+			}
+			_, err := exec.LookPath("go")
+			require.NoError(t, err, "setup-go is replaced by the Go on PATH")
+			continue
+		}
+		script := filepath.Join(r.runnerTemp, "step.sh")
+		require.NoError(t, os.WriteFile(script, []byte(s.Run), 0o600))
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+		cmd.Dir = r.workspace
+		if s.WorkingDirectory != "" {
+			cmd.Dir = r.eval(t, s.WorkingDirectory)
+		}
+		cmd.Env = append(actionEnv(), "GITHUB_WORKSPACE="+r.workspace, "GITHUB_ACTION_PATH="+r.actionPath,
+			"RUNNER_TEMP="+r.runnerTemp, "GITHUB_STEP_SUMMARY="+r.summary, "GITHUB_ACTIONS=true", "CI=true")
+		for k, v := range s.Env {
+			cmd.Env = append(cmd.Env, k+"="+r.eval(t, v))
+		}
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+			stdout, code = out.String(), 0
+		case errors.As(err, &exit):
+			stdout, code = out.String(), exit.ExitCode()
+			t.Logf("step %q exited %d; stderr:\n%s", s.Name, code, errOut.String())
+			return stdout, code
+		default:
+			require.NoError(t, err, "step %q", s.Name)
+		}
+	}
+	return stdout, code
+}
+
+// actionEnv is the test's environment without the loop's own variables.
+func actionEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "THE_LOOP_") || strings.HasPrefix(k, "GITHUB_") || strings.HasPrefix(k, "INPUT_") || k == "CREDENTIALS_DIRECTORY" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+func newActionRun(t *testing.T, subdir string, inputs map[string]string) *actionRun {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	ws := t.TempDir()
+	repo := ws
+	if subdir != "" {
+		repo = filepath.Join(ws, subdir)
+	}
+	require.NoError(t, os.CopyFS(repo, os.DirFS(fixtureRepo(t))))
+	return &actionRun{workspace: ws, actionPath: root, runnerTemp: t.TempDir(),
+		summary: filepath.Join(t.TempDir(), "summary.md"), inputs: inputs}
+}
+
+func TestActionStepsRunLocally(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	a := loadAction(t)
+
+	t.Run("defaults: every item, a block fails the job", func(t *testing.T) {
+		r := newActionRun(t, "", nil)
+		out, code := r.run(t, a)
+		assert.Equal(t, 1, code)
+		assert.Contains(t, out, "::error file=docs/specs/issue-2/requirements.md,line=10,title=issue-2 · requirements-definition (block)::required section is empty: Security considerations\n")
+		assert.Contains(t, out, "::notice title=issue-3 · design-approval (wait)::no authorized feedback yet\n", "a wait passes under the default fail-on: block")
+		assert.Contains(t, out, "::warning title=the-loop check::no signing key is configured")
+		summary, err := os.ReadFile(r.summary)
+		require.NoError(t, err)
+		assert.Contains(t, string(summary), "**1/6 work items satisfied** · 2 failing the check (`--fail-on block`)")
+	})
+
+	t.Run("one item, with the signing key: unsigned decisions stop counting", func(t *testing.T) {
+		r := newActionRun(t, "", map[string]string{"work-item": "issue-4", "signing-key": "ci-key"})
+		out, code := r.run(t, a)
+		assert.Equal(t, 0, code, "a wait passes under fail-on: block\n%s", out)
+		assert.NotContains(t, out, "no signing key", "the signing-key input reaches the check")
+		assert.Contains(t, out, "::notice title=issue-4 · phase-selection (wait)::decision for phase-selection is not signed by this loop's key\n")
+		assert.Contains(t, out, "0/1 work items satisfied\n")
+	})
+
+	t.Run("a repository in a subdirectory, failing on unmet", func(t *testing.T) {
+		r := newActionRun(t, "app", map[string]string{"repo": "app", "fail-on": "unmet"})
+		out, code := r.run(t, a)
+		assert.Equal(t, 1, code, out)
+		assert.Contains(t, out, "::error file=app/docs/specs/issue-2/requirements.md,line=10,", "annotations name workspace paths")
+		assert.Contains(t, out, "::error title=issue-3 · design-approval (wait)::no authorized feedback yet\n", "under fail-on: unmet a wait fails")
+	})
+}
