@@ -136,7 +136,9 @@ func (r *actionRun) run(t *testing.T, a action) (stdout string, code int) {
 			cmd.Dir = r.eval(t, s.WorkingDirectory)
 		}
 		cmd.Env = append(actionEnv(), "GITHUB_WORKSPACE="+r.workspace, "GITHUB_ACTION_PATH="+r.actionPath,
-			"RUNNER_TEMP="+r.runnerTemp, "GITHUB_STEP_SUMMARY="+r.summary, "GITHUB_ACTIONS=true", "CI=true")
+			"RUNNER_TEMP="+r.runnerTemp, "GITHUB_STEP_SUMMARY="+r.summary, "GITHUB_ACTIONS=true", "CI=true",
+			// A runner starts with no state: never read the developer's own store.
+			"XDG_STATE_HOME="+filepath.Join(r.runnerTemp, "state"))
 		for k, v := range s.Env {
 			cmd.Env = append(cmd.Env, k+"="+r.eval(t, v))
 		}
@@ -163,7 +165,7 @@ func actionEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "THE_LOOP_") || strings.HasPrefix(k, "GITHUB_") || strings.HasPrefix(k, "INPUT_") || k == "CREDENTIALS_DIRECTORY" {
+		if strings.HasPrefix(k, "THE_LOOP_") || strings.HasPrefix(k, "GITHUB_") || strings.HasPrefix(k, "INPUT_") || k == "CREDENTIALS_DIRECTORY" || k == "XDG_STATE_HOME" {
 			continue
 		}
 		env = append(env, kv)
