@@ -12,7 +12,9 @@ const hookLint = "lint-artifacts"
 
 // lintArtifacts checks the node's own products (never `validates` files)
 // for mermaid blocks that will not render and, when maxLineLength is set,
-// for over-long prose lines.
+// for over-long prose lines. A diagram of a type the mermaid parser does not
+// read is not a fault: it is named in an info message ("mermaid diagram type
+// X is not checked") on the result, whatever the verdict.
 func lintArtifacts(hc *runtime.HookContext) (runtime.Result, error) {
 	diagrams := true
 	if v, ok := hc.Params["diagrams"]; ok && v != nil {
@@ -42,7 +44,7 @@ func lintArtifacts(hc *runtime.HookContext) (runtime.Result, error) {
 		return runtime.Skipped(hookLint, "no artifacts to lint"), nil
 	}
 
-	var findings []runtime.Message
+	var findings, notes []runtime.Message
 	for _, n := range names {
 		path := d.rel(n)
 		text, err := d.read(n)
@@ -51,8 +53,12 @@ func lintArtifacts(hc *runtime.HookContext) (runtime.Result, error) {
 			continue
 		}
 		if diagrams {
-			for _, f := range markdown.LintMermaid(markdown.MermaidBlocks(text)) {
+			faults, unchecked := markdown.LintMermaid(markdown.MermaidBlocks(text))
+			for _, f := range faults {
 				findings = append(findings, runtime.Errorf(path, "%s", f))
+			}
+			for _, u := range unchecked {
+				notes = append(notes, runtime.Message{Text: u, Path: path, Severity: runtime.SevInfo})
 			}
 		}
 		for _, line := range markdown.LongLines(text, limit) {
@@ -60,13 +66,15 @@ func lintArtifacts(hc *runtime.HookContext) (runtime.Result, error) {
 		}
 	}
 	if len(findings) > 0 {
-		return runtime.Blocked(hookLint, findings...), nil
+		return runtime.Blocked(hookLint, append(findings, notes...)...), nil
 	}
 	linted := make([]string, len(names))
 	for i, n := range names {
 		linted[i] = d.rel(n)
 	}
-	return runtime.OK(hookLint, map[string]any{"linted": linted}), nil
+	res := runtime.OK(hookLint, map[string]any{"linted": linted})
+	res.Messages = notes
+	return res, nil
 }
 
 // intParam reads an integer parameter (def when absent); a non-integer

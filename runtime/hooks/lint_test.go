@@ -55,6 +55,21 @@ func TestLintArtifacts(t *testing.T) {
 			want:   []string{"line 2 exceeds 100 characters (docs/specs/issue-1/design.md)"},
 		},
 		{
+			name:   "a diagram type the parser does not read passes with a note",
+			files:  map[string]string{"design.md": "# D\n```mermaid\npie title Share\n  \"a\" : 1\n```\n"},
+			status: runtime.Pass,
+			want:   []string{"mermaid block 1: mermaid diagram type pie is not checked (docs/specs/issue-1/design.md)"},
+		},
+		{
+			name:   "the note rides along with a block",
+			files:  map[string]string{"design.md": "```mermaid\nclassDiagram\n```\n```mermaid\nflowchart TD\n  A[open\n```\n"},
+			status: runtime.Block,
+			want: []string{
+				"mermaid block 2 line 2: node A: the label opened here is never closed with ] (docs/specs/issue-1/design.md)",
+				"mermaid block 1: mermaid diagram type classDiagram is not checked (docs/specs/issue-1/design.md)",
+			},
+		},
+		{
 			name:   "a clean artifact passes",
 			params: map[string]any{"maxLineLength": 100},
 			files:  map[string]string{"design.md": "# D\n```mermaid\nflowchart LR\n  a --> b\n```\n"},

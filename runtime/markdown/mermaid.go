@@ -2,9 +2,10 @@ package markdown
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/the-loop/the-loop/runtime/mermaid"
 )
 
 // Block is one mermaid diagram found in a markdown text.
@@ -15,14 +16,6 @@ type Block struct {
 	Line int
 	// Lines are the raw lines between the opening and the closing fence.
 	Lines []string
-}
-
-// diagramTypes are the first words a mermaid diagram may start with
-// (matched as prefixes of the first non-blank line).
-var diagramTypes = []string{
-	"flowchart", "graph", "sequenceDiagram", "stateDiagram", "stateDiagram-v2",
-	"classDiagram", "erDiagram", "journey", "gantt", "pie", "mindmap",
-	"timeline", "gitGraph", "quadrantChart", "C4Context", "block-beta",
 }
 
 // MermaidBlocks returns the mermaid blocks of text. A line whose trimmed form
@@ -59,30 +52,30 @@ func MermaidBlocks(text string) []Block {
 	return out
 }
 
-// LintMermaid checks each block for the faults that break rendering: an
-// empty block, a first line that names no diagram type, and a backtick
-// inside a quoted node label. Line numbers count within the block after
-// its surrounding blank lines are trimmed.
-func LintMermaid(blocks []Block) []string {
-	var out []string
+// LintMermaid parses each block with the mermaid package and returns the
+// faults that break rendering (an empty block, a first line that names no
+// diagram type, and every parse error of a flowchart or sequence diagram)
+// and, separately, a note for each block whose diagram type is not parsed.
+// Line numbers count within the block after its surrounding blank lines are
+// trimmed.
+func LintMermaid(blocks []Block) (faults, notes []string) {
 	for _, b := range blocks {
-		content := strings.TrimSpace(strings.Join(b.Lines, "\n"))
-		if content == "" {
-			out = append(out, fmt.Sprintf("mermaid block %d is empty", b.Index))
-			continue
+		res := mermaid.Check(strings.TrimSpace(strings.Join(b.Lines, "\n")))
+		if res.Empty {
+			faults = append(faults, fmt.Sprintf("mermaid block %d is empty", b.Index))
 		}
-		lines := strings.Split(content, "\n")
-		if first := strings.TrimSpace(lines[0]); !startsWithDiagramType(first) {
-			out = append(out, fmt.Sprintf("mermaid block %d does not start with a diagram type (found %s)",
-				b.Index, strconv.Quote(truncateRunes(first, 40))))
-		}
-		for i, l := range lines {
-			if backtickInLabel(l) {
-				out = append(out, fmt.Sprintf("mermaid block %d line %d: a backtick inside a node label breaks rendering — use plain text", b.Index, i+1))
+		for _, f := range res.Findings {
+			if f.Line == 0 {
+				faults = append(faults, fmt.Sprintf("mermaid block %d %s", b.Index, f.Text))
+				continue
 			}
+			faults = append(faults, fmt.Sprintf("mermaid block %d line %d: %s", b.Index, f.Line, f.Text))
+		}
+		if note := res.UncheckedNote(); note != "" {
+			notes = append(notes, fmt.Sprintf("mermaid block %d: %s", b.Index, note))
 		}
 	}
-	return out
+	return faults, notes
 }
 
 // LongLines returns the 1-based numbers of the lines outside code fences
@@ -116,54 +109,6 @@ func LongLines(text string, limit int) []int {
 		pos = next
 	}
 	return out
-}
-
-func startsWithDiagramType(first string) bool {
-	for _, t := range diagramTypes {
-		if strings.HasPrefix(first, t) {
-			return true
-		}
-	}
-	return false
-}
-
-// backtickInLabel reports `[`, optional whitespace, `"`, then a backtick
-// before the closing quote.
-func backtickInLabel(line string) bool {
-	for i := 0; i < len(line); i++ {
-		if line[i] != '[' {
-			continue
-		}
-		j := i + 1
-		for j < len(line) && isSpace(line[j]) {
-			j++
-		}
-		if j >= len(line) || line[j] != '"' {
-			continue
-		}
-		for k := j + 1; k < len(line) && line[k] != '"'; k++ {
-			if line[k] == '`' {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'
-}
-
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for k := 0; k < n; k++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s[:i]
 }
 
 // LowerASCII lowercases the ASCII letters of s and keeps every other byte:

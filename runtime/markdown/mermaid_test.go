@@ -18,29 +18,36 @@ func TestMermaidBlocks(t *testing.T) {
 
 func TestLintMermaid(t *testing.T) {
 	tests := []struct {
-		name string
-		text string
-		want []string
+		name   string
+		text   string
+		faults []string
+		notes  []string
 	}{
-		{"valid flowchart", "```mermaid\nflowchart TD\n  A[\"ok\"] --> B\n```\n", nil},
-		{"leading blank lines are trimmed", "```mermaid\n\n   \nsequenceDiagram\n  A->>B: hi\n```\n", nil},
-		{"stateDiagram-v2 prefix", "```mermaid\nstateDiagram-v2\n```\n", nil},
-		{"empty", "```mermaid\n  \n```\n", []string{"mermaid block 1 is empty"}},
-		{"no diagram type", "```mermaid\nA --> B\n```\n",
-			[]string{`mermaid block 1 does not start with a diagram type (found "A --> B")`}},
-		{"long first line is cut to 40 characters", "```mermaid\n" + strings.Repeat("é", 50) + "\n```\n",
-			[]string{`mermaid block 1 does not start with a diagram type (found "` + strings.Repeat("é", 40) + `")`}},
-		{"backtick in a label", "```mermaid\n\ngraph TD\n  A[\"run `go test`\"] --> B\n  C[ \"x`\"]\n  D[plain `tick`]\n```\n",
-			[]string{
-				"mermaid block 1 line 2: a backtick inside a node label breaks rendering — use plain text",
-				"mermaid block 1 line 3: a backtick inside a node label breaks rendering — use plain text",
-			}},
-		{"backtick after the closing quote is fine", "```mermaid\ngraph TD\n  A[\"ok\"] `x`\n```\n", nil},
-		{"numbering across blocks", "```mermaid\ngraph TD\n```\n```mermaid\n```\n", []string{"mermaid block 2 is empty"}},
+		{name: "valid flowchart", text: "```mermaid\nflowchart TD\n  A[\"ok\"] --> B\n```\n"},
+		{name: "leading blank lines are trimmed", text: "```mermaid\n\n   \nsequenceDiagram\n  A->>B: hi\n```\n"},
+		{name: "a type that is not parsed is named, not faulted", text: "```mermaid\nstateDiagram-v2\n```\n",
+			notes: []string{"mermaid block 1: mermaid diagram type stateDiagram-v2 is not checked"}},
+		{name: "empty", text: "```mermaid\n  \n```\n", faults: []string{"mermaid block 1 is empty"}},
+		{name: "no diagram type", text: "```mermaid\nA --> B\n```\n",
+			faults: []string{`mermaid block 1 does not start with a diagram type (found "A --> B")`}},
+		{name: "long first line is cut to 40 characters", text: "```mermaid\n" + strings.Repeat("é", 50) + "\n```\n",
+			faults: []string{`mermaid block 1 does not start with a diagram type (found "` + strings.Repeat("é", 40) + `")`}},
+		// A backtick inside a quoted label is valid mermaid (the old
+		// heuristic blocked it); text before the quote is not.
+		{name: "backtick in a quoted label is valid; a space before the quote is not",
+			text:   "```mermaid\n\ngraph TD\n  A[\"run `go test`\"] --> B\n  C[ \"x`\"]\n  D[plain `tick`]\n```\n",
+			faults: []string{"mermaid block 1 line 3: node C: the label contains \"\\\"\" — put the whole label in quotes"}},
+		{name: "an unclosed node is a fault", text: "```mermaid\ngraph TD\n  A[open --> B\n```\n",
+			faults: []string{"mermaid block 1 line 2: node A: the label opened here is never closed with ]"}},
+		{name: "text after a statement is a fault", text: "```mermaid\ngraph TD\n  A[\"ok\"] `x`\n```\n",
+			faults: []string{"mermaid block 1 line 2: unexpected \"`x`\" — a statement ends at a newline or ;"}},
+		{name: "numbering across blocks", text: "```mermaid\ngraph TD\n```\n```mermaid\n```\n", faults: []string{"mermaid block 2 is empty"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, LintMermaid(MermaidBlocks(tt.text)))
+			faults, notes := LintMermaid(MermaidBlocks(tt.text))
+			assert.Equal(t, tt.faults, faults)
+			assert.Equal(t, tt.notes, notes)
 		})
 	}
 }

@@ -1,0 +1,47 @@
+package mermaid_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/graphs"
+	"github.com/the-loop/the-loop/runtime/markdown"
+	"github.com/the-loop/the-loop/runtime/mermaid"
+	"github.com/the-loop/the-loop/service"
+)
+
+// TestShippedLoopDiagramsParse renders every shipped loop the way
+// `graph show --format mermaid` does and parses it.
+func TestShippedLoopDiagramsParse(t *testing.T) {
+	for _, name := range graphs.Names() {
+		_, g, err := service.Show(name)
+		require.NoError(t, err)
+		res := mermaid.Check(service.Mermaid(g))
+		assert.True(t, res.Checked, name)
+		assert.Empty(t, res.Findings, name)
+	}
+}
+
+// TestRepositoryDocsDiagramsParse parses every diagram in the README and
+// docs/, so the project's own pages pass the check it ships.
+func TestRepositoryDocsDiagramsParse(t *testing.T) {
+	root := filepath.Join("..", "..")
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	require.NoError(t, err)
+	pages = append(pages, filepath.Join(root, "README.md"))
+	blocks := 0
+	for _, p := range pages {
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		bs := markdown.MermaidBlocks(string(data))
+		blocks += len(bs)
+		faults, notes := markdown.LintMermaid(bs)
+		assert.Empty(t, faults, p)
+		assert.Empty(t, notes, p)
+	}
+	assert.Positive(t, blocks, "docs/process.md carries the generated loop diagrams")
+}
