@@ -78,6 +78,18 @@ func (r *Runtime) Status(ctx context.Context, id string, st *State, recompute bo
 // Satisfied reports a pass or skip status.
 func Satisfied(status string) bool { return status == string(Pass) || status == string(Skip) }
 
+// WorkCommand is the plugin command an agent runs to work node n, whose
+// exit chain stands at status ("" when not evaluated yet, as on entry). It
+// is "" when there is nothing left to work there: the node names no
+// command, it is terminal (the walk is finished), or it is satisfied —
+// skipped by declaration, or passed and waiting only for its claim.
+func WorkCommand(n *Node, status string) string {
+	if n == nil || n.Command == "" || n.Terminal || Satisfied(status) {
+		return ""
+	}
+	return n.Command
+}
+
 // recomputedPointer is the first unsatisfied node in declaration order, else
 // the first terminal node (a fully satisfied item stands at complete).
 func recomputedPointer(g *Graph, nodes []NodeReport) string {

@@ -81,8 +81,8 @@ func graphContext(g *runtime.Graph, n *runtime.Node, st *runtime.State, gs Graph
 		if len(n.Produces) > 0 {
 			fmt.Fprintf(&b, "  produce: %s\n", strings.Join(n.Produces, ", "))
 		}
-		if n.Command != "" {
-			fmt.Fprintf(&b, "  work it with: `/the-loop:%s %s`\n", n.Command, gs.WorkItem)
+		if cmd := runtime.WorkCommand(n, gs.Status); cmd != "" {
+			fmt.Fprintf(&b, "  work it with: `/the-loop:%s %s`\n", cmd, gs.WorkItem)
 		}
 		if n.IsHuman() {
 			b.WriteString("  this is a HUMAN gate: it completes when an authorized reviewer answers on the ticket. Do not claim it.\n")

@@ -19,6 +19,9 @@ type Assignment struct {
 	// Surface is where the outer loop's artifacts are iterated
 	// (pull-request, work-item, or "" for a loop that places none).
 	Surface string
+	// Status is the node's exit-chain status when it has been evaluated
+	// ("" on entry). A satisfied node names no command to work it with.
+	Status string
 }
 
 // AssignmentText renders what a session at node n of g should do next. It
@@ -45,12 +48,15 @@ func AssignmentText(g *runtime.Graph, n *runtime.Node, a Assignment) string {
 		fmt.Fprintf(&b, "  produce: %s\n", strings.Join(n.Produces, ", "))
 		fmt.Fprintf(&b, "  iterate it on: %s\n", surfaceSentence(a))
 	}
-	if n.Command != "" {
-		fmt.Fprintf(&b, "  work it with: `/the-loop:%s %s`\n", n.Command, a.WorkItem)
+	if cmd := runtime.WorkCommand(n, a.Status); cmd != "" {
+		fmt.Fprintf(&b, "  work it with: `/the-loop:%s %s`\n", cmd, a.WorkItem)
 	}
-	if n.IsHuman() {
+	switch {
+	case n.IsHuman():
 		b.WriteString("  this is a HUMAN gate: an authorized person answers it on the ticket; do not claim it and do not answer it yourself\n")
-	} else {
+	case n.Terminal:
+		b.WriteString("  the walk is finished here; there is nothing to claim\n")
+	default:
 		claim := "the-loop graph complete " + a.WorkItem
 		if a.PR > 0 {
 			claim += fmt.Sprintf(" --pr %d", a.PR)
