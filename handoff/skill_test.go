@@ -27,8 +27,8 @@ func frontMatter(t *testing.T, path string) (map[string]string, string) {
 }
 
 func TestSkillFrontMatter(t *testing.T) {
-	fm, body := frontMatter(t, "../skills/handoff/SKILL.md")
-	assert.Equal(t, "handoff", fm["name"])
+	fm, body := frontMatter(t, "../skills/conversation-handoff/SKILL.md")
+	assert.Equal(t, "conversation-handoff", fm["name"], "distinct from the /the-loop:handoff command")
 	assert.Regexp(t, `^[a-z0-9-]{1,64}$`, fm["name"])
 	assert.NotEmpty(t, fm["description"])
 	assert.LessOrEqual(t, len(fm["description"]), 1024, "uploaded skills cap the description")
@@ -61,13 +61,13 @@ func TestCommandFrontMatter(t *testing.T) {
 	fm, body := frontMatter(t, "../commands/handoff.md")
 	assert.NotEmpty(t, fm["description"])
 	assert.True(t, strings.Contains(body, "$ARGUMENTS"))
-	assert.True(t, strings.Contains(body, "`handoff` skill"))
+	assert.True(t, strings.Contains(body, "`conversation-handoff` skill"))
 }
 
 // TestSkillWireExampleParses checks the format the skill teaches for
 // surfaces without the CLI is the one the parser reads.
 func TestSkillWireExampleParses(t *testing.T) {
-	_, body := frontMatter(t, "../skills/handoff/SKILL.md")
+	_, body := frontMatter(t, "../skills/conversation-handoff/SKILL.md")
 	_, rest, ok := strings.Cut(body, "````text\n")
 	require.True(t, ok)
 	example, _, ok := strings.Cut(rest, "\n````\n")

@@ -1,0 +1,364 @@
+package hooks
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/graphs"
+	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/markdown"
+)
+
+// The artifact templates ship with the plugin's operating-model skill. These
+// tests hold them to the product's own gates: every artifact a shipped gate
+// reads has a template, a template filled in by an author passes every gate
+// that reads it, and an untouched one passes none.
+
+var templatesDir = filepath.Join("..", "..", "skills", "operating-model", "templates")
+
+// renderValues are the placeholders a template carries.
+var renderValues = map[string]string{"{{id}}": "issue-1", "{{title}}": "Export reports as CSV", "{{criterion}}": "a report exports as CSV"}
+
+// sampleSections is what an author writes into a section the template
+// leaves empty; any other empty section gets defaultSample.
+var sampleSections = map[string]string{
+	"Security considerations": "Untrusted actor: any signed-in user.\n\n- trust boundary: the export endpoint\n- abuse case: exporting another tenant's report",
+	"Security design":         "- trust boundary: the export endpoint checks the tenant on every request\n- abuse case: another tenant's report is refused (TestExportRefusesOtherTenant)",
+	"Architecture":            "```mermaid\nflowchart LR\n  user[\"User\"] -->|\"export\"| api[\"API\"]\n  api --> store[(\"Reports\")]\n```",
+	"Task list":               "- [ ] T1 export endpoint | Requirements: R1 | Test: integration | Depends on: none",
+	"Activities":              "- [ ] run the integration suite",
+	"Success criteria":        "- [ ] {{criterion}}",
+}
+
+const defaultSample = "Written by the author."
+
+// nonSpecTemplates are shipped templates no gate reads from the spec folder.
+var nonSpecTemplates = []string{"capability.md", "pr-briefing.md"}
+
+// artifactHooks are the exit hooks that read a node's artifacts.
+var artifactHooks = map[string]bool{hookValidate: true, hookLint: true, hookBoundaries: true, hookSuccessCriteria: true, hookInnerLoops: true}
+
+func readTemplate(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(templatesDir, filepath.FromSlash(name)))
+	require.NoError(t, err, "no template ships for %s", name)
+	return string(data)
+}
+
+func substitute(text string) string {
+	for k, v := range renderValues {
+		text = strings.ReplaceAll(text, k, v)
+	}
+	return text
+}
+
+var headingRE = regexp.MustCompile(`^#{1,6} `)
+
+// renderTemplate fills a template the way an author would: placeholders
+// replaced and every empty section written.
+func renderTemplate(t *testing.T, name string) string {
+	t.Helper()
+	lines := strings.Split(readTemplate(t, name), "\n")
+	var out []string
+	for i, l := range lines {
+		out = append(out, l)
+		if !headingRE.MatchString(l) || !sectionEmptyAt(lines, i+1) {
+			continue
+		}
+		sample, ok := sampleSections[strings.TrimSpace(strings.TrimLeft(l, "#"))]
+		if !ok {
+			sample = defaultSample
+		}
+		out = append(out, "", sample)
+	}
+	text := substitute(strings.Join(out, "\n"))
+	require.NotContains(t, text, "{{", "%s has a placeholder the test does not know", name)
+	return text
+}
+
+// sectionEmptyAt reports only blank lines from i to the next heading.
+func sectionEmptyAt(lines []string, i int) bool {
+	for ; i < len(lines); i++ {
+		switch {
+		case headingRE.MatchString(lines[i]):
+			return true
+		case strings.TrimSpace(lines[i]) != "":
+			return false
+		}
+	}
+	return true
+}
+
+func tickAll(text string) string { return strings.ReplaceAll(text, "- [ ]", "- [x]") }
+
+// gateEntry is one artifact-reading exit hook of a shipped node.
+type gateEntry struct {
+	graph *runtime.Graph
+	node  *runtime.Node
+	entry runtime.ChainEntry
+	index int
+}
+
+func (e gateEntry) name() string {
+	return fmt.Sprintf("%s/%s/%d-%s", e.graph.Name, e.node.ID, e.index, e.entry.Hook)
+}
+
+func shippedGateEntries(t *testing.T) []gateEntry {
+	var out []gateEntry
+	for _, name := range graphs.Names() {
+		g := compileShipped(t, name)
+		for _, n := range g.Nodes {
+			for i, e := range n.Exit {
+				if artifactHooks[e.Hook] {
+					out = append(out, gateEntry{graph: g, node: n, entry: e, index: i})
+				}
+			}
+		}
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
+// gateWorld is what one gate entry reads: the slots to write and the
+// artifacts whose absence is planned.
+type gateWorld struct {
+	slots   []slot
+	skipped []string
+}
+
+func worldOf(t *testing.T, e gateEntry) gateWorld {
+	hc := newTestContext(t, e.node, e.entry.With)
+	var w gateWorld
+	switch e.entry.Hook {
+	case hookSuccessCriteria:
+		w.slots = parseSlots([]string{"contribution.md|evidence/verification.md"})
+	case hookInnerLoops:
+		w.slots = parseSlots([]string{executionLog})
+	case hookBoundaries:
+		w.slots = append(nodeSlots(hc), paramSlots(hc, "upstream")...)
+	default:
+		w.slots = append(nodeSlots(hc), paramSlots(hc, "validates")...)
+	}
+	if truthy(e.entry.With["onlyWhenSkipped"]) {
+		for _, s := range paramSlots(hc, "onlyWhenSkipped") {
+			w.skipped = append(w.skipped, s.names...)
+		}
+		// The planned-absent artifact is the node's own product: the entry
+		// gates only what `validates` names.
+		w.slots = paramSlots(hc, "validates")
+	}
+	return w
+}
+
+// variants picks one alternative per slot: variant j takes each slot's j-th
+// name (its last when it has fewer).
+func (w gateWorld) variants() [][]string {
+	n := 1
+	for _, s := range w.slots {
+		n = max(n, len(s.names))
+	}
+	out := make([][]string, n)
+	for j := range out {
+		for _, s := range w.slots {
+			out[j] = append(out[j], s.names[min(j, len(s.names)-1)])
+		}
+	}
+	return out
+}
+
+func runGate(t *testing.T, e gateEntry, hc *runtime.HookContext) runtime.Result {
+	t.Helper()
+	fn, ok := runtime.Default().Lookup(e.entry.Hook)
+	require.True(t, ok, e.entry.Hook)
+	hc.Params = e.entry.With
+	if hc.Params == nil {
+		hc.Params = map[string]any{}
+	}
+	res, err := fn(hc)
+	require.NoError(t, err)
+	return res
+}
+
+func gateContext(t *testing.T, e gateEntry, w gateWorld) *runtime.HookContext {
+	hc := newTestContext(t, e.node, e.entry.With)
+	hc.Graph = e.graph
+	hc.ReadOnly = true
+	for _, s := range w.skipped {
+		hc.SkippedArtifacts[s] = true
+	}
+	criteria := []any{renderValues["{{criterion}}"]}
+	hc.State = &runtime.State{Decisions: map[string]*runtime.Decision{
+		"goal-definition": {Node: "goal-definition", Data: map[string]any{"goal": map[string]any{"criteria": criteria}}},
+	}}
+	return hc
+}
+
+// TestTemplatesPassTheGatesThatReadThem writes, for every artifact-reading
+// exit hook of every shipped node, the filled-in templates of the files it
+// reads, runs the hook, and expects a pass. A gate that requires every box
+// ticked must first block on the template's unticked boxes.
+func TestTemplatesPassTheGatesThatReadThem(t *testing.T) {
+	covered := map[string]bool{}
+	for _, e := range shippedGateEntries(t) {
+		w := worldOf(t, e)
+		for j, files := range w.variants() {
+			t.Run(fmt.Sprintf("%s/%d", e.name(), j), func(t *testing.T) {
+				hc := gateContext(t, e, w)
+				boxes := 0
+				for _, f := range files {
+					text := renderTemplate(t, f)
+					boxes += markdown.CountUnticked(text)
+					writeArtifact(t, hc, f, text)
+					covered[f] = true
+				}
+				tickedGate := e.entry.With["checkmarks"] == "complete" || e.entry.Hook == hookSuccessCriteria
+				if tickedGate && boxes > 0 {
+					res := runGate(t, e, hc)
+					require.Equal(t, runtime.Block, res.Status, "an unticked template must not pass %s", e.name())
+					for _, f := range files {
+						writeArtifact(t, hc, f, tickAll(renderTemplate(t, f)))
+					}
+				}
+				res := runGate(t, e, hc)
+				assert.Equal(t, runtime.Pass, res.Status, "%v: %v", files, texts(res))
+			})
+		}
+	}
+	// No template ships that no gate reads, apart from the two that are not
+	// spec-folder artifacts.
+	shipped := templateNames(t)
+	for _, n := range nonSpecTemplates {
+		covered[n] = true
+	}
+	for _, n := range shipped {
+		assert.True(t, covered[n], "template %s is read by no shipped gate", n)
+	}
+}
+
+// TestUntouchedTemplatesPassNoGate: a template copied without writing
+// anything blocks every gate that demands sections, on an empty section —
+// never on a missing one, so each required heading is spelled exactly as
+// the gate spells it.
+func TestUntouchedTemplatesPassNoGate(t *testing.T) {
+	for _, e := range shippedGateEntries(t) {
+		if e.entry.Hook != hookValidate || len(hcList(e.entry.With["sections"])) == 0 {
+			continue
+		}
+		w := worldOf(t, e)
+		for j, files := range w.variants() {
+			t.Run(fmt.Sprintf("%s/%d", e.name(), j), func(t *testing.T) {
+				hc := gateContext(t, e, w)
+				for _, f := range files {
+					writeArtifact(t, hc, f, substitute(readTemplate(t, f)))
+				}
+				res := runGate(t, e, hc)
+				require.Equal(t, runtime.Block, res.Status, "an untouched template passed %s", e.name())
+				for _, m := range texts(res) {
+					assert.NotContains(t, m, "required section is missing", e.name())
+				}
+				assert.Contains(t, strings.Join(texts(res), "\n"), "required section is empty: ", e.name())
+			})
+		}
+	}
+}
+
+func hcList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func templateNames(t *testing.T) []string {
+	t.Helper()
+	var names []string
+	require.NoError(t, filepath.WalkDir(templatesDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(templatesDir, p)
+		names = append(names, filepath.ToSlash(rel))
+		return err
+	}))
+	require.NotEmpty(t, names)
+	return names
+}
+
+// TestTemplatesNeverLock: no template carries a lock or an approver; only a
+// gate writes those.
+func TestTemplatesNeverLock(t *testing.T) {
+	for _, name := range templateNames(t) {
+		text := readTemplate(t, name)
+		fm, _ := markdown.SplitFrontMatter(substitute(text))
+		assert.NotEqual(t, "approved", markdown.String(fm["status"]), name)
+		assert.NotContains(t, fm, "approvedBy", name)
+		assert.NotContains(t, text, "## Review comments", "%s: that section is the gate's", name)
+	}
+}
+
+// TestTemplatesLeaveTheRiskTierAlone: filled-in templates name no sensitive
+// path, so they do not raise a work item's risk tier.
+func TestTemplatesLeaveTheRiskTierAlone(t *testing.T) {
+	hc := newTestContext(t, nil, nil)
+	for _, f := range []string{"requirements.md", "design.md", "tasks.md"} {
+		writeArtifact(t, hc, f, renderTemplate(t, f))
+	}
+	assert.Equal(t, DefaultRiskTier, RiskTier(hc))
+}
+
+// TestNonSpecTemplatesCarryDiagramsThatParse: the capability doc and the PR
+// briefing are not gated in the spec folder, but their diagrams must parse.
+func TestNonSpecTemplatesCarryDiagramsThatParse(t *testing.T) {
+	for _, name := range nonSpecTemplates {
+		text := substitute(readTemplate(t, name))
+		blocks := markdown.MermaidBlocks(text)
+		require.NotEmpty(t, blocks, "%s carries a diagram", name)
+		faults, notes := markdown.LintMermaid(blocks)
+		assert.Empty(t, faults, name)
+		assert.Empty(t, notes, "%s uses a diagram type the check parses", name)
+	}
+	assert.Contains(t, markdown.Sections(readTemplate(t, "pr-briefing.md")), "Where to focus")
+	assert.Contains(t, markdown.Sections(readTemplate(t, "capability.md")), "History")
+}
+
+// TestSkillTableMatchesTheGates: the operating-model skill's table names,
+// for every shipped section gate, the node, the artifact and each section.
+func TestSkillTableMatchesTheGates(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(templatesDir, "..", "SKILL.md"))
+	require.NoError(t, err)
+	rows := map[string][]string{}
+	for _, l := range strings.Split(string(data), "\n") {
+		cells := strings.Split(strings.ReplaceAll(l, `\|`, "/"), "|")
+		if len(cells) < 5 {
+			continue
+		}
+		for _, node := range strings.Split(cells[1], ",") {
+			id := strings.Fields(strings.TrimSpace(node) + " x")[0]
+			rows[id] = append(rows[id], strings.Join(cells[2:4], "|"))
+		}
+	}
+	for _, e := range shippedGateEntries(t) {
+		if e.entry.Hook != hookValidate {
+			continue
+		}
+		w := worldOf(t, e)
+		want := hcList(e.entry.With["sections"])
+		found := false
+		for _, row := range rows[e.node.ID] {
+			ok := true
+			for _, s := range w.slots {
+				ok = ok && strings.Contains(row, s.names[0])
+			}
+			for _, sec := range want {
+				ok = ok && strings.Contains(row, fmt.Sprint(sec))
+			}
+			found = found || ok
+		}
+		assert.True(t, found, "the skill's table has no row for %s naming %v and %v", e.name(), w.slots, want)
+	}
+}
