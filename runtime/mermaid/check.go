@@ -87,10 +87,6 @@ func Check(src string) Result {
 	// The body handed to the parser starts with the header's own remainder,
 	// so statements after `graph TD;` on the same line are parsed too.
 	body = rest + body[len(lines[header]):]
-	if word == "sequenceDiagram" && strings.TrimSpace(strings.TrimLeft(rest, ";")) != "" {
-		res.Findings = append(res.Findings, Finding{Line: header + 1, Text: "sequenceDiagram takes nothing after it on its line"})
-		body = body[len(rest):]
-	}
 	res.Findings = append(res.Findings, parse(body, header+1)...)
 	return res
 }

@@ -8,7 +8,7 @@ import (
 var flowDirections = map[string]bool{"TB": true, "TD": true, "BT": true, "RL": true, "LR": true, "<": true, ">": true, "^": true, "v": true}
 
 // subgraphDirections are the directions a `direction` statement may name.
-var subgraphDirections = map[string]bool{"TB": true, "BT": true, "RL": true, "LR": true}
+var subgraphDirections = map[string]bool{"TB": true, "TD": true, "BT": true, "RL": true, "LR": true}
 
 // flowchart holds the parse state of one flowchart.
 type flowchart struct {
@@ -140,7 +140,7 @@ func (f *flowchart) subgraphDirection() bool {
 	dir := f.word()
 	f.pos += len(dir)
 	if !subgraphDirections[dir] {
-		f.errorf(line, "direction must be TB, BT, RL or LR (found %q)", dir)
+		f.errorf(line, "direction must be TB, TD, BT, RL or LR (found %q)", dir)
 		return false
 	}
 	return true

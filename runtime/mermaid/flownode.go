@@ -106,9 +106,6 @@ func (f *flowchart) node() bool {
 			break
 		}
 	}
-	if !shaped && f.has("[|") {
-		return f.propsShape(what)
-	}
 	if f.has("@{") {
 		if !f.shapeData(what) {
 			return false
@@ -135,19 +132,6 @@ func (f *flowchart) node() bool {
 }
 
 func isWordByte(c byte) bool { return isASCIILetter(c) || c >= '0' && c <= '9' || c == '_' }
-
-// propsShape reads the rare `id[|field:value|label]` form.
-func (f *flowchart) propsShape(what string) bool {
-	line := f.line
-	f.pos += 2
-	end := strings.IndexAny(f.src[f.pos:], "|\n")
-	if end < 0 || f.src[f.pos+end] != '|' || !strings.Contains(f.src[f.pos:f.pos+end], ":") {
-		f.errorf(line, "%s: [| must be followed by field:value|", what)
-		return false
-	}
-	f.pos += end + 1
-	return f.labelUntil(what, []string{"]"}, textForbid)
-}
 
 // shapeData reads an `@{ ... }` block, which may span lines and hold
 // quoted values.
@@ -186,7 +170,6 @@ func (f *flowchart) stringLabel(what string) (string, bool) {
 // the line it opened on.
 func (f *flowchart) labelUntil(what string, closers []string, forbid string) bool {
 	line := f.line
-	want := strings.Join(closers, " or ")
 	if f.peek() == '"' {
 		text, ok := f.stringLabel(what)
 		if !ok {
@@ -196,22 +179,23 @@ func (f *flowchart) labelUntil(what string, closers []string, forbid string) boo
 			f.errorf(line, "%s: the label is empty", what)
 			return false
 		}
-		if f.closeWith(closers) {
-			return true
-		}
-		if f.atStatementEnd() {
-			f.errorf(line, "%s: the label is never closed with %s", what, want)
-		} else {
-			f.errorf(line, "%s: text after the quoted label — put the whole label inside the quotes", what)
-		}
-		return false
+		// Plain text may follow the quoted part (mermaid joins them); a
+		// second quote may not.
+		return f.plainLabel(what, line, closers, forbid, true)
 	}
+	return f.plainLabel(what, line, closers, forbid, false)
+}
+
+// plainLabel reads unquoted label text up to a closer. quoted says a quoted
+// part came first, so the text may be empty.
+func (f *flowchart) plainLabel(what string, line int, closers []string, forbid string, quoted bool) bool {
+	want := strings.Join(closers, " or ")
 	start := f.pos
 	rewindPos, rewindLine := -1, 0
 	for !f.eof() {
 		for _, c := range closers {
 			if f.has(c) {
-				if strings.TrimSpace(f.src[start:f.pos]) == "" {
+				if !quoted && strings.TrimSpace(f.src[start:f.pos]) == "" {
 					f.errorf(line, "%s: the label is empty", what)
 					return false
 				}
@@ -235,16 +219,10 @@ func (f *flowchart) labelUntil(what string, closers []string, forbid string) boo
 		f.errorf(line, "%s: the label opened here is never closed with %s", what, want)
 		return false
 	}
-	f.errorf(line, "%s: the label contains %q — put the whole label in quotes", what, string(f.peek()))
-	return false
-}
-
-func (f *flowchart) closeWith(closers []string) bool {
-	for _, c := range closers {
-		if f.has(c) {
-			f.pos += len(c)
-			return true
-		}
+	if quoted && f.peek() == '"' {
+		f.errorf(line, "%s: a label holds one quoted part — put the whole label inside one pair of quotes", what)
+		return false
 	}
+	f.errorf(line, "%s: the label contains %q — put the whole label in quotes", what, string(f.peek()))
 	return false
 }

@@ -67,9 +67,10 @@ func (s *scanner) skipLine() {
 	s.pos = len(s.src)
 }
 
-// atStatementEnd reports a newline, a semicolon, a %% comment or the end.
+// atStatementEnd reports a newline, a semicolon or the end. (A %% comment
+// must stand on a line of its own.)
 func (s *scanner) atStatementEnd() bool {
-	return s.eof() || s.peek() == '\n' || s.peek() == ';' || s.has("%%")
+	return s.eof() || s.peek() == '\n' || s.peek() == ';'
 }
 
 func (s *scanner) errorf(line int, format string, args ...any) {

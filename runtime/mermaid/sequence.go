@@ -31,9 +31,14 @@ type sequence struct {
 	findings []Finding
 	open     []seqBlock
 	// multiline is the closing token of a multi-line construct in progress
-	// ("}" for accDescr {, "end" for a multi-line note), else "".
+	// ("}" for accDescr {), else "".
 	multiline     string
 	multilineFrom int
+	// created and destroyed name a participant whose create or destroy
+	// line must be followed by a message to it (created) or with it
+	// (destroyed); the line is where it was declared.
+	created, destroyed         string
+	createdLine, destroyedLine int
 }
 
 // checkSequence parses a sequence diagram body line by line: statements
@@ -66,9 +71,7 @@ func (q *sequence) continueMultiline(raw string) bool {
 	switch {
 	case q.multiline == "":
 		return false
-	case q.multiline == "}" && strings.Contains(raw, "}"):
-		q.multiline = ""
-	case q.multiline == "end" && strings.EqualFold(strings.TrimSpace(raw), "end"):
+	case strings.Contains(raw, q.multiline):
 		q.multiline = ""
 	}
 	return true
@@ -124,7 +127,7 @@ func (q *sequence) statement(s string, line int) {
 			q.errorf(line, "create must be followed by participant or actor")
 			return
 		}
-		q.participant(strings.ToLower(w), r, line)
+		q.created, q.createdLine = q.participant(strings.ToLower(w), r, line), line
 	default:
 		q.inBoxCheck(kw, line)
 		q.other(kw, s, rest, line)
@@ -161,14 +164,11 @@ func (q *sequence) end(rest string, line int) {
 	q.open = q.open[:len(q.open)-1]
 }
 
-// participant checks `participant|actor NAME [as ALIAS]`.
-func (q *sequence) participant(kw, rest string, line int) {
+// participant checks `participant|actor NAME [as ALIAS]` and returns NAME.
+func (q *sequence) participant(kw, rest string, line int) string {
 	name := rest
-	if i := strings.Index(strings.ToLower(rest), " as "); i >= 0 {
+	if i := strings.Index(strings.ToLower(rest+" "), " as "); i >= 0 {
 		name = rest[:i]
-		if strings.TrimSpace(rest[i+4:]) == "" {
-			q.errorf(line, "%s %s: as needs an alias after it", kw, strings.TrimSpace(name))
-		}
 	}
 	if j := strings.Index(name, "@{"); j >= 0 {
 		name = name[:j]
@@ -180,4 +180,18 @@ func (q *sequence) participant(kw, rest string, line int) {
 	case strings.ContainsAny(name, ":,>"):
 		q.errorf(line, "%s %q: a name cannot contain ':', ',' or '>'", kw, name)
 	}
+	return name
+}
+
+// lifecycle checks a message against a pending create or destroy: the
+// message after `create participant C` must go to C, the one after
+// `destroy C` must be sent by or to C.
+func (q *sequence) lifecycle(from, to string) {
+	if q.created != "" && to != q.created {
+		q.errorf(q.createdLine, "%s is created here, so the next message must go to it", q.created)
+	}
+	if q.destroyed != "" && from != q.destroyed && to != q.destroyed {
+		q.errorf(q.destroyedLine, "%s is destroyed here, so the next message must be sent by or to it", q.destroyed)
+	}
+	q.created, q.destroyed = "", ""
 }

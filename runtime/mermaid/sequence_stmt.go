@@ -18,6 +18,9 @@ func (q *sequence) other(kw, s, rest string, line int) {
 		if strings.TrimSpace(rest) == "" {
 			q.errorf(line, "%s needs a participant", kw)
 		}
+		if kw == "destroy" {
+			q.destroyed, q.destroyedLine = strings.TrimSpace(rest), line
+		}
 	case "autonumber":
 		q.autonumber(rest, line)
 	case "title", "title:":
@@ -39,31 +42,22 @@ func (q *sequence) other(kw, s, rest string, line int) {
 	}
 }
 
-// note checks `Note left of|right of A: text` and `Note over A[,B]: text`;
-// a left/right note without ':' runs to a line holding only end.
+// note checks `Note left of|right of A: text` and `Note over A[,B]: text`.
 func (q *sequence) note(rest string, line int) {
 	lower := strings.ToLower(rest)
 	var actors string
 	switch {
 	case strings.HasPrefix(lower, "left of "), strings.HasPrefix(lower, "right of "):
 		_, actors, _ = strings.Cut(rest, " of ")
-		if !strings.Contains(actors, ":") {
-			if strings.TrimSpace(actors) == "" {
-				q.errorf(line, "a note needs a participant")
-				return
-			}
-			q.multiline, q.multilineFrom = "end", line
-			return
-		}
 	case strings.HasPrefix(lower, "over "):
 		actors = rest[len("over "):]
 	default:
 		q.errorf(line, "a note is placed left of, right of or over a participant")
 		return
 	}
-	who, text, ok := strings.Cut(actors, ":")
+	who, _, ok := strings.Cut(actors, ":")
 	switch {
-	case !ok || text == "":
+	case !ok:
 		q.errorf(line, "a note needs ': text' after its participant")
 	case strings.TrimSpace(who) == "":
 		q.errorf(line, "a note needs a participant")
@@ -113,17 +107,19 @@ func (q *sequence) message(s string, line int) {
 	if rest != "" && (rest[0] == '+' || rest[0] == '-') {
 		rest = rest[1:]
 	}
-	to, text, ok := strings.Cut(rest, ":")
+	to, _, ok := strings.Cut(rest, ":")
 	to = strings.TrimSpace(to)
 	switch {
 	case from == "":
 		q.errorf(line, "the message has no sender before its arrow")
 	case to == "":
 		q.errorf(line, "the message from %s has no receiver after its arrow", from)
-	case !ok || text == "":
+	case !ok:
 		q.errorf(line, "the message from %s to %s needs ': text'", from, to)
 	case strings.ContainsAny(to, ",>"):
 		q.errorf(line, "the message receiver %q is not a participant name", to)
+	default:
+		q.lifecycle(from, to)
 	}
 }
 
