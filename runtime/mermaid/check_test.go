@@ -248,3 +248,20 @@ func TestWhatIsNotADiagram(t *testing.T) {
 	assert.Equal(t, Result{Findings: []Finding{{1, "front matter opened here is never closed with ---"}}}, Check("---\ntitle: x\nflowchart TD"))
 	assert.Equal(t, Result{Findings: []Finding{{1, "directive %%{ opened here is never closed with }%%"}}}, Check("%%{init: {}\nflowchart TD"))
 }
+
+// BenchmarkCheckUnclosedLabels: a text of labels that all run to its end is
+// checked in one pass, not one pass per label.
+func BenchmarkCheckUnclosedLabels(b *testing.B) {
+	src := "flowchart TD\n" + strings.Repeat("  A>never closed\n", 5000)
+	for b.Loop() {
+		Check(src)
+	}
+}
+
+// BenchmarkCheckFlowchart is a floor: a well-formed diagram of the same size.
+func BenchmarkCheckFlowchart(b *testing.B) {
+	src := "flowchart TD\n" + strings.Repeat("  A>closed] --> B\n", 5000)
+	for b.Loop() {
+		Check(src)
+	}
+}

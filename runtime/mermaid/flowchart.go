@@ -15,6 +15,11 @@ type flowchart struct {
 	*scanner
 	// open are the lines of the subgraphs not yet closed by `end`.
 	open []int
+	// runsOut maps a label kind (its closers and forbidden characters) to
+	// the earliest position from which a plain label of that kind was seen
+	// to run to the end of the text: a later label of the kind starting at
+	// or after it runs out too, so it is not scanned again.
+	runsOut map[string]int
 }
 
 // checkFlowchart parses a flowchart body: the remainder of the header line

@@ -191,6 +191,12 @@ func (f *flowchart) labelUntil(what string, closers []string, forbid string) boo
 func (f *flowchart) plainLabel(what string, line int, closers []string, forbid string, quoted bool) bool {
 	want := strings.Join(closers, " or ")
 	start := f.pos
+	kind := want + "\x00" + forbid
+	if from, ok := f.runsOut[kind]; ok && start >= from {
+		f.skipLine()
+		f.errorf(line, "%s: the label opened here is never closed with %s", what, want)
+		return false
+	}
 	rewindPos, rewindLine := -1, 0
 	for !f.eof() {
 		for _, c := range closers {
@@ -211,6 +217,12 @@ func (f *flowchart) plainLabel(what string, line int, closers []string, forbid s
 			break
 		}
 		f.advance(1)
+	}
+	if f.eof() {
+		if f.runsOut == nil {
+			f.runsOut = map[string]int{}
+		}
+		f.runsOut[kind] = start
 	}
 	if rewindPos >= 0 || f.eof() {
 		if rewindPos >= 0 {
