@@ -122,8 +122,8 @@ func TestPluginCommandAndSkillNamesAreDistinct(t *testing.T) {
 }
 
 // TestMarketplaceListsThePlugin: the repository is its own marketplace, so
-// `claude plugin marketplace add the-loop/the-loop` then
-// `claude plugin install the-loop@the-loop` installs this directory.
+// `claude plugin marketplace add <owner>/the-loop` (or a path to a clone)
+// then `claude plugin install the-loop@the-loop` installs this directory.
 func TestMarketplaceListsThePlugin(t *testing.T) {
 	var manifest pluginManifest
 	readJSON(t, ".claude-plugin/plugin.json", &manifest)
