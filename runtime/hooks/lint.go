@@ -53,7 +53,7 @@ func lintArtifacts(hc *runtime.HookContext) (runtime.Result, error) {
 			continue
 		}
 		if diagrams {
-			faults, unchecked := markdown.LintMermaid(markdown.MermaidBlocks(text))
+			faults, unchecked := markdown.CheckMermaid(markdown.MermaidBlocks(text))
 			for _, f := range faults {
 				findings = append(findings, runtime.Errorf(path, "%s", f))
 			}

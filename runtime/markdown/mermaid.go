@@ -53,12 +53,20 @@ func MermaidBlocks(text string) []Block {
 }
 
 // LintMermaid parses each block with the mermaid package and returns the
-// faults that break rendering (an empty block, a first line that names no
-// diagram type, and every parse error of a flowchart or sequence diagram)
-// and, separately, a note for each block whose diagram type is not parsed.
+// faults that break rendering: an empty block, a first line that names no
+// diagram type, and every parse error of a flowchart or sequence diagram.
 // Line numbers count within the block after its surrounding blank lines are
-// trimmed.
-func LintMermaid(blocks []Block) (faults, notes []string) {
+// trimmed. A block whose diagram type is not parsed is no fault; see
+// CheckMermaid for the note that says so.
+func LintMermaid(blocks []Block) []string {
+	faults, _ := CheckMermaid(blocks)
+	return faults
+}
+
+// CheckMermaid is LintMermaid that also returns, for each block whose
+// diagram type the mermaid package does not parse, the note
+// "mermaid block N: mermaid diagram type X is not checked".
+func CheckMermaid(blocks []Block) (faults, notes []string) {
 	for _, b := range blocks {
 		res := mermaid.Check(strings.TrimSpace(strings.Join(b.Lines, "\n")))
 		if res.Empty {

@@ -45,7 +45,8 @@ func TestLintMermaid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			faults, notes := LintMermaid(MermaidBlocks(tt.text))
+			faults, notes := CheckMermaid(MermaidBlocks(tt.text))
+			assert.Equal(t, faults, LintMermaid(MermaidBlocks(tt.text)), "LintMermaid is CheckMermaid's faults")
 			assert.Equal(t, tt.faults, faults)
 			assert.Equal(t, tt.notes, notes)
 		})

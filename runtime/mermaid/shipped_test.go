@@ -39,7 +39,7 @@ func TestRepositoryDocsDiagramsParse(t *testing.T) {
 		require.NoError(t, err)
 		bs := markdown.MermaidBlocks(string(data))
 		blocks += len(bs)
-		faults, notes := markdown.LintMermaid(bs)
+		faults, notes := markdown.CheckMermaid(bs)
 		assert.Empty(t, faults, p)
 		assert.Empty(t, notes, p)
 	}
