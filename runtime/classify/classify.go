@@ -1,40 +1,48 @@
-// Package classify reads a human reviewer's reply at an approval gate and
-// says what it decides: approved, approved with comments, changes requested,
-// or nothing yet (undecided, and the gate keeps waiting).
+// Package classify reads a human reviewer's reply at a gate and says what
+// it decides. It fails closed: a reply approves only when it plainly states
+// an approval in its author's own voice, and everything it cannot be sure of
+// leaves the gate waiting.
 //
-// The deterministic classifier works on whole words, never on substrings
-// ("button" does not contain "but", "unit" does not contain "nit"), and only
-// on the replier's own words: blockquoted lines, fenced and inline code and
-// HTML comments are dropped first. Its rules, in order:
+// Reading a reply:
 //
-//  1. A reply that says the review is not finished ("so far", "still
-//     reviewing", "more tomorrow", "first pass", "wip") is undecided, whatever
-//     else it says.
-//  2. A change request ("changes requested", "needs work", "not ready",
-//     "do not merge", "rejected", "blocker", 👎) wins over any approval. A
-//     negated one ("no changes needed", "no blockers") is not a request.
-//  3. An approval ("approved", "lgtm", "looks good", "ship it", "+1", 👍) is
-//     an approval only when it is not negated ("not approved", "don't
-//     approve", "can't approve yet", "I do not think it looks good"), not
-//     hedged or conditional ("I'll approve once CI passes", "should be good
-//     to go"), and not asked as a question ("looks good?"). One withheld
-//     approval in a reply outweighs an approving phrase elsewhere in it.
-//  4. An approval with a reservation ("nit", "but", "however", "minor",
-//     "one thing", "typo", "suggestion"), a request for a specific edit
-//     ("please fix the typo") or a question is approved with comments; a
-//     negated reservation ("no nits") is none.
-//  5. A request for a specific edit without an approval ("please fix the
-//     error handling", "could you rename it") asks for changes.
-//  6. Anything else, including a withheld approval on its own ("not
-//     approved", "can't approve yet"), is undecided: it says what the
-//     reviewer is not doing, not what they want, so the gate keeps waiting.
+//  1. Only the author's own visible words count: block quotes (with their
+//     lazy continuation lines), fenced, indented and inline code, HTML
+//     comments and hidden elements, struck-through text (~~x~~, <del>) and
+//     unticked task items are dropped (package plaintext).
+//  2. The rest is folded: invisible characters removed, look-alike letters
+//     made ASCII, lower-cased. A reply with bidirectional controls, control
+//     characters or letters that cannot be folded is not read at all.
+//  3. It is split into sentences (". ! ? ;" and line ends) and clauses
+//     (", : ( ) -" and joining words such as "but", "and", "so").
 //
-// A negator (not, no, never, nothing, without, any word ending in n't…)
-// reaches three words forward, and never across punctuation (",", ":", "—")
-// or a joining word ("but", "and", "however"): "not perfect, but approved"
-// approves.
+// A reply approves when at least one clause is, in full, an approval
+// statement the reader accepts ("Approved.", "I approve this.", "LGTM",
+// "Looks good to me", "Ship it", "Ready to merge"; optionally with thanks or
+// praise around it), and nothing anywhere in the reply withholds it:
 //
-// Across several replies, Decide lets the newest decisive one decide.
+//   - a negation, refusal or retraction ("not", "no", "never", "unable",
+//     "refuse", "decline", "far from", "ignore my LGTM", "revoke");
+//   - a condition ("if", "once", "unless", "until", "after", "pending");
+//   - a question, with or without a question mark ("is it ready",
+//     "wondering whether");
+//   - reported or third-party speech ("X said", "waiting for", "needs",
+//     "they", an @-mention);
+//   - a pending or hedged qualifier ("so far", "for now", "yet", "still",
+//     "will", "should", "I think", "maybe");
+//   - an emoji or other symbol (emoji are never read as a verdict);
+//   - a short remark beside it that is neither thanks nor a known reservation
+//     (it could name someone else: "Approved — Bob").
+//
+// An approval with a reservation ("nit", "minor", "but", "consider"), a
+// request for a specific edit ("please fix the typo") or the explicit
+// "approved with comments" is approved with comments. A clear change
+// request ("changes requested", "needs work", "do not merge", "rejected",
+// "please fix …" without an approval) that is not negated, asked or
+// conditional asks for changes. Everything else is undecided: the gate
+// waits.
+//
+// Across replies, the newest one decides (Decide): a later reply that is not
+// an approval supersedes an earlier approval.
 package classify
 
 import (
@@ -65,6 +73,9 @@ func (o Outcome) Valid() bool {
 // Decisive reports an outcome a gate can route on.
 func (o Outcome) Decisive() bool { return o.Valid() && o != Undecided }
 
+// Approves reports an approving outcome.
+func (o Outcome) Approves() bool { return o == Approved || o == ApprovedWithComments }
+
 // Verdict is the classification of one reply and why. Reason quotes only
 // the classifier's own vocabulary, never the reply.
 type Verdict struct {
@@ -72,195 +83,256 @@ type Verdict struct {
 	Reason  string  `json:"reason"`
 }
 
-// reading is what one reply contains.
-type reading struct {
-	approvals, withheld, changes, edits, reservations, deferrals []string
-	// questions counts question sentences that carry no approval.
-	questions int
+func undecided(format string, args ...any) Verdict {
+	return Verdict{Undecided, fmt.Sprintf(format, args...)}
 }
 
-// Classify reads one reply.
-func Classify(body string) Verdict {
-	r := read(body)
-	switch {
-	case len(r.deferrals) > 0:
-		return Verdict{Undecided, fmt.Sprintf("%q says the review is not finished", r.deferrals[0])}
-	case len(r.changes) > 0:
-		return Verdict{ChangesRequested, fmt.Sprintf("%q asks for changes", r.changes[0])}
-	case len(r.approvals) > 0 && len(r.withheld) == 0:
-		var extra []string
-		extra = append(extra, quoteAll(r.reservations)...)
-		extra = append(extra, quoteAll(r.edits)...)
-		if r.questions > 0 {
-			extra = append(extra, "a question")
-		}
-		if len(extra) == 0 {
-			return Verdict{Approved, fmt.Sprintf("%q approves", r.approvals[0])}
-		}
-		return Verdict{ApprovedWithComments, fmt.Sprintf("%q approves, with %s", r.approvals[0], strings.Join(extra, ", "))}
-	case len(r.edits) > 0:
-		return Verdict{ChangesRequested, fmt.Sprintf("%q asks for a change", r.edits[0])}
-	case len(r.withheld) > 0:
-		return Verdict{Undecided, fmt.Sprintf("%q is negated, hedged or asked, so it is not an approval", r.withheld[0])}
+// Classify reads one reply, accepting an approval that names any artifact.
+func Classify(body string) Verdict { return ClassifyFor(body, nil) }
+
+// ClassifyFor reads one reply at a gate reviewing subjects (artifact file
+// names such as "requirements.md"): an approval that names another artifact
+// ("the design looks good" at the requirements gate) is not one.
+func ClassifyFor(body string, subjects []string) Verdict {
+	r := parse(body)
+	if r.err != nil {
+		return undecided("the reply is not read: %v", r.err)
 	}
-	return Verdict{Undecided, "nothing in the reply approves or asks for changes"}
-}
-
-// Decide classifies replies given oldest first and returns the verdict of
-// the newest decisive one with its index, or Undecided and -1.
-func Decide(bodies []string) (Verdict, int) {
-	for i := len(bodies) - 1; i >= 0; i-- {
-		if v := Classify(bodies[i]); v.Outcome.Decisive() {
-			return v, i
+	if r.empty() {
+		return undecided("nothing is left of the reply once quotes, code and struck-through text are removed")
+	}
+	if cr, ok := changeRequest(r); ok {
+		return Verdict{ChangesRequested, fmt.Sprintf("%q asks for changes", cr)}
+	}
+	core := onlyAbout(cores(r, approvalCore, withComments), subjects)
+	edits := editRequests(r)
+	if len(core) == 0 {
+		if len(edits) > 0 {
+			return Verdict{ChangesRequested, fmt.Sprintf("%q asks for a change", edits[0])}
+		}
+		return undecided("%s", noApprovalReason(r))
+	}
+	if why := withheld(r, core); why != "" {
+		return undecided("the approval is withheld: %s", why)
+	}
+	var extra []string
+	for _, c := range core {
+		if matchesAny(c.words, withComments) {
+			extra = append(extra, "explicit comments")
 		}
 	}
-	return Verdict{Undecided, "no reply is decisive yet"}, -1
+	extra = append(extra, quoteAll(reservationsIn(r, core))...)
+	extra = append(extra, quoteAll(edits)...)
+	if len(extra) == 0 {
+		return Verdict{Approved, "the reply states an approval and nothing withholds it"}
+	}
+	return Verdict{ApprovedWithComments, "the reply states an approval, with " + strings.Join(extra, ", ")}
 }
 
-func quoteAll(list []string) []string {
-	out := make([]string, len(list))
-	for i, s := range list {
-		out[i] = fmt.Sprintf("%q", s)
+// Decide classifies the replies of one gate visit, given oldest first: the
+// newest reply decides, so a later reply that is not an approval supersedes
+// an earlier one. It returns the verdict and the index of the deciding
+// reply, or Undecided and -1.
+func Decide(bodies []string) (Verdict, int) { return DecideFor(bodies, nil) }
+
+// DecideFor is Decide at a gate reviewing subjects (see ClassifyFor).
+func DecideFor(bodies []string, subjects []string) (Verdict, int) {
+	if len(bodies) == 0 {
+		return undecided("no reply yet"), -1
+	}
+	last := len(bodies) - 1
+	v := ClassifyFor(bodies[last], subjects)
+	if !v.Outcome.Decisive() {
+		return undecided("the newest reply decides, and it is not decisive: %s", v.Reason), -1
+	}
+	return v, last
+}
+
+// Permits reports whether a reply is free of everything that withholds an
+// approval (so an external classifier's approval of it may be honoured),
+// with the reason when it is not.
+func Permits(body string) (bool, string) {
+	r := parse(body)
+	if r.err != nil {
+		return false, fmt.Sprintf("the reply is not read: %v", r.err)
+	}
+	if r.empty() {
+		return false, "the reply is empty"
+	}
+	if why := withheld(r, cores(r, approvalCore, withComments)); why != "" {
+		return false, why
+	}
+	return true, ""
+}
+
+// Attempted reports whether a reply uses the vocabulary of a decision
+// (approval, sign-off, completion or change) without being one the reader
+// accepts: the gate then says which phrasings it reads.
+func Attempted(body string) bool {
+	r := parse(body)
+	if r.err != nil {
+		return true
+	}
+	for _, w := range r.words() {
+		if decisionWords[w] || strings.HasPrefix(w, "approv") || strings.HasPrefix(w, "sign") {
+			return true
+		}
+	}
+	return r.symbols > 0 && len(r.words()) == 0
+}
+
+var decisionWords = set("lgtm", "sgtm", "+1", "shipit", "ship", "merge", "done", "ready", "good", "great", "fine",
+	"accept", "accepted", "ok", "okay", "changes", "reject", "rejected", "security")
+
+// noApprovalReason explains a reply without an accepted approval.
+func noApprovalReason(r reply) string {
+	words := r.words()
+	if len(words) == 0 && r.symbols > 0 {
+		return "an emoji or symbol alone is not a decision; say it in words"
+	}
+	for _, w := range words {
+		if decisionWords[w] || strings.HasPrefix(w, "approv") {
+			if s, ok := firstSignal(r, nil); ok {
+				return "it is not an approval the reader accepts: " + s.reason()
+			}
+			return "it is not an approval the reader accepts (say \"Approved.\" on its own)"
+		}
+	}
+	return "nothing in the reply approves or asks for changes"
+}
+
+// cores returns the clauses that are, in full, one of the accepted
+// statements.
+func cores(r reply, sets ...[]pattern) []clause {
+	var out []clause
+	for _, s := range r.sentences {
+		for _, c := range s.clauses {
+			for _, ps := range sets {
+				if matchesAny(c.words, ps) {
+					out = append(out, c)
+					break
+				}
+			}
+		}
 	}
 	return out
 }
 
-func read(body string) reading {
-	var r reading
-	sentences, text := prepare(body)
-	for _, e := range changeEmoji {
-		if strings.Contains(text, e) {
-			r.changes = append(r.changes, e)
+// onlyAbout drops the core clauses that name an artifact other than subjects.
+func onlyAbout(core []clause, subjects []string) []clause {
+	out := core[:0:0]
+	for _, c := range core {
+		if !namesOther(c.words, subjects) {
+			out = append(out, c)
 		}
 	}
-	for _, e := range approvalEmoji {
-		if strings.Contains(text, e) {
-			r.approvals = append(r.approvals, e)
-		}
-	}
-	for _, s := range sentences {
-		approvedHere := false
-		for si, scope := range s.scopes {
-			next := ""
-			if si+1 < len(s.scopes) {
-				next = s.scopes[si+1][0]
-			}
-			for _, m := range find(scope, deferrals) {
-				r.deferrals = append(r.deferrals, m.text)
-			}
-			for _, m := range find(scope, changeRequests) {
-				if !m.negated && !s.question {
-					r.changes = append(r.changes, m.text)
-				}
-			}
-			for _, m := range find(scope, approvals) {
-				switch {
-				case m.negated || m.hedged || conditions[next] || s.question:
-					r.withheld = append(r.withheld, m.text)
-				default:
-					r.approvals = append(r.approvals, m.text)
-					approvedHere = true
-				}
-			}
-			for _, m := range find(scope, reservations) {
-				if !m.negated {
-					r.reservations = append(r.reservations, m.text)
-				}
-			}
-			r.edits = append(r.edits, edits(scope)...)
-		}
-		if s.question && !approvedHere {
-			r.questions++
-		}
-	}
-	return r
+	return out
 }
 
-// match is one phrase found in a scope.
-type match struct {
-	text    string
-	negated bool
-	hedged  bool
+// coreSet is the ids of a reply's core clauses.
+type coreSet map[int]bool
+
+func idsOf(core []clause) coreSet {
+	set := make(coreSet, len(core))
+	for _, c := range core {
+		set[c.id] = true
+	}
+	return set
 }
 
-// find returns every occurrence of the phrases in scope, with whether a
-// negator or a hedge precedes it within the window, or a condition follows
-// it in the same scope.
-func find(scope []string, list []phrase) []match {
-	var out []match
-	for _, p := range list {
-		for i := 0; i+len(p) <= len(scope); i++ {
-			if !equalWords(scope[i:i+len(p)], p) {
+// withheld says why the reply withholds a verdict stated by core, or "".
+func withheld(r reply, coreList []clause) string {
+	core := idsOf(coreList)
+	if r.symbols > 0 {
+		return "it carries an emoji or symbol, and emoji are never read as a verdict"
+	}
+	if r.mention {
+		return signal{kindReported, "@"}.reason()
+	}
+	if s, ok := firstSignal(r, core); ok {
+		return s.reason()
+	}
+	for _, s := range r.sentences {
+		for _, c := range s.clauses {
+			if core[c.id] || len(c.words) >= 3 || knownShort(c) {
 				continue
 			}
-			m := match{text: p.String()}
-			for j := max(0, i-negationWindow); j < i; j++ {
-				if isNegator(scope[j]) {
-					m.negated = true
-				}
-				if hedges[scope[j]] {
-					m.hedged = true
-				}
-			}
-			for _, w := range scope[i+len(p):] {
-				if conditions[w] {
-					m.hedged = true
-				}
-			}
-			out = append(out, m)
+			return "a short remark beside it is neither thanks nor a known reservation, so it could speak for someone else"
 		}
 	}
-	return out
+	return ""
 }
 
-func equalWords(a []string, b phrase) bool {
-	if len(a) != len(b) {
-		return false
+// firstSignal finds the first signal outside the core clauses (a core
+// clause is checked only for the joining word that opened it).
+func firstSignal(r reply, core coreSet) (signal, bool) {
+	for _, s := range r.sentences {
+		if q, ok := questionSignal(s); ok {
+			return q, true
+		}
+		for _, c := range s.clauses {
+			words := c.words
+			if core[c.id] {
+				words = nil
+			}
+			if c.joined != "" {
+				words = append([]string{c.joined}, words...)
+			}
+			if sig, ok := signalIn(words); ok {
+				return sig, true
+			}
+		}
 	}
-	for i := range b {
-		if a[i] != b[i] {
+	return signal{}, false
+}
+
+// knownShort reports a short clause made only of courtesy or reservation
+// words ("thanks", "one nit", "minor").
+func knownShort(c clause) bool {
+	if isCourtesy(c.words) {
+		return true
+	}
+	for _, w := range c.words {
+		if !reservations[w] && !isCourtesy([]string{w}) && w != "one" && w != "a" && w != "thing" {
 			return false
 		}
 	}
 	return true
 }
 
-// edits finds requests for a specific edit: "please fix", "could you
-// (please) rename", "should be fixed", "needs to be updated".
-func edits(scope []string) []string {
+// reservationsIn lists the reservations outside the core clauses.
+func reservationsIn(r reply, coreList []clause) []string {
+	core := idsOf(coreList)
 	var out []string
-	for i, w := range scope {
-		if w == "please" && i+1 < len(scope) && requestVerbs[scope[i+1]] {
-			out = append(out, "please "+scope[i+1])
-		}
-		if (w == "be" || w == "been") && i+1 < len(scope) && fixParticiples[scope[i+1]] && i > 0 {
-			prev := scope[i-1]
-			if prev == "should" || prev == "must" || (prev == "to" && i > 1 && (scope[i-2] == "needs" || scope[i-2] == "need" || scope[i-2] == "has" || scope[i-2] == "have")) {
-				negated := false
-				for j := max(0, i-1-negationWindow); j < i; j++ {
-					if isNegator(scope[j]) {
-						negated = true
-					}
+	for _, s := range r.sentences {
+		for _, c := range s.clauses {
+			if reservations[c.joined] {
+				out = append(out, c.joined)
+			}
+			if core[c.id] {
+				continue
+			}
+			for _, w := range c.words {
+				if reservations[w] {
+					out = append(out, w)
 				}
-				if !negated {
-					out = append(out, prev+" be "+scope[i+1])
+			}
+			for _, p := range reservationPhrases {
+				for i := range c.words {
+					if hasPrefix(c.words[i:], p) {
+						out = append(out, strings.Join(p, " "))
+					}
 				}
 			}
 		}
 	}
-	for i := range scope {
-		for _, ask := range requestAsks {
-			j := i + len(ask)
-			if j >= len(scope) || !equalWords(scope[i:j], ask) {
-				continue
-			}
-			if scope[j] == "please" && j+1 < len(scope) {
-				j++
-			}
-			if requestVerbs[scope[j]] {
-				out = append(out, ask.String()+" "+scope[j])
-			}
-		}
+	return out
+}
+
+func quoteAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = fmt.Sprintf("%q", s)
 	}
 	return out
 }

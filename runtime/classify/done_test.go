@@ -18,7 +18,8 @@ func TestDeclaresDone(t *testing.T) {
 		{"thats all", true},
 		{"Nothing else — close it.", true},
 		{"lgtm", true},
-		{"we're done here 🎉", true},
+		{"we're done here 🎉 (emoji are never read)", false},
+		{"we're done here", true},
 		{"No more, we're done.", true},
 		{"all set", true},
 		{"not done yet", false},
@@ -46,15 +47,15 @@ func TestDeclaresDone(t *testing.T) {
 	}
 }
 
-func TestAffirms(t *testing.T) {
-	phrasesList := []string{"security sign-off", "security signoff", "security approved"}
+func TestSignsOff(t *testing.T) {
 	tests := []struct {
 		body string
 		want bool
 	}{
 		{"Security sign-off: I reviewed the threat model.", true},
-		{"security signoff ✅", true},
-		{"Security approved.", true},
+		{"security signoff ✅", false},
+		{"security signoff", true},
+		{"Security approved.", false},
 		{"No security sign-off yet.", false},
 		{"I'll give the security sign-off once the token handling is fixed.", false},
 		{"security sign-off?", false},
@@ -63,8 +64,8 @@ func TestAffirms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {
-			_, got := Affirms(tt.body, phrasesList...)
-			assert.Equal(t, tt.want, got)
+			got, reason := SignsOff(tt.body)
+			assert.Equal(t, tt.want, got, reason)
 		})
 	}
 }

@@ -3,15 +3,20 @@
 //
 // The rules:
 //
-//   - A keyword matches case-insensitively and literally, anywhere in the
-//     body (a keyword inside a fenced code block still counts).
-//   - It must stand as a whole token: the character just before it and the
-//     character just after it may not be a letter, a digit, '_', '-' or ':'.
-//     "(the-loop start)", "**THE-LOOP START**" and "the-loop start." match;
-//     "the-loop startlater", "the-loop start:now" and "xthe-loop start" do not,
-//     and "the-loop done" never matches "the-loop do".
-//   - The same command repeated is that command. Two different commands in
-//     one body are ambiguous: the comment carries no command at all.
+//   - A command is a line of its own: the keyword, matched case-insensitively
+//     (ASCII only) and literally, with nothing else on the line but
+//     surrounding white space and at most one trailing period.
+//     "the-loop start" and "  THE-LOOP START. " are commands; "do NOT
+//     the-loop start this yet", "**the-loop start**", "(the-loop start)" and
+//     "the-loop start!" are not.
+//   - Only the author's own visible words count: a line inside a block quote,
+//     a fenced or indented code block, inline code, an HTML comment,
+//     struck-through text or an unticked task item is never a command
+//     (package plaintext).
+//   - The same command repeated is that command. A comment that also names a
+//     different command anywhere in its own words (as a whole token: the
+//     characters around it are not letters, digits, '_', '-' or ':') is
+//     ambiguous and carries no command at all.
 //   - The vocabulary comes from the operator configuration
 //     (config.Commands, (*config.Config).Keyword): an empty keyword disables
 //     its command, and routing.control.enabled false disables them all.
@@ -25,6 +30,7 @@ import (
 	"sync"
 
 	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/runtime/plaintext"
 )
 
 // Command is one control command.
@@ -70,7 +76,10 @@ type Parser struct {
 
 type matcher struct {
 	cmd Command
-	re  *regexp.Regexp
+	// kw is the keyword, lower-cased (ASCII).
+	kw string
+	// re finds the keyword as a whole token anywhere (for ambiguity).
+	re *regexp.Regexp
 }
 
 // boundary is a character that may not touch a keyword on either side.
@@ -100,7 +109,7 @@ func New(cfg *config.Config) *Parser {
 			continue
 		}
 		re := regexp.MustCompile(`(?i)(?:^|[^` + boundary + `])` + regexp.QuoteMeta(kw) + `(?:$|[^` + boundary + `])`)
-		p.matchers = append(p.matchers, matcher{cmd: Command(c), re: re})
+		p.matchers = append(p.matchers, matcher{cmd: Command(c), kw: lowerASCII(kw), re: re})
 	}
 	actual, _ := parsers.LoadOrStore(key, p)
 	return actual.(*Parser)
@@ -109,19 +118,45 @@ func New(cfg *config.Config) *Parser {
 // Parse returns the command body carries.
 func (p *Parser) Parse(body string) Result {
 	var res Result
+	ownLines := plaintext.OwnLines(body)
+	own := strings.Join(ownLines, "\n")
+	lines := map[Command]bool{}
+	for i, raw := range plaintext.Lines(body) {
+		t := strings.TrimSpace(raw)
+		if t == "" || strings.TrimSpace(ownLines[i]) != t {
+			continue // not the author's own words as written (quoted, code, markup)
+		}
+		t = lowerASCII(strings.TrimSuffix(t, "."))
+		for _, m := range p.matchers {
+			if t == m.kw {
+				lines[m.cmd] = true
+			}
+		}
+	}
 	for _, m := range p.matchers {
-		if m.re.MatchString(body) {
+		if lines[m.cmd] || m.re.MatchString(own) {
 			res.Found = append(res.Found, m.cmd)
 		}
 	}
-	switch len(res.Found) {
-	case 0:
-	case 1:
-		res.Command = res.Found[0]
-	default:
+	switch {
+	case len(res.Found) > 1:
 		res.Ambiguous = true
+	case len(res.Found) == 1 && lines[res.Found[0]]:
+		res.Command = res.Found[0]
 	}
 	return res
+}
+
+// lowerASCII lower-cases ASCII letters only: Unicode case folding would
+// let a look-alike (the Kelvin sign for "k") stand in for a letter.
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // Parse is New(cfg).Parse(body).

@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"fmt"
+
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/classify"
@@ -15,10 +17,12 @@ const (
 )
 
 // classifyAdhocReply is the conversational gate: the newest authorized reply
-// of this visit decides — done when it declares completion
-// (classify.DeclaresDone), more work for any other reply — and silence keeps
-// the gate open. Self-authored comments are dropped before authorization,
-// so the loop cannot end its own work item.
+// of this visit decides — done when it plainly declares completion
+// (classify.ReadDone), more work when it says or asks anything else — and
+// silence keeps the gate open. A reply that cannot be read, or holds only
+// emoji or thanks, keeps it open too (with one help comment per visit), and
+// an edited reply is never read. Self-authored comments are dropped before
+// authorization, so the loop cannot end its own work item.
 func classifyAdhocReply(hc *runtime.HookContext) (runtime.Result, error) {
 	if d, ok := gateRecorded(hc); ok {
 		return gateRecordedOutcome(hc, hookAdhocReply, d, outcomeMoreWork, "more work requested by %s; the gate asks again once the work is reported back"), nil
@@ -28,13 +32,23 @@ func classifyAdhocReply(hc *runtime.HookContext) (runtime.Result, error) {
 		return runtime.Waiting(hookAdhocReply, "no authorized reply yet"), nil
 	}
 	newest := comments[len(comments)-1]
+	if Edited(newest) {
+		return gateWaitEdited(hc, hookAdhocReply, newest), nil
+	}
+	read, reason := classify.ReadDone(newest.Body)
+	if read == classify.NotYet {
+		r := runtime.Waiting(hookAdhocReply, fmt.Sprintf("the newest authorized reply (by %s) is not read: %s", gateAt(newest.Author), reason))
+		if why := gateHelp(hc, hookAdhocReply); why != "" {
+			r.Data = gateData("error", why)
+		}
+		return r, nil
+	}
 	outcome := outcomeMoreWork
-	done, reason := classify.DeclaresDone(newest.Body)
-	if done {
+	if read == classify.Done {
 		outcome = outcomeDone
 	}
 	d := &runtime.Decision{Node: hc.NodeID(), Kind: runtime.KindGate, Outcome: outcome, Via: gateViaComment,
-		By: gateAt(newest.Author), CommentURL: newest.URL, Data: gateData("reason", reason)}
+		By: gateAt(newest.Author), CommentURL: newest.URL, Data: gateData("reason", reason, EvidenceKey, gateEvidence(newest))}
 	return runtime.OK(hookAdhocReply, gateData("outcome", outcome, "decision", d,
 		"comments", []integrations.Comment{newest}, "feedback", comments)), nil
 }

@@ -165,6 +165,12 @@ func gateComment(id int64, author, body string) integrations.Comment {
 	return integrations.Comment{ID: id, Author: author, Body: body, URL: fmt.Sprintf("https://github.test/o/r/issues/1#issuecomment-%d", id), CreatedAt: at, UpdatedAt: at}
 }
 
+// editedComment is c as a provider reports it after its author edited it.
+func editedComment(c integrations.Comment) integrations.Comment {
+	c.UpdatedAt = c.CreatedAt.Add(90 * time.Second)
+	return c
+}
+
 func gateWrite(t *testing.T, hc *runtime.HookContext, name, text string) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(filepath.Join(hc.WorkItem.SpecDir, name), []byte(text), 0o644))

@@ -38,12 +38,17 @@ const gateReasonLimit = 500
 // (under check a recorded change request keeps it waiting). When param
 // subject names an artifact of which no alternative exists there is nothing
 // to review and it skips. When param autonomousBelowTier is set and the
-// work item's RiskTier is below it, the gate approves by rule. Otherwise it
-// reads the authorized replies of this visit: the deterministic classifier
-// decides, newest decisive reply first; when routing.classifier.command is
-// set (and not under check) that program decides instead, except that it
-// can never overturn a change request into an approval, and an invalid
-// answer keeps the gate waiting.
+// work item's RiskTier is below it, the gate approves by rule. Otherwise the
+// newest authorized reply of this visit decides (a later reply that is not
+// an approval supersedes an earlier one): an edited reply is never a
+// decision (the gate says so once and waits); the deterministic reader
+// classifies it, fail-closed (package classify); when
+// routing.classifier.command is set (and not under check) that program
+// decides instead, except that it can never overturn a change request into
+// an approval, its approval counts only for a reply nothing withholds
+// (classify.Permits), and an invalid answer keeps the gate waiting. A reply
+// that uses the words of a decision the reader does not accept gets one help
+// comment per visit saying which phrasings it reads.
 func classifyFeedback(hc *runtime.HookContext) (runtime.Result, error) {
 	if d, ok := gateRecorded(hc); ok {
 		return gateRecordedOutcome(hc, hookClassifyFeedback, d, outcomeChangesRequested, "changes requested by %s; the gate asks again once the artifact is revised"), nil
@@ -80,11 +85,11 @@ func classifyFeedback(hc *runtime.HookContext) (runtime.Result, error) {
 	if len(comments) == 0 {
 		return runtime.Waiting(hookClassifyFeedback, "no authorized feedback yet"), nil
 	}
-	bodies := make([]string, len(comments))
-	for i, c := range comments {
-		bodies[i] = c.Body
+	decider := comments[len(comments)-1]
+	if Edited(decider) {
+		return gateWaitEdited(hc, hookClassifyFeedback, decider), nil
 	}
-	verdict, idx := classify.Decide(bodies)
+	verdict := classify.ClassifyFor(decider.Body, runtime.Alternatives(subject))
 	source := "deterministic"
 	if cmd := hc.Config.Routing.Classifier.Command; len(cmd) > 0 && !hc.ReadOnly {
 		ext, err := externalVerdict(hc, subject, comments)
@@ -92,19 +97,27 @@ func classifyFeedback(hc *runtime.HookContext) (runtime.Result, error) {
 			return runtime.Waiting(hookClassifyFeedback, fmt.Sprintf("the feedback classifier gave no valid answer (%v); the gate stays open", err)), nil
 		}
 		if verdict.Outcome != classify.ChangesRequested {
-			verdict, idx, source = ext, len(comments)-1, "external"
+			verdict, source = ext, "external"
+			if ok, why := classify.Permits(decider.Body); verdict.Outcome.Approves() && !ok {
+				verdict = classify.Verdict{Outcome: classify.Undecided, Reason: "the classifier's approval is withheld: " + why}
+			}
 		}
 	}
 	if !verdict.Outcome.Decisive() {
-		return runtime.Waiting(hookClassifyFeedback, "feedback so far is not decisive; the gate stays open"), nil
+		r := runtime.Waiting(hookClassifyFeedback, fmt.Sprintf("the newest authorized reply (by %s) is not decisive: %s; the gate stays open", gateAt(decider.Author), verdict.Reason))
+		if classify.Attempted(decider.Body) {
+			if why := gateHelp(hc, hookClassifyFeedback); why != "" {
+				r.Data = gateData("error", why)
+			}
+		}
+		return r, nil
 	}
-	decider := comments[idx]
 	reason := verdict.Reason
 	if len(reason) > gateReasonLimit {
 		reason = gateTruncate(reason, gateReasonLimit)
 	}
 	d := &runtime.Decision{Node: hc.NodeID(), Kind: runtime.KindGate, Outcome: string(verdict.Outcome), Via: gateViaComment,
-		By: gateAt(decider.Author), CommentURL: decider.URL, Data: gateData("classifier", source, "reason", reason)}
+		By: gateAt(decider.Author), CommentURL: decider.URL, Data: gateData("classifier", source, "reason", reason, EvidenceKey, gateEvidence(decider))}
 	return runtime.OK(hookClassifyFeedback, gateData("outcome", string(verdict.Outcome), "decision", d,
 		"comments", []integrations.Comment{decider}, "feedback", comments)), nil
 }

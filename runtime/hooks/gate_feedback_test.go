@@ -28,8 +28,14 @@ func TestClassifyFeedbackOutcomes(t *testing.T) {
 		{"approval", []integrations.Comment{gateComment(1, "alice", "LGTM")}, runtime.Pass, "approved", "@alice", ""},
 		{"with comments", []integrations.Comment{gateComment(1, "bob", "approved, one nit: typo in R3")}, runtime.Pass, "approved-with-comments", "@bob", ""},
 		{"changes", []integrations.Comment{gateComment(1, "alice", "changes requested: add the abuse case")}, runtime.Pass, "changes-requested", "@alice", ""},
-		{"negated approval waits", []integrations.Comment{gateComment(1, "alice", "I have not approved this")}, runtime.Wait, "", "", "feedback so far is not decisive; the gate stays open"},
-		{"newest decisive decides", []integrations.Comment{gateComment(1, "alice", "needs work"), gateComment(2, "bob", "fixed now, approved"), gateComment(3, "alice", "thanks")}, runtime.Pass, "approved", "@bob", ""},
+		{"negated approval waits", []integrations.Comment{gateComment(1, "alice", "I have not approved this")}, runtime.Wait, "", "",
+			`the newest authorized reply (by @alice) is not decisive: it is not an approval the reader accepts: "not" negates, refuses or retracts; the gate stays open`},
+		{"the newest reply decides", []integrations.Comment{gateComment(1, "alice", "needs work"), gateComment(2, "alice", "thanks"), gateComment(3, "bob", "fixed now, approved")}, runtime.Pass, "approved", "@bob", ""},
+		{"a later non-approval supersedes an approval", []integrations.Comment{gateComment(1, "alice", "needs work"), gateComment(2, "bob", "fixed now, approved"), gateComment(3, "alice", "thanks")}, runtime.Wait, "", "",
+			"the newest authorized reply (by @alice) is not decisive: nothing in the reply approves or asks for changes; the gate stays open"},
+		{"a retraction supersedes an approval", []integrations.Comment{gateComment(1, "bob", "LGTM"), gateComment(2, "bob", "Not approved, ignore my LGTM.")}, runtime.Wait, "", "", ""},
+		{"an edited approval is never read", []integrations.Comment{editedComment(gateComment(1, "bob", "approved"))}, runtime.Wait, "", "",
+			"the newest authorized comment (by @bob) was edited after it was posted; an edited comment is never a decision, so the gate waits for a new one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,7 +89,7 @@ func TestPartialReviewCommentLeavesGateWaiting(t *testing.T) {
 	r, err := classifyFeedback(hc)
 	require.NoError(t, err)
 	assert.Equal(t, runtime.Wait, r.Status)
-	assert.Equal(t, []string{"feedback so far is not decisive; the gate stays open"}, gateMessages(r))
+	assert.Equal(t, []string{`the newest authorized reply (by @alice) is not decisive: the approval is withheld: "so far" says the review is not finished or not certain; the gate stays open`}, gateMessages(r))
 }
 
 func TestRecordedChangesRequestedIsNotSatisfiedUnderCheck(t *testing.T) {
@@ -194,7 +200,10 @@ func TestExternalClassifier(t *testing.T) {
 		status  runtime.Status
 		outcome string
 	}{
-		{"external decides", `{"outcome":"approved","reason":"ok"}`, "hmm, fine by me I guess", runtime.Pass, "approved"},
+		{"external decides", `{"outcome":"approved","reason":"ok"}`, "Fine by me.", runtime.Pass, "approved"},
+		{"external approval of a hedged reply is withheld", `{"outcome":"approved","reason":"ok"}`, "hmm, fine by me I guess", runtime.Wait, ""},
+		{"external approval of a negated reply is withheld", `{"outcome":"approved","reason":"ok"}`, "not approved", runtime.Wait, ""},
+		{"external approval of an emoji is withheld", `{"outcome":"approved","reason":"ok"}`, "👍", runtime.Wait, ""},
 		{"external undecided waits", `{"outcome":"undecided","reason":"unclear"}`, "lgtm", runtime.Wait, ""},
 		{"invalid answer waits", `{"outcome":"merge"}`, "lgtm", runtime.Wait, ""},
 		{"never overturns a change request", `{"outcome":"approved","reason":"x"}`, "changes requested", runtime.Pass, "changes-requested"},

@@ -37,6 +37,9 @@ func gateThread(hc *runtime.HookContext) (comments []integrations.Comment, listE
 // gateNewestParsed returns the newest comment parse accepts.
 func gateNewestParsed[T any](comments []integrations.Comment, parse func(string) (T, bool)) (integrations.Comment, T, bool) {
 	for i := len(comments) - 1; i >= 0; i-- {
+		if Edited(comments[i]) {
+			continue // an edited comment is never a decision
+		}
 		if v, ok := parse(comments[i].Body); ok {
 			return comments[i], v, true
 		}

@@ -3,6 +3,7 @@ package hooks
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
@@ -18,8 +19,11 @@ const outcomeSelected = "selected"
 var errGateNoGraph = errors.New("the hook context carries no graph")
 
 // classifyPhaseSelection answers the phase-selection gate. It waits for an
-// authorized reply carrying the execute keyword (as the control parser reads
-// it: whole token, not ambiguous); the newest such reply signs. A checklist
+// authorized reply carrying the execute command (as the control parser reads
+// it: a line of its own, the author's own words, no other command). The
+// newest authorized comment that names the execute keyword at all decides:
+// it signs only when it is that command and was never edited, so a later
+// "do not the-loop execute yet" withdraws an earlier one. A checklist
 // inside that reply is the selection; otherwise the loop's own posted
 // checklist is read as it stands. Unticked skippable rows become declared
 // skips, ticked opt-ins run, and the resolved graph is frozen with its
@@ -43,10 +47,19 @@ func classifyPhaseSelection(hc *runtime.HookContext) (runtime.Result, error) {
 		if gateHandoffComment(authorized[i].Body) {
 			continue // a handoff record is data: its text never signs a selection
 		}
-		if parser.Parse(authorized[i].Body).Command == control.Execute {
-			reply = &authorized[i]
-			break
+		res := parser.Parse(authorized[i].Body)
+		if !slices.Contains(res.Found, control.Execute) {
+			continue
 		}
+		switch {
+		case Edited(authorized[i]):
+			return gateWaitEdited(hc, hookClassifyPhaseSelection, authorized[i]), nil
+		case res.Command != control.Execute:
+			return runtime.Waiting(hookClassifyPhaseSelection, fmt.Sprintf("the newest authorized comment naming `%s` (by %s) is not the command: it counts only as a line of its own, outside quotes and code, with no other command in the comment; waiting for an authorized user to reply `%s`",
+				kw, gateAt(authorized[i].Author), kw)), nil
+		}
+		reply = &authorized[i]
+		break
 	}
 	if reply == nil {
 		return runtime.Waiting(hookClassifyPhaseSelection, fmt.Sprintf("waiting for an authorized user to choose the phases and reply `%s`", kw)), nil
@@ -144,6 +157,7 @@ func selectionResult(hc *runtime.HookContext, reply *integrations.Comment, via, 
 			"graph": frozen, "surface": sel.Surface, "sessionPerPr": effective, "sessionPerPrChoice": sel.SessionPerPR,
 			"model": sel.Model, "effort": sel.Effort, "refused": gateList(sel.Refused),
 			"notSelected": gateList(sel.NotSelected), "ignored": gateList(sel.Ignored),
+			EvidenceKey: gateEvidence(*reply),
 		},
 	}
 	data := gateData("outcome", outcomeSelected, "decision", decision, "declaredSkips", skips, "optIns", optIns, "selectionSource", via)

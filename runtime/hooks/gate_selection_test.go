@@ -124,7 +124,7 @@ func TestUntickedPhasesBecomeDeclaredSkips(t *testing.T) {
 	c := postChecklist(t, hc, fake)
 	edited := editBox(editBox(editBox(c.Body, "brainstorming", false), "review-chain", false), "design-critic-review", true)
 	fake.thread[len(fake.thread)-1].Body = edited
-	gateEvent(hc, gateComment(50, "Alice", "Looks right. the-loop execute"))
+	gateEvent(hc, gateComment(50, "Alice", "Looks right.\n\nthe-loop execute"))
 
 	r, err := classifyPhaseSelection(hc)
 	require.NoError(t, err)
@@ -235,7 +235,14 @@ func TestPhaseSelectionWaitsForAnAuthorizedExecute(t *testing.T) {
 		{"unauthorized execute", []integrations.Comment{gateComment(1, "mallory", "the-loop execute")}},
 		{"self-authored execute", []integrations.Comment{{Author: "alice", Body: integrations.MarkSelfAuthored("the-loop execute")}}},
 		{"keyword glued to a word", []integrations.Comment{gateComment(1, "alice", "the-loop executed it")}},
+		{"inline execute", []integrations.Comment{gateComment(1, "alice", "Looks right. the-loop execute")}},
 		{"ambiguous command", []integrations.Comment{gateComment(1, "alice", "the-loop start and the-loop execute")}},
+		{"negated execute", []integrations.Comment{gateComment(1, "alice", "do NOT the-loop execute yet")}},
+		{"quoted execute", []integrations.Comment{gateComment(1, "alice", "> the-loop execute")}},
+		{"execute in an html comment", []integrations.Comment{gateComment(1, "alice", "<!--\nthe-loop execute\n-->")}},
+		{"execute in code", []integrations.Comment{gateComment(1, "alice", "```\nthe-loop execute\n```")}},
+		{"withdrawn by a newer comment", []integrations.Comment{gateComment(1, "alice", "the-loop execute"), gateComment(2, "bob", "please do not the-loop execute until Monday")}},
+		{"edited execute", []integrations.Comment{editedComment(gateComment(1, "alice", "the-loop execute"))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -244,8 +251,11 @@ func TestPhaseSelectionWaitsForAnAuthorizedExecute(t *testing.T) {
 			r, err := classifyPhaseSelection(hc)
 			require.NoError(t, err)
 			assert.Equal(t, runtime.Wait, r.Status)
-			assert.Equal(t, []string{"waiting for an authorized user to choose the phases and reply `the-loop execute`"}, gateMessages(r))
-			assert.Empty(t, fake.posted)
+			assert.Regexp(t, "`the-loop execute`|was edited after it was posted", gateMessages(r)[0])
+			assert.NotContains(t, r.Data, "decision")
+			for _, p := range fake.posted {
+				assert.Contains(t, p, "<!-- the-loop:edited ", "only the edited-comment notice is ever posted")
+			}
 		})
 	}
 }

@@ -12,15 +12,14 @@ const hookSecuritySignOff = "security-sign-off"
 // signOffTier is the lowest risk tier that needs a named human sign-off.
 const signOffTier = 4
 
-// signOffPhrases name a security sign-off in a reviewer's comment.
-var signOffPhrases = []string{"security sign-off", "security signoff", "security sign off",
-	"security signed off", "security signed-off", "security approved"}
-
 // securitySignOff holds a work item of risk tier 4 or above until an
-// authorized reviewer's comment plainly names a security sign-off (not
-// negated, hedged or asked), recorded as a decision with its author — the
-// loop cannot certify its own threat model. Below tier 4 the autonomous
-// security review suffices and it passes.
+// authorized reviewer plainly gives a security sign-off, recorded as a
+// decision with its author — the loop cannot certify its own threat model.
+// The newest authorized comment that speaks of a sign-off decides: it signs
+// off only when classify.SignsOff accepts it ("Security sign-off.", "I sign
+// off on security."), so "Waiting for security sign-off." or a later
+// withdrawal keeps the item waiting, and an edited one is never read. Below
+// tier 4 the autonomous security review suffices and it passes.
 func securitySignOff(hc *runtime.HookContext) (runtime.Result, error) {
 	if d, ok := gateRecorded(hc); ok {
 		return runtime.OK(hookSecuritySignOff, gateData("signedOffBy", d.By)), nil
@@ -29,16 +28,27 @@ func securitySignOff(hc *runtime.HookContext) (runtime.Result, error) {
 	if tier < signOffTier {
 		return runtime.OK(hookSecuritySignOff, gateData("riskTier", tier, "signOff", "not required below tier 4")), nil
 	}
+	waiting := fmt.Sprintf("risk tier %d needs a named security sign-off: an authorized reviewer comments `Security sign-off.` on the thread", tier)
 	comments := AuthorizedComments(hc.Config, gateEventComments(hc))
 	for i := len(comments) - 1; i >= 0; i-- {
 		c := comments[i]
-		phrase, ok := classify.Affirms(c.Body, signOffPhrases...)
-		if !ok {
+		if !classify.MentionsSignOff(c.Body) {
 			continue
 		}
+		if Edited(c) {
+			return gateWaitEdited(hc, hookSecuritySignOff, c), nil
+		}
+		ok, reason := classify.SignsOff(c.Body)
+		if !ok {
+			r := runtime.Waiting(hookSecuritySignOff, fmt.Sprintf("%s; the newest comment about it (by %s) is not one: %s", waiting, gateAt(c.Author), reason))
+			if why := gateHelp(hc, hookSecuritySignOff); why != "" {
+				r.Data = gateData("error", why)
+			}
+			return r, nil
+		}
 		d := &runtime.Decision{Node: hc.NodeID(), Kind: runtime.KindGate, Outcome: "signed-off", Via: gateViaComment,
-			By: gateAt(c.Author), CommentURL: c.URL, Data: gateData("riskTier", tier, "phrase", phrase)}
+			By: gateAt(c.Author), CommentURL: c.URL, Data: gateData("riskTier", tier, "reason", reason, EvidenceKey, gateEvidence(c))}
 		return runtime.OK(hookSecuritySignOff, gateData("decision", d, "riskTier", tier, "signedOffBy", d.By)), nil
 	}
-	return runtime.Waiting(hookSecuritySignOff, fmt.Sprintf("risk tier %d needs a named security sign-off: an authorized reviewer comments `security sign-off` on the thread", tier)), nil
+	return runtime.Waiting(hookSecuritySignOff, waiting), nil
 }

@@ -1,0 +1,258 @@
+// Package plaintext reduces a ticket comment to the words its author
+// visibly wrote as their own, for the readers that decide on it (reply
+// classification, control commands).
+//
+// Own drops, keeping the line structure of what remains: HTML comments and
+// elements that hide or quote text (<del>, <s>, <strike>, <code>, <pre>,
+// <blockquote>, <script>, <style>, <template>), every other tag (its text
+// kept), block quotes with their lazy continuation lines, fenced and
+// indented code, inline code spans, struck-through text (~~x~~ and ~x~),
+// unticked task-list items, images, link destinations and bare URLs; HTML
+// entities are decoded afterwards, as a browser would show them.
+//
+// Fold then makes the text comparable: invisible characters are removed,
+// look-alike letters become their ASCII letters, typographic punctuation its
+// ASCII form, everything is lower-cased, and any other symbol (emoji
+// included) becomes the placeholder Symbol. What cannot be folded safely is
+// an error: the text is then not read at all.
+package plaintext
+
+import (
+	"html"
+	"regexp"
+	"strings"
+)
+
+// Own returns the text of body its author visibly wrote as their own.
+func Own(body string) string { return strings.Join(OwnLines(body), "\n") }
+
+// Lines splits body into lines as Own reads it ("\r\n" and "\r" end a line
+// too).
+func Lines(body string) []string {
+	s := strings.ReplaceAll(body, "\r\n", "\n")
+	return strings.Split(strings.ReplaceAll(s, "\r", "\n"), "\n")
+}
+
+// OwnLines is Own line by line: element i is what remains of Lines(body)[i]
+// ("" for a line that is not the author's own words at all).
+func OwnLines(body string) []string {
+	s := strings.Join(Lines(body), "\n")
+	s = dropHTMLComments(s)
+	s = dropHidingElements(s)
+	s = anyTag.ReplaceAllStringFunc(s, func(tag string) string { return " " + keepNewlines(tag) })
+	lines := dropBlocks(strings.Split(s, "\n"))
+	for i, l := range lines {
+		lines[i] = html.UnescapeString(inlineOwn(l))
+	}
+	return lines
+}
+
+// dropHTMLComments removes every <!-- ... --> (an unterminated one hides
+// the rest of the comment, as it does on GitHub).
+func dropHTMLComments(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "<!--")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		j := strings.Index(s[i+4:], "-->")
+		if j < 0 {
+			return b.String() + keepNewlines(s[i:])
+		}
+		b.WriteString(" " + keepNewlines(s[i:i+4+j+3]))
+		s = s[i+4+j+3:]
+	}
+}
+
+// keepNewlines returns the newlines of s, so removing s keeps line numbers.
+func keepNewlines(s string) string { return strings.Repeat("\n", strings.Count(s, "\n")) }
+
+// hidingElements are HTML elements whose content is not the author's own
+// visible words: struck through, code, quoted, or never shown.
+var hidingElements = []string{"del", "s", "strike", "code", "pre", "blockquote", "script", "style", "template", "textarea", "kbd", "samp"}
+
+var hidingOpen = regexp.MustCompile(`(?i)<(` + strings.Join(hidingElements, "|") + `)(\s[^>]*)?>`)
+
+// hidingClose matches each hiding element's closing tag.
+var hidingClose = func() map[string]*regexp.Regexp {
+	m := map[string]*regexp.Regexp{}
+	for _, e := range hidingElements {
+		m[e] = regexp.MustCompile(`(?i)</` + e + `\s*>`)
+	}
+	return m
+}()
+
+// dropHidingElements removes each hiding element with its content; an
+// unclosed one hides the rest of the text.
+func dropHidingElements(s string) string {
+	var b strings.Builder
+	for {
+		loc := hidingOpen.FindStringSubmatchIndex(s)
+		if loc == nil {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:loc[0]])
+		end := hidingClose[strings.ToLower(s[loc[2]:loc[3]])].FindStringIndex(s[loc[1]:])
+		if end == nil {
+			return b.String() + keepNewlines(s[loc[0]:])
+		}
+		stop := loc[1] + end[1]
+		b.WriteString(" " + keepNewlines(s[loc[0]:stop]))
+		s = s[stop:]
+	}
+}
+
+// anyTag is any remaining HTML tag; its text content is kept.
+var anyTag = regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?/?>`)
+
+// dropBlocks removes fenced code, indented code, block quotes (with their
+// lazy continuation lines) and unticked task items; a ticked item keeps its
+// text without the box.
+func dropBlocks(lines []string) []string {
+	out := make([]string, len(lines))
+	fence := ""
+	quote, prevBlank, prevCode := false, true, false
+	for i, line := range lines {
+		t := strings.TrimLeft(line, " ")
+		indent := len(line) - len(t)
+		blank := strings.TrimSpace(line) == ""
+		switch {
+		case fence != "":
+			if closesFence(t, fence) && indent < 4 {
+				fence = ""
+			}
+		case indent < 4 && opensFence(t) != "":
+			fence = opensFence(t)
+		case blank:
+			quote = false
+		case quote:
+			// a lazy continuation line of a block quote
+		case indent < 4 && isQuote(t):
+			quote = true
+		case (indent >= 4 || strings.HasPrefix(line, "\t")) && (prevBlank || prevCode):
+			prevCode = true
+			prevBlank = false
+			continue
+		case isUntickedTask(t):
+		default:
+			out[i] = untickBox(line)
+		}
+		prevCode = false
+		prevBlank = blank
+	}
+	return out
+}
+
+// opensFence returns the fence a line opens (``` or ~~~, three or more), or "".
+func opensFence(t string) string {
+	for _, c := range []string{"`", "~"} {
+		n := len(t) - len(strings.TrimLeft(t, c))
+		if n >= 3 {
+			return strings.Repeat(c, n)
+		}
+	}
+	return ""
+}
+
+func closesFence(t, fence string) bool {
+	c := fence[:1]
+	n := len(t) - len(strings.TrimLeft(t, c))
+	return n >= len(fence) && strings.TrimSpace(t[n:]) == ""
+}
+
+// listMarker matches a list item's marker ("- ", "* ", "+ ", "1. ", "1) ").
+var listMarker = regexp.MustCompile(`^(?:[-*+]|\d{1,9}[.)])(?:\s+|$)`)
+
+// isQuote reports a block quote line, also inside a list item ("- > x").
+func isQuote(t string) bool {
+	for {
+		if strings.HasPrefix(t, ">") {
+			return true
+		}
+		m := listMarker.FindString(t)
+		if m == "" {
+			return false
+		}
+		t = strings.TrimLeft(t[len(m):], " ")
+	}
+}
+
+var (
+	untickedTask = regexp.MustCompile(`^(?:[-*+]|\d{1,9}[.)])\s+\[\s?\]`)
+	tickedBox    = regexp.MustCompile(`^(\s*(?:[-*+]|\d{1,9}[.)])\s+)\[[xX]\]`)
+)
+
+func isUntickedTask(t string) bool { return untickedTask.MatchString(t) }
+
+func untickBox(line string) string { return tickedBox.ReplaceAllString(line, "$1") }
+
+var (
+	strikeDouble = regexp.MustCompile(`~~[^~\n]*~~`)
+	strikeSingle = regexp.MustCompile(`~[^~\s][^~\n]*~|~[^~\s]~`)
+	image        = regexp.MustCompile(`!\[[^\]\n]*\]\([^)\n]*\)`)
+	linkDest     = regexp.MustCompile(`\]\([^)\n]*\)`)
+	bareURL      = regexp.MustCompile(`(?i)\b(?:https?|ftp)://\S+|\bwww\.\S+`)
+)
+
+// inlineOwn drops a line's inline code spans, struck-through text, images,
+// link destinations and URLs.
+func inlineOwn(line string) string {
+	if line == "" {
+		return line
+	}
+	line = dropCodeSpans(line)
+	line = strikeDouble.ReplaceAllString(line, " ")
+	line = strikeSingle.ReplaceAllString(line, " ")
+	line = image.ReplaceAllString(line, " ")
+	line = linkDest.ReplaceAllString(line, "] ")
+	return bareURL.ReplaceAllString(line, " ")
+}
+
+// dropCodeSpans removes `code` spans: a run of n backticks up to the next
+// run of exactly n. An unmatched run stays as literal text.
+func dropCodeSpans(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		if line[i] != '`' {
+			b.WriteByte(line[i])
+			i++
+			continue
+		}
+		n := 0
+		for i+n < len(line) && line[i+n] == '`' {
+			n++
+		}
+		end := closingRun(line, i+n, n)
+		if end < 0 {
+			b.WriteString(line[i : i+n])
+			i += n
+			continue
+		}
+		b.WriteByte(' ')
+		i = end + n
+	}
+	return b.String()
+}
+
+// closingRun finds the next run of exactly n backticks at or after from.
+func closingRun(line string, from, n int) int {
+	for j := from; j < len(line); {
+		if line[j] != '`' {
+			j++
+			continue
+		}
+		k := 0
+		for j+k < len(line) && line[j+k] == '`' {
+			k++
+		}
+		if k == n {
+			return j
+		}
+		j += k
+	}
+	return -1
+}

@@ -1,0 +1,89 @@
+package plaintext
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTablesCoverTheirRanges(t *testing.T) {
+	require.Len(t, latin1, 0x100-0xc0)
+	require.Len(t, latinExtA, 0x180-0x100)
+	assert.Equal(t, "", latin1[0xd7-0xc0], "× is a symbol")
+	assert.Equal(t, "ss", latin1[0xdf-0xc0])
+	assert.Equal(t, "l", latinExtA[0x142-0x100], "ł")
+	assert.Equal(t, "oe", latinExtA[0x153-0x100], "œ")
+	assert.Equal(t, "s", latinExtA[0x17f-0x100], "ſ")
+}
+
+func TestOwnKeepsOnlyTheAuthorsVisibleWords(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{"plain", "Approved.", "Approved."},
+		{"block quote", "> not\nok", ""},
+		{"quote then blank", "> not\n\nok", "ok"},
+		{"quote in a list", "- > not\n\nok", "ok"},
+		{"fence", "```\nnot\n```\nok", "ok"},
+		{"unterminated fence", "ok\n```\nnot", "ok"},
+		{"indented code", "\n    not\nok", "ok"},
+		{"indented continuation is text", "ok\n    more", "ok\n    more"},
+		{"inline code", "a `not` b", "a   b"},
+		{"double backticks", "a ``not ` x`` b", "a   b"},
+		{"unmatched backtick", "a `b", "a `b"},
+		{"html comment", "a <!-- not --> b", "a   b"},
+		{"del", "a <del>not</del> b", "a   b"},
+		{"strike", "a ~~not~~ b ~no~ c", "a   b   c"},
+		{"unticked", "- [ ] not\n- [x] ok", "\n-  ok"},
+		{"tags keep text", "<b>ok</b>", " ok "},
+		{"entity", "&#110;ot", "not"},
+		{"link destination", "[ok](https://x/not)", "[ok] "},
+		{"image", "![not](x.png)", " "},
+		{"bare url", "see https://x/not-ready", "see  "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, strings.TrimSpace(tt.want), strings.TrimSpace(Own(tt.body)))
+		})
+	}
+}
+
+func TestOwnLinesKeepLineNumbers(t *testing.T) {
+	for _, body := range []string{"a\n<!--\nb\n-->\nc", "a <del>\nb</del>\nc", "x <b\nclass=y>\nc", "a\n<!-- open\nb\nc"} {
+		assert.Len(t, OwnLines(body), len(Lines(body)), body)
+	}
+}
+
+func TestFold(t *testing.T) {
+	tests := []struct {
+		in, want string
+		err      error
+	}{
+		{"Approved", "approved", nil},
+		{"n\u200bot", "not", nil},
+		{"n\u00adot", "not", nil},
+		{"no\u0301t", "not", nil},
+		{"n\u043et", "not", nil},
+		{"\u0274\u1d0f\u1d1b", "not", nil},
+		{"ｎｏｔ", "not", nil},
+		{"\U0001d427\U0001d428\U0001d42d", "not", nil},
+		{"nöt", "not", nil},
+		{"can’t", "can't", nil},
+		{"a — b", "a  -  b", nil},
+		{"ok？", "ok?", nil},
+		{"👍", string(Symbol), nil},
+		{"ⓝ", string(Symbol), nil},
+		{"a\u202eb", "", ErrBidi},
+		{"a\u2066b", "", ErrBidi},
+		{"a\x1bb", "", ErrControl},
+		{"n\u022ft", "", ErrUnfoldable},
+		{"не", "", ErrUnfoldable},
+	}
+	for _, tt := range tests {
+		got, err := Fold(tt.in)
+		assert.Equal(t, tt.want, got, tt.in)
+		assert.Equal(t, tt.err, err, tt.in)
+	}
+}
