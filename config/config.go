@@ -125,9 +125,17 @@ type Classifier struct {
 	Retries        int      `yaml:"retries"`
 }
 
-// Signing configures the HMAC key that signs recorded human decisions.
+// Signing configures the keys that sign and verify recorded decisions.
 type Signing struct {
-	// KeyFile names a file holding the key; THE_LOOP_SIGNING_KEY wins.
+	// PrivateKeyFile is the Ed25519 private key on the poller's host
+	// (`the-loop keys init` writes it, mode 0600, outside any repository).
+	PrivateKeyFile string `yaml:"privateKeyFile"`
+	// PublicKey pins the verification key(s), "ed25519:BASE64" (spaces or
+	// commas between several); THE_LOOP_SIGNING_PUBLIC_KEY wins. When set,
+	// the repository's .the-loop/signing.pub is not used to verify.
+	PublicKey string `yaml:"publicKey"`
+	// KeyFile names a file holding the legacy HMAC key;
+	// THE_LOOP_SIGNING_KEY wins. Kept for the migration to Ed25519.
 	KeyFile string `yaml:"keyFile"`
 }
 

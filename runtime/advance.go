@@ -77,7 +77,7 @@ func (r *Runtime) startLocked(st *State, opts StartOptions) []EventRecord {
 		st.ClaudeArtifactURL = opts.ClaudeArtifactURL
 	}
 	st.Loop = r.Graph.Name
-	_, set := r.view(st)
+	_, set := r.view(st, false)
 	landing, around := RouteSkips(r.Graph, set, r.Graph.Start)
 	evs := markSkipped(st, set, around)
 	evs = append(evs, r.enter(st, landing)...)
@@ -124,7 +124,7 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 	if !ok {
 		return NodeReport{}, "", nil, fmt.Errorf("the stored pointer %q names no node of %s; run `the-loop graph force %s --to <node> --reason ...`", st.CurrentNode, g.Name, id)
 	}
-	view, set := r.view(st)
+	view, set := r.view(st, false)
 	rec := st.Record(node.ID)
 	oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: node, boundary: "exit", event: event.since(rec.LastEnteredAt)})
 	rep := NodeReport{Node: node.ID, Status: string(oc.Status), Outcome: oc.Outcome(), Messages: renderMessages(oc.Messages()), Forced: rec.Forced}
@@ -181,7 +181,7 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 		esc, more := r.escalateLocked(st, node.ID, why)
 		return rep, esc, append(evs, more...), nil
 	}
-	_, set = r.view(st)
+	_, set = r.view(st, false)
 	landing, around := RouteSkips(g, set, target)
 	evs = append(evs, markSkipped(st, set, around)...)
 	evs = append(evs, r.enter(st, landing)...)
@@ -287,10 +287,11 @@ func (r *Runtime) recordDecisions(st *State, node string, results []Result) []Ev
 // trustworthy reports whether a recorded decision would be honoured; an
 // untrustworthy one never blocks the real decision from being recorded.
 func (r *Runtime) trustworthy(st *State, d *Decision, node string) bool {
-	if d == nil || d.Node != node || r.signer().Verify(d) == Forged {
+	if d == nil || d.Node != node {
 		return false
 	}
-	return !r.signer().HasKey() || d.WorkItem == st.WorkItem
+	ok, why := r.signer().Honours(d, false)
+	return ok && (why != "" || d.WorkItem == st.WorkItem)
 }
 
 func renderMessages(ms []Message) []string {

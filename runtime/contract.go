@@ -173,6 +173,9 @@ type HookContext struct {
 	ReadOnly bool
 	// Signer verifies and signs decisions.
 	Signer *Signer
+	// Strict is true under check --recompute: only verified decisions are
+	// honoured, key or no key.
+	Strict bool
 	// Cache shares reads across the nodes of one read-only evaluation (nil
 	// when the evaluation may write).
 	Cache *EvalCache

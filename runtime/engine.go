@@ -90,7 +90,9 @@ type evalInput struct {
 	boundary string
 	event    *Event
 	readOnly bool
-	cache    *EvalCache
+	// strict honours only verified decisions (check --recompute).
+	strict bool
+	cache  *EvalCache
 }
 
 func (r *Runtime) hookContext(ctx context.Context, in evalInput) *HookContext {
@@ -114,6 +116,7 @@ func (r *Runtime) hookContext(ctx context.Context, in evalInput) *HookContext {
 		Config:           r.config(),
 		ReadOnly:         in.readOnly,
 		Signer:           r.signer(),
+		Strict:           in.strict,
 		Cache:            in.cache,
 	}
 	if !in.readOnly {
@@ -134,9 +137,10 @@ func (r *Runtime) run(ctx context.Context, in evalInput) ChainOutcome {
 	return RunChain(chain, r.hookContext(ctx, in), r.HookTimeout)
 }
 
-// view loads the trusted view and skip set of a state.
-func (r *Runtime) view(st *State) (TrustedView, SkipSet) {
-	v := Trusted(st, r.signer())
+// view loads the trusted view and skip set of a state (strict: only
+// verified decisions, as check --recompute reads them).
+func (r *Runtime) view(st *State, strict bool) (TrustedView, SkipSet) {
+	v := Trusted(st, r.signer(), strict)
 	return v, DeclaredSkips(r.Graph, v.State)
 }
 
@@ -257,7 +261,7 @@ func (r *Runtime) runEntry(ctx context.Context, id, node string) []string {
 	if err != nil {
 		return []string{fmt.Sprintf("warning: could not load state to run the entry chain of %s: %v", node, err)}
 	}
-	v, set := r.view(st)
+	v, set := r.view(st, false)
 	oc := r.run(ctx, evalInput{id: id, view: v, set: set, node: n, boundary: "entry"})
 	msgs := degradations(oc.Results)
 	if oc.Blocking != nil {

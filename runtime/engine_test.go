@@ -222,7 +222,7 @@ func TestGateDecisionIsSignedAndHonouredByRecompute(t *testing.T) {
 	h.mem.Put("issue-1", st)
 	forged := h.status(true)
 	assert.Equal(t, "wait", node(forged, "approve").Status)
-	assert.Contains(t, node(forged, "approve").Messages, "decision for approve is not signed by this loop's key")
+	assert.Contains(t, node(forged, "approve").Messages, "decision for approve does not match its HMAC signature (edited, moved or forged) — ignored")
 	assert.False(t, forged.OK)
 }
 
@@ -231,9 +231,14 @@ func TestUnsignedDecisionsWithoutAKeyAreHonouredAndReported(t *testing.T) {
 	st := NewState("issue-1")
 	st.Decisions["select"] = &Decision{Node: "select", Kind: KindSelection, Outcome: "selected", By: "@owner"}
 	h.mem.Put("issue-1", st)
-	rep := h.status(true)
+	rep := h.status(false)
 	assert.Equal(t, "pass", node(rep, "select").Status)
 	assert.Contains(t, node(rep, "select").Messages, "decision for select is unsigned (no signing key is configured)")
+
+	strict := h.status(true)
+	assert.Equal(t, "wait", node(strict, "select").Status, "under --recompute an unverified decision is never honoured, key or no key")
+	assert.Contains(t, node(strict, "select").Messages,
+		"decision for select is not verified (no signing key or public key is configured), and --recompute honours only verified decisions — ignored")
 }
 
 func TestHandWrittenStateCannotMakeAnItemOK(t *testing.T) {
@@ -249,7 +254,7 @@ func TestHandWrittenStateCannotMakeAnItemOK(t *testing.T) {
 	assert.False(t, rep.OK)
 	assert.Equal(t, "select", rep.CurrentNode)
 	assert.Equal(t, "block", node(rep, "write").Status, "a forged skip is not honoured")
-	assert.Contains(t, node(rep, "write").Messages, "skip declaration for write is not signed by this loop's key")
+	assert.Contains(t, node(rep, "write").Messages, "skip declaration for write is not signed — ignored")
 }
 
 func TestForceMovesThePointerAndForgesNoVerdict(t *testing.T) {
@@ -389,7 +394,7 @@ func TestSignedDecisionsCannotBeMovedAround(t *testing.T) {
 	other := NewState("issue-2")
 	copied := *real
 	other.Skips["build"] = &copied
-	view := Trusted(other, h.rt.Signer)
+	view := Trusted(other, h.rt.Signer, false)
 	assert.NotContains(t, view.State.Skips, "build", "a decision signed for issue-1 does not count for issue-2")
 	assert.Contains(t, view.Findings["build"], "skip declaration for build was recorded for another work item — ignored")
 }

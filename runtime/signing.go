@@ -1,81 +1,159 @@
 package runtime
 
 import (
+	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 )
 
-// EnvSigningKey names the variable holding the operator's signing key.
+// EnvSigningKey names the variable holding the legacy HMAC signing key.
 const EnvSigningKey = "THE_LOOP_SIGNING_KEY"
 
-// Signer signs and verifies recorded decisions with HMAC-SHA256. A Signer
-// without a key signs nothing and reports every decision as unsigned.
+// EnvPublicKey names the variable that pins the verification key(s): a
+// public value ("ed25519:BASE64", several separated by spaces or commas)
+// that overrides the repository's committed key, for CI.
+const EnvPublicKey = "THE_LOOP_SIGNING_PUBLIC_KEY"
+
+// PublicKeyFile is where a repository commits its verification key, relative
+// to its root.
+const PublicKeyFile = ".the-loop/signing.pub"
+
+// Signature scheme prefixes.
+const (
+	schemeEd25519 = "ed25519:"
+	schemeHMAC    = "hmac-sha256:"
+)
+
+// signingDomain separates decision signatures from any other use of a key.
+const signingDomain = "the-loop decision v1\n"
+
+// Signer signs and verifies recorded decisions. Decisions are signed with
+// Ed25519 when a private key is loaded (the poller's host), else with the
+// legacy HMAC key, else not at all. They verify with the Ed25519 public keys
+// the signer trusts — pinned ones, else the host key's own, else the keys the
+// repository commits — or, during the migration, with the HMAC key when it
+// is present.
 type Signer struct {
-	key []byte
+	priv ed25519.PrivateKey
+	pubs []ed25519.PublicKey
+	// pinned: pubs were given explicitly and no repository file adds to them.
+	pinned bool
+	hmac   []byte
 }
 
-// NewSigner returns a signer over key (nil or empty: no key).
-func NewSigner(key []byte) *Signer { return &Signer{key: append([]byte(nil), key...)} }
+// NewSigner returns a legacy HMAC signer over key (nil or empty: no key).
+func NewSigner(key []byte) *Signer { return &Signer{hmac: append([]byte(nil), key...)} }
 
-// LoadSigner reads the key from THE_LOOP_SIGNING_KEY, else keyFile.
-func LoadSigner(keyFile string) (*Signer, error) {
-	if k := os.Getenv(EnvSigningKey); k != "" {
-		return NewSigner([]byte(k)), nil
-	}
-	if keyFile == "" {
-		return NewSigner(nil), nil
-	}
-	b, err := os.ReadFile(keyFile)
-	if err != nil {
-		return nil, fmt.Errorf("read signing.keyFile %s: %w", keyFile, err)
-	}
-	k := strings.TrimSpace(string(b))
-	if k == "" {
-		return nil, fmt.Errorf("signing.keyFile %s is empty; put the key in it or unset signing.keyFile", keyFile)
-	}
-	return NewSigner([]byte(k)), nil
+// NewEd25519Signer returns a signer holding priv: it signs with it and
+// verifies with its public half only.
+func NewEd25519Signer(priv ed25519.PrivateKey) *Signer {
+	return &Signer{priv: priv, pubs: []ed25519.PublicKey{priv.Public().(ed25519.PublicKey)}}
 }
 
-// HasKey reports whether a key is configured.
-func (s *Signer) HasKey() bool { return s != nil && len(s.key) > 0 }
+// NewVerifier returns a signer that only verifies, with pubs (pinned).
+func NewVerifier(pubs ...ed25519.PublicKey) *Signer {
+	return &Signer{pubs: append([]ed25519.PublicKey(nil), pubs...), pinned: true}
+}
 
-func (s *Signer) mac(d *Decision) (string, error) {
+// WithHMAC returns a copy of s that also signs (when it holds no Ed25519
+// key) and verifies with the legacy HMAC key.
+func (s *Signer) WithHMAC(key []byte) *Signer {
+	c := s.clone()
+	c.hmac = append([]byte(nil), key...)
+	return c
+}
+
+func (s *Signer) clone() *Signer {
+	if s == nil {
+		return &Signer{}
+	}
+	c := *s
+	c.pubs = append([]ed25519.PublicKey(nil), s.pubs...)
+	return &c
+}
+
+// HasKey reports whether the signer holds any key to verify with.
+func (s *Signer) HasKey() bool { return s != nil && (len(s.pubs) > 0 || len(s.hmac) > 0) }
+
+// CanSign reports whether new decisions get a signature.
+func (s *Signer) CanSign() bool { return s != nil && (s.priv != nil || len(s.hmac) > 0) }
+
+// SignsWithEd25519 reports whether new decisions get an Ed25519 signature.
+func (s *Signer) SignsWithEd25519() bool { return s != nil && s.priv != nil }
+
+// PublicKeys returns the Ed25519 keys the signer verifies with.
+func (s *Signer) PublicKeys() []ed25519.PublicKey {
+	if s == nil {
+		return nil
+	}
+	return append([]ed25519.PublicKey(nil), s.pubs...)
+}
+
+// canonical is the bytes a signature covers: d without its signature, as
+// JSON whose numbers read back identically after storage.
+func canonical(d *Decision) ([]byte, error) {
 	c := *d
 	c.Signature = ""
 	b, err := json.Marshal(&c)
 	if err != nil {
-		return "", fmt.Errorf("canonical decision: %w", err)
+		return nil, fmt.Errorf("canonical decision: %w", err)
 	}
-	// Round-trip Data so numbers canonicalise identically before and after storage.
 	var generic any
 	if err := json.Unmarshal(b, &generic); err != nil {
-		return "", fmt.Errorf("canonical decision: %w", err)
+		return nil, fmt.Errorf("canonical decision: %w", err)
 	}
-	b, err = json.Marshal(generic)
-	if err != nil {
-		return "", fmt.Errorf("canonical decision: %w", err)
+	if b, err = json.Marshal(generic); err != nil {
+		return nil, fmt.Errorf("canonical decision: %w", err)
 	}
-	m := hmac.New(sha256.New, s.key)
-	m.Write(b)
-	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil)), nil
+	return b, nil
 }
 
-// Sign sets d.Signature (no-op without a key).
+func (s *Signer) mac(d *Decision) (string, error) {
+	b, err := canonical(d)
+	if err != nil {
+		return "", err
+	}
+	m := hmac.New(sha256.New, s.hmac)
+	m.Write(b)
+	return schemeHMAC + hex.EncodeToString(m.Sum(nil)), nil
+}
+
+// KeyID names a public key: the first 16 hex digits of its SHA-256.
+func KeyID(pub ed25519.PublicKey) string {
+	sum := sha256.Sum256(pub)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Sign sets d.Signature: Ed25519 when a private key is held, else HMAC when
+// that key is, else none.
 func (s *Signer) Sign(d *Decision) error {
-	if !s.HasKey() {
-		d.Signature = ""
+	switch {
+	case s != nil && s.priv != nil:
+		return s.signEd25519(d)
+	case s.CanSign():
+		sig, err := s.mac(d)
+		if err != nil {
+			return err
+		}
+		d.Signature = sig
 		return nil
 	}
-	sig, err := s.mac(d)
+	d.Signature = ""
+	return nil
+}
+
+func (s *Signer) signEd25519(d *Decision) error {
+	b, err := canonical(d)
 	if err != nil {
 		return err
 	}
-	d.Signature = sig
+	sig := ed25519.Sign(s.priv, append([]byte(signingDomain), b...))
+	d.Signature = schemeEd25519 + KeyID(s.priv.Public().(ed25519.PublicKey)) + ":" + base64.RawStdEncoding.EncodeToString(sig)
 	return nil
 }
 
@@ -84,28 +162,92 @@ type Trust int
 
 // Trust verdicts.
 const (
-	// Verified: signed by this loop's key.
+	// Verified: its signature verifies with a key the signer trusts.
 	Verified Trust = iota
-	// Unsigned: no key is configured; honoured and reported as unsigned.
+	// Unsigned: the signer holds no key at all, so nothing can be checked.
+	// Outside --recompute it is honoured and reported; under --recompute
+	// never.
 	Unsigned
-	// Forged: a key is configured and the signature is missing or wrong.
+	// Forged: the signature is missing, malformed, or does not verify.
 	Forged
+	// Unverifiable: signed with a scheme or key the signer does not hold
+	// (an HMAC signature without the HMAC key, an Ed25519 signature with no
+	// public key). Never honoured.
+	Unverifiable
 )
 
 // Verify judges d.
 func (s *Signer) Verify(d *Decision) Trust {
-	if !s.HasKey() {
-		return Unsigned
+	t, _ := s.Check(d)
+	return t
+}
+
+// Check judges d and says why it is not verified ("" when it is).
+func (s *Signer) Check(d *Decision) (Trust, string) {
+	switch {
+	case d == nil:
+		return Forged, "is empty"
+	case !s.HasKey():
+		return Unsigned, "cannot be verified: no signing key is configured"
+	case d.Signature == "":
+		return Forged, "is not signed"
+	case strings.HasPrefix(d.Signature, schemeEd25519):
+		return s.checkEd25519(d)
+	case strings.HasPrefix(d.Signature, schemeHMAC):
+		if len(s.hmac) == 0 {
+			return Unverifiable, "carries a legacy HMAC signature and the HMAC key is not configured (THE_LOOP_SIGNING_KEY or signing.keyFile)"
+		}
+		want, err := s.mac(d)
+		if err != nil || !hmac.Equal([]byte(want), []byte(d.Signature)) {
+			return Forged, "does not match its HMAC signature (edited, moved or forged)"
+		}
+		return Verified, ""
 	}
-	if d == nil || d.Signature == "" {
-		return Forged
+	return Forged, "carries a signature of an unknown kind"
+}
+
+func (s *Signer) checkEd25519(d *Decision) (Trust, string) {
+	if len(s.pubs) == 0 {
+		return Unverifiable, "is signed with Ed25519 but no public key is available (commit " + PublicKeyFile + " or set " + EnvPublicKey + ")"
 	}
-	want, err := s.mac(d)
+	kid, b64, ok := strings.Cut(strings.TrimPrefix(d.Signature, schemeEd25519), ":")
+	sig, err := base64.RawStdEncoding.DecodeString(b64)
+	if !ok || err != nil || len(sig) != ed25519.SignatureSize {
+		return Forged, "carries a malformed Ed25519 signature"
+	}
+	msg, err := canonical(d)
 	if err != nil {
-		return Forged
+		return Forged, "cannot be encoded to check its signature"
 	}
-	if hmac.Equal([]byte(want), []byte(d.Signature)) {
-		return Verified
+	msg = append([]byte(signingDomain), msg...)
+	known := false
+	for _, pub := range s.pubs {
+		if KeyID(pub) != kid {
+			continue
+		}
+		known = true
+		if ed25519.Verify(pub, msg, sig) {
+			return Verified, ""
+		}
 	}
-	return Forged
+	if !known {
+		return Forged, "is signed by key " + kid + ", which is not a key this repository trusts"
+	}
+	return Forged, "does not match its signature (edited, moved or forged)"
+}
+
+// Honours reports whether d may be relied on, and why not. Under strict
+// (check --recompute) only a verified decision is; otherwise a decision is
+// also honoured, and reported, when no key at all is configured.
+func (s *Signer) Honours(d *Decision, strict bool) (bool, string) {
+	t, why := s.Check(d)
+	switch {
+	case t == Verified:
+		return true, ""
+	case t == Unsigned && !strict:
+		return true, why
+	case t == Unsigned:
+		return false, "is not verified (no signing key or public key is configured), and --recompute honours only verified decisions"
+	}
+	return false, why
 }

@@ -16,13 +16,14 @@ const (
 )
 
 // TrustedView is the state as the runtime may rely on it: only decisions,
-// skips and opt-ins whose signature verifies (or every one, reported as
-// unsigned, when no key is configured).
+// skips, opt-ins and forces the signer honours (see Signer.Honours).
 type TrustedView struct {
 	State *State
 	// Findings are per-node messages about decisions that were ignored
-	// (forged) or honoured without a signature.
+	// (forged, unverifiable) or honoured without a signature.
 	Findings map[string][]string
+	// Dropped counts the recorded decisions that were not honoured.
+	Dropped int
 }
 
 // decisionKinds are the kinds each decision map may hold ("" is the legacy,
@@ -34,10 +35,12 @@ var decisionKinds = map[string]map[string]bool{
 }
 
 // Trusted filters st through the signer. st is not modified. A decision is
-// dropped, and reported on its node, when its signature does not verify, or
-// when it is not this item's: recorded for another work item, loop or node,
-// or of a kind its map does not hold (a signed skip pasted in as an approval).
-func Trusted(st *State, s *Signer) TrustedView {
+// dropped, and reported on its node, when the signer does not honour it
+// (strict: check --recompute, where only a verified decision is honoured),
+// or when it is not this item's: recorded for another work item, loop or
+// node, or of a kind its map does not hold (a signed skip pasted in as an
+// approval).
+func Trusted(st *State, s *Signer, strict bool) TrustedView {
 	// A shallow copy with fresh decision maps: hooks only read the view, and
 	// the filter below must not touch st.
 	view := *st
@@ -56,20 +59,24 @@ func Trusted(st *State, s *Signer) TrustedView {
 			d := m[node]
 			if why := misplaced(d, node, what); why != "" {
 				delete(m, node)
+				v.Dropped++
 				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s %s — ignored", what, node, why))
 				continue
 			}
-			switch s.Verify(d) {
-			case Forged:
+			ok, why := s.Honours(d, strict)
+			switch {
+			case !ok:
 				delete(m, node)
-				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s is not signed by this loop's key", what, node))
-			case Verified:
+				v.Dropped++
+				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s %s — ignored", what, node, why))
+			case why != "":
+				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s is unsigned (no signing key is configured)", what, node))
+			default:
 				if why := foreign(d, st); why != "" {
 					delete(m, node)
+					v.Dropped++
 					v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s %s — ignored", what, node, why))
 				}
-			case Unsigned:
-				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s is unsigned (no signing key is configured)", what, node))
 			}
 		}
 	}
@@ -78,7 +85,8 @@ func Trusted(st *State, s *Signer) TrustedView {
 	filter(v.State.OptIns, "opt-in selection")
 	forced := v.State.Forced[:0]
 	for _, f := range v.State.Forced {
-		if s.Verify(f) != Forged && (!s.HasKey() || f.WorkItem == st.WorkItem) {
+		ok, why := s.Honours(f, strict)
+		if ok && (why != "" || f.WorkItem == st.WorkItem) {
 			forced = append(forced, f)
 		}
 	}

@@ -14,6 +14,10 @@ type Report struct {
 	Nodes       []NodeReport `json:"nodes"`
 	// RepoResolved is present (false) only when the repository could not be read.
 	RepoResolved *bool `json:"repoResolved,omitempty"`
+	// Drift names each claim of the stored record (its pointer, a node's
+	// verdict) that recomputation cannot reproduce (--recompute only). An
+	// item with drift is never ok and fails under every --fail-on mode.
+	Drift []string `json:"drift,omitempty"`
 	// Warnings are printed on stderr, never part of the JSON report.
 	Warnings []string `json:"-"`
 }
@@ -27,7 +31,7 @@ const InvalidSkipMessage = "graph state declares a skip on this node, which is n
 // verified decisions alone.
 func (r *Runtime) Status(ctx context.Context, id string, st *State, recompute bool) Report {
 	g := r.Graph
-	view, set := r.view(st)
+	view, set := r.view(st, recompute)
 	// A declaration on a node that cannot be skipped is reported as such
 	// whether or not it also fails its signature.
 	for node := range DeclaredSkips(g, st).Invalid {
@@ -47,7 +51,7 @@ func (r *Runtime) Status(ctx context.Context, id string, st *State, recompute bo
 			nr.Status, nr.Outcome = string(Skip), "skipped"
 			nr.Messages = append(nr.Messages, Provenance(d))
 		} else {
-			oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: n, boundary: "exit", readOnly: true, cache: cache})
+			oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: n, boundary: "exit", readOnly: true, strict: recompute, cache: cache})
 			nr.Status, nr.Outcome = string(oc.Status), oc.Outcome()
 			nr.Messages = append(nr.Messages, renderMessages(oc.Messages())...)
 		}
@@ -64,6 +68,7 @@ func (r *Runtime) Status(ctx context.Context, id string, st *State, recompute bo
 	}
 	if recompute {
 		rep.CurrentNode = recomputedPointer(g, rep.Nodes)
+		rep.Drift = driftOf(g, st, view, rep)
 	} else {
 		rep.CurrentNode = view.State.CurrentNode
 		if rep.CurrentNode == "" {
@@ -71,7 +76,7 @@ func (r *Runtime) Status(ctx context.Context, id string, st *State, recompute bo
 		}
 		rep.Parked = view.State.Parked
 	}
-	rep.OK = satisfiedThrough(g, rep.Nodes, rep.CurrentNode)
+	rep.OK = satisfiedThrough(g, rep.Nodes, rep.CurrentNode) && len(rep.Drift) == 0
 	return rep
 }
 
@@ -137,14 +142,20 @@ func (rep Report) Reached(g *Graph) (reached, ahead []NodeReport) {
 	return reached, ahead
 }
 
-// Fails reports whether rep fails under failOn ("unmet" or "block").
+// Fails reports whether rep fails under failOn ("unmet" or "block"). Drift
+// fails under every mode.
 func (rep Report) Fails(g *Graph, failOn string) bool {
-	if rep.RepoResolved != nil && !*rep.RepoResolved {
+	if rep.RepoResolved != nil && !*rep.RepoResolved || len(rep.Drift) > 0 {
 		return true
 	}
 	if failOn != "block" {
 		return !rep.OK
 	}
+	return rep.Blocked(g)
+}
+
+// Blocked reports a blocked node up to the pointer.
+func (rep Report) Blocked(g *Graph) bool {
 	reached, _ := rep.Reached(g)
 	for _, nr := range reached {
 		if nr.Status == string(Block) {
@@ -162,7 +173,7 @@ func (r *Runtime) VetAdoptedPointer(ctx context.Context, id string, st *State) [
 	if !ok {
 		return nil
 	}
-	view, _ := r.view(st)
+	view, _ := r.view(st, false)
 	for _, f := range view.State.Forced {
 		if f.Node == st.CurrentNode {
 			return nil

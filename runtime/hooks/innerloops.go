@@ -170,20 +170,22 @@ func findInnerLoops(d *specDir, hc *runtime.HookContext) ([]innerLoop, error) {
 }
 
 // innerApproved reports whether an inner loop's pull-request approval is a
-// decision this loop honours (signed by its key when one is configured, for
-// this work item), so a hand-written "complete" pointer never counts.
+// decision this loop honours (verified, for this work item; unsigned only
+// when no key is configured and not under --recompute), so a hand-written
+// "complete" pointer never counts.
 func innerApproved(hc *runtime.HookContext, st *runtime.State) bool {
 	d := st.Decisions[innerApproval]
 	if d == nil || d.Node != innerApproval || (d.Outcome != outcomeApproved && d.Outcome != outcomeApprovedWithComment) {
 		return false
 	}
-	switch hc.Signer.Verify(d) {
-	case runtime.Forged:
+	ok, why := hc.Signer.Honours(d, hc.Strict)
+	if !ok {
 		return false
-	case runtime.Verified:
-		return d.WorkItem == st.WorkItem && st.WorkItem == hc.WorkItem.ID
 	}
-	return true // no key configured: honoured, as every decision is
+	if why != "" {
+		return true // no key configured (and not under --recompute): honoured, as every decision is
+	}
+	return d.WorkItem == st.WorkItem && st.WorkItem == hc.WorkItem.ID
 }
 
 // innerState reads one inner loop's current node. ok is false when the
