@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/runtimetest"
 	"github.com/the-loop/the-loop/service"
 )
 
@@ -69,6 +71,9 @@ func cloneItem(t testing.TB, repo, from, to string) {
 		require.NoError(t, err)
 		text := strings.ReplaceAll(string(data), `"`+from+`"`, `"`+to+`"`)
 		require.NoError(t, os.WriteFile(filepath.Join(dst, e.Name()), []byte(text), 0o644))
+	}
+	if _, err := os.Stat(filepath.Join(dst, runtime.StateFile)); err == nil {
+		require.NoError(t, runtimetest.ResignFixtureState(dst), "a decision moved to another item must be signed again")
 	}
 }
 

@@ -77,6 +77,11 @@ func (s *Service) CheckRendered(ctx context.Context, req CheckRequest, render fu
 	defer release()
 	p := &persister{st: st, repo: repo}
 	warnings := append([]string(nil), repo.Warnings...)
+	signer, signWarns := s.signerFor(repo)
+	warnings = append(warnings, signWarns...)
+	if req.Recompute && !signer.HasKey() {
+		warnings = append(warnings, "warning: no key to verify decisions with ("+runtime.PublicKeyFile+" is absent and no key is pinned or configured): under --recompute no recorded decision is honoured")
+	}
 	// Items are independent: evaluate them on every core, and emit in
 	// work-item order through a bounded window so memory stays flat.
 	workers := goruntime.GOMAXPROCS(0)
@@ -94,7 +99,7 @@ func (s *Service) CheckRendered(ctx context.Context, req CheckRequest, render fu
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := range next {
-				r := s.checkOne(ctx, p, repo, ids[i], req.Recompute)
+				r := s.checkOne(ctx, p, repo, signer, ids[i], req.Recompute)
 				if r.err == nil && render != nil {
 					r.out, r.err = render(r.rep)
 				}
@@ -146,7 +151,7 @@ type itemResult struct {
 }
 
 // checkOne evaluates one work item read-only.
-func (s *Service) checkOne(ctx context.Context, p *persister, repo *Repo, id string, recompute bool) (res itemResult) {
+func (s *Service) checkOne(ctx context.Context, p *persister, repo *Repo, signer *runtime.Signer, id string, recompute bool) (res itemResult) {
 	state, warns, err := p.Load(ctx, id)
 	res.warns = warns
 	if err != nil {
@@ -161,7 +166,7 @@ func (s *Service) checkOne(ctx context.Context, p *persister, repo *Repo, id str
 	if warn != "" {
 		res.warns = append(res.warns, warn)
 	}
-	rt := &runtime.Runtime{Graph: g, Config: s.Config, Signer: s.Signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, Log: s.log()}
+	rt := &runtime.Runtime{Graph: g, Config: s.Config, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, Log: s.log()}
 	res.rep = rt.Status(ctx, id, state, recompute)
 	res.g = g
 	res.warns = append(res.warns, res.rep.Warnings...)

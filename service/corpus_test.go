@@ -85,16 +85,16 @@ func TestCorpusVerdictsReadFromTheArtifacts(t *testing.T) {
 		// security review waits for a named human sign-off.
 		{"issue-248", "phase-selection", []pinned{
 			{"self-review", "pass", ""},
-			{"security-review", "wait", "risk tier 4 needs a named security sign-off: an authorized reviewer comments `security sign-off` on the thread"},
+			{"security-review", "wait", "risk tier 4 needs a named security sign-off: an authorized reviewer comments `Security sign-off.` on the thread"},
 			{"evidence", "block", "required section is missing: Final validation evidence (docs/specs/issue-248/execution-log.md)"},
 		}},
-		// Recorded selections (legacy graph-state.json): the walk stands at the first human gate without a decision.
-		{"issue-238", "requirements-approval", []pinned{
-			{"phase-selection", "pass", "decision for phase-selection is unsigned (no signing key is configured)"},
-			{"brainstorming", "skip", `skipped by declaration — via selection, token "brainstorming", by @MadaraUchiha-314`},
+		// Recorded selections (legacy graph-state.json, unsigned): under
+		// --recompute an unverified decision is never honoured, so the walk
+		// recomputes to phase-selection (TestCorpusLegacyRecords has the rest).
+		{"issue-238", "phase-selection", []pinned{
+			{"phase-selection", "wait", "decision for phase-selection is not verified (no signing key or public key is configured), and --recompute honours only verified decisions — ignored"},
 		}},
-		{"issue-239", "design-approval", []pinned{
-			{"requirements-approval", "skip", ""},
+		{"issue-239", "phase-selection", []pinned{
 			{"design", "pass", ""},
 			{"design-approval", "wait", "no authorized feedback yet"},
 		}},
@@ -118,6 +118,47 @@ func TestCorpusVerdictsReadFromTheArtifacts(t *testing.T) {
 					assert.Contains(t, got.Messages, p.message, "%s %s", tt.id, p.node)
 				}
 			}
+		})
+	}
+}
+
+// The earlier implementation's records are unsigned. Read from the stored
+// record they are honoured, and reported; under --recompute they are not,
+// and the claims they make are reported as drift.
+func TestCorpusLegacyRecords(t *testing.T) {
+	dir := corpusDir(t)
+	svc := benchService(t)
+	tests := []struct {
+		id, current string
+		nodes       []pinned
+	}{
+		{"issue-238", "requirements-approval", []pinned{
+			{"phase-selection", "pass", "decision for phase-selection is unsigned (no signing key is configured)"},
+			{"brainstorming", "skip", `skipped by declaration — via selection, token "brainstorming", by @MadaraUchiha-314`},
+		}},
+		{"issue-239", "design-approval", []pinned{
+			{"requirements-approval", "skip", ""},
+			{"design", "pass", ""},
+			{"design-approval", "wait", "no authorized feedback yet"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			res, err := svc.Check(context.Background(), CheckRequest{Repo: dir, WorkItem: tt.id})
+			require.NoError(t, err)
+			byNode := map[string]runtime.NodeReport{}
+			for _, n := range res.Reports[0].Nodes {
+				byNode[n.Node] = n
+			}
+			for _, p := range tt.nodes {
+				assert.Equal(t, p.status, byNode[p.node].Status, "%s %s", tt.id, p.node)
+				if p.message != "" {
+					assert.Contains(t, byNode[p.node].Messages, p.message, "%s %s", tt.id, p.node)
+				}
+			}
+			re, err := svc.Check(context.Background(), CheckRequest{Repo: dir, WorkItem: tt.id, Recompute: true})
+			require.NoError(t, err)
+			assert.NotEmpty(t, re.Reports[0].Drift, "the unsigned record's claims are drift under --recompute")
 		})
 	}
 }

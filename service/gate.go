@@ -73,7 +73,7 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) (GateResult, error)
 		}
 		rep, g := cr.Reports[0], cr.Graphs[id]
 		counter := counterPath(req.CounterDir, repo.Root, id)
-		if !rep.Fails(g, "block") {
+		if !rep.Blocked(g) {
 			_ = os.Remove(counter)
 			continue
 		}

@@ -39,12 +39,16 @@ type Service struct {
 	store *store.Store
 }
 
-// New returns a service over cfg with the signing key it names.
-func New(cfg *config.Config) (*Service, error) {
+// New returns a service over cfg with the signing keys it names (and the
+// process environment's THE_LOOP_SIGNING_KEY / THE_LOOP_SIGNING_PUBLIC_KEY).
+func New(cfg *config.Config) (*Service, error) { return NewWithEnv(cfg, nil) }
+
+// NewWithEnv is New reading the key variables through getenv.
+func NewWithEnv(cfg *config.Config, getenv func(string) string) (*Service, error) {
 	if cfg == nil {
 		cfg = config.Default()
 	}
-	signer, err := runtime.LoadSigner(cfg.Signing.KeyFile)
+	signer, err := runtime.LoadSigner(cfg.Signing, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -176,12 +180,23 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	if warn != "" {
 		warns = append(warns, warn)
 	}
-	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.Config, Signer: s.Signer, Repo: repo.Root, SpecRoot: repo.SpecRoot,
+	signer, signWarns := s.signerFor(repo)
+	warns = append(warns, signWarns...)
+	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.Config, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot,
 		Tracker: s.tracker(repo, state), Notifier: s.Notifier, Log: s.log()}
 	p.adopt = func(ctx context.Context, st *runtime.State) []runtime.EventRecord {
 		return rt.VetAdoptedPointer(ctx, id, st)
 	}
 	return &session{repo: repo, rt: rt, state: state, warns: append(repo.Warnings, warns...)}, nil
+}
+
+// signerFor is the signer for repo's decisions: the service's keys, plus the
+// public keys the repository commits where no key is pinned or held.
+func (s *Service) signerFor(repo *Repo) (*runtime.Signer, []string) {
+	if s.Signer == nil {
+		s.Signer = runtime.NewSigner(nil)
+	}
+	return s.Signer.ForRepo(repo.Root)
 }
 
 func (s *Service) repoDir(dir string) string {

@@ -79,13 +79,6 @@ func checkRun(ctx context.Context, env *Env, opts checkOptions) error {
 		return &usageError{msg: err.Error()}
 	}
 	defer svc.Close()
-	if opts.Recompute && !svc.Signer.HasKey() {
-		if gh != nil {
-			gh.warn(env.Stdout, noSigningKeyWarning)
-		} else {
-			fmt.Fprintln(env.Stderr, "warning: "+noSigningKeyWarning)
-		}
-	}
 	var (
 		failing, satisfied, total int
 		buf                       = bufio.NewWriterSize(env.Stdout, 64<<10)
@@ -155,9 +148,6 @@ func checkRun(ctx context.Context, env *Env, opts checkOptions) error {
 	return nil
 }
 
-// noSigningKeyWarning is printed when --recompute runs without a key.
-const noSigningKeyWarning = "no signing key is configured (THE_LOOP_SIGNING_KEY or signing.keyFile): recorded decisions are honoured unsigned, so --recompute cannot tell a real approval from a hand-written one"
-
 // encodeReport renders one report: the whole document, or (inArray) an
 // element of the --all array indented by two spaces, without its newline.
 func encodeReport(rep runtime.Report, inArray bool) ([]byte, error) {
@@ -182,10 +172,16 @@ func encodeReport(rep runtime.Report, inArray bool) ([]byte, error) {
 // renderCheckItem prints one item's block of the people's format.
 func renderCheckItem(w io.Writer, r runtime.Report, g *runtime.Graph, opts checkOptions) {
 	head := "ok"
-	if !r.OK {
+	switch {
+	case len(r.Drift) > 0:
+		head = "DRIFT"
+	case !r.OK:
 		head = "UNMET"
 	}
 	fmt.Fprintf(w, "%s: %s (at %s)\n", r.WorkItem, head, r.CurrentNode)
+	for _, d := range r.Drift {
+		fmt.Fprintf(w, "  DRIFT  %s\n", d)
+	}
 	reached, ahead := r.Reached(g)
 	var unmet []runtime.NodeReport
 	for _, nr := range reached {

@@ -15,7 +15,7 @@ func newService(env *Env, cfgPath, db string) (*service.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc, err := service.New(cfg)
+	svc, err := service.NewWithEnv(cfg, env.Getenv)
 	if err != nil {
 		return nil, err
 	}

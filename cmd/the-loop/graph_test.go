@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,11 +45,18 @@ func TestGraphShowFormats(t *testing.T) {
 // A shell walks an item without force: start, declare a skip, advance, force, and read the log.
 func TestGraphVerbsWalkAndAudit(t *testing.T) {
 	repo := copyDir(t, fixtureRepo(t))
-	env := map[string]string{"THE_LOOP_DB": filepath.Join(t.TempDir(), "state.db")}
+	host := t.TempDir()
+	keyFile := filepath.Join(host, "signing.key")
+	cfgFile := filepath.Join(host, "config.yaml")
+	require.NoError(t, os.WriteFile(cfgFile, []byte("signing:\n  privateKeyFile: "+keyFile+"\n"), 0o600))
+	env := map[string]string{"THE_LOOP_DB": filepath.Join(t.TempDir(), "state.db"), "THE_LOOP_CONFIG": cfgFile}
 	run := func(args ...string) (string, string, int) {
 		return runCLI(t, env, append(args, "--repo", repo)...)
 	}
-	out, _, code := run("graph", "start", "issue-1")
+	out, _, code := run("keys", "init", "--key-file", keyFile)
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "(mode 0600, created)")
+	out, _, code = run("graph", "start", "issue-1")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "issue-1: started pdlc-work-item-loop at phase-selection")
 	out, _, _ = run("graph", "start", "issue-1")
@@ -98,4 +106,11 @@ func TestGraphVerbsWalkAndAudit(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out, `"currentNode": "phase-selection"`, "force never forges the bypassed verdict")
 	assert.Contains(t, out, `skipped by declaration — via cli, token \"review-chain\", by (shell), reason: docs-only change`)
+	assert.NotContains(t, out, `"drift"`, "a signed force explains the pointer")
+
+	// CI: no secret, only the committed public key.
+	ci := map[string]string{"THE_LOOP_DB": env["THE_LOOP_DB"]}
+	out, _, _ = runCLI(t, ci, "check", "issue-1", "--recompute", "--format", "json", "--repo", repo)
+	assert.Contains(t, out, `skipped by declaration — via cli, token \"review-chain\", by (shell), reason: docs-only change`, "verified keyless")
+	assert.NotContains(t, out, `"drift"`)
 }

@@ -1,0 +1,168 @@
+package service
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/the-loop/the-loop/runtime"
+)
+
+// KeysInitRequest makes (or reuses) the host's signing key pair.
+type KeysInitRequest struct {
+	Repo string
+	// KeyFile is where the private key lives on this host.
+	KeyFile string
+	// Force replaces an existing private key with a new one.
+	Force bool
+}
+
+// KeysInitResult says what was written.
+type KeysInitResult struct {
+	KeyFile string `json:"keyFile"`
+	// Created is false when an existing private key was reused.
+	Created       bool   `json:"created"`
+	PublicKeyFile string `json:"publicKeyFile"`
+	PublicKey     string `json:"publicKey"`
+	KeyID         string `json:"keyId"`
+	// Configured is true when signing.privateKeyFile already names KeyFile.
+	Configured bool `json:"configured"`
+}
+
+// KeysInit writes the host's Ed25519 private key (mode 0600, never inside
+// the repository), reusing one that exists unless Force, and adds its public
+// half to the repository's .the-loop/signing.pub (keys already there are
+// kept, so decisions they signed still verify).
+func (s *Service) KeysInit(ctx context.Context, req KeysInitRequest) (KeysInitResult, error) {
+	if err := ctx.Err(); err != nil {
+		return KeysInitResult{}, err
+	}
+	repo, err := s.openRepo(req.Repo)
+	if err != nil {
+		return KeysInitResult{}, err
+	}
+	if req.KeyFile == "" {
+		return KeysInitResult{}, errors.New("no private key path: give --key-file or set signing.privateKeyFile")
+	}
+	keyFile, err := filepath.Abs(req.KeyFile)
+	if err != nil {
+		return KeysInitResult{}, fmt.Errorf("--key-file %s: %w", req.KeyFile, err)
+	}
+	if inside(repo.Root, keyFile) {
+		return KeysInitResult{}, fmt.Errorf("the private key must stay outside the repository (%s is inside %s); use a path such as ~/.config/the-loop/signing.key", keyFile, repo.Root)
+	}
+	res := KeysInitResult{KeyFile: keyFile, PublicKeyFile: runtime.PublicKeyFile}
+	if cfg := s.Config.Signing.PrivateKeyFile; cfg != "" {
+		abs, _ := filepath.Abs(cfg)
+		res.Configured = abs == keyFile
+	}
+	priv, err := runtime.ReadPrivateKey(keyFile)
+	switch {
+	case err == nil && !req.Force:
+	case err == nil || errors.Is(err, os.ErrNotExist):
+		_, priv, err = ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return res, fmt.Errorf("generate the key: %w", err)
+		}
+		if err := runtime.WritePrivateKey(keyFile, priv); err != nil {
+			return res, err
+		}
+		res.Created = true
+	default:
+		return res, err
+	}
+	pub := priv.Public().(ed25519.PublicKey)
+	res.PublicKey, res.KeyID = runtime.EncodePublicKey(pub), runtime.KeyID(pub)
+	return res, writePublicKey(filepath.Join(repo.Root, filepath.FromSlash(runtime.PublicKeyFile)), pub)
+}
+
+// writePublicKey adds pub to the committed key file, keeping its other keys.
+func writePublicKey(path string, pub ed25519.PublicKey) error {
+	keys, err := runtime.ReadPublicKeyFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w; fix or remove it, then run keys init again", err)
+	}
+	var b strings.Builder
+	b.WriteString("# the-loop decision signing keys (Ed25519 public keys). Commit this file; review every change to it.\n")
+	b.WriteString("# `the-loop check --recompute` verifies recorded decisions with these keys; no secret is needed.\n")
+	seen := false
+	for _, k := range keys {
+		seen = seen || k.Equal(pub)
+		b.WriteString(runtime.EncodePublicKey(k) + "\n")
+	}
+	if !seen {
+		b.WriteString(runtime.EncodePublicKey(pub) + "\n")
+	}
+	return runtime.WriteFileAtomic(path, []byte(b.String()), 0o644)
+}
+
+// inside reports whether path is root or below it.
+func inside(root, path string) bool {
+	if real, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		path = filepath.Join(real, filepath.Base(path))
+	}
+	rel, err := filepath.Rel(root, path)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// KeysResignRequest selects the items whose decisions are re-signed.
+type KeysResignRequest struct {
+	Repo     string
+	WorkItem string
+	All      bool
+}
+
+// KeysResignResult counts, per item, what was re-signed and what was left.
+type KeysResignResult struct {
+	Items []ResignedItem `json:"items"`
+}
+
+// ResignedItem is one item's re-signing.
+type ResignedItem struct {
+	WorkItem string `json:"workItem"`
+	Resigned int    `json:"resigned"`
+	Left     int    `json:"left"`
+}
+
+// KeysResign re-signs with the host's Ed25519 key every decision that
+// verifies with the legacy HMAC key (Runtime.Resign), for one item or every
+// item with recorded state.
+func (s *Service) KeysResign(ctx context.Context, req KeysResignRequest) (KeysResignResult, error) {
+	res := KeysResignResult{Items: []ResignedItem{}}
+	if (req.WorkItem == "") == !req.All {
+		return res, errors.New("give a work item id or --all")
+	}
+	if s.Signer == nil || !s.Signer.SignsWithEd25519() {
+		return res, errors.New("no Ed25519 signing key is loaded: run `the-loop keys init` and set signing.privateKeyFile")
+	}
+	ids := []string{req.WorkItem}
+	if req.All {
+		repo, err := s.openRepo(req.Repo)
+		if err != nil {
+			return res, err
+		}
+		if ids, err = repo.WorkItems(); err != nil {
+			return res, err
+		}
+	}
+	for _, id := range ids {
+		sess, err := s.open(ctx, req.Repo, id, "")
+		if err != nil {
+			return res, err
+		}
+		if sess.state.CurrentNode == "" && len(sess.state.Decisions) == 0 {
+			continue
+		}
+		n, left, err := sess.rt.Resign(ctx, id)
+		if err != nil {
+			return res, err
+		}
+		res.Items = append(res.Items, ResignedItem{WorkItem: id, Resigned: n, Left: left})
+	}
+	return res, nil
+}
