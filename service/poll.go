@@ -171,8 +171,8 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	parser := control.New(cfg)
 	last := control.None
 	for _, c := range AuthorizedComments(cfg, comments) {
-		if isHandoffComment(c.Body) {
-			continue // a record carries conversation text: never read it as a command
+		if isHandoffComment(c.Body) || hooks.Edited(c) {
+			continue // a record carries conversation text, and an edited comment is never a command
 		}
 		res := parser.Parse(c.Body)
 		if res.Ambiguous || res.Command == control.None || res.Command == control.Execute {
@@ -194,6 +194,9 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		return act
 	}
 	started := sess.state.CurrentNode != ""
+	if started {
+		p.Svc.noteChangedEvidence(ctx, repo, id, sess.state, comments)
+	}
 	switch {
 	case last == control.Pause || last == control.Stop:
 		act.Action = "paused"

@@ -189,6 +189,22 @@ func (s *Server) addComment(key, author, association, body string) *Comment {
 	return c
 }
 
+// EditComment replaces the body of comment id on ref as if its author
+// edited it in the web interface: the updated time moves past the created
+// time, as GitHub's updated_at and Jira's updated do.
+func (s *Server) EditComment(ref integrations.Ref, id int64, body string) (Comment, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.comments[keyOf(ref)] {
+		if c.ID == id {
+			c.Body = body
+			c.Updated = c.Updated.Add(time.Minute)
+			return *c, true
+		}
+	}
+	return Comment{}, false
+}
+
 // SetPageSize caps the page size the fake serves (the server's own maximum).
 func (s *Server) SetPageSize(n int) {
 	s.mu.Lock()

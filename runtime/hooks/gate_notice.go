@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -117,4 +118,71 @@ var replyHelp = map[string]string{
 // gateHelp posts the gate's help notice once per visit.
 func gateHelp(hc *runtime.HookContext, hook string) string {
 	return gateNotice(hc, gateHelpMarker(hc.NodeID()), replyHelp[hook])
+}
+
+// EventDecisionCommentChanged is recorded when a comment a decision rests on
+// was edited or deleted after the decision.
+const EventDecisionCommentChanged = "gate.decision_comment_changed"
+
+// ChangedEvidence compares the comments each recorded decision of st rests
+// on (its evidence) with the thread as it stands, and returns one event per
+// comment edited (body hash or updated time changed) or deleted since.
+func ChangedEvidence(st *runtime.State, thread []integrations.Comment) []runtime.EventRecord {
+	byID, byURL := map[string]integrations.Comment{}, map[string]integrations.Comment{}
+	for _, c := range thread {
+		if c.ID != 0 {
+			byID[fmt.Sprint(c.ID)] = c
+		}
+		if c.URL != "" {
+			byURL[c.URL] = c
+		}
+	}
+	var out []runtime.EventRecord
+	for _, d := range runtimeDecisions(st) {
+		list, _ := d.Data[EvidenceKey].([]any)
+		for _, raw := range list {
+			e, _ := raw.(map[string]any)
+			id, _ := e["id"].(string)
+			url, _ := e["url"].(string)
+			want, _ := e["sha256"].(string)
+			c, ok := byID[id]
+			if !ok || id == "" {
+				c, ok = byURL[url]
+			}
+			data := map[string]any{"commentUrl": url, "recordedSha256": want, "decision": d.Kind, "outcome": d.Outcome, "by": d.By}
+			switch {
+			case !ok:
+				data["change"] = "deleted"
+			case BodyHash(c.Body) != want || changedAfter(c, e):
+				data["change"], data["currentSha256"] = "edited", BodyHash(c.Body)
+				data["updatedAt"] = c.UpdatedAt.UTC().Format(time.RFC3339Nano)
+			default:
+				continue
+			}
+			out = append(out, runtime.EventRecord{Name: EventDecisionCommentChanged, Node: d.Node, Data: data})
+		}
+	}
+	return out
+}
+
+// changedAfter reports a comment updated after the time its evidence records.
+func changedAfter(c integrations.Comment, e map[string]any) bool {
+	at, _ := e["updatedAt"].(string)
+	t, err := time.Parse(time.RFC3339Nano, at)
+	return err == nil && c.UpdatedAt.After(t)
+}
+
+func runtimeDecisions(st *runtime.State) []*runtime.Decision {
+	var out []*runtime.Decision
+	for _, m := range []map[string]*runtime.Decision{st.Decisions, st.Skips, st.OptIns} {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			out = append(out, m[k])
+		}
+	}
+	return out
 }
