@@ -95,6 +95,10 @@ type Routing struct {
 	// SelfLogins are the loop's own accounts; their comments are never
 	// read as decisions.
 	SelfLogins []string `yaml:"selfLogins"`
+	// Operator is the ticket-system login of the person operating this host:
+	// a handoff record posted through the CLI, the stdio MCP server or the
+	// static HTTP bearer token is attributed to them (never to the loop).
+	Operator string `yaml:"operator"`
 	// AutoExecuteLabel arms a work item by label.
 	AutoExecuteLabel string `yaml:"autoExecuteLabel"`
 	// SessionPerPR is the pre-ticked pr-sessions row: never,

@@ -17,7 +17,9 @@ type Found struct {
 	Comment integrations.Comment
 	// Parts are the continuation comments, in index order.
 	Parts []integrations.Comment
-	// Author is the record author's login, from the API (never the text).
+	// Author is the person the record is attributed to: its comment's author
+	// from the API, or, for a record the loop posted, the authorized person
+	// its posted-by line names.
 	Author string
 	// CommentURL is the record comment's address.
 	CommentURL string
@@ -34,10 +36,12 @@ type Rejection struct {
 }
 
 // FindRecord returns the newest well-formed record whose author is
-// authorized (isAuthorized(login)) or is the loop itself (isSelf(comment)),
-// and a rejection for every other record comment examined, naming why. Parts
-// count only when written by the record's author. A nil Found means no
-// handoff: the item starts as it would without one.
+// authorized (isAuthorized(login)), or that the loop posted itself
+// (isSelf(comment)) for a person it names on its posted-by line who is
+// authorized — never the loop as the author; and a rejection for every other
+// record comment examined, naming why. Parts count only when written by the
+// record comment's author. A nil Found means no handoff: the item starts as
+// it would without one.
 func FindRecord(comments []integrations.Comment, isAuthorized func(login string) bool, isSelf func(c integrations.Comment) bool) (*Found, []Rejection) {
 	type indexed struct {
 		c   integrations.Comment
@@ -76,7 +80,19 @@ func FindRecord(comments []integrations.Comment, isAuthorized func(login string)
 			continue
 		}
 		self := isSelf != nil && isSelf(c)
-		if !self && !authorized(c, isAuthorized) {
+		author := c.Author
+		if self {
+			by, ok := PostedBy(c.Body)
+			switch {
+			case !ok:
+				reject(c, CodeUnauthorized, "the loop posted this record without naming the person it was posted for, so nobody is its author; post it again with `the-loop handoff post` (which names the operator)")
+				continue
+			case isAuthorized == nil || !isAuthorized(by):
+				reject(c, CodeUnauthorized, "the loop posted this record for @"+by+", who is not an authorized user; only routing.authorizedUsers may hand off")
+				continue
+			}
+			author = by
+		} else if !authorized(c, isAuthorized) {
 			reject(c, CodeUnauthorized, "author @"+c.Author+" is not an authorized user and the comment is not the loop's own; only routing.authorizedUsers or the loop may hand off")
 			continue
 		}
@@ -101,7 +117,7 @@ func FindRecord(comments []integrations.Comment, isAuthorized func(login string)
 			reject(c, CodeOf(err), err.Error())
 			continue
 		}
-		found = &Found{Record: rec, Comment: c, Parts: parts, Author: c.Author, CommentURL: c.URL, ID: h.id}
+		found = &Found{Record: rec, Comment: c, Parts: parts, Author: author, CommentURL: c.URL, ID: h.id}
 	}
 	return found, rejected
 }

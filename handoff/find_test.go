@@ -78,9 +78,13 @@ func TestFindRecordAuthorization(t *testing.T) {
 		{"no author", func(c *integrations.Comment) { c.Author = "" }, everyone, nil, false},
 		{"no association with the repository", func(c *integrations.Comment) { c.AuthorAssociation = "NONE" }, everyone, nil, false},
 		{"no allowlist", func(*integrations.Comment) {}, nil, nil, false},
-		{"the loop's own comment", func(c *integrations.Comment) {
+		{"the loop's own comment naming nobody is nobody's", func(c *integrations.Comment) {
 			*c = handofftest.SelfComment(loopLogin, c.Body, c.ID, c.CreatedAt)
-		}, handofftest.Authorized("dev"), handofftest.SelfBy(loopLogin), true},
+		}, handofftest.Authorized("dev"), handofftest.SelfBy(loopLogin), false},
+		{"the loop's own comment for an unauthorized person", func(c *integrations.Comment) {
+			line, _ := handoff.PostedByLine("mallory")
+			*c = handofftest.SelfComment(loopLogin, c.Body+"\n"+line, c.ID, c.CreatedAt)
+		}, handofftest.Authorized("dev"), handofftest.SelfBy(loopLogin), false},
 		{"forged self-marker", func(c *integrations.Comment) {
 			c.Author, c.Body = "mallory", integrations.MarkSelfAuthored(c.Body)
 		}, handofftest.Authorized("dev"), handofftest.SelfBy(loopLogin), false},
@@ -105,6 +109,29 @@ func TestFindRecordAuthorization(t *testing.T) {
 			assert.Equal(t, handoff.CodeUnauthorized, rej[0].Code)
 			assert.Equal(t, c.Author, rej[0].Author)
 		})
+	}
+}
+
+// A record the loop posted is attributed to the authorized person its
+// posted-by line names — never to the loop — and only that last line counts.
+func TestFindRecordAttributesTheLoopsRecordToItsPoster(t *testing.T) {
+	_, c := recordComment(t, spec(handoff.StageRequirementsSettled), "dev", 7, t0)
+	line, err := handoff.PostedByLine("@Dev")
+	require.NoError(t, err)
+	self := handofftest.SelfComment(loopLogin, c.Body+"\n"+line, c.ID, c.CreatedAt)
+	found, rej := handoff.FindRecord([]integrations.Comment{self}, handofftest.Authorized("dev"), handofftest.SelfBy(loopLogin))
+	require.NotNil(t, found, rej)
+	assert.Equal(t, "Dev", found.Author)
+	assert.Equal(t, loopLogin, found.Comment.Author)
+
+	by, ok := handoff.PostedBy(self.Body)
+	assert.True(t, ok)
+	assert.Equal(t, "Dev", by)
+	_, ok = handoff.PostedBy(c.Body + "\n" + line + "\ntrailing words")
+	assert.False(t, ok, "the posted-by line counts only as the last line")
+	for _, bad := range []string{"", "a b", "de\nv", "-dev", "<!--"} {
+		_, err := handoff.PostedByLine(bad)
+		assert.Error(t, err, "%q", bad)
 	}
 }
 

@@ -137,7 +137,7 @@ func readBlocks(lines []string, h header) ([]block, int, error) {
 	for i := h.end; i < len(lines); {
 		line := trimRight(lines[i])
 		switch {
-		case line == "" || isSelfTrailer(line):
+		case line == "" || isSelfTrailer(line) || isPostedBy(line):
 			i++
 		case partMarkerRE.MatchString(line):
 			m := partMarkerRE.FindStringSubmatch(line)

@@ -94,7 +94,7 @@ func newLoopService(t testing.TB, repo string) *service.Service {
 // bound to svc.
 func loopClient(t *testing.T, svc *service.Service) *client.Client {
 	t.Helper()
-	return inProcess(t, Deps{Backend: svc, DefaultRepo: svc.DefaultRepo}, AllTools()...)
+	return inProcess(t, Deps{Backend: svc, DefaultRepo: svc.DefaultRepo, Operator: svc.Config.Routing.Operator}, AllTools()...)
 }
 
 // structured decodes a result's structured content as JSON, the shape a

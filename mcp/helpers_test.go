@@ -145,7 +145,22 @@ func inProcess(t *testing.T, deps Deps, tools ...Tool) *client.Client {
 
 func callTool(t *testing.T, c *client.Client, name string, args any) *mcp.CallToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	return callToolCtx(t, context.Background(), c, name, args)
+}
+
+// stdioCaller is the principal the stdio transport records: the local
+// operator.
+var stdioCaller = Principal{Subject: "local", Method: "stdio"}
+
+// callToolAs calls a tool as p, as a transport that authenticated p would.
+func callToolAs(t *testing.T, c *client.Client, p Principal, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	return callToolCtx(t, WithPrincipal(context.Background(), p), c, name, args)
+}
+
+func callToolCtx(t *testing.T, parent context.Context, c *client.Client, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(parent, 10*time.Second)
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name

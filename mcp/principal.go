@@ -29,3 +29,18 @@ func PrincipalFromContext(ctx context.Context) (Principal, bool) {
 	p, ok := ctx.Value(principalKey{}).(Principal)
 	return p, ok
 }
+
+// Person returns the ticket-system login the caller acts as, to attribute
+// what it posts (a handoff record): the host's operator (routing.operator)
+// on stdio, and for the static bearer token the operator configured; the
+// token's subject under OAuth. "" when no person is known (an in-process
+// caller with no transport): nothing is then posted in anyone's name.
+func (p Principal) Person(operator string) string {
+	switch p.Method {
+	case "stdio", "bearer":
+		return operator
+	case "oauth":
+		return p.Subject
+	}
+	return ""
+}

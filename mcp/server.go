@@ -51,7 +51,11 @@ func NewServer(deps Deps, tools []Tool, version string) *server.MCPServer {
 			panic(fmt.Sprintf("tool %q given twice", t.Def.Name))
 		}
 		seen[t.Def.Name] = true
-		serverTools = append(serverTools, server.ServerTool{Tool: t.Def, Handler: checked(t.Def, t.Handler(deps))})
+		handler := checked(t.Def, t.Handler(deps))
+		if deps.WorkItem != "" {
+			handler = confine(t.Def, deps, handler)
+		}
+		serverTools = append(serverTools, server.ServerTool{Tool: t.Def, Handler: handler})
 	}
 	if len(serverTools) > 0 {
 		srv.AddTools(serverTools...)

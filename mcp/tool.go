@@ -22,6 +22,13 @@ type Deps struct {
 	DefaultRepo string
 	// Backend is the core service.
 	Backend Backend
+	// Operator is routing.operator: the person a stdio or static-token
+	// caller acts as (Principal.Person).
+	Operator string
+	// WorkItem, when set, confines the server to one work item (`the-loop
+	// serve --work-item`, the server of a session the loop launched): see
+	// confine.
+	WorkItem string
 }
 
 // Tool is one MCP tool: a static definition plus a handler built from Deps.

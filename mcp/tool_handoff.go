@@ -90,7 +90,8 @@ func handoffFilesArg(req mcp.CallToolRequest) (map[string]string, *mcp.CallToolR
 
 var handoffPostTool = Tool{
 	Def: NewToolDef("handoff_post", Annotations{Title: "Post a handoff record", Idempotent: true, OpenWorld: true},
-		mcp.WithDescription("Render a handoff record and post it, with its continuation parts, on the ticket as the loop's own comments. "+
+		mcp.WithDescription("Render a handoff record and post it, with its continuation parts, on the ticket as the loop's own comments, for the caller: "+
+			"the record names the person it was posted for (the operator on stdio and the static token, the OAuth subject), who must be an authorized user. "+
 			"The same core as `the-loop handoff post`. Post it last but one, after the issue, the Jira copy, the spec branch and draft PR and the spec-chain artifact, "+
 			"and before arming: the record is refused, and nothing is posted, when it is invalid or when the ticket, the branch's files (with their hashes), "+
 			"the pull request or the Jira copy it names does not exist. Comments already posted are not repeated, so a failed call can be retried."),
@@ -126,7 +127,9 @@ var handoffPostTool = Tool{
 			if rec.Files, bad = handoffFilesArg(req); bad != nil {
 				return bad, nil
 			}
-			res, err := hb.HandoffPost(ctx, service.HandoffPostRequest{Repo: repo, WorkItem: ref, Record: rec})
+			// The record is posted for the caller's person, never the loop.
+			principal, _ := PrincipalFromContext(ctx)
+			res, err := hb.HandoffPost(ctx, service.HandoffPostRequest{Repo: repo, WorkItem: ref, Record: rec, By: principal.Person(deps.Operator)})
 			switch {
 			case errors.Is(err, service.ErrHandoffRefused):
 				return mcp.NewToolResultError("handoff_post: " + err.Error() + ". Fix the record or post what it points at first, then call again."), nil

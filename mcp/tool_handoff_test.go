@@ -38,6 +38,7 @@ func newHandoffToolRig(t *testing.T) *handoffToolRig {
 	cfg.Integrations.GitHub.TokenEnv = "TEST_GH_TOKEN"
 	cfg.Routing.AuthorizedUsers = []string{"dev", "alice"}
 	cfg.Routing.SelfLogins = []string{gh.BotLogin()}
+	cfg.Routing.Operator = "dev"
 	svc.Provider = func(system string) (integrations.Provider, error) {
 		return providers.New(cfg, system, func(string) string { return gh.Token() })
 	}
@@ -79,7 +80,7 @@ func TestHandoffToolsWalk(t *testing.T) {
 	c := loopClient(t, r.svc)
 	rec, files := handofftest.Build(handofftest.Spec{Stage: handoff.StageDesignSettled, CarriedBy: handoff.CarriedByArtifact})
 
-	res := callTool(t, c, "handoff_post", map[string]any{ArgWorkItem: r.ref.String(), "record": recordArg(t, rec)})
+	res := callToolAs(t, c, stdioCaller, "handoff_post", map[string]any{ArgWorkItem: r.ref.String(), "record": recordArg(t, rec)})
 	require.False(t, res.IsError, resultText(t, res))
 	posted := structured(t, res)
 	comments := posted["comments"].([]any)
@@ -94,7 +95,7 @@ func TestHandoffToolsWalk(t *testing.T) {
 	assert.Equal(t, "import-handoff", view["currentNode"])
 	assert.Equal(t, recordURL, view["handoff"].(map[string]any)["commentUrl"])
 	assert.Equal(t, rec.SpecArtifact, view["claudeArtifactUrl"])
-	assert.Contains(t, resultText(t, res), "handed off by @"+r.gh.BotLogin()+" at design-settled, enter design-approval, carried by artifact")
+	assert.Contains(t, resultText(t, res), "handed off by @dev at design-settled, enter design-approval, carried by artifact", "attributed to the operator who posted it, never the loop")
 
 	res = callTool(t, c, "handoff_import", map[string]any{ArgWorkItem: r.id, "files": filesArg(files)})
 	require.False(t, res.IsError, resultText(t, res))
@@ -121,7 +122,7 @@ func TestHandoffImportToolReportsRefusedFiles(t *testing.T) {
 	r := newHandoffToolRig(t)
 	c := loopClient(t, r.svc)
 	rec, files := handofftest.Build(handofftest.Spec{Stage: handoff.StageRequirementsSettled, CarriedBy: handoff.CarriedByArtifact})
-	res := callTool(t, c, "handoff_post", map[string]any{ArgWorkItem: r.ref.String(), "record": recordArg(t, rec)})
+	res := callToolAs(t, c, stdioCaller, "handoff_post", map[string]any{ArgWorkItem: r.ref.String(), "record": recordArg(t, rec)})
 	require.False(t, res.IsError, resultText(t, res))
 	r.armAndSelect(t)
 
@@ -144,18 +145,18 @@ func TestHandoffPostToolRefusals(t *testing.T) {
 	rec, _ := handofftest.Build(handofftest.Spec{Stage: handoff.StageDesignSettled, CarriedBy: handoff.CarriedByArtifact})
 	arg := recordArg(t, rec)
 	arg["enter"] = "implementation"
-	res := callTool(t, c, "handoff_post", map[string]any{ArgWorkItem: r.ref.String(), "record": arg})
+	res := callToolAs(t, c, stdioCaller, "handoff_post", map[string]any{ArgWorkItem: r.ref.String(), "record": arg})
 	assert.True(t, res.IsError)
 	assert.Contains(t, resultText(t, res), "never starts past design-approval")
 
 	arg = recordArg(t, rec)
 	arg["author"] = "dev"
 	arg["extra"] = true
-	res = callTool(t, c, "handoff_post", map[string]any{ArgWorkItem: r.ref.String(), "record": arg})
+	res = callToolAs(t, c, stdioCaller, "handoff_post", map[string]any{ArgWorkItem: r.ref.String(), "record": arg})
 	assert.True(t, res.IsError)
 	assert.Contains(t, resultText(t, res), `unknown field "extra"`)
 
-	res = callTool(t, c, "handoff_post", map[string]any{ArgWorkItem: r.ref.String(), "record": "not an object"})
+	res = callToolAs(t, c, stdioCaller, "handoff_post", map[string]any{ArgWorkItem: r.ref.String(), "record": "not an object"})
 	assert.True(t, res.IsError)
 	assert.Contains(t, resultText(t, res), `argument "record" must be an object`)
 	assert.Empty(t, r.gh.Comments(r.ref), "nothing is posted")

@@ -113,10 +113,15 @@ type Escalation struct {
 
 // HandoffState is the accepted handoff, frozen when the walk starts.
 type HandoffState struct {
-	Record     json.RawMessage `json:"record"`
-	Author     string          `json:"author"`
-	CommentURL string          `json:"commentUrl"`
-	RecordedAt string          `json:"recordedAt"`
+	Record json.RawMessage `json:"record"`
+	// Author is the person the record is attributed to: its comment's
+	// author, or the authorized person the loop posted it for.
+	Author string `json:"author"`
+	// CommentAuthor is the record comment's author as the API reports it
+	// (the loop's own login for a record it posted).
+	CommentAuthor string `json:"commentAuthor,omitempty"`
+	CommentURL    string `json:"commentUrl"`
+	RecordedAt    string `json:"recordedAt"`
 }
 
 // Demotion records an import-handoff un-skip.

@@ -44,7 +44,8 @@ func IsSelfComment(cfg *config.Config, c integrations.Comment) bool {
 
 // FindHandoff picks the handoff record among an unstarted item's comments:
 // the newest well-formed record whose author is in routing.authorizedUsers,
-// or that the loop posted itself. It returns the state block to freeze (nil
+// or that the loop posted itself for a person in routing.authorizedUsers
+// (the person is then its author, never the loop). It returns the state block to freeze (nil
 // when there is none: the item starts as it would without a handoff), the
 // spec-chain artifact URL the record names, and one event per record
 // honoured or ignored, with the reason.
@@ -69,7 +70,7 @@ func FindHandoff(cfg *config.Config, comments []integrations.Comment) (*runtime.
 	evs = append(evs, runtime.EventRecord{Name: EventHandoffHonoured, Data: map[string]any{
 		"commentUrl": found.CommentURL, "author": found.Author, "stage": found.Record.Stage,
 		"enter": found.Record.Enter, "carriedBy": found.Record.CarriedBy}})
-	hs := &runtime.HandoffState{Record: raw, Author: found.Author, CommentURL: found.CommentURL, RecordedAt: runtime.Now()}
+	hs := &runtime.HandoffState{Record: raw, Author: found.Author, CommentAuthor: found.Comment.Author, CommentURL: found.CommentURL, RecordedAt: runtime.Now()}
 	return hs, found.Record.SpecArtifact, evs
 }
 

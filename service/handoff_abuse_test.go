@@ -207,7 +207,9 @@ func TestAbuseCase6RecordEditedAfterStartChangesNothing(t *testing.T) {
 		}
 	}
 	require.NotZero(t, id)
-	_, err = p.EditComment(r.ctx(), r.ref, id, render(t, edited)[0])
+	by, err := handoff.PostedByLine("dev")
+	require.NoError(t, err)
+	_, err = p.EditComment(r.ctx(), r.ref, id, render(t, edited)[0]+"\n"+by)
 	require.NoError(t, err)
 	r.poll()
 	assert.Equal(t, frozen, *r.state().Handoff, "state is unchanged")

@@ -196,9 +196,14 @@ func (s *Service) ticketSource(ctx context.Context, sess *session) (handoff.Sour
 			pool = append(pool, c)
 		}
 	}
-	found, _ := handoff.FindRecord(pool, nil, func(c integrations.Comment) bool {
-		return c.URL == hs.CommentURL && strings.EqualFold(c.Author, hs.Author)
-	})
+	// The frozen record, as it was accepted: posted by the loop for its
+	// author, or by its author.
+	byLoop := hs.CommentAuthor != "" && !strings.EqualFold(hs.CommentAuthor, hs.Author)
+	found, _ := handoff.FindRecord(pool,
+		func(login string) bool { return strings.EqualFold(login, hs.Author) },
+		func(c integrations.Comment) bool {
+			return byLoop && c.URL == hs.CommentURL && strings.EqualFold(c.Author, hs.CommentAuthor)
+		})
 	if found == nil {
 		return nil, fmt.Errorf("the handoff record %s is gone or no longer reads as a record; its files cannot be taken from the ticket", hs.CommentURL)
 	}

@@ -24,6 +24,11 @@ type HandoffPostRequest struct {
 	WorkItem string `json:"workItem"`
 	// Record is the record; Files holds the bodies for carried-by ticket.
 	Record handoff.Record `json:"record"`
+	// By is the person the record is posted for — the authenticated
+	// principal that asked (the CLI's and stdio's operator, routing.operator;
+	// an OAuth caller's subject). It must be in routing.authorizedUsers: the
+	// loop never stands as a record's author.
+	By string `json:"-"`
 }
 
 // PostedComment is one comment of a posted record.
@@ -67,10 +72,15 @@ func (s *Service) HandoffPost(ctx context.Context, req HandoffPostRequest) (Hand
 		return HandoffPostResult{}, fmt.Errorf("%w: workItem: %v", ErrHandoffRefused, err)
 	}
 	res := HandoffPostResult{Ref: ref.String(), WorkItem: workItemID(ref), Comments: []PostedComment{}, Warnings: []string{}}
-	bodies, err := handoff.RenderWithLimit(req.Record, handoff.MaxCommentChars-selfTrailerChars)
+	postedBy, err := s.handoffPoster(req.By)
 	if err != nil {
 		return res, fmt.Errorf("%w: %v", ErrHandoffRefused, err)
 	}
+	bodies, err := handoff.RenderWithLimit(req.Record, handoff.MaxCommentChars-selfTrailerChars-utf8.RuneCountInString(postedBy)-1)
+	if err != nil {
+		return res, fmt.Errorf("%w: %v", ErrHandoffRefused, err)
+	}
+	bodies[0] = strings.TrimRight(bodies[0], "\n") + "\n" + postedBy + "\n"
 	p, err := s.handoffProvider(ref.System)
 	if err != nil {
 		return res, err
@@ -97,6 +107,19 @@ func (s *Service) HandoffPost(ctx context.Context, req HandoffPostRequest) (Hand
 	}
 	s.log().Info("handoff record posted", "ref", ref.String(), "comments", len(bodies))
 	return res, nil
+}
+
+// handoffPoster checks the person a record is posted for and returns the
+// posted-by line naming them.
+func (s *Service) handoffPoster(by string) (string, error) {
+	by = strings.TrimPrefix(strings.TrimSpace(by), "@")
+	switch {
+	case by == "":
+		return "", errors.New("nobody to attribute the record to: a handoff is posted for a person — set routing.operator to your ticket login (CLI and stdio), or call as an authenticated OAuth user")
+	case !IsAuthorized(s.Config, by):
+		return "", fmt.Errorf("@%s is not in routing.authorizedUsers, so a record posted for them would never be honoured; a handoff needs an authorized person", by)
+	}
+	return handoff.PostedByLine(by)
 }
 
 func partName(i int) string {

@@ -81,7 +81,7 @@ func (r *handoffRig) pushBranch(rec *handoff.Record, files map[string]string) {
 // post posts rec through the handoff post verb and returns the record's URL.
 func (r *handoffRig) post(rec handoff.Record) string {
 	r.t.Helper()
-	res, err := r.svc.HandoffPost(r.ctx(), HandoffPostRequest{Repo: r.repo, WorkItem: r.ref.String(), Record: rec})
+	res, err := r.svc.HandoffPost(r.ctx(), HandoffPostRequest{Repo: r.repo, WorkItem: r.ref.String(), Record: rec, By: "dev"})
 	require.NoError(r.t, err)
 	require.NotEmpty(r.t, res.Comments)
 	return res.Comments[0].URL

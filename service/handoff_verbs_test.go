@@ -48,7 +48,7 @@ func TestHandoffPostRefusesPointersThatDoNotExist(t *testing.T) {
 			rec, files := handofftest.Build(handofftest.Spec{Stage: handoff.StageRequirementsSettled})
 			tt.setup(r, &rec, files)
 			before := len(r.gh.Comments(r.ref))
-			_, err := r.svc.HandoffPost(r.ctx(), HandoffPostRequest{Repo: r.repo, WorkItem: r.ref.String(), Record: rec})
+			_, err := r.svc.HandoffPost(r.ctx(), HandoffPostRequest{Repo: r.repo, WorkItem: r.ref.String(), Record: rec, By: "dev"})
 			require.ErrorIs(t, err, ErrHandoffRefused)
 			assert.Contains(t, err.Error(), tt.want)
 			assert.Len(t, r.gh.Comments(r.ref), before, "nothing is posted")
@@ -60,10 +60,10 @@ func TestHandoffPostRefusesAnInvalidRecord(t *testing.T) {
 	r := newHandoffRig(t)
 	rec, _ := handofftest.Build(handofftest.Spec{Stage: handoff.StageDesignSettled, CarriedBy: handoff.CarriedByTicket})
 	rec.Enter = "implementation"
-	_, err := r.svc.HandoffPost(r.ctx(), HandoffPostRequest{WorkItem: r.ref.String(), Record: rec})
+	_, err := r.svc.HandoffPost(r.ctx(), HandoffPostRequest{WorkItem: r.ref.String(), Record: rec, By: "dev"})
 	require.ErrorIs(t, err, ErrHandoffRefused)
 	assert.Contains(t, err.Error(), "never starts past design-approval")
-	_, err = r.svc.HandoffPost(r.ctx(), HandoffPostRequest{WorkItem: "not a ref", Record: rec})
+	_, err = r.svc.HandoffPost(r.ctx(), HandoffPostRequest{WorkItem: "not a ref", Record: rec, By: "dev"})
 	require.ErrorIs(t, err, ErrHandoffRefused)
 	assert.Contains(t, err.Error(), "workItem")
 	assert.Zero(t, r.gh.RequestCount(), "a refused record sends no request")
@@ -75,7 +75,7 @@ func TestHandoffPostSplitsIntoPartsAndRetriesWithoutRepeating(t *testing.T) {
 	long := strings.Repeat("A line of the design that goes on for a while, to fill the comment.\n", 1500)
 	rec.Files[handoff.DesignDoc] += long
 	rec.Artifacts[2].SHA256 = handoff.HashLF([]byte(rec.Files[handoff.DesignDoc]))
-	res, err := r.svc.HandoffPost(r.ctx(), HandoffPostRequest{WorkItem: r.ref.String(), Record: rec})
+	res, err := r.svc.HandoffPost(r.ctx(), HandoffPostRequest{WorkItem: r.ref.String(), Record: rec, By: "dev"})
 	require.NoError(t, err)
 	require.Greater(t, len(res.Comments), 1, "the files move on into continuation parts")
 	stored := r.gh.Comments(r.ref)
@@ -89,7 +89,7 @@ func TestHandoffPostSplitsIntoPartsAndRetriesWithoutRepeating(t *testing.T) {
 	require.NotNil(t, hs, "the loop's own self-marked record and parts are honoured")
 	assert.Equal(t, res.Comments[0].URL, hs.CommentURL)
 
-	again, err := r.svc.HandoffPost(r.ctx(), HandoffPostRequest{WorkItem: r.ref.String(), Record: rec})
+	again, err := r.svc.HandoffPost(r.ctx(), HandoffPostRequest{WorkItem: r.ref.String(), Record: rec, By: "dev"})
 	require.NoError(t, err)
 	for _, c := range again.Comments {
 		assert.True(t, c.Existing)

@@ -33,14 +33,15 @@ func TestHandoffWalkEveryStageTableRow(t *testing.T) {
 			assert.Equal(t, "started", armed.Action, armed.Detail)
 			assert.Equal(t, "phase-selection", armed.Node)
 			list := r.lastOwn(checklist.Marker)
-			assert.Contains(t, list.Body, "Handed off by @"+r.gh.BotLogin()+" at `"+row.Spec.Stage+"` ([record]("+recordURL+"))")
+			assert.Contains(t, list.Body, "Handed off by @dev at `"+row.Spec.Stage+"` ([record]("+recordURL+"))", "the person it was posted for, never the loop")
 
 			assert.Equal(t, "gate", selected.Action, selected.Detail)
 			assert.Equal(t, "pass", selected.Status)
 			st := r.state()
 			require.Equal(t, "import-handoff", st.CurrentNode, "a handed-off walk enters import-handoff after phase-selection")
 			require.NotNil(t, st.Handoff)
-			assert.Equal(t, r.gh.BotLogin(), st.Handoff.Author)
+			assert.Equal(t, "dev", st.Handoff.Author, "the record is attributed to the operator who posted it")
+			assert.Equal(t, r.gh.BotLogin(), st.Handoff.CommentAuthor)
 			assert.Equal(t, recordURL, st.Handoff.CommentURL)
 			assert.NotEmpty(t, st.Handoff.RecordedAt)
 			frozen, err := handoff.DecodeJSON(st.Handoff.Record)
@@ -67,7 +68,7 @@ func TestHandoffWalkEveryStageTableRow(t *testing.T) {
 			assert.Empty(t, st.Skips[row.Enter])
 			imp := st.Decisions["import-handoff"]
 			require.NotNil(t, imp)
-			assert.Equal(t, "@"+r.gh.BotLogin(), imp.By)
+			assert.Equal(t, "@dev", imp.By)
 
 			// check renders the skips as handoff skips and stays satisfied.
 			res, err := r.svc.Check(r.ctx(), CheckRequest{Repo: r.repo, WorkItem: r.id})

@@ -86,7 +86,7 @@ func handoffPost(ctx context.Context, env *Env, args []string) error {
 	}
 	defer svc.Close()
 	svc.Provider = providerFactory(svc, env)
-	res, err := svc.HandoffPost(ctx, service.HandoffPostRequest{Repo: handoffPath(env, *repo), WorkItem: *workItem, Record: rec})
+	res, err := svc.HandoffPost(ctx, service.HandoffPostRequest{Repo: handoffPath(env, *repo), WorkItem: *workItem, Record: rec, By: svc.Config.Routing.Operator})
 	if errors.Is(err, service.ErrHandoffRefused) {
 		return exitWith(exitUnmet, err.Error())
 	}

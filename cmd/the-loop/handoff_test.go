@@ -49,6 +49,7 @@ func newHandoffCLI(t *testing.T) *handoffCLI {
 routing:
   authorizedUsers: [dev, alice]
   selfLogins: [%s]
+  operator: dev
 polling:
   sources:
     - {system: github, repos: [%s], checkout: %s}
@@ -109,7 +110,7 @@ func TestHandoffCLIEndToEnd(t *testing.T) {
 
 	code, out, stderr = f.run("handoff", "show", f.id, "--repo", f.checkout, "--db", f.db)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, out, f.id+": handed off by @"+f.gh.BotLogin()+" at requirements-settled, enter requirements-approval, carried by branch")
+	assert.Contains(t, out, f.id+": handed off by @dev at requirements-settled, enter requirements-approval, carried by branch")
 	assert.Contains(t, out, "record: "+recordURL)
 
 	f.gh.AddComment(f.ref, "alice", "MEMBER", "the-loop execute")

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	loopmcp "github.com/the-loop/the-loop/mcp"
+	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
 )
 
@@ -25,15 +26,16 @@ func (s *stringList) Set(v string) error {
 func init() {
 	register(&Command{
 		Name:    "serve",
-		Usage:   "serve [--repo DIR] [--http ADDR [--token-file FILE] [--allow-origin ORIGIN]...] [--config FILE]",
+		Usage:   "serve [--repo DIR] [--work-item ID] [--http ADDR [--token-file FILE] [--allow-origin ORIGIN]...] [--config FILE]",
 		Summary: "run the MCP server (stdio by default, or streamable HTTP)",
 		Run:     runServe,
 	})
 }
 
 func runServe(ctx context.Context, env *Env, args []string) error {
-	fs, cfgPath := flagSet(env, "serve", "serve [--repo DIR] [--http ADDR [--token-file FILE] [--allow-origin ORIGIN]...] [--config FILE]")
+	fs, cfgPath := flagSet(env, "serve", commands["serve"].Usage)
 	repo := fs.String("repo", "", "repository checkout the tools act on (default: the current directory)")
+	workItem := fs.String("work-item", "", "confine the server to one work item (a session the loop launched): only its check, graph_status, graph_complete and continuity tools answer; handoff_post and ticket_create are refused")
 	httpAddr := fs.String("http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765; a bare :PORT binds loopback) instead of stdio")
 	tokenFile := fs.String("token-file", "", "read the HTTP bearer token from FILE (default: $THE_LOOP_MCP_TOKEN, or the variable named by mcp.http.tokenEnv)")
 	fs.String("db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
@@ -53,16 +55,21 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *workItem != "" {
+		if err := runtime.ValidateID(*workItem); err != nil {
+			return usageErrorf("--work-item: %v", err)
+		}
+	}
 	// stdout carries protocol frames only (stdio) or nothing (HTTP): logs
 	// always go to stderr.
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	svc, err := newServeService(env, *cfgPath, fs.Lookup("db").Value.String(), repoDir, logger)
+	svc, err := newServeService(env, *cfgPath, fs.Lookup("db").Value.String(), repoDir, *workItem != "", logger)
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
 	cfg := svc.Config
-	deps := loopmcp.Deps{Logger: logger, DefaultRepo: repoDir, Backend: svc}
+	deps := loopmcp.Deps{Logger: logger, DefaultRepo: repoDir, Backend: svc, Operator: cfg.Routing.Operator, WorkItem: *workItem}
 	srv := loopmcp.NewServer(deps, loopmcp.AllTools(), Version())
 
 	if *httpAddr == "" {
@@ -103,8 +110,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 
 // newServeService builds the core the server's tools bind to: the same
 // service the CLI verbs build (config, signing key, state store), with the
-// ticket providers the CLI uses and repoDir as the default repository.
-func newServeService(env *Env, cfgPath, db, repoDir string, logger *slog.Logger) (*service.Service, error) {
+// ticket providers the CLI uses and repoDir as the default repository. A
+// confined server serves repoDir alone (never mcp.repos).
+func newServeService(env *Env, cfgPath, db, repoDir string, confined bool, logger *slog.Logger) (*service.Service, error) {
 	svc, err := newService(env, cfgPath, db)
 	if err != nil {
 		return nil, err
@@ -112,7 +120,11 @@ func newServeService(env *Env, cfgPath, db, repoDir string, logger *slog.Logger)
 	svc.Log = logger
 	svc.DefaultRepo = repoDir
 	svc.Provider = providerFactory(svc, env)
-	for _, r := range append([]string{repoDir}, svc.Config.MCP.Repos...) {
+	roots := append([]string{repoDir}, svc.Config.MCP.Repos...)
+	if confined {
+		roots = roots[:1]
+	}
+	for _, r := range roots {
 		if real, err := filepath.EvalSymlinks(r); err == nil {
 			r = real
 		}

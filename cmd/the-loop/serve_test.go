@@ -237,7 +237,7 @@ func (p *parity) cli(args ...string) string {
 func (p *parity) tool(repo, name string, args map[string]any) string {
 	p.t.Helper()
 	env := p.env()
-	svc, err := newServeService(env, p.config, "", repo, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc, err := newServeService(env, p.config, "", repo, false, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(p.t, err)
 	defer svc.Close()
 	srv := loopmcp.NewServer(loopmcp.Deps{Backend: svc, DefaultRepo: repo}, loopmcp.AllTools(), Version())
@@ -375,4 +375,33 @@ func TestCLIAndToolKeepTheSameContinuityRecord(t *testing.T) {
 	delete(cliPrompt, "notice") // the CLI says it found no clipboard; the tool never uses one
 	assert.Equal(t, cliPrompt, toolPrompt)
 	assert.Equal(t, false, toolPrompt["copied"])
+}
+
+// The server a launched session gets (serve --work-item) answers for its
+// item only and refuses handoff_post, through the real stdio transport.
+func TestServeConfinedToAWorkItem(t *testing.T) {
+	repo := copyRepoFixture(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"check","arguments":{"workItem":"issue-3"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"handoff_post","arguments":{"workItem":"octo/widgets#2","record":{}}}}`,
+	}, "\n") + "\n"
+	env, out, errb, cfg := serveEnv(t, in, map[string]string{"THE_LOOP_DB": filepath.Join(t.TempDir(), "state.db")})
+	require.Equal(t, exitOK, Main(context.Background(), env, []string{"serve", "--config", cfg, "--repo", repo, "--work-item", "issue-2"}), errb.String())
+	byID := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var frame struct {
+			ID json.RawMessage `json:"id"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &frame))
+		byID[string(frame.ID)] = line
+	}
+	assert.Contains(t, byID["3"], `"isError":true`)
+	assert.Contains(t, byID["3"], "confined to work item issue-2")
+	assert.Contains(t, byID["4"], `"isError":true`)
+	assert.Contains(t, byID["4"], "a handoff needs the developer present")
+
+	env, _, errb, cfg = serveEnv(t, "", nil)
+	assert.Equal(t, exitUsage, Main(context.Background(), env, []string{"serve", "--config", cfg, "--repo", repo, "--work-item", "../x"}))
+	assert.Contains(t, errb.String(), "--work-item")
 }

@@ -12,6 +12,9 @@ import (
 
 const hookImportHandoff = "import-handoff"
 
+// hookSelectionNode is the node whose signed decision is the phase selection.
+const hookSelectionNode = "phase-selection"
+
 // kindHandoffImport is the kind of the decision import-handoff records.
 const kindHandoffImport = "handoff-import"
 
@@ -257,12 +260,20 @@ func verifyCarried(hc *runtime.HookContext, d *specDir, name, want, producer str
 }
 
 // lockApprovedInChat writes status: approved, approvedBy and approvedVia
-// into the verified artifacts the record says were approved in chat. Every
-// new text is computed before any file is written.
+// into the verified artifacts the record says were approved in chat. The
+// approver is the human who signed the phase selection (the authorized
+// `execute` reply that accepted the handoff's pre-unticked checklist) —
+// never the record's poster by itself, and never the loop. With no signed
+// selection nothing is locked. Every new text is computed before any file
+// is written.
 func lockApprovedInChat(hc *runtime.HookContext, d *specDir, rec handoff.Record, verified []string) ([]lockedFile, error) {
 	type pending struct{ name, text string }
 	var todo []pending
-	author := strings.TrimLeft(strings.TrimSpace(hc.State.Handoff.Author), "@")
+	sel := hc.State.Decisions[hookSelectionNode]
+	if sel == nil || sel.Kind != runtime.KindSelection || strings.TrimSpace(sel.By) == "" {
+		return nil, nil
+	}
+	author := strings.TrimLeft(strings.TrimSpace(sel.By), "@")
 	for _, name := range rec.ApprovedInChat {
 		if !slices.Contains(verified, name) {
 			continue
@@ -278,7 +289,7 @@ func lockApprovedInChat(hc *runtime.HookContext, d *specDir, rec handoff.Record,
 		out, err := markdown.SetFrontMatter(text,
 			markdown.Field{Key: "status", Value: "approved"},
 			markdown.Field{Key: "approvedBy", Value: []string{author}},
-			markdown.Field{Key: "approvedVia", Value: "handoff " + hc.State.Handoff.CommentURL})
+			markdown.Field{Key: "approvedVia", Value: "handoff " + hc.State.Handoff.CommentURL + " (posted for @" + strings.TrimLeft(hc.State.Handoff.Author, "@") + ")"})
 		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", name, err)
 		}

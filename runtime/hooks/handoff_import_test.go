@@ -33,6 +33,7 @@ func importCtx(t *testing.T, rec handoff.Record) *runtime.HookContext {
 	raw, err := handoff.EncodeJSON(rec)
 	require.NoError(t, err)
 	hc.State.Handoff = &runtime.HandoffState{Record: raw, Author: "dev", CommentURL: importRecordURL, RecordedAt: "2026-10-21T10:00:00Z"}
+	hc.State.Decisions["phase-selection"] = &runtime.Decision{Node: "phase-selection", Kind: runtime.KindSelection, Outcome: "selected", Via: "reply", Token: "the-loop execute", By: "@alice"}
 	if enter, ok := g.Node(rec.Enter); ok {
 		for _, node := range g.Nodes[:enter.Index()] {
 			if node.Skippable && !node.OptIn {
@@ -197,13 +198,24 @@ func TestImportHandoffLocksApprovedInChat(t *testing.T) {
 	for _, name := range []string{handoff.Brainstorm, handoff.Requirements} {
 		fm, body := markdown.SplitFrontMatter(gateRead(t, hc, name))
 		assert.Equal(t, "approved", markdown.String(fm["status"]), name)
-		assert.Equal(t, []any{"dev"}, fm["approvedBy"], name)
-		assert.Equal(t, "handoff "+importRecordURL, fm["approvedVia"], name)
+		assert.Equal(t, []any{"alice"}, fm["approvedBy"], "%s: locked as approved by the human who signed the execute", name)
+		assert.Equal(t, "handoff "+importRecordURL+" (posted for @dev)", fm["approvedVia"], name)
 		assert.Equal(t, strings.TrimLeft(files[name], "\n"), strings.TrimLeft(body, "\n"), "the body is kept")
 	}
 	assert.Equal(t, files[handoff.DesignDoc], gateRead(t, hc, handoff.DesignDoc), "the furthest files are never locked by a handoff")
 	hashes := gateDecisionOf(t, r).Data["lockedHashes"].(map[string]any)
 	assert.Equal(t, handoff.HashLF([]byte(gateRead(t, hc, handoff.Brainstorm))), hashes[handoff.Brainstorm])
+}
+
+func TestImportHandoffLocksNothingWithoutASignedSelection(t *testing.T) {
+	rec, files := handofftest.Build(handofftest.Spec{Stage: handoff.StageDesignSettled, ApprovedInChat: []string{handoff.Brainstorm}})
+	hc := importCtx(t, rec)
+	delete(hc.State.Decisions, "phase-selection")
+	writeFiles(t, hc, files)
+	r, err := importHandoff(hc)
+	require.NoError(t, err)
+	assert.Empty(t, r.Data["locked"], "no human signed the selection, so no file is approved")
+	assert.Equal(t, files[handoff.Brainstorm], gateRead(t, hc, handoff.Brainstorm))
 }
 
 func TestImportHandoffLocksOnlyVerifiedFiles(t *testing.T) {
