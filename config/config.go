@@ -352,6 +352,15 @@ func (c *Config) validate() error {
 			return badKey(fmt.Sprintf("integrations.jira.blockingLinks[%d].phrase", i), "is empty; name the link description that means \"waits for\", e.g. \"is blocked by\"")
 		}
 	}
+	for _, kv := range [][2]string{
+		{"integrations.github.tokenEnv", c.Integrations.GitHub.TokenEnv}, {"integrations.jira.tokenEnv", c.Integrations.Jira.TokenEnv},
+		{"integrations.jira.emailEnv", c.Integrations.Jira.EmailEnv}, {"integrations.slack.webhookUrlEnv", c.Integrations.Slack.WebhookURLEnv},
+		{"mcp.http.tokenEnv", c.MCP.HTTP.TokenEnv},
+	} {
+		if kv[1] != "" && !IsEnvName(kv[1]) {
+			return badKey(kv[0], "%s", notAnEnvName)
+		}
+	}
 	if s := c.Integrations.GitHub.TokenSource; s != "" && s != "env" && s != "gh" {
 		return badKey("integrations.github.tokenSource", "%q is not one of env, gh", s)
 	}

@@ -3,6 +3,8 @@ package handoff
 import (
 	"fmt"
 	"strings"
+
+	"github.com/the-loop/the-loop/runtime/plaintext"
 )
 
 // maxBranchLen bounds a spec branch name.
@@ -50,6 +52,9 @@ func checkRefFormat(name string) string {
 	}
 	if strings.Contains(name, "@{") {
 		return "contains '@{'"
+	}
+	if r, bad := plaintext.Unsafe(name); bad {
+		return fmt.Sprintf("contains %U, a control, invisible, bidirectional or unprintable character", r)
 	}
 	for _, r := range name {
 		switch {

@@ -121,3 +121,12 @@ func TestValidateBranch(t *testing.T) {
 		assert.Contains(t, err.Error(), msg, "%q", b)
 	}
 }
+
+func TestValidateBranchRefusesBidiAndZeroWidth(t *testing.T) {
+	for _, b := range []string{"the-loop/issue-\u202e42", "the-loop/issue-\u200b42", "the-loop/\u2066x\u2069", "the-loop/a\u00adb",
+		"the-loop/a\ufeffb", "the-loop/a\u2028b", "the-loop/a\u0085b", "the-loop/a\u00a0b"} {
+		err := handoff.ValidateBranch(b)
+		require.Error(t, err, "%q", b)
+		assert.Contains(t, err.Error(), "invisible, bidirectional or unprintable", "%q", b)
+	}
+}

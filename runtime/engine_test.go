@@ -410,3 +410,19 @@ func TestGatesReadOnlyCommentsOfTheCurrentVisit(t *testing.T) {
 	assert.Nil(t, undated.since(Now()).Comments)
 	assert.Empty(t, (&Event{Comments: []integrations.Comment{{Author: "owner", CreatedAt: time.Now()}}}).since("not a time").Comments, "an unreadable visit start reads nothing")
 }
+
+// Ids refuse every character that could forge or hide a line of output.
+func TestValidateIDRefusesControlBidiAndZeroWidth(t *testing.T) {
+	for _, id := range []string{
+		"issue-1\nissue-2: ok", "issue-1\r", "issue-\x1b[2K1", "issue-1\x00", "issue\t1",
+		"issue-\u202e1", "issue-\u2066x\u2069", "issue-\u200b1", "issue-\ufeff1", "issue-\u00ad1",
+		"issue-\u2028x", "issue-\u0085x", "issue-\u00a01", "issue-\ue000",
+	} {
+		err := ValidateID(id)
+		require.Error(t, err, "%q", id)
+		assert.NotContains(t, err.Error(), "\n", "the refusal itself never carries the raw character")
+		assert.NotContains(t, err.Error(), "\x1b")
+	}
+	assert.NoError(t, ValidateID("PROJ-12"))
+	assert.NoError(t, ValidateID("issue-日本"), "printable letters of any script are fine")
+}

@@ -19,6 +19,11 @@ func (s *Service) continuitySet(ctx context.Context, repo string) (*continuity.S
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
+	// The continuity tools honour the served-repositories allow-list like
+	// every other tool: only a served root is opened.
+	if err := s.allowedRoot(s.repoDir(repo)); err != nil {
+		return nil, nil, err
+	}
 	set, err := continuity.Open(s.repoDir(repo))
 	if err != nil {
 		return nil, nil, err

@@ -208,7 +208,7 @@ func (r *Repo) WorkItems() ([]string, error) {
 	var ids []string
 	for _, e := range entries {
 		if e.Type()&os.ModeSymlink != 0 {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("skipping %s/%s: a symbolic link is not a work-item folder", r.SpecRoot, e.Name()))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("skipping %q: a symbolic link is not a work-item folder", r.SpecRoot+"/"+e.Name()))
 			continue
 		}
 		if e.IsDir() && runtime.ValidateID(e.Name()) == nil {

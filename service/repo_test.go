@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/continuity"
 )
 
 func writeFile(t *testing.T, path, body string) {
@@ -113,4 +115,29 @@ func TestAllowedReposConfineRequests(t *testing.T) {
 	assert.NoError(t, err)
 	assert.NoError(t, svc.allowedPath(filepath.Join(served, "docs"), "fromDir"))
 	assert.Error(t, svc.allowedPath("/etc", "fromDir"))
+}
+
+// A repo argument must name a served root: a subdirectory of one would
+// become the root its spec folders resolve against. Every tool's path goes
+// through the same rule, the continuity tools included.
+func TestARepoMustBeAServedRoot(t *testing.T) {
+	served := t.TempDir()
+	sub := filepath.Join(served, "docs", "specs")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	svc := benchService(t)
+	real, _ := filepath.EvalSymlinks(served)
+	svc.AllowedRepos = []string{real}
+	ctx := context.Background()
+	_, err := svc.Check(ctx, CheckRequest{Repo: sub, All: true})
+	assert.ErrorContains(t, err, "a directory inside one is not its root")
+	_, _, err = svc.Status(ctx, ItemRequest{Repo: sub, WorkItem: "issue-1"})
+	assert.ErrorContains(t, err, "outside the repositories this server serves")
+	for _, dir := range []string{sub, t.TempDir()} {
+		_, err = svc.ContinuityBrief(ctx, dir, continuity.BriefOptions{})
+		assert.ErrorContains(t, err, "outside the repositories this server serves", dir)
+		_, err = svc.ContinuityUpdate(ctx, dir, continuity.Entry{})
+		assert.ErrorContains(t, err, "outside the repositories this server serves", dir)
+		_, err = svc.ContinuityPrompt(ctx, dir, continuity.PromptOptions{})
+		assert.ErrorContains(t, err, "outside the repositories this server serves", dir)
+	}
 }

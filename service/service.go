@@ -220,16 +220,41 @@ func (s *Service) OpenStore(ctx context.Context) error {
 }
 
 // openRepo resolves a request's repository (default DefaultRepo, else the
-// working directory), refusing one outside AllowedRepos when that is set.
+// working directory), refusing one that is not exactly one of AllowedRepos
+// when that is set: a subdirectory of a served repository is not a root.
 func (s *Service) openRepo(dir string) (*Repo, error) {
+	if err := s.allowedRoot(s.repoDir(dir)); err != nil {
+		return nil, err
+	}
 	repo, err := OpenRepo(s.repoDir(dir))
 	if err != nil {
 		return nil, err
 	}
-	if err := s.allowedPath(repo.Root, "repo"); err != nil {
+	if err := s.allowedRoot(repo.Root); err != nil {
 		return nil, err
 	}
 	return repo, nil
+}
+
+// allowedRoot refuses a repository that is not exactly one of AllowedRepos
+// (no restriction when empty).
+func (s *Service) allowedRoot(dir string) error {
+	if len(s.AllowedRepos) == 0 {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("repo %q: %w", dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	for _, root := range s.AllowedRepos {
+		if abs == filepath.Clean(root) {
+			return nil
+		}
+	}
+	return fmt.Errorf("repo %q is outside the repositories this server serves (%s); name one of them exactly — a directory inside one is not its root", dir, strings.Join(s.AllowedRepos, ", "))
 }
 
 // allowedPath refuses a path outside AllowedRepos (no restriction when empty).

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,7 +28,32 @@ type hookInput struct {
 	WorkspaceRoots []string `json:"workspace_roots"`
 }
 
+// runGate never blocks a stop because of its own failure: a bad flag, a
+// config it cannot load, a repository or store it cannot read — each is a
+// warning on stderr and the stop is allowed (exit 0; for cursor, "{}").
+// Only a blocked node, evaluated, blocks.
 func runGate(ctx context.Context, env *Env, args []string) error {
+	harness := "claude"
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--harness="); ok {
+			harness = v
+		} else if a == "--harness" && i+1 < len(args) {
+			harness = args[i+1]
+		}
+	}
+	err := gateRun(ctx, env, args)
+	var ee *exitCodeError
+	if err == nil || errors.As(err, &ee) && ee.code == 2 || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "the-loop gate: warning: the gate could not run (%v); the stop is allowed\n", err)
+	if harness == "cursor" {
+		return writeJSON(env.Stdout, map[string]string{})
+	}
+	return nil
+}
+
+func gateRun(ctx context.Context, env *Env, args []string) error {
 	fs, cfgPath := flagSet(env, "gate", commands["gate"].Usage)
 	harness := fs.String("harness", "claude", "claude (exit 2 blocks the stop) or cursor (followup_message JSON)")
 	repo := fs.String("repo", "", "repository root (default: the hook payload's cwd, else the working directory)")
@@ -62,14 +89,12 @@ func runGate(ctx context.Context, env *Env, args []string) error {
 	}
 	svc, err := newService(env, *cfgPath, *db)
 	if err != nil {
-		return &usageError{msg: err.Error()}
+		return err
 	}
 	defer svc.Close()
 	res, err := svc.Gate(ctx, service.GateRequest{Repo: dir, WorkItems: items, MaxAttempts: *maxAttempts})
 	if err != nil {
-		// A gate that cannot evaluate must not wedge the harness; say why.
-		fmt.Fprintf(env.Stderr, "the-loop gate: %v\n", err)
-		return nil
+		return err
 	}
 	for _, id := range res.GaveUp {
 		fmt.Fprintf(env.Stderr, "the-loop gate: %s is still blocked; giving up after %d attempts so the session can stop\n", id, *maxAttempts)

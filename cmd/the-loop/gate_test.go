@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -96,4 +97,39 @@ func TestGateWithoutAnItemGatesTheActiveOnes(t *testing.T) {
 	assert.NotContains(t, stderr, "issue-5", "an item an operator moved to a terminal node is not active")
 	assert.NotContains(t, stderr, "issue-1 ", "an item never started is not active")
 	assert.NotContains(t, stderr, "issue-4", "a completed item is not active")
+}
+
+// The stop hook never blocks a stop because of its own failure: a broken
+// config, a bad flag or an unreadable store warns and allows the stop.
+func TestGateNeverBlocksOnItsOwnFailure(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	repo := copyDir(t, fixtureRepo(t))
+	broken := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(broken, []byte("routing: [not, a, map\n"), 0o600))
+	notADB := t.TempDir() // a directory is no database
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"broken config", []string{"--config", broken, "--repo", repo, "--work-item", "issue-2"}},
+		{"missing config", []string{"--config", filepath.Join(t.TempDir(), "absent.yaml"), "--repo", repo, "--work-item", "issue-2"}},
+		{"unknown flag", []string{"--no-such-flag", "--repo", repo}},
+		{"bad harness", []string{"--harness", "vim", "--repo", repo}},
+		{"unreadable store", []string{"--db", notADB, "--repo", repo, "--work-item", "issue-2"}},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, harness := range []string{"claude", "cursor"} {
+				out, stderr, code := runGateCLI(t, "", append([]string{"--harness", harness}, tt.args...)...)
+				if tt.name == "bad harness" {
+					out, stderr, code = runGateCLI(t, "", tt.args...)
+				}
+				assert.Equal(t, 0, code, "%s: the stop is allowed: %s", harness, stderr)
+				assert.Contains(t, stderr, "the gate could not run")
+				if harness == "cursor" && tt.name != "bad harness" {
+					assert.Equal(t, "{}\n", out)
+				}
+			}
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os/exec"
@@ -36,6 +37,10 @@ func fromConfig(cfg config.GitHub, getenv func(string) string, opts Options) (*P
 	if envName == "" {
 		envName = "GITHUB_TOKEN"
 	}
+	if !config.IsEnvName(envName) {
+		// Never echo it: a token pasted here instead of a variable name.
+		return nil, fmt.Errorf("github token: integrations.github.tokenEnv does not look like an environment variable name (the value is not shown, in case it is the token itself); put the token in a variable such as GITHUB_TOKEN and name that variable")
+	}
 	token := strings.TrimSpace(getenv(envName))
 	if token == "" {
 		switch cfg.TokenSource {
@@ -55,7 +60,7 @@ func fromConfig(cfg config.GitHub, getenv func(string) string, opts Options) (*P
 }
 
 // ghAuthToken runs `gh auth token [--hostname HOST]`. Neither its output nor
-// the token reaches an error.
+// its stderr (which can hold the token) reaches an error.
 func ghAuthToken(cfg config.GitHub) (string, error) {
 	bin := cfg.GHBinary
 	if bin == "" {
@@ -68,18 +73,19 @@ func ghAuthToken(cfg config.GitHub) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), ghTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, io.Discard
 	if err := cmd.Run(); err != nil {
 		var ee *exec.Error
 		if errors.As(err, &ee) || errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%s (integrations.github.ghBinary) was not found on PATH", bin)
 		}
-		msg := firstLine(stderr.String())
-		if msg != "" {
-			msg = ": " + msg
+		var exit *exec.ExitError
+		status := "it did not finish"
+		if errors.As(err, &exit) {
+			status = fmt.Sprintf("exit status %d", exit.ExitCode())
 		}
-		return "", fmt.Errorf("`%s auth token` failed (%v)%s", bin, err, msg)
+		return "", fmt.Errorf("`%s auth token` failed (%s); run `%s auth status` to see why", bin, status, bin)
 	}
 	token := strings.TrimSpace(stdout.String())
 	if token == "" || strings.ContainsAny(token, " \t\r\n") {
@@ -96,12 +102,4 @@ func enterpriseHost(base string) string {
 		return ""
 	}
 	return normalHost(u.Hostname())
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return s
 }

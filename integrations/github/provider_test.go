@@ -42,7 +42,7 @@ func TestFromConfigTokenSources(t *testing.T) {
 		{name: "missing token names the variable and both fixes", cfg: config.GitHub{BaseURL: f.URL(), TokenEnv: "MY_GH_TOKEN", TokenSource: "env"},
 			wantErr: []string{"MY_GH_TOKEN", "integrations.github.tokenEnv", "tokenSource: gh"}},
 		{name: "failing gh names the variable and gh auth login", cfg: config.GitHub{BaseURL: f.URL(), TokenEnv: "MY_GH_TOKEN", TokenSource: "gh", GHBinary: fakeGH(t, "echo 'not logged in' >&2; exit 1")},
-			wantErr: []string{"MY_GH_TOKEN", "gh auth login", "not logged in"}},
+			wantErr: []string{"MY_GH_TOKEN", "gh auth login", "exit status 1", "auth status` to see why"}},
 		{name: "gh not installed", cfg: config.GitHub{BaseURL: f.URL(), TokenEnv: "MY_GH_TOKEN", TokenSource: "gh", GHBinary: filepath.Join(t.TempDir(), "no-such-gh")},
 			wantErr: []string{"not found on PATH", "integrations.github.ghBinary"}},
 	}
@@ -70,6 +70,32 @@ func TestGHOutputNeverReachesErrors(t *testing.T) {
 	_, err := github.FromConfig(config.GitHub{BaseURL: "https://api.github.com/", TokenEnv: "T", TokenSource: "gh", GHBinary: gh}, env(nil))
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "two tokens here")
+}
+
+// gh's stderr can hold the token (a debug line, a half-printed secret): it
+// never reaches an error.
+func TestGHStderrNeverReachesErrors(t *testing.T) {
+	gh := fakeGH(t, "echo 'token ghp_0123456789abcdefghijABCDEFGHIJ012345 rejected' >&2; exit 4")
+	_, err := github.FromConfig(config.GitHub{BaseURL: "https://api.github.com/", TokenEnv: "T", TokenSource: "gh", GHBinary: gh}, env(nil))
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "ghp_0123456789")
+	assert.NotContains(t, err.Error(), "rejected")
+	assert.Contains(t, err.Error(), "exit status 4")
+}
+
+// A token pasted into tokenEnv instead of a variable name is never printed.
+func TestTokenEnvHoldingTheTokenIsNeverPrinted(t *testing.T) {
+	for _, tok := range []string{"ghp_0123456789abcdefghijABCDEFGHIJ012345", "github_pat_11ABCDEFG0123456789_abcdefghij", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0"} {
+		_, err := github.FromConfig(config.GitHub{BaseURL: "https://api.github.com/", TokenEnv: tok}, env(nil))
+		require.Error(t, err, tok)
+		assert.NotContains(t, err.Error(), tok)
+		assert.Contains(t, err.Error(), "integrations.github.tokenEnv does not look like an environment variable name")
+
+		_, err = config.Parse([]byte("integrations:\n  github:\n    tokenEnv: " + tok + "\n"))
+		require.Error(t, err, tok)
+		assert.NotContains(t, err.Error(), tok, "the config refusal never quotes it either")
+		assert.Contains(t, err.Error(), "integrations.github.tokenEnv")
+	}
 }
 
 func TestNewRejectsBadBaseURL(t *testing.T) {

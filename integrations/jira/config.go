@@ -27,6 +27,12 @@ func FromConfigWith(cfg config.Jira, getenv func(string) string, opts Options) (
 		auth = AuthCloud
 	}
 	tokenEnv := orDefault(cfg.TokenEnv, "JIRA_API_TOKEN")
+	for key, v := range map[string]string{"integrations.jira.tokenEnv": tokenEnv, "integrations.jira.emailEnv": orDefault(cfg.EmailEnv, "JIRA_EMAIL")} {
+		if !config.IsEnvName(v) {
+			// Never echo it: a credential pasted here instead of a variable name.
+			return nil, fmt.Errorf("jira credentials: %s does not look like an environment variable name (the value is not shown, in case it is the credential itself); put it in a variable and name that variable", key)
+		}
+	}
 	token := strings.TrimSpace(getenv(tokenEnv))
 	switch auth {
 	case AuthCloud:

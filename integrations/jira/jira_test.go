@@ -145,3 +145,12 @@ func TestUnsupportedOperations(t *testing.T) {
 	assert.ErrorIs(t, p.AddReaction(context.Background(), f.Ticket(), 1, "eyes"), integrations.ErrUnsupported)
 	assert.Zero(t, f.RequestCount())
 }
+
+// A credential pasted into tokenEnv or emailEnv is never printed.
+func TestJiraCredentialInTheEnvKeyIsNeverPrinted(t *testing.T) {
+	tok := "ATATT3xFfGF0T9iYJQWCoLJmX-Zs8o4dQx2cKqPrEeUvYb1W3n5RmK7"
+	_, err := jira.FromConfig(config.Jira{BaseURL: "https://x.atlassian.net", TokenEnv: tok}, func(string) string { return "" })
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), tok)
+	assert.Contains(t, err.Error(), "integrations.jira.tokenEnv does not look like an environment variable name")
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Symbol stands, in folded text, for any character that is neither a
@@ -170,4 +171,26 @@ func foldRune(r rune) (string, bool) {
 	}
 	f, ok := lookalikes[r]
 	return f, ok
+}
+
+// Unsafe returns the first character of s that must never appear in an
+// identifier a person reads (a work-item id, a branch name): a control
+// character (escape sequences included), a bidirectional or other format
+// character (zero-width spaces and joiners included), a combining mark on
+// nothing, a line or paragraph separator, a non-space white space, or a
+// private-use, surrogate or unassigned code point. ok is false when s holds
+// none.
+func Unsafe(s string) (rune, bool) {
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError,
+			unicode.Is(unicode.Cc, r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Co, r), unicode.Is(unicode.Cs, r),
+			unicode.Is(unicode.Zl, r), unicode.Is(unicode.Zp, r),
+			unicode.IsSpace(r) && r != ' ',
+			!unicode.IsPrint(r) && r != ' ',
+			invisible(r):
+			return r, true
+		}
+	}
+	return 0, false
 }
