@@ -11,12 +11,14 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/plaintext"
 )
 
 // HarnessConfigPath is the per-repository config, relative to the root.
@@ -208,7 +210,11 @@ func (r *Repo) WorkItems() ([]string, error) {
 	var ids []string
 	for _, e := range entries {
 		if e.Type()&os.ModeSymlink != 0 {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("skipping %q: a symbolic link is not a work-item folder", r.SpecRoot+"/"+e.Name()))
+			name := r.SpecRoot + "/" + e.Name()
+			if _, unsafe := plaintext.Unsafe(name); unsafe {
+				name = strconv.Quote(name) // never print a raw control or bidi character
+			}
+			r.Warnings = append(r.Warnings, fmt.Sprintf("skipping %s: a symbolic link is not a work-item folder", name))
 			continue
 		}
 		if e.IsDir() && runtime.ValidateID(e.Name()) == nil {

@@ -34,7 +34,8 @@ func gateThread(hc *runtime.HookContext) (comments []integrations.Comment, listE
 	return AuthorizedComments(hc.Config, gateMergeComments(thread, events)), nil
 }
 
-// gateNewestParsed returns the newest comment parse accepts.
+// gateNewestParsed returns the newest unedited comment parse accepts (an
+// edited comment is never a decision).
 func gateNewestParsed[T any](comments []integrations.Comment, parse func(string) (T, bool)) (integrations.Comment, T, bool) {
 	for i := len(comments) - 1; i >= 0; i-- {
 		if Edited(comments[i]) {
