@@ -106,10 +106,10 @@ func TestTheSigningKeyCredentialSignsDecisions(t *testing.T) {
 	t.Setenv(runtime.EnvSigningKey, "")
 	c, err := config.Load(filepath.Join(t.TempDir(), "absent.yaml"), false)
 	require.NoError(t, err)
-	signer, err := runtime.LoadSigner(c.Signing.KeyFile)
+	signer, err := runtime.LoadSigner(c.Signing, nil)
 	require.NoError(t, err)
 	assert.True(t, signer.HasKey())
-	want, err := runtime.LoadSigner(writeKey(t, "operator-key"))
+	want, err := runtime.LoadSigner(config.Signing{KeyFile: writeKey(t, "operator-key")}, nil)
 	require.NoError(t, err)
 	d := &runtime.Decision{Node: "design-approval", Kind: "approval", By: "alice"}
 	require.NoError(t, signer.Sign(d))

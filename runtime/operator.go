@@ -74,6 +74,9 @@ func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (Forc
 	if err != nil {
 		return res, fmt.Errorf("force %s: %w", id, err)
 	}
+	if w := r.unsignedAct("force"); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	r.log().Warn("forced transition", "workItem", id, "from", res.FromNode, "to", to, "actor", actor)
 	var b strings.Builder
 	fmt.Fprintf(&b, "🤖 _the-loop_ — **forced transition**\n\n`%s` → `%s` by %s.\n\nReason: %s\n", res.FromNode, to, actor, reason)
@@ -85,6 +88,15 @@ func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (Forc
 		res.Warnings = append(res.Warnings, w)
 	}
 	return res, nil
+}
+
+// unsignedAct warns that an operator act made on a host without a signing
+// key is recorded unsigned ("" when the host signs).
+func (r *Runtime) unsignedAct(act string) string {
+	if r.signer().CanSign() {
+		return ""
+	}
+	return fmt.Sprintf("this host holds no signing key: the %s is recorded unsigned, and check --recompute (like any host that verifies decisions) ignores it; run it on the poller's host, which holds signing.privateKeyFile", act)
 }
 
 // postAudit posts a self-marked audit comment when a tracker and a ticket
@@ -174,6 +186,9 @@ func (r *Runtime) DeclareSkips(ctx context.Context, id string, tokens []string, 
 	})
 	if err != nil {
 		return res, fmt.Errorf("skip %s: %w", id, err)
+	}
+	if w := r.unsignedAct("skip declaration"); w != "" && len(res.Declared) > 0 {
+		res.Warnings = append(res.Warnings, w)
 	}
 	if len(res.Declared) > 0 {
 		body := fmt.Sprintf("🤖 _the-loop_ — **declared skips**\n\n%s declared these phases skipped: `%s`.\n\nReason: %s\n", actor, strings.Join(res.Declared, "`, `"), reason)

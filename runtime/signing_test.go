@@ -176,3 +176,18 @@ func TestSignedWalkVerifiesKeylessWithThePublicKey(t *testing.T) {
 	assert.False(t, forged.OK)
 	assert.Equal(t, "wait", node(forged, "approve").Status)
 }
+
+func TestOperatorActsWithoutASigningKeySaySo(t *testing.T) {
+	h := newHarness(t, nil)
+	h.advance(h.say("select"))
+	res, err := h.rt.Force(context.Background(), "issue-1", "complete", "demo", "@ops")
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(res.Warnings, "\n"), "this host holds no signing key: the force is recorded unsigned")
+
+	signed := newHarness(t, nil)
+	signed.rt.Signer = NewEd25519Signer(testKey("host"))
+	signed.advance(signed.say("select"))
+	res, err = signed.rt.Force(context.Background(), "issue-1", "complete", "demo", "@ops")
+	require.NoError(t, err)
+	assert.NotContains(t, strings.Join(res.Warnings, "\n"), "no signing key")
+}

@@ -80,7 +80,7 @@ func (s *Service) CheckRendered(ctx context.Context, req CheckRequest, render fu
 	signer, signWarns := s.signerFor(repo)
 	warnings = append(warnings, signWarns...)
 	if req.Recompute && !signer.HasKey() {
-		warnings = append(warnings, "warning: no key to verify decisions with ("+runtime.PublicKeyFile+" is absent and no key is pinned or configured): under --recompute no recorded decision is honoured")
+		warnings = append(warnings, "warning: no signing key is configured and "+runtime.PublicKeyFile+" is absent, so no recorded decision can be verified: under --recompute none is honoured (commit the public key `the-loop keys init` writes, or pin "+runtime.EnvPublicKey+")")
 	}
 	// Items are independent: evaluate them on every core, and emit in
 	// work-item order through a bounded window so memory stays flat.

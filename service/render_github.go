@@ -92,6 +92,15 @@ func (r *GitHubReport) Item(w io.Writer, rep runtime.Report, g *runtime.Graph) e
 		r.rows = append(r.rows, row)
 		return writeLine(w, Annotation{Level: "error", Title: rep.WorkItem, Message: row.finding}.String())
 	}
+	// Drift fails under every --fail-on: each claim is an error.
+	for _, d := range rep.Drift {
+		if row.finding == "" {
+			row.status, row.finding = "drift", d
+		}
+		if err := writeLine(w, Annotation{Level: "error", Title: rep.WorkItem + " · drift", Message: d}.String()); err != nil {
+			return err
+		}
+	}
 	reached, _ := rep.Reached(g)
 	for _, nr := range reached {
 		if runtime.Satisfied(nr.Status) {
@@ -183,6 +192,7 @@ func splitFinding(msg, root string) (text, path string) {
 
 // Warn writes a warning about the run as a whole.
 func (r *GitHubReport) Warn(w io.Writer, msg string) error {
+	msg = strings.TrimPrefix(msg, "warning: ") // the annotation's level says it
 	return writeLine(w, Annotation{Level: "warning", Title: CheckTitle, Message: msg}.String())
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/runtime"
 	"gopkg.in/yaml.v3"
 )
 
@@ -199,19 +202,29 @@ func TestActionStepsRunLocally(t *testing.T) {
 		assert.Equal(t, 1, code)
 		assert.Contains(t, out, "::error file=docs/specs/issue-2/requirements.md,line=10,title=issue-2 · requirements-definition (block)::required section is empty: Security considerations\n")
 		assert.Contains(t, out, "::notice title=issue-3 · design-approval (wait)::no authorized feedback yet\n", "a wait passes under the default fail-on: block")
-		assert.Contains(t, out, "::warning title=the-loop check::no signing key is configured")
+		assert.NotContains(t, out, "no signing key", "the committed public key verifies: no secret is needed")
 		summary, err := os.ReadFile(r.summary)
 		require.NoError(t, err)
 		assert.Contains(t, string(summary), "**1/6 work items satisfied** · 2 failing the check (`--fail-on block`)")
 	})
 
-	t.Run("one item, with the signing key: unsigned decisions stop counting", func(t *testing.T) {
-		r := newActionRun(t, "", map[string]string{"work-item": "issue-4", "signing-key": "ci-key"})
+	t.Run("one item, pinned to a key that did not sign it: its decisions stop counting", func(t *testing.T) {
+		other := runtime.EncodePublicKey(testKeyFor("another host").Public().(ed25519.PublicKey))
+		r := newActionRun(t, "", map[string]string{"work-item": "issue-4", "public-key": other})
 		out, code := r.run(t, a)
-		assert.Equal(t, 0, code, "a wait passes under fail-on: block\n%s", out)
+		assert.Equal(t, 1, code, "the record's claims are drift, which fails under fail-on: block\n%s", out)
+		assert.Contains(t, out, "which is not a key this repository trusts — ignored", "the public-key input reaches the check")
+		assert.Contains(t, out, "::error title=issue-4 · drift::the record stands at complete, but recomputation stops at phase-selection")
+		assert.Contains(t, out, "0/1 work items satisfied")
+	})
+
+	t.Run("one item, legacy signing key and no committed public key: nothing verifies", func(t *testing.T) {
+		r := newActionRun(t, "", map[string]string{"work-item": "issue-4", "signing-key": "ci-key"})
+		require.NoError(t, os.Remove(filepath.Join(r.workspace, ".the-loop", "signing.pub")))
+		out, code := r.run(t, a)
+		assert.Equal(t, 1, code, out)
 		assert.NotContains(t, out, "no signing key", "the signing-key input reaches the check")
-		assert.Contains(t, out, "::notice title=issue-4 · phase-selection (wait)::decision for phase-selection is not signed by this loop's key\n")
-		assert.Contains(t, out, "0/1 work items satisfied\n")
+		assert.Contains(t, out, "is signed with Ed25519 but no public key is available")
 	})
 
 	t.Run("a repository in a subdirectory, failing on unmet", func(t *testing.T) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,6 +14,9 @@ import (
 // a node skipped by declaration or the finished walk.
 func TestGraphStatusNamesACommandOnlyForWorkLeftToDo(t *testing.T) {
 	repo := copyDir(t, fixtureRepo(t))
+	// A keyless walk: with the fixture's public key committed and no private
+	// key here, the operator acts below would be recorded unsigned and ignored.
+	require.NoError(t, os.Remove(filepath.Join(repo, ".the-loop", "signing.pub")))
 	env := map[string]string{"THE_LOOP_DB": filepath.Join(t.TempDir(), "state.db")}
 	run := func(args ...string) string {
 		out, errOut, code := runCLI(t, env, append(args, "--repo", repo)...)

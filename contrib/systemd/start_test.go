@@ -332,6 +332,9 @@ func TestSigningKeyCredentialReachesTheService(t *testing.T) {
 	check := []string{"check", "--config", "${CREDENTIALS_DIRECTORY}/config.yaml", "--all", "--recompute",
 		"--format", "json", "--repo", h.path("/var/lib/the-loop/checkouts/widgets")}
 	const noKey = "no signing key is configured"
+	// Only the credential may supply a key here: the fixture's committed
+	// public key would verify without it.
+	require.NoError(t, os.Remove(h.path("/var/lib/the-loop/checkouts/widgets/.the-loop/signing.pub")))
 
 	_, stderr, _ := h.start(t, shippedUnit(t), check)
 	assert.NotContains(t, stderr, noKey)
