@@ -1,0 +1,81 @@
+package proc
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestStartWritesOutputToFilesAndReportsExit(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.log")
+	require.NoError(t, os.WriteFile(out, []byte("earlier\n"), 0o600))
+	in := filepath.Join(dir, "in.txt")
+	require.NoError(t, os.WriteFile(in, []byte("from the prompt file\n"), 0o600))
+	p, err := Start(Spec{Argv: helperArgv(t), Env: helperEnv("stdin"), StdinPath: in, StdoutPath: out, StderrPath: filepath.Join(dir, "err.log")})
+	require.NoError(t, err)
+	assert.Greater(t, p.Pid(), 0)
+	st := p.Wait()
+	assert.True(t, st.Success())
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "earlier\nfrom the prompt file\n", string(got), "stdout is appended")
+	fi, err := os.Stat(filepath.Join(dir, "err.log"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	got2, ok := p.Exited()
+	assert.True(t, ok)
+	assert.Equal(t, st, got2)
+}
+
+func TestStartStopEndsTheGroup(t *testing.T) {
+	tests := []struct {
+		name       string
+		mode       string
+		grace      time.Duration
+		wantSignal string
+	}{
+		{"a child that honours SIGTERM", "sleep", 30 * time.Second, "SIGTERM"},
+		{"a child that ignores SIGTERM is killed after the grace", "trapterm", 200 * time.Millisecond, "SIGKILL"},
+		{"no grace kills at once", "sleep", 0, "SIGKILL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ready := filepath.Join(t.TempDir(), "ready")
+			p, err := Start(Spec{Argv: helperArgv(t, ready), Env: helperEnv(tt.mode)})
+			require.NoError(t, err)
+			waitFor(t, "the child to be ready", func() bool { _, err := os.Stat(ready); return err == nil })
+			_, exited := p.Exited()
+			assert.False(t, exited)
+			p.Stop(tt.grace)
+			p.Stop(tt.grace) // idempotent
+			st := p.Wait()
+			assert.Equal(t, tt.wantSignal, st.Signal)
+			assert.Equal(t, -1, st.Code)
+			assert.True(t, strings.HasPrefix(st.String(), "killed by "))
+		})
+	}
+}
+
+func TestStartKillsGrandchildrenWhenTheChildExits(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "gc.pid")
+	p, err := Start(Spec{Argv: helperArgv(t, pidfile, "leave"), Env: helperEnv("grandchild")})
+	require.NoError(t, err)
+	assert.True(t, p.Wait().Success())
+	gc := readPid(t, pidfile)
+	waitFor(t, "the grandchild to die", func() bool { return !alive(gc) })
+}
+
+func TestStartRefusesMissingProgramAndBadFiles(t *testing.T) {
+	_, err := Start(Spec{Argv: []string{filepath.Join(t.TempDir(), "missing")}})
+	assert.ErrorIs(t, err, ErrNotFound)
+	_, err = Start(Spec{Argv: helperArgv(t), StdinPath: filepath.Join(t.TempDir(), "no-such-prompt")})
+	assert.ErrorContains(t, err, "stdin")
+	_, err = Start(Spec{Argv: helperArgv(t), StdoutPath: filepath.Join(t.TempDir(), "no-dir", "out")})
+	assert.ErrorContains(t, err, "stdout")
+}
