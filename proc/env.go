@@ -51,7 +51,9 @@ type EnvError struct {
 	Reason string
 }
 
-func (e *EnvError) Error() string { return fmt.Sprintf("environment variable %q: %s", e.Name, e.Reason) }
+func (e *EnvError) Error() string {
+	return fmt.Sprintf("environment variable %q: %s", e.Name, e.Reason)
+}
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
