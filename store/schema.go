@@ -61,6 +61,7 @@ var migrations = []migration{
 		 BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE refused'); END`,
 		fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
 	}},
+	{version: 2, name: "agent sessions", stmts: sessionsSchema},
 }
 
 // SchemaVersion is the schema version this build writes and reads.

@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func sessionFixture(id, item string, started time.Time) Session {
+	return Session{ID: id, Repo: "octo/widgets", WorkItem: item, Node: "design", Harness: "claude", Runner: "tmux",
+		Model: "opus", Effort: "high", Argv: []string{"claude", "-p", "--model", "opus"}, PID: 4242, Attempt: 1,
+		StartedAt: started, Transcript: "/state/sessions/" + id + "/transcript.jsonl", Attach: "tmux -S /state/tmux.sock attach -t loop-" + id}
+}
+
+func TestSessionRecordLifecycle(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	sess := sessionFixture("s-1", "issue-7", t0)
+	require.NoError(t, s.StartSession(ctx, sess, Event{Name: "session.started", Node: "design", Data: json.RawMessage(`{"session":"s-1"}`)}))
+
+	got, found, err := s.GetSession(ctx, "s-1")
+	require.NoError(t, err)
+	require.True(t, found)
+	want := sess
+	want.State = SessionRunning
+	assert.Equal(t, want, got)
+	assert.True(t, got.Running())
+
+	require.NoError(t, s.UpdateSessionUsage(ctx, "s-1", "harness-uuid", 3, 1200, 0))
+	got, _, err = s.GetSession(ctx, "s-1")
+	require.NoError(t, err)
+	assert.Equal(t, 3, got.Turns)
+	assert.Equal(t, int64(1200), got.Tokens)
+
+	end := sess
+	end.EndedAt, end.ExitStatus, end.State, end.Reason = t0.Add(time.Hour), "exit 1", SessionExited, "node still unmet"
+	end.Turns, end.Tokens, end.CostUSD, end.HarnessSession = 9, 5000, 0.42, "harness-uuid"
+	require.NoError(t, s.FinishSession(ctx, end, Event{Name: "session.exited", Node: "design"}))
+	got, _, err = s.GetSession(ctx, "s-1")
+	require.NoError(t, err)
+	assert.Equal(t, end, got)
+	assert.False(t, got.Running())
+
+	err = s.FinishSession(ctx, end, Event{Name: "session.exited"})
+	assert.True(t, errors.Is(err, ErrSessionNotRunning), "%v", err)
+
+	evs, err := s.Events(ctx, "octo/widgets", "issue-7")
+	require.NoError(t, err)
+	require.Len(t, evs, 2, "the refused second finish appended nothing")
+	assert.Equal(t, "session.started", evs[0].Name)
+	assert.Equal(t, "session.exited", evs[1].Name)
+
+	_, found, err = s.GetSession(ctx, "nope")
+	require.NoError(t, err)
+	assert.False(t, found)
+}
+
+func TestSessionRecordsRefuseBadInput(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	t0 := time.Now()
+	bad := []Session{
+		{},
+		{ID: "x", Repo: "r", WorkItem: "i", Harness: "h", StartedAt: t0},
+		{ID: "x", Repo: "r", WorkItem: "i", Node: "n", StartedAt: t0},
+		{ID: "x", Repo: "r", WorkItem: "i", Node: "n", Harness: "h"},
+	}
+	for _, b := range bad {
+		assert.Error(t, s.StartSession(ctx, b))
+	}
+	ok := sessionFixture("s-1", "issue-1", t0)
+	require.NoError(t, s.StartSession(ctx, ok))
+	assert.Error(t, s.StartSession(ctx, ok), "an id is recorded once")
+	assert.ErrorContains(t, s.FinishSession(ctx, Session{ID: "s-1", State: SessionRunning}), "not an end state")
+	assert.ErrorContains(t, s.StartSession(ctx, sessionFixture("s-2", "issue-1", t0), Event{}), "Name is empty")
+	_, found, err := s.GetSession(ctx, "s-2")
+	require.NoError(t, err)
+	assert.False(t, found, "a refused event rolls the record back")
+}
+
+func TestListSessionsAndItemSpend(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	for i, id := range []string{"a", "b", "c"} {
+		item := "issue-7"
+		if id == "c" {
+			item = "issue-8"
+		}
+		// Whole and fractional seconds mixed: the order must still hold.
+		require.NoError(t, s.StartSession(ctx, sessionFixture(id, item, t0.Add(time.Duration(i)*1500*time.Millisecond))))
+	}
+	end := sessionFixture("a", "issue-7", t0)
+	end.State, end.EndedAt, end.Turns, end.Tokens, end.CostUSD = SessionTimedOut, t0.Add(time.Minute), 4, 1000, 0.25
+	require.NoError(t, s.FinishSession(ctx, end))
+	require.NoError(t, s.UpdateSessionUsage(ctx, "b", "", 2, 500, 0.10))
+
+	all, err := s.ListSessions(ctx, SessionFilter{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"c", "b", "a"}, ids(all), "newest first")
+	item, err := s.ListSessions(ctx, SessionFilter{Repo: "octo/widgets", WorkItem: "issue-7"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b", "a"}, ids(item))
+	running, err := s.ListSessions(ctx, SessionFilter{State: SessionRunning, Limit: 1})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"c"}, ids(running))
+	_, err = s.ListSessions(ctx, SessionFilter{WorkItem: "issue-7"})
+	assert.ErrorContains(t, err, "needs its repo")
+
+	sp, err := s.ItemSpend(ctx, "octo/widgets", "issue-7")
+	require.NoError(t, err)
+	assert.Equal(t, Spend{Sessions: 2, Turns: 6, Tokens: 1500, CostUSD: 0.35}, roundSpend(sp))
+	none, err := s.ItemSpend(ctx, "octo/widgets", "issue-99")
+	require.NoError(t, err)
+	assert.Equal(t, Spend{}, none)
+}
+
+func roundSpend(sp Spend) Spend {
+	sp.CostUSD = float64(int(sp.CostUSD*1000+0.5)) / 1000
+	return sp
+}
+
+func ids(ss []Session) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.ID
+	}
+	return out
+}
+
+func TestOpenMigratesAVersion1StoreToSessions(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v1.db")
+	rawExec(t, path, append(append([]string(nil), migrations[0].stmts...),
+		`INSERT INTO work_items (repo, id, loop, current_node, updated_at) VALUES ('octo/widgets', 'issue-1', 'pdlc-work-item-loop', 'design', '2026-01-01T00:00:00Z')`,
+		`PRAGMA user_version = 1`)...)
+	s, err := Open(ctx, path)
+	require.NoError(t, err)
+	defer s.Close()
+	it, found, err := s.Get(ctx, "octo/widgets", "issue-1")
+	require.NoError(t, err)
+	require.True(t, found, "existing items survive the migration")
+	assert.Equal(t, "design", it.CurrentNode)
+	require.NoError(t, s.StartSession(ctx, sessionFixture("s-1", "issue-1", time.Now())))
+}
