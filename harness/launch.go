@@ -46,7 +46,16 @@ type Launch struct {
 	Redact []string
 	// Lookup reads the poller's environment (nil = os.LookupEnv).
 	Lookup func(string) (string, bool)
+	// Terminal says the session runs in a terminal (the tmux runner), so
+	// its stdin is not free for the prompt: the claude adapter then passes
+	// the prompt as its argument instead (visible in the host's process
+	// list, and limited to MaxArgPrompt bytes).
+	Terminal bool
 }
+
+// MaxArgPrompt bounds a prompt passed as an argument (Linux refuses one
+// argument over 128 KiB).
+const MaxArgPrompt = 100 << 10
 
 // Plan is a prepared session: exactly what to run.
 type Plan struct {
@@ -106,11 +115,22 @@ func Prepare(name string, c Config, l Launch) (*Plan, error) {
 	p.Env = env.List()
 	switch c.Adapter {
 	case AdapterClaude:
-		p.Argv, p.StdinPath, p.Output = claudeArgv(c, p), p.PromptFile, OutputStreamJSON
+		p.Output = OutputStreamJSON
+		if l.Terminal {
+			if len(l.Prompt) > MaxArgPrompt {
+				return nil, fmt.Errorf("launch %s: a %d-byte prompt is too long to pass in a terminal session (at most %d); use runner: process", l.WorkItem, len(l.Prompt), MaxArgPrompt)
+			}
+			p.Argv = claudeArgv(c, p, l.Prompt)
+		} else {
+			p.Argv, p.StdinPath = claudeArgv(c, p, ""), p.PromptFile
+		}
 	case AdapterCommand:
 		p.Argv, p.Output = expand(c.Argv, p, l), firstNonEmpty(c.Output, OutputText)
 	}
 	p.Recorded = proc.Redact(p.Argv, append(env.SecretValues(), l.Redact...))
+	if l.Terminal && c.Adapter == AdapterClaude {
+		p.Recorded[2] = "<prompt: " + p.PromptFile + ">"
+	}
 	return p, nil
 }
 
@@ -146,13 +166,20 @@ func (c Config) env(l Launch) (*proc.Env, error) {
 	}, lookup)
 }
 
-// claudeArgv builds Claude Code's headless argv. The prompt goes on stdin:
-// --mcp-config and --allowedTools take several values, so a positional
-// prompt after them would be read as one more value.
-func claudeArgv(c Config, p *Plan) []string {
-	argv := []string{firstNonEmpty(c.Binary, "claude"), "-p",
-		"--output-format", OutputStreamJSON, "--verbose",
-		"--mcp-config", p.MCPConfig, "--strict-mcp-config"}
+// claudeArgv builds Claude Code's headless argv. The prompt goes on stdin,
+// or, when prompt is given, right after -p: --mcp-config and
+// --allowedTools take several values, so a prompt after them would be read
+// as one more value.
+func claudeArgv(c Config, p *Plan, prompt string) []string {
+	argv := []string{firstNonEmpty(c.Binary, "claude"), "-p"}
+	if prompt != "" {
+		if strings.HasPrefix(prompt, "-") {
+			prompt = "\n" + prompt // never read as an option
+		}
+		argv = append(argv, prompt)
+	}
+	argv = append(argv, "--output-format", OutputStreamJSON, "--verbose",
+		"--mcp-config", p.MCPConfig, "--strict-mcp-config")
 	if p.Model != "" {
 		argv = append(argv, "--model", p.Model)
 	}

@@ -1,0 +1,250 @@
+// Command fakeharness stands in for an agent harness in tests. It reads
+// its prompt file, writes the artifact the prompt names into its working
+// tree, commits and pushes it, and, with --claim, claims the node through
+// the MCP server named in its --mcp-config (the-loop serve over stdio,
+// through mcp-go's client). It prints Claude-shaped stream-json, so the
+// supervisor reads its usage like a real session's.
+//
+// Prompt lines it obeys (anything else is ignored):
+//
+//	artifact: <path>                  write, commit and push this file
+//	fake: fail-runs=N                 runs 1..N exit 1 without working
+//	fake: hang-runs=N                 runs 1..N report usage, then hang
+//	fake: usage turns=T tokens=N cost=X
+//	fake: env-dump                    write the environment to the state dir
+//
+// Runs are counted per work item in --state, which also receives a
+// "<item>.run-<n>.ready" file once a run has printed its usage.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+type options struct {
+	promptFile, mcpConfig, workdir, item, model, effort, state string
+	claim                                                      bool
+}
+
+// directives are what the prompt asks of this run.
+type directives struct {
+	artifacts                 []string
+	failRuns, hangRuns, turns int
+	tokens                    int64
+	cost                      float64
+	envDump                   bool
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.promptFile, "prompt-file", "", "the assignment")
+	flag.StringVar(&o.mcpConfig, "mcp-config", "", "MCP config naming the-loop serve")
+	flag.StringVar(&o.workdir, "workdir", ".", "the item's working tree")
+	flag.StringVar(&o.item, "work-item", "", "work item id")
+	flag.StringVar(&o.model, "model", "", "model chosen for the item")
+	flag.StringVar(&o.effort, "effort", "", "effort chosen for the item")
+	flag.StringVar(&o.state, "state", "", "directory for run counters, ready files and env dumps")
+	flag.BoolVar(&o.claim, "claim", false, "claim the node through the MCP server once the artifact is pushed")
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "fakeharness:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	if o.promptFile == "" || o.item == "" || o.state == "" {
+		return errors.New("--prompt-file, --work-item and --state are required")
+	}
+	prompt, err := os.ReadFile(o.promptFile)
+	if err != nil {
+		return err
+	}
+	d := parse(string(prompt))
+	n, err := nextRun(o.state, o.item)
+	if err != nil {
+		return err
+	}
+	if d.envDump {
+		if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.env-%d", o.item, n)), []byte(strings.Join(os.Environ(), "\n")+"\n"), 0o600); err != nil {
+			return err
+		}
+	}
+	session := fmt.Sprintf("fake-%s-%d", o.item, n)
+	emit(map[string]any{"type": "system", "subtype": "init", "session_id": session, "model": o.model, "cwd": o.workdir})
+	for t := 1; t <= d.turns; t++ {
+		emit(map[string]any{"type": "assistant", "session_id": session, "message": map[string]any{
+			"id": fmt.Sprintf("msg_%d", t), "usage": map[string]any{"input_tokens": d.tokens / int64(d.turns), "output_tokens": 0}}})
+	}
+	if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.run-%d.ready", o.item, n)), []byte(session), 0o600); err != nil {
+		return err
+	}
+	switch {
+	case n <= d.hangRuns:
+		select {} // until the supervisor stops it
+	case n <= d.failRuns:
+		return fmt.Errorf("run %d fails on purpose", n)
+	}
+	for _, a := range d.artifacts {
+		if err := publish(o, a, n); err != nil {
+			return err
+		}
+	}
+	if o.claim {
+		if err := claim(o); err != nil {
+			return err
+		}
+	}
+	emit(map[string]any{"type": "result", "subtype": "success", "is_error": false, "num_turns": d.turns, "session_id": session,
+		"total_cost_usd": d.cost, "usage": map[string]any{"input_tokens": d.tokens, "output_tokens": 0}})
+	return nil
+}
+
+func parse(prompt string) directives {
+	var d directives
+	sc := bufio.NewScanner(strings.NewReader(prompt))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if rest, ok := strings.CutPrefix(line, "artifact:"); ok {
+			d.artifacts = append(d.artifacts, strings.TrimSpace(rest))
+			continue
+		}
+		rest, ok := strings.CutPrefix(line, "fake:")
+		if !ok {
+			continue
+		}
+		for _, f := range strings.Fields(rest) {
+			k, v, _ := strings.Cut(f, "=")
+			switch k {
+			case "fail-runs":
+				d.failRuns, _ = strconv.Atoi(v)
+			case "hang-runs":
+				d.hangRuns, _ = strconv.Atoi(v)
+			case "turns":
+				d.turns, _ = strconv.Atoi(v)
+			case "tokens":
+				d.tokens, _ = strconv.ParseInt(v, 10, 64)
+			case "cost":
+				d.cost, _ = strconv.ParseFloat(v, 64)
+			case "env-dump":
+				d.envDump = true
+			}
+		}
+	}
+	if d.turns == 0 {
+		d.turns = 1
+	}
+	return d
+}
+
+// nextRun counts this run for the item.
+func nextRun(state, item string) (int, error) {
+	path := filepath.Join(state, item+".runs")
+	b, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return 0, err
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	n++
+	return n, os.WriteFile(path, []byte(strconv.Itoa(n)), 0o600)
+}
+
+func emit(ev map[string]any) {
+	b, _ := json.Marshal(ev)
+	fmt.Println(string(b))
+}
+
+// publish writes the artifact, commits it and pushes the branch.
+func publish(o options, rel string, run int) error {
+	path := filepath.Join(o.workdir, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	body := fmt.Sprintf("# %s\n\nWritten by run %d (model %q, effort %q).\n", filepath.Base(rel), run, o.model, o.effort)
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		return err
+	}
+	for _, args := range [][]string{
+		{"add", "--", rel},
+		{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", "Write " + rel},
+		{"push", "--quiet"},
+	} {
+		cmd := exec.Command("git", append([]string{"-C", o.workdir}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v: %s", args[0], err, out)
+		}
+	}
+	return nil
+}
+
+// claim calls graph_complete through the server the MCP config names.
+func claim(o options) error {
+	if o.mcpConfig == "" {
+		return errors.New("--claim needs --mcp-config")
+	}
+	raw, err := os.ReadFile(o.mcpConfig)
+	if err != nil {
+		return err
+	}
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string            `json:"command"`
+			Args    []string          `json:"args"`
+			Env     map[string]string `json:"env"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return fmt.Errorf("mcp config: %w", err)
+	}
+	srv, ok := cfg.MCPServers["the-loop"]
+	if !ok || len(cfg.MCPServers) != 1 {
+		return fmt.Errorf("mcp config must name exactly the the-loop server, got %d servers", len(cfg.MCPServers))
+	}
+	var env []string
+	for k, v := range srv.Env {
+		env = append(env, k+"="+v)
+	}
+	c, err := client.NewStdioMCPClient(srv.Command, env, srv.Args...)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION, ClientInfo: mcp.Implementation{Name: "fakeharness", Version: "1"}}}); err != nil {
+		return fmt.Errorf("mcp initialize: %w", err)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "graph_complete"
+	req.Params.Arguments = map[string]any{"workItem": o.item}
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		return fmt.Errorf("graph_complete: %w", err)
+	}
+	text := ""
+	for _, part := range res.Content {
+		if tc, ok := part.(mcp.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	emit(map[string]any{"type": "user", "claim": map[string]any{"isError": res.IsError, "text": text}})
+	if res.IsError {
+		return fmt.Errorf("graph_complete refused: %s", text)
+	}
+	return nil
+}
