@@ -79,3 +79,25 @@ func TestStartRefusesMissingProgramAndBadFiles(t *testing.T) {
 	_, err = Start(Spec{Argv: helperArgv(t), StdoutPath: filepath.Join(t.TempDir(), "no-dir", "out")})
 	assert.ErrorContains(t, err, "stdout")
 }
+
+func TestReclaimGroupKillsOnlyAProvenChild(t *testing.T) {
+	ready := filepath.Join(t.TempDir(), "ready")
+	p, err := Start(Spec{Argv: helperArgv(t, ready), Env: helperEnv("sleep", "THE_LOOP_SESSION=s-abc")})
+	require.NoError(t, err)
+	waitFor(t, "the child to be ready", func() bool { _, err := os.Stat(ready); return err == nil })
+
+	killed, err := ReclaimGroup(p.Pid(), "THE_LOOP_SESSION=s-other")
+	require.NoError(t, err)
+	assert.False(t, killed, "a process without the marker is never killed")
+	_, exited := p.Exited()
+	assert.False(t, exited)
+
+	killed, err = ReclaimGroup(p.Pid(), "THE_LOOP_SESSION=s-abc")
+	require.NoError(t, err)
+	assert.True(t, killed)
+	assert.Equal(t, "SIGKILL", p.Wait().Signal)
+
+	killed, err = ReclaimGroup(p.Pid(), "THE_LOOP_SESSION=s-abc")
+	require.NoError(t, err)
+	assert.False(t, killed, "a gone process is nothing to reclaim")
+}

@@ -11,7 +11,7 @@
 //	fake: fail-runs=N                 runs 1..N exit 1 without working
 //	fake: hang-runs=N                 runs 1..N report usage, then hang
 //	fake: usage turns=T tokens=N cost=X
-//	fake: env-dump                    write the environment to the state dir
+//	fake: env-dump                    write the environment and argv to the state dir
 //
 // Runs are counted per work item in --state, which also receives a
 // "<item>.run-<n>.ready" file once a run has printed its usage.
@@ -81,6 +81,9 @@ func run(o options) error {
 	}
 	if d.envDump {
 		if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.env-%d", o.item, n)), []byte(strings.Join(os.Environ(), "\n")+"\n"), 0o600); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.args-%d", o.item, n)), []byte(strings.Join(os.Args, "\n")+"\n"), 0o600); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,142 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/the-loop/the-loop/harness"
+	"github.com/the-loop/the-loop/store"
+)
+
+// ErrNotLive reports a session id that is not a live session here.
+var ErrNotLive = errors.New("no such live session")
+
+// Stop ends a live session on an operator's word. Its item is held — not
+// relaunched — until Reset, so a human can take the work over.
+func (s *Supervisor) Stop(ctx context.Context, id, reason string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key, l := range s.live {
+		if l.rec.ID != id {
+			continue
+		}
+		if reason == "" {
+			reason = "stopped by an operator"
+		}
+		l.stop(store.SessionStopped, reason, s.cfg.grace())
+		it := s.items[key]
+		if it == nil {
+			it = &itemState{node: l.rec.Node}
+			s.items[key] = it
+		}
+		it.hold, it.holdNode, it.notified = "held after an operator stopped session "+id+": "+reason, true, false
+		return nil
+	}
+	return fmt.Errorf("session %s: %w", id, ErrNotLive)
+}
+
+// Reset lifts an item's hold and forgets its relaunch count, so the next
+// cycle may launch for it again (a budget that is still spent holds it
+// again at once).
+func (s *Supervisor) Reset(repo, item string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if it := s.items[itemKey(repo, item)]; it != nil {
+		it.hold, it.holdNode, it.notified = "", false, false
+		it.launches, it.lastExit, it.nextAt = 0, "", s.d.Now()
+	}
+}
+
+// Shutdown stops every live session and records it as stopped. It returns
+// when all have ended, or when ctx ends first.
+func (s *Supervisor) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	for _, l := range s.live {
+		l.stop(store.SessionStopped, "the supervisor shut down", s.cfg.grace())
+	}
+	pending := make([]Handle, 0, len(s.live))
+	for _, l := range s.live {
+		pending = append(pending, l.h)
+	}
+	s.mu.Unlock()
+	for _, h := range pending {
+		select {
+		case <-h.Done():
+		case <-ctx.Done():
+			return fmt.Errorf("sessions: shutdown: %w", ctx.Err())
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &cycle{s: s, ctx: ctx, now: s.d.Now(), wants: map[string]Want{}}
+	c.reap()
+	return errors.Join(c.errs...)
+}
+
+// Recover settles the sessions the store still records as running from an
+// earlier supervisor: each is reclaimed (stopped) when its process is
+// proven to be that session's, then recorded as lost with the figures its
+// transcript holds. Call it once, before the first Cycle.
+func (s *Supervisor) Recover(ctx context.Context) ([]Status, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, err := s.d.Store.ListSessions(ctx, store.SessionFilter{State: store.SessionRunning})
+	if err != nil {
+		return nil, fmt.Errorf("sessions: recover: %w", err)
+	}
+	mine := map[string]bool{}
+	for _, l := range s.live {
+		mine[l.rec.ID] = true
+	}
+	var out []Status
+	var errs []error
+	for _, rec := range recs {
+		if mine[rec.ID] {
+			continue
+		}
+		runner := s.d.Runner
+		if rec.Runner != runner.Name() {
+			runner = s.runnerFor(rec.Runner)
+		}
+		reason := "the supervisor restarted while it ran; its process was gone"
+		if runner == nil {
+			reason = fmt.Sprintf("the supervisor restarted while it ran; its %s runner is not available to stop it", rec.Runner)
+		} else if stopped, err := runner.Reclaim(ctx, rec); err != nil {
+			errs = append(errs, fmt.Errorf("sessions: reclaim %s: %w", rec.ID, err))
+			reason = "the supervisor restarted while it ran; stopping it failed: " + err.Error()
+		} else if stopped {
+			reason = "the supervisor restarted while it ran; it was stopped"
+		}
+		var m harness.Meter
+		if b, err := os.ReadFile(rec.Transcript); err == nil {
+			_, _ = m.Write(b)
+		}
+		u := m.Usage()
+		rec.EndedAt, rec.State, rec.Reason, rec.ExitStatus = s.d.Now(), store.SessionLost, reason, "unknown"
+		rec.Turns, rec.Tokens, rec.CostUSD, rec.HarnessSession = u.Turns, u.Tokens(), u.CostUSD, u.HarnessSession
+		ev := event("session.exited", rec.Node, map[string]any{"session": rec.ID, "state": rec.State, "reason": reason,
+			"turns": rec.Turns, "tokens": rec.Tokens, "costUsd": rec.CostUSD})
+		if err := s.d.Store.FinishSession(ctx, rec, ev); err != nil && !errors.Is(err, store.ErrSessionNotRunning) {
+			errs = append(errs, fmt.Errorf("sessions: record %s as lost: %w", rec.ID, err))
+			continue
+		}
+		out = append(out, Status{Session: rec.ID, Repo: rec.Repo, WorkItem: rec.WorkItem, Node: rec.Node, Harness: rec.Harness,
+			Runner: rec.Runner, PID: rec.PID, Attempt: rec.Attempt, StartedAt: rec.StartedAt, State: rec.State, Reason: reason,
+			Usage: u, Transcript: rec.Transcript, Attach: rec.Attach})
+	}
+	return out, errors.Join(errs...)
+}
+
+// runnerFor returns a runner able to reclaim a session of another kind.
+func (s *Supervisor) runnerFor(name string) Runner {
+	switch name {
+	case RunnerProcess:
+		return ProcessRunner{}
+	case RunnerTmux:
+		return &TmuxRunner{Dir: filepath.Join(s.d.StateDir, "tmux")}
+	}
+	return nil
+}

@@ -1,0 +1,278 @@
+package sessions
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/the-loop/the-loop/harness"
+	"github.com/the-loop/the-loop/store"
+)
+
+// reap records every session that has ended and decides what follows: a
+// relaunch after backoff when its node is still unmet, or an escalation
+// when the relaunches are spent.
+func (c *cycle) reap() {
+	s := c.s
+	for key, l := range s.live {
+		select {
+		case <-l.h.Done():
+		default:
+			continue
+		}
+		delete(s.live, key)
+		exit := l.h.Exit()
+		if err := l.readUsage(); err != nil {
+			c.errs = append(c.errs, fmt.Errorf("sessions: read transcript of %s: %w", l.rec.ID, err))
+		}
+		u := l.meter.Usage()
+		rec := l.rec
+		rec.EndedAt, rec.ExitStatus, rec.HarnessSession = c.now, exit.String(), u.HarnessSession
+		rec.Turns, rec.Tokens, rec.CostUSD = u.Turns, u.Tokens(), u.CostUSD
+		rec.State, rec.Reason = store.SessionExited, "ended on its own"
+		if l.stopState != "" {
+			rec.State, rec.Reason = l.stopState, l.stopReason
+		}
+		it, _ := c.item(rec.Repo, rec.WorkItem)
+		it.spent = it.spent.plus(u)
+		evs := []store.Event{event("session.exited", rec.Node, map[string]any{
+			"session": rec.ID, "exit": rec.ExitStatus, "state": rec.State, "reason": rec.Reason, "attempt": rec.Attempt,
+			"elapsedSeconds": int(c.now.Sub(rec.StartedAt).Seconds()), "turns": rec.Turns, "tokens": rec.Tokens, "costUsd": rec.CostUSD})}
+		w, wanted := c.wants[key]
+		if wanted && w.Node == rec.Node && (rec.State == store.SessionExited || rec.State == store.SessionTimedOut) {
+			it.lastExit = rec.ExitStatus
+			if rec.State == store.SessionTimedOut {
+				it.lastExit = "timed out (" + rec.ExitStatus + ")"
+			}
+			if ev, held := c.afterFailure(it, rec.Repo, rec.WorkItem, rec.Node); held {
+				evs = append(evs, ev)
+			}
+		}
+		if err := s.d.Store.FinishSession(c.ctx, rec, evs...); err != nil && !errors.Is(err, store.ErrSessionNotRunning) {
+			c.errs = append(c.errs, fmt.Errorf("sessions: record the end of %s: %w", rec.ID, err))
+		}
+		st := l.status()
+		st.State, st.Reason, st.ExitStatus, st.Usage = rec.State, rec.Reason, rec.ExitStatus, u
+		c.rep.Exited = append(c.rep.Exited, st)
+	}
+}
+
+// afterFailure schedules the next launch of an item whose session ended
+// (or could not start) with its node unmet, or holds the item and
+// escalates once the relaunches are spent. It returns the refusal event
+// when the item is now held.
+func (c *cycle) afterFailure(it *itemState, repo, item, node string) (store.Event, bool) {
+	max := c.s.cfg.Relaunch.Max
+	if it.launches <= max {
+		it.nextAt = c.now.Add(c.s.cfg.backoff(it.launches))
+		return store.Event{}, false
+	}
+	reason := fmt.Sprintf("the session for %s ended %d times with the node unmet (last: %s); no more relaunches after %d", node, it.launches, it.lastExit, max)
+	return c.holdItem(it, repo, item, node, reason, true), true
+}
+
+// holdItem refuses further launches for an item and escalates it.
+func (c *cycle) holdItem(it *itemState, repo, item, node, reason string, nodeScoped bool) store.Event {
+	it.hold, it.holdNode, it.notified = reason, nodeScoped, true
+	c.rep.Escalations = append(c.rep.Escalations, Escalation{Repo: repo, WorkItem: item, Node: node, Reason: reason,
+		Launches: it.launches, LastExit: it.lastExit, Spent: it.spent, Budget: c.s.cfg.Budget})
+	c.s.d.Log.Warn("session escalated", "repo", repo, "work_item", item, "node", node, "reason", reason)
+	return event("session.refused", node, map[string]any{"reason": reason, "launches": it.launches, "lastExit": it.lastExit,
+		"turns": it.spent.Turns, "tokens": it.spent.Tokens, "costUsd": it.spent.CostUSD})
+}
+
+// police stops sessions that are no longer wanted, ran past the time
+// limit, or took their item over its budget.
+func (c *cycle) police() {
+	s := c.s
+	for key, l := range s.live {
+		if err := l.readUsage(); err != nil {
+			c.errs = append(c.errs, fmt.Errorf("sessions: read transcript of %s: %w", l.rec.ID, err))
+		}
+		if l.usageChanged() {
+			u := l.meter.Usage()
+			if err := s.d.Store.UpdateSessionUsage(c.ctx, l.rec.ID, u.HarnessSession, u.Turns, u.Tokens(), u.CostUSD); err != nil {
+				c.errs = append(c.errs, fmt.Errorf("sessions: record usage of %s: %w", l.rec.ID, err))
+			} else {
+				l.saved = u
+			}
+		}
+		if l.stopState != "" {
+			continue
+		}
+		w, wanted := c.wants[key]
+		elapsed := c.now.Sub(l.rec.StartedAt)
+		if !wanted || w.Node != l.rec.Node {
+			// The node is done (or the item moved): the session may wrap up
+			// for a while, then it is stopped.
+			if l.leftAt.IsZero() {
+				l.leftAt = c.now
+			}
+			if c.now.Sub(l.leftAt) >= s.cfg.drain() {
+				reason := "the item no longer stands on an agent node"
+				if wanted {
+					reason = fmt.Sprintf("the item moved from %s to %s", l.rec.Node, w.Node)
+				}
+				l.stop(store.SessionStopped, reason, s.cfg.grace())
+			}
+			continue
+		}
+		l.leftAt = time.Time{}
+		switch {
+		case s.cfg.TimeLimitSeconds > 0 && elapsed >= s.cfg.timeLimit():
+			reason := fmt.Sprintf("ran %s, past the time limit of %s", elapsed.Round(1e9), s.cfg.timeLimit())
+			l.stop(store.SessionTimedOut, reason, s.cfg.grace())
+			c.append(l.rec.Repo, l.rec.WorkItem, event("session.timed_out", l.rec.Node, map[string]any{
+				"session": l.rec.ID, "elapsedSeconds": int(elapsed.Seconds()), "limitSeconds": s.cfg.TimeLimitSeconds}))
+		default:
+			c.checkBudget(l)
+		}
+	}
+}
+
+// checkBudget stops a session whose item has spent more than its budget.
+func (c *cycle) checkBudget(l *live) {
+	it, err := c.item(l.rec.Repo, l.rec.WorkItem)
+	if err != nil {
+		c.errs = append(c.errs, err)
+		return
+	}
+	spent := it.spent.plus(l.meter.Usage())
+	over := c.s.cfg.Budget.over(spent.Turns, spent.Tokens, spent.CostUSD, false)
+	if over == "" {
+		return
+	}
+	reason := fmt.Sprintf("%s %s is over its session budget: %s", l.rec.Repo, l.rec.WorkItem, over)
+	l.stop(store.SessionOverBudget, reason, c.s.cfg.grace())
+	saved := it.spent
+	it.spent = spent // the escalation carries the figures including this session
+	ev := c.holdItem(it, l.rec.Repo, l.rec.WorkItem, l.rec.Node, reason, false)
+	it.spent = saved // the session's own figures are added when it ends
+	c.append(l.rec.Repo, l.rec.WorkItem, ev)
+}
+
+// launch starts a session for every wanted item that has none, in arming
+// order, while slots are free.
+func (c *cycle) launch() {
+	s := c.s
+	position := 0
+	for _, w := range c.order {
+		key := w.key()
+		if _, ok := s.live[key]; ok {
+			continue
+		}
+		it, err := c.item(w.Repo, w.WorkItem)
+		if err != nil {
+			c.errs = append(c.errs, err) // fail closed: no launch without the spend
+			continue
+		}
+		if it.node != w.Node {
+			it.node, it.launches, it.nextAt, it.lastExit = w.Node, 0, c.now, ""
+			if it.holdNode {
+				it.hold, it.holdNode, it.notified = "", false, false
+			}
+		}
+		if c.refused(it, w) {
+			continue
+		}
+		if c.now.Before(it.nextAt) {
+			c.rep.Waiting = append(c.rep.Waiting, Waiting{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, Until: it.nextAt, Launches: it.launches, LastExit: it.lastExit})
+			continue
+		}
+		if len(s.live) >= s.cfg.Max {
+			position++
+			c.rep.Queued = append(c.rep.Queued, Queued{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, Position: position})
+			continue
+		}
+		c.start(w, it)
+	}
+}
+
+// refused reports (and, once, records) that an item may not be launched.
+func (c *cycle) refused(it *itemState, w Want) bool {
+	if it.hold == "" {
+		if _, ok := c.s.d.Harnesses[w.Harness]; !ok {
+			c.append(w.Repo, w.WorkItem, c.holdItem(it, w.Repo, w.WorkItem, w.Node,
+				fmt.Sprintf("harness %q is not configured; add it under harnesses:", w.Harness), true))
+		} else if over := c.s.cfg.Budget.over(it.spent.Turns, it.spent.Tokens, it.spent.CostUSD, true); over != "" {
+			c.append(w.Repo, w.WorkItem, c.holdItem(it, w.Repo, w.WorkItem, w.Node,
+				fmt.Sprintf("%s %s is over its session budget: %s", w.Repo, w.WorkItem, over), false))
+		}
+	}
+	if it.hold == "" {
+		return false
+	}
+	if !it.notified {
+		it.notified = true
+		c.append(w.Repo, w.WorkItem, event("session.refused", w.Node, map[string]any{"reason": it.hold}))
+	}
+	c.rep.Held = append(c.rep.Held, Held{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, Reason: it.hold})
+	return true
+}
+
+// start prepares and launches one session and records it.
+func (c *cycle) start(w Want, it *itemState) {
+	s := c.s
+	id := s.d.NewID()
+	dir := filepath.Join(s.d.StateDir, "sessions", id)
+	plan, err := harness.Prepare(w.Harness, s.d.Harnesses[w.Harness], harness.Launch{
+		SessionID: id, WorkItem: w.WorkItem, Node: w.Node, Prompt: w.Prompt, Model: w.Model, Effort: w.Effort,
+		Workdir: w.Workdir, Dir: dir, Serve: s.d.Serve, ServeEnv: s.d.ServeEnv, Sensitive: s.d.Sensitive,
+		Redact: s.redact, Lookup: s.d.Lookup, Terminal: s.d.Runner.Terminal()})
+	if err != nil {
+		c.append(w.Repo, w.WorkItem, c.holdItem(it, w.Repo, w.WorkItem, w.Node, "the session could not be prepared: "+err.Error(), true))
+		return
+	}
+	transcript := filepath.Join(dir, "transcript.jsonl")
+	if err := touchPrivate(transcript); err != nil {
+		c.errs = append(c.errs, fmt.Errorf("sessions: %w", err))
+		return
+	}
+	it.launches++
+	h, err := s.d.Runner.Start(c.ctx, RunnerLaunch{ID: id, Plan: plan, Transcript: transcript, Stderr: filepath.Join(dir, "stderr.log")})
+	if err != nil {
+		it.lastExit = "could not start: " + err.Error()
+		ev, held := c.afterFailure(it, w.Repo, w.WorkItem, w.Node)
+		if !held {
+			ev = event("session.refused", w.Node, map[string]any{"reason": it.lastExit, "launches": it.launches, "retryAt": it.nextAt})
+		}
+		c.append(w.Repo, w.WorkItem, ev)
+		return
+	}
+	rec := store.Session{ID: id, Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, Harness: w.Harness, Runner: s.d.Runner.Name(),
+		Model: plan.Model, Effort: plan.Effort, Argv: plan.Recorded, PID: h.Pid(), Attempt: it.launches, StartedAt: c.now,
+		Transcript: transcript, Attach: h.Attach()}
+	evs := []store.Event{event("session.started", w.Node, map[string]any{"session": id, "harness": w.Harness, "runner": rec.Runner,
+		"model": rec.Model, "effort": rec.Effort, "argv": rec.Argv, "pid": rec.PID, "attempt": rec.Attempt, "attach": rec.Attach})}
+	if it.launches > 1 {
+		evs = append(evs, event("session.relaunched", w.Node, map[string]any{"session": id, "attempt": it.launches, "after": it.lastExit}))
+	}
+	if err := s.d.Store.StartSession(c.ctx, rec, evs...); err != nil {
+		h.Stop(0) // an unrecorded session must not run
+		<-h.Done()
+		c.errs = append(c.errs, fmt.Errorf("sessions: record the launch for %s %s (stopped it): %w", w.Repo, w.WorkItem, err))
+		return
+	}
+	l := &live{rec: rec, h: h}
+	s.live[w.key()] = l
+	go func() {
+		<-h.Done()
+		select {
+		case s.changed <- struct{}{}:
+		default:
+		}
+	}()
+	st := l.status()
+	c.rep.Started = append(c.rep.Started, st)
+	s.d.Log.Info("session started", "session", id, "repo", w.Repo, "work_item", w.WorkItem, "node", w.Node, "attempt", it.launches)
+}
+
+func touchPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}

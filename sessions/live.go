@@ -1,0 +1,92 @@
+package sessions
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/the-loop/the-loop/harness"
+	"github.com/the-loop/the-loop/store"
+)
+
+// live is one running session.
+type live struct {
+	rec    store.Session
+	h      Handle
+	meter  harness.Meter
+	offset int64
+	saved  harness.Usage // last figures written to the store
+	// stopState and stopReason are recorded when a stopped session ends.
+	stopState  string
+	stopReason string
+	// leftAt is when the item left the session's node (zero = it has not).
+	leftAt time.Time
+}
+
+func (l *live) status() Status {
+	st := Status{Session: l.rec.ID, Repo: l.rec.Repo, WorkItem: l.rec.WorkItem, Node: l.rec.Node, Harness: l.rec.Harness,
+		Runner: l.rec.Runner, PID: l.rec.PID, Attempt: l.rec.Attempt, StartedAt: l.rec.StartedAt, State: store.SessionRunning,
+		Usage: l.meter.Usage(), Transcript: l.rec.Transcript, Attach: l.rec.Attach}
+	if l.stopState != "" {
+		st.Reason = "stopping: " + l.stopReason
+	}
+	return st
+}
+
+// stop ends the session, remembering what to record when it has ended.
+func (l *live) stop(state, reason string, grace time.Duration) {
+	if l.stopState != "" {
+		return
+	}
+	l.stopState, l.stopReason = state, reason
+	l.h.Stop(grace)
+}
+
+// readChunk bounds one read of a transcript.
+const readChunk = 1 << 20
+
+// readUsage feeds the transcript's new bytes to the meter. A missing
+// transcript reads as empty.
+func (l *live) readUsage() error {
+	fi, err := os.Stat(l.rec.Transcript)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Size() <= l.offset {
+		return nil
+	}
+	f, err := os.Open(l.rec.Transcript)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Seek(l.offset, io.SeekStart); err != nil {
+		return err
+	}
+	buf := make([]byte, readChunk)
+	for l.offset < fi.Size() {
+		n, err := f.Read(buf)
+		if n > 0 {
+			_, _ = l.meter.Write(buf[:n])
+			l.offset += int64(n)
+		}
+		if err == io.EOF || n == 0 {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// usageChanged reports whether the figures moved since they were saved.
+func (l *live) usageChanged() bool {
+	u := l.meter.Usage()
+	return u.Turns != l.saved.Turns || u.Tokens() != l.saved.Tokens() || u.CostUSD != l.saved.CostUSD || u.HarnessSession != l.saved.HarnessSession
+}

@@ -1,0 +1,113 @@
+package sessions
+
+import (
+	"time"
+
+	"github.com/the-loop/the-loop/harness"
+)
+
+// Want is one work item standing on an agent node: the desired state the
+// poller hands the supervisor each cycle.
+type Want struct {
+	Repo     string `json:"repo"`
+	WorkItem string `json:"workItem"`
+	Node     string `json:"node"`
+	// Prompt is the node's assignment.
+	Prompt string `json:"-"`
+	// Harness names an entry of the `harnesses:` config.
+	Harness string `json:"harness"`
+	// Model and Effort are the item's frozen checklist choice ("" = the
+	// harness's defaults).
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
+	// Workdir is the item's working tree.
+	Workdir string `json:"workdir"`
+	// Order is the arming order: lower launches first when sessions.max
+	// is reached (e.g. the seq of the item's arming event).
+	Order int64 `json:"order"`
+}
+
+func (w Want) key() string { return itemKey(w.Repo, w.WorkItem) }
+
+func itemKey(repo, item string) string { return repo + "\x00" + item }
+
+// Status is one session as the supervisor sees it.
+type Status struct {
+	Session    string        `json:"session"`
+	Repo       string        `json:"repo"`
+	WorkItem   string        `json:"workItem"`
+	Node       string        `json:"node"`
+	Harness    string        `json:"harness"`
+	Runner     string        `json:"runner"`
+	PID        int           `json:"pid"`
+	Attempt    int           `json:"attempt"`
+	StartedAt  time.Time     `json:"startedAt"`
+	State      string        `json:"state"`
+	Reason     string        `json:"reason,omitempty"`
+	ExitStatus string        `json:"exitStatus,omitempty"`
+	Usage      harness.Usage `json:"usage"`
+	Transcript string        `json:"transcript"`
+	Attach     string        `json:"attach,omitempty"`
+}
+
+// Queued is a wanted session waiting for a free slot under sessions.max.
+type Queued struct {
+	Repo     string `json:"repo"`
+	WorkItem string `json:"workItem"`
+	Node     string `json:"node"`
+	// Position is 1 for the next to launch.
+	Position int `json:"position"`
+}
+
+// Waiting is an item in its relaunch backoff.
+type Waiting struct {
+	Repo     string    `json:"repo"`
+	WorkItem string    `json:"workItem"`
+	Node     string    `json:"node"`
+	Until    time.Time `json:"until"`
+	Launches int       `json:"launches"`
+	LastExit string    `json:"lastExit"`
+}
+
+// Held is an item the supervisor refuses to launch for, and why.
+type Held struct {
+	Repo     string `json:"repo"`
+	WorkItem string `json:"workItem"`
+	Node     string `json:"node"`
+	Reason   string `json:"reason"`
+}
+
+// Figures are what an item's sessions used.
+type Figures struct {
+	Turns   int     `json:"turns"`
+	Tokens  int64   `json:"tokens"`
+	CostUSD float64 `json:"costUsd"`
+}
+
+func (f Figures) plus(u harness.Usage) Figures {
+	return Figures{Turns: f.Turns + u.Turns, Tokens: f.Tokens + u.Tokens(), CostUSD: f.CostUSD + u.CostUSD}
+}
+
+// Escalation is an item that needs a human: its sessions keep ending with
+// the node unmet, it ran out of budget, or it cannot be launched at all.
+type Escalation struct {
+	Repo     string  `json:"repo"`
+	WorkItem string  `json:"workItem"`
+	Node     string  `json:"node"`
+	Reason   string  `json:"reason"`
+	Launches int     `json:"launches"`
+	LastExit string  `json:"lastExit,omitempty"`
+	Spent    Figures `json:"spent"`
+	Budget   Budget  `json:"budget"`
+}
+
+// Report is what one cycle did and saw.
+type Report struct {
+	Started     []Status     `json:"started,omitempty"`
+	Exited      []Status     `json:"exited,omitempty"`
+	Live        []Status     `json:"live,omitempty"`
+	Queued      []Queued     `json:"queued,omitempty"`
+	Waiting     []Waiting    `json:"waiting,omitempty"`
+	Held        []Held       `json:"held,omitempty"`
+	Escalations []Escalation `json:"escalations,omitempty"`
+}
