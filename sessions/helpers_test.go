@@ -112,7 +112,7 @@ func (r *rig) supervisor(cfg Config, runner Runner) *Supervisor {
 	s, err := New(cfg, Deps{Store: r.store, Harnesses: r.harnesses(), Serve: []string{"/usr/local/bin/the-loop", "serve"},
 		StateDir: r.state, Runner: runner, Now: r.clock.Now, Log: slog.New(slog.NewTextHandler(ioDiscard{}, nil)),
 		Sensitive: []string{"MY_TRACKER_CREDENTIALS_VAR", "CUSTOM_SECRET_NAME"},
-		NewID: func() string { r.ids++; return fmt.Sprintf("s-%03d", r.ids) }})
+		NewID:     func() string { r.ids++; return fmt.Sprintf("s-%03d", r.ids) }})
 	require.NoError(r.t, err)
 	r.t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
 	return s
