@@ -71,7 +71,7 @@ func (s *Supervisor) Shutdown(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &cycle{s: s, ctx: ctx, now: s.d.Now(), wants: map[string]Want{}}
+	c := &cycle{s: s, ctx: ctx, now: s.d.Now(), wants: map[itemID]Want{}}
 	c.reap()
 	return errors.Join(c.errs...)
 }

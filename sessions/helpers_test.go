@@ -22,6 +22,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The store logs its migration on the default logger; keep benchmark
+	// and test output clean.
+	slog.SetDefault(slog.New(slog.NewTextHandler(ioDiscard{}, nil)))
 	code := m.Run()
 	testbin.Cleanup()
 	os.Exit(code)

@@ -68,7 +68,7 @@ func (l *live) readUsage() error {
 	if _, err := f.Seek(l.offset, io.SeekStart); err != nil {
 		return err
 	}
-	buf := make([]byte, readChunk)
+	buf := make([]byte, min(readChunk, fi.Size()-l.offset))
 	for l.offset < fi.Size() {
 		n, err := f.Read(buf)
 		if n > 0 {

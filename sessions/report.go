@@ -27,9 +27,12 @@ type Want struct {
 	Order int64 `json:"order"`
 }
 
-func (w Want) key() string { return itemKey(w.Repo, w.WorkItem) }
+// itemID keys per-item state without building strings each cycle.
+type itemID struct{ repo, item string }
 
-func itemKey(repo, item string) string { return repo + "\x00" + item }
+func (w Want) key() itemID { return itemID{w.Repo, w.WorkItem} }
+
+func itemKey(repo, item string) itemID { return itemID{repo, item} }
 
 // Status is one session as the supervisor sees it.
 type Status struct {

@@ -65,8 +65,8 @@ type Supervisor struct {
 	redact []string
 
 	mu      sync.Mutex
-	live    map[string]*live      // by item key
-	items   map[string]*itemState // by item key
+	live    map[itemID]*live      // by item
+	items   map[itemID]*itemState // by item
 	changed chan struct{}
 }
 
@@ -125,7 +125,7 @@ func New(cfg Config, d Deps) (*Supervisor, error) {
 		d.Log = slog.Default()
 	}
 	return &Supervisor{cfg: cfg, d: d, redact: proc.SecretValuesOf(d.Environ, d.Sensitive...),
-		live: map[string]*live{}, items: map[string]*itemState{}, changed: make(chan struct{}, 1)}, nil
+		live: map[itemID]*live{}, items: map[itemID]*itemState{}, changed: make(chan struct{}, 1)}, nil
 }
 
 func newID() string {
@@ -159,14 +159,15 @@ type cycle struct {
 	s     *Supervisor
 	ctx   context.Context
 	now   time.Time
-	wants map[string]Want
+	wants map[itemID]Want
 	order []Want
 	rep   Report
 	errs  []error
 }
 
 func (c *cycle) index(wants []Want) {
-	c.wants = map[string]Want{}
+	c.wants = make(map[itemID]Want, len(wants))
+	c.order = make([]Want, 0, len(wants))
 	for _, w := range wants {
 		if err := checkWant(w); err != nil {
 			c.errs = append(c.errs, err)
