@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -100,4 +101,38 @@ func TestReclaimGroupKillsOnlyAProvenChild(t *testing.T) {
 	killed, err = ReclaimGroup(p.Pid(), "THE_LOOP_SESSION=s-abc")
 	require.NoError(t, err)
 	assert.False(t, killed, "a gone process is nothing to reclaim")
+}
+
+func TestZombieStatusReadsAnUnreapedExit(t *testing.T) {
+	// A child the test starts with the raw syscall is never reaped by proc,
+	// so it stays a zombie until the test waits for it.
+	self := helperArgv(t)[0]
+	for _, tt := range []struct {
+		env  []string
+		args []string
+		want ExitStatus
+	}{
+		{helperEnv("exit"), []string{self, "7"}, ExitStatus{Code: 7}},
+		{helperEnv("sleep"), []string{self}, ExitStatus{Code: -1, Signal: "SIGKILL"}},
+	} {
+		pid, err := syscall.ForkExec(self, tt.args, &syscall.ProcAttr{Env: tt.env})
+		require.NoError(t, err)
+		if tt.want.Signal != "" {
+			require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+		}
+		var st ExitStatus
+		waitFor(t, "the child to become a zombie", func() bool {
+			var ok bool
+			st, ok = ZombieStatus(pid)
+			return ok
+		})
+		assert.Equal(t, tt.want, st)
+		var ws syscall.WaitStatus
+		_, err = syscall.Wait4(pid, &ws, 0, nil)
+		require.NoError(t, err)
+		_, ok := ZombieStatus(pid)
+		assert.False(t, ok, "a reaped process is no zombie")
+	}
+	_, ok := ZombieStatus(os.Getpid())
+	assert.False(t, ok, "a running process is no zombie")
 }

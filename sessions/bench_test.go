@@ -40,7 +40,11 @@ func benchSupervisor(b *testing.B, max int) (*Supervisor, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = s.Shutdown(ctx)
+	})
 	return s, fake
 }
 

@@ -117,7 +117,11 @@ func (r *rig) supervisor(cfg Config, runner Runner) *Supervisor {
 		Sensitive: []string{"MY_TRACKER_CREDENTIALS_VAR", "CUSTOM_SECRET_NAME"},
 		NewID:     func() string { r.ids++; return fmt.Sprintf("s-%03d", r.ids) }})
 	require.NoError(r.t, err)
-	r.t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	r.t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = s.Shutdown(ctx)
+	})
 	return s
 }
 

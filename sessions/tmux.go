@@ -195,13 +195,19 @@ func (h *tmuxHandle) Attach() string {
 	return fmt.Sprintf("tmux -S %s attach -t %s", h.r.Socket(), h.name)
 }
 
-// watch waits for the pane's process to end, reads its exit status from
-// tmux, and removes the tmux session.
+// watch waits for the pane's process to end and takes its exit status
+// from the process itself while it is an unreaped zombie (tmux does not
+// always reap promptly), else from tmux; then it removes the tmux session.
 func (h *tmuxHandle) watch() {
 	t := time.NewTicker(h.r.Poll)
 	defer t.Stop()
 	ctx := context.Background()
+	unknown := 0
 	for range t.C {
+		if st, ok := proc.ZombieStatus(h.pid); ok {
+			h.exit = st
+			break
+		}
 		if syscall.Kill(h.pid, 0) == nil {
 			continue // still running: checked without running tmux
 		}
@@ -211,11 +217,14 @@ func (h *tmuxHandle) watch() {
 			break
 		}
 		f := strings.Split(out, "|")
-		if len(f) != 3 || f[0] != "1" {
-			continue // tmux has not marked the pane dead yet
+		if len(f) == 3 && f[0] == "1" && (f[1] != "" || f[2] != "") {
+			h.exit = parseDead(f[1], f[2])
+			break
 		}
-		h.exit = parseDead(f[1], f[2])
-		break
+		if unknown++; unknown > 40 {
+			h.exit = proc.ExitStatus{Code: -1, Signal: "unknown (tmux reported no exit status)"}
+			break
+		}
 	}
 	// Whatever the pane left in its group goes with it.
 	_ = syscall.Kill(-h.pid, syscall.SIGKILL)
