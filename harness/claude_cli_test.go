@@ -1,0 +1,160 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/internal/testbin"
+	"github.com/the-loop/the-loop/proc"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+// claudeBinary finds the real Claude Code: $THE_LOOP_CLAUDE, the copy
+// e2e/install-claude.sh installs, or claude on PATH.
+func claudeBinary(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("THE_LOOP_CLAUDE"), filepath.Join("..", "e2e", "claude", "node_modules", ".bin", "claude")} {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			if _, err := os.Stat(abs); err == nil {
+				return abs
+			}
+		}
+	}
+	if p, err := exec.LookPath("claude"); err == nil {
+		return p
+	}
+	t.Skip("claude is not installed; run e2e/install-claude.sh (or set THE_LOOP_CLAUDE) to check the adapter against the real CLI")
+	return ""
+}
+
+// runClaude runs the real CLI offline: a private HOME, no API key, and no
+// traffic beyond what a command needs.
+func runClaude(t *testing.T, home string, args ...string) proc.Result {
+	t.Helper()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+	res, err := proc.Run(context.Background(), proc.Command{Argv: append([]string{claudeBinary(t)}, args...), Env: env,
+		Dir: home, Timeout: 2 * time.Minute})
+	require.NoError(t, err)
+	return res
+}
+
+// helpBlocks splits `claude --help` into option blocks keyed by every
+// flag spelling the block's first line names.
+func helpBlocks(help string) map[string]string {
+	blocks := map[string]string{}
+	flag := regexp.MustCompile(`(?:^|[\s,])(--?[A-Za-z][A-Za-z-]*)`)
+	var names []string
+	var text strings.Builder
+	flush := func() {
+		for _, n := range names {
+			blocks[n] = text.String()
+		}
+		names, text = nil, strings.Builder{}
+	}
+	for _, line := range strings.Split(help, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "-") && strings.HasPrefix(line, "  -") {
+			flush()
+			head, _, _ := strings.Cut(trimmed, "  ")
+			head, _, _ = strings.Cut(head, " <")
+			head, _, _ = strings.Cut(head, " [")
+			for _, m := range flag.FindAllStringSubmatch(head, -1) {
+				names = append(names, m[1])
+			}
+		}
+		text.WriteString(line + "\n")
+	}
+	flush()
+	return blocks
+}
+
+func TestClaudeAcceptsEveryFlagTheAdapterEmits(t *testing.T) {
+	res := runClaude(t, t.TempDir(), "--help")
+	require.True(t, res.Status.Success(), "%s %s", res.Status, res.Stderr)
+	blocks := helpBlocks(string(res.Stdout))
+	require.Contains(t, blocks, "--print", "the help output parsed")
+
+	for _, terminal := range []bool{false, true} {
+		l := launch(t)
+		l.Model, l.Effort, l.Terminal = "opus", "high", terminal
+		p, err := Prepare("claude", Config{Adapter: AdapterClaude, AllowedTools: []string{"Read", "Bash(go test *)"}}, l)
+		require.NoError(t, err)
+		for i, a := range p.Argv[1:] {
+			if strings.HasPrefix(a, "-") && !(terminal && i == 1) {
+				assert.Contains(t, blocks, a, "claude --help does not list %s", a)
+			}
+		}
+	}
+	assert.Contains(t, blocks["--output-format"], `"stream-json"`)
+	assert.Contains(t, blocks["--permission-mode"], `"`+DefaultPermissionMode+`"`, "the default permission mode is one claude accepts")
+	assert.Regexp(t, `\bhigh\b`, blocks["--effort"])
+	assert.Contains(t, blocks["--mcp-config"], "<configs...>", "--mcp-config takes several values: the prompt must not follow it")
+}
+
+func TestClaudeConnectsToTheGeneratedMCPConfig(t *testing.T) {
+	claudeBinary(t)
+	loop := testbin.Build(t, "github.com/the-loop/the-loop/cmd/the-loop")
+	dir := t.TempDir()
+	home, repo := filepath.Join(dir, "home"), filepath.Join(dir, "repo")
+	require.NoError(t, os.MkdirAll(home, 0o700))
+	require.NoError(t, os.MkdirAll(repo, 0o755))
+	config := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(config, nil, 0o600))
+	raw, err := MCPConfig([]string{loop, "serve", "--config", config}, repo, "issue-1", map[string]string{"THE_LOOP_DB": filepath.Join(dir, "state.db")})
+	require.NoError(t, err)
+	var doc struct {
+		MCPServers map[string]map[string]any `json:"mcpServers"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	entry := doc.MCPServers[ServerName]
+
+	check := func(t *testing.T, name string, entry map[string]any) string {
+		b, err := json.Marshal(entry)
+		require.NoError(t, err)
+		add := runClaude(t, home, "mcp", "add-json", "--scope", "user", name, string(b))
+		require.True(t, add.Status.Success(), "%s %s %s", add.Status, add.Stdout, add.Stderr)
+		get := runClaude(t, home, "mcp", "get", name)
+		return string(get.Stdout) + string(get.Stderr)
+	}
+
+	t.Run("a server that cannot start is reported", func(t *testing.T) {
+		out := check(t, "broken", map[string]any{"type": "stdio", "command": filepath.Join(dir, "missing"), "args": []string{}})
+		assert.Contains(t, out, "Failed to connect", out)
+	})
+	t.Run("the generated server, without --work-item", func(t *testing.T) {
+		args := entry["args"].([]any)
+		require.Equal(t, []any{"--work-item", "issue-1"}, args[len(args)-2:])
+		bare := map[string]any{"type": entry["type"], "command": entry["command"], "args": args[:len(args)-2], "env": entry["env"]}
+		out := check(t, "the-loop-bare", bare)
+		assert.Contains(t, out, "Connected", out)
+		assert.NotContains(t, out, "Failed", out)
+	})
+	t.Run("the generated server as written", func(t *testing.T) {
+		help, _ := exec.Command(loop, "serve", "-h").CombinedOutput()
+		if !strings.Contains(string(help), "-work-item") {
+			t.Skip("this the-loop serve has no --work-item flag yet; the item-confined server is checked once it ships")
+		}
+		out := check(t, ServerName, entry)
+		assert.Contains(t, out, "Connected", out)
+		assert.NotContains(t, out, "Failed", out)
+	})
+}
