@@ -187,7 +187,7 @@ func (t *Tree) pushOnce(ctx context.Context) error {
 func remoteReason(out string) string {
 	for _, l := range strings.Split(out, "\n") {
 		if i := strings.Index(l, "[remote rejected]"); i >= 0 {
-			return strings.TrimSpace(l[i+len("[remote rejected]"):])
+			return strings.Trim(strings.TrimSpace(l[i+len("[remote rejected]"):]), "()")
 		}
 	}
 	return ""
