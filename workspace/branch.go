@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/the-loop/the-loop/runtime/plaintext"
 )
 
 // BranchPrefix starts every branch the loop names itself.
@@ -65,7 +67,8 @@ func BranchFor(id, title string) (string, error) {
 // `git check-ref-format --branch`): no empty or dot-leading component, no
 // component ending in ".lock", no "..", "@{", "//" or a lone "@", no
 // control characters, space, ~ ^ : ? * [ or \, not starting with '-' or
-// ending with '/' or '.', and not HEAD.
+// ending with '/' or '.', and not HEAD. Beyond git, it refuses invisible
+// and bidirectional characters, which make a name read as another.
 func ValidateBranch(name string) error {
 	bad := func(why string) error {
 		return fmt.Errorf("branch name %q is not valid for git: %s", name, why)
@@ -94,6 +97,9 @@ func ValidateBranch(name string) error {
 		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
 			return bad(fmt.Sprintf("it contains %q", r))
 		}
+	}
+	if r, unsafe := plaintext.Unsafe(name); unsafe {
+		return bad(fmt.Sprintf("it contains the character %U, an invisible or bidirectional character", r))
 	}
 	for _, c := range strings.Split(name, "/") {
 		if strings.HasPrefix(c, ".") {

@@ -28,6 +28,10 @@ func TestValidateBranchAgreesWithGit(t *testing.T) {
 	// branch names git refuses both.
 	assert.Error(t, ValidateBranch("HEAD"), "HEAD is never an item branch")
 	assert.Error(t, ValidateBranch("@"), "a lone @ is never an item branch")
+	// git accepts these; the loop refuses names that read as another.
+	for _, n := range []string{"the-loop/issue-1\u202e-fix", "the-loop/issue\u200b-1", "feature/\u2066x\u2069"} {
+		assert.ErrorContains(t, ValidateBranch(n), "invisible or bidirectional", "%q", n)
+	}
 }
 
 func TestBranchFor(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/harness"
 	"github.com/the-loop/the-loop/internal/testbin"
 	"github.com/the-loop/the-loop/proc"
 )
@@ -41,8 +42,9 @@ func copyTree(t *testing.T, src, dst string) {
 }
 
 // TestClaimGoesThroughTheRealServer runs the fake with --claim against
-// the real `the-loop serve` over stdio, named by an MCP config, and reads
-// the verdict the server's graph_complete returned.
+// the real `the-loop serve --work-item` over stdio, named by the MCP config
+// the harness adapters generate, and reads the verdict the server's
+// graph_complete returned.
 func TestClaimGoesThroughTheRealServer(t *testing.T) {
 	loop := testbin.Build(t, "github.com/the-loop/the-loop/cmd/the-loop")
 	fake := testbin.Build(t, "github.com/the-loop/the-loop/internal/fakeharness")
@@ -58,20 +60,31 @@ func TestClaimGoesThroughTheRealServer(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, b, 0o600))
 		return p
 	}
-	server := map[string]any{"type": "stdio", "command": loop, "args": []string{"serve", "--repo", repo, "--config", config},
-		"env": map[string]string{"THE_LOOP_DB": filepath.Join(dir, "state.db")}}
+	// The MCP config exactly as a launched session gets it: one server,
+	// the-loop serve confined to the item with --work-item.
+	generated, err := harness.MCPConfig([]string{loop, "serve", "--config", config}, repo, "issue-2",
+		map[string]string{"THE_LOOP_DB": filepath.Join(dir, "state.db")})
+	require.NoError(t, err)
+	var doc struct {
+		MCPServers map[string]any `json:"mcpServers"`
+	}
+	require.NoError(t, json.Unmarshal(generated, &doc))
+	server := doc.MCPServers[harness.ServerName]
 	prompt := filepath.Join(dir, "prompt.md")
 	require.NoError(t, os.WriteFile(prompt, []byte("Define the requirements.\n"), 0o600))
 	env, err := proc.BuildEnv(proc.EnvSpec{}, os.LookupEnv)
 	require.NoError(t, err)
-	run := func(mcpConfig string) proc.Result {
+	runAs := func(item, mcpConfig string) proc.Result {
 		res, err := proc.Run(context.Background(), proc.Command{Argv: []string{fake, "--prompt-file", prompt, "--mcp-config", mcpConfig,
-			"--workdir", repo, "--work-item", "issue-2", "--state", dir, "--claim"}, Env: env.List()})
+			"--workdir", repo, "--work-item", item, "--state", dir, "--claim"}, Env: env.List()})
 		require.NoError(t, err)
 		return res
 	}
+	run := func(mcpConfig string) proc.Result { return runAs("issue-2", mcpConfig) }
 
-	res := run(write("mcp.json", map[string]any{"the-loop": server}))
+	mcpPath := filepath.Join(dir, "mcp.json")
+	require.NoError(t, os.WriteFile(mcpPath, generated, 0o600))
+	res := run(mcpPath)
 	require.True(t, res.Status.Success(), "%s\n%s", res.Status, res.Stderr)
 	var claim struct {
 		Claim struct {
@@ -87,6 +100,12 @@ func TestClaimGoesThroughTheRealServer(t *testing.T) {
 	assert.False(t, claim.Claim.IsError)
 	assert.Contains(t, claim.Claim.Text, "requirements-definition: block", "the server evaluated the node's exit checks")
 	assert.Contains(t, claim.Claim.Text, "Security considerations")
+
+	// The same server, asked about another item, refuses.
+	other := runAs("issue-3", mcpPath)
+	assert.Equal(t, 1, other.Status.Code)
+	assert.Contains(t, string(other.Stderr), "graph_complete refused")
+	assert.Contains(t, string(other.Stdout), "issue-2", "the refusal names the item the server is confined to")
 
 	res = run(write("two.json", map[string]any{"the-loop": server, "other": server}))
 	assert.Equal(t, 1, res.Status.Code)
