@@ -67,7 +67,9 @@ func defaultOptions() options {
 // (0600), enables WAL, synchronous=FULL, busy_timeout and foreign keys on
 // every connection, and applies pending migrations in one transaction. A
 // file with a newer schema, another application's database, or a corrupt
-// file is refused with an error naming the path.
+// file is refused with an error naming the path, and is left untouched: its
+// header is read over a read-only connection before any write connection
+// (which would switch the file to WAL) is opened.
 func Open(ctx context.Context, path string) (*Store, error) {
 	return openStore(ctx, path, defaultOptions())
 }
@@ -84,6 +86,9 @@ func openStore(ctx context.Context, path string, o options) (*Store, error) {
 		return nil, err
 	}
 	hadWAL := fileExists(abs + "-wal")
+	if err := vetBeforeWriting(ctx, abs, o); err != nil {
+		return nil, err
+	}
 
 	s := &Store{path: abs, opts: o, now: time.Now}
 	s.write, err = sql.Open(driverName, dsn(abs, writePragmas(o), "_txlock=immediate"))
@@ -152,6 +157,30 @@ func openReadOnly(ctx context.Context, path string, o options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// vetBeforeWriting reads the header of an existing, non-empty file through a
+// read-only connection and refuses it before any write connection exists:
+// opening a write connection already switches the file to WAL, which must
+// never happen to a database that is not ours.
+func vetBeforeWriting(ctx context.Context, path string, o options) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", path, err)
+	}
+	if fi.Size() == 0 {
+		return nil
+	}
+	probe, err := openReadPool(ctx, dsn(path, readPragmas(o), "mode=ro"), 1, path)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = probe.Close() }()
+	h, err := readHeader(ctx, probe)
+	if err != nil {
+		return describe(path, "open", err)
+	}
+	return h.vet(path)
 }
 
 func openReadPool(ctx context.Context, name string, conns int, path string) (*sql.DB, error) {
