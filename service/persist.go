@@ -1,23 +1,30 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/store"
 )
 
-// persister keeps state in the SQLite store (authoritative cache) and writes
-// the portable record beside the artifacts on every save.
+// persister keeps state in the SQLite store (authoritative cache) and
+// publishes the portable record beside the artifacts after every commit.
 type persister struct {
 	st   *store.Store // nil: portable record only (read-only callers)
 	repo *Repo
 	// adopt vets a state taken from the portable record when the store has
 	// none: that file is agent-writable, so its pointer is not trusted.
 	adopt func(ctx context.Context, st *runtime.State) []runtime.EventRecord
+	// log receives a portable record that could not be written (nil: the
+	// default logger).
+	log *slog.Logger
 }
 
 func (p *persister) key() string { return p.repo.Root }
@@ -57,13 +64,16 @@ func (p *persister) Load(ctx context.Context, id string) (*runtime.State, []stri
 	return p.loadState(ctx, id)
 }
 
-// Update implements runtime.Persister: one write transaction per call; the
-// portable record is written inside it, so records land in commit order.
+// Update implements runtime.Persister: one write transaction per call. The
+// portable record is published only after the transaction committed (see
+// publish), so a failed commit never leaves a record the store did not
+// keep. A call that changes nothing (a gate still waiting for the same
+// reason) writes nothing.
 func (p *persister) Update(ctx context.Context, id string, fn func(st *runtime.State) ([]runtime.EventRecord, error)) error {
 	if p.st == nil {
 		return fmt.Errorf("no state store is open; a read-only command cannot change state")
 	}
-	return p.st.Update(ctx, p.key(), id, func(cur *store.WorkItem) (*store.WorkItem, []store.Event, error) {
+	err := p.st.Update(ctx, p.key(), id, func(cur *store.WorkItem) (*store.WorkItem, []store.Event, error) {
 		var s *runtime.State
 		if cur != nil {
 			parsed, err := runtime.ParseState(cur.State, id)
@@ -82,14 +92,18 @@ func (p *persister) Update(ctx context.Context, id string, fn func(st *runtime.S
 		if cur == nil && s.CurrentNode != "" && p.adopt != nil {
 			adopted = p.adopt(ctx, s)
 		}
+		visit := visitOf(s)
 		evs, err := fn(s)
-		evs = append(adopted, evs...)
 		if err != nil {
 			return nil, nil, err
 		}
+		evs = visit.fold(s, append(adopted, evs...))
 		blob, err := s.Marshal()
 		if err != nil {
 			return nil, nil, fmt.Errorf("encode state of %s: %w", id, err)
+		}
+		if cur != nil && len(evs) == 0 && bytes.Equal(blob, cur.State) {
+			return nil, nil, nil // nothing changed: no write, no event
 		}
 		item := &store.WorkItem{Repo: p.key(), ID: id, Loop: s.Loop, CurrentNode: s.CurrentNode, State: blob}
 		for node, rec := range s.Nodes {
@@ -100,11 +114,83 @@ func (p *persister) Update(ctx context.Context, id string, fn func(st *runtime.S
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := runtime.WritePortable(p.repo.SpecDir(id), s); err != nil {
-			return nil, nil, fmt.Errorf("write the portable record of %s: %w", id, err)
-		}
 		return item, sevs, nil
 	})
+	if err != nil {
+		return err
+	}
+	p.publish(ctx, id)
+	return nil
+}
+
+// publish writes the committed state of id as the portable record. It runs
+// under the store's write lock, so records land in commit order even when
+// several processes update one item, and it rewrites the file only when it
+// differs from the committed state. A failure is logged, not returned: the
+// update is committed, the store is the authority, and the next update
+// writes the record again.
+func (p *persister) publish(ctx context.Context, id string) {
+	path := filepath.Join(p.repo.SpecDir(id), runtime.StateFile)
+	err := p.st.Hold(ctx, p.key(), id, func(cur *store.WorkItem) error {
+		if cur == nil || len(cur.State) == 0 {
+			return nil
+		}
+		if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, cur.State) {
+			return nil
+		}
+		return runtime.WriteFileAtomic(path, cur.State, 0o644)
+	})
+	if err != nil {
+		p.logger().Warn("the state is recorded in the store, but the portable record could not be written; the next update writes it again",
+			"work_item", id, "path", path, "err", err)
+	}
+}
+
+func (p *persister) logger() *slog.Logger {
+	if p.log != nil {
+		return p.log
+	}
+	return slog.Default()
+}
+
+// visit is what a state said about its parked wait before an update.
+type visit struct {
+	parked  *runtime.Parked
+	entered string
+}
+
+func visitOf(s *runtime.State) visit {
+	if s.Parked == nil {
+		return visit{}
+	}
+	v := visit{parked: &runtime.Parked{Node: s.Parked.Node, Reason: s.Parked.Reason, Since: s.Parked.Since}}
+	if rec, ok := s.Nodes[s.Parked.Node]; ok && rec != nil {
+		v.entered = rec.LastEnteredAt
+	}
+	return v
+}
+
+// fold drops a graph.parked event that repeats the wait the item was
+// already parked on in the same visit of the same node (same reason, node
+// not entered again), and keeps that wait's original start time: a gate
+// evaluated every poll cycle logs one parked event per visit, not one per
+// cycle.
+func (v visit) fold(s *runtime.State, evs []runtime.EventRecord) []runtime.EventRecord {
+	if v.parked == nil || s.Parked == nil || s.Parked.Node != v.parked.Node || s.Parked.Reason != v.parked.Reason {
+		return evs
+	}
+	if rec, ok := s.Nodes[v.parked.Node]; !ok || rec == nil || rec.LastEnteredAt != v.entered {
+		return evs
+	}
+	out := evs[:0:0]
+	for _, e := range evs {
+		if e.Name == "graph.parked" && e.Node == v.parked.Node && fmt.Sprint(e.Data["reason"]) == v.parked.Reason {
+			continue
+		}
+		out = append(out, e)
+	}
+	s.Parked.Since = v.parked.Since
+	return out
 }
 
 func toStoreEvents(repo, id string, evs []runtime.EventRecord) ([]store.Event, error) {

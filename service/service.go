@@ -165,7 +165,7 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	if err != nil {
 		return nil, err
 	}
-	p := &persister{st: st, repo: repo}
+	p := &persister{st: st, repo: repo, log: s.log()}
 	state, warns, err := p.Load(ctx, id)
 	if err != nil {
 		return nil, err

@@ -312,3 +312,27 @@ func (s *Store) StateBlob(ctx context.Context, repo, id string) ([]byte, bool, e
 	}
 	return state, true, nil
 }
+
+// Hold runs fn with the committed item of (repo, id) (nil when there is
+// none) while holding the write lock, so no writer in this process or
+// another commits until fn returns. It writes nothing: callers use it to
+// publish a derived copy of the committed state (the portable record) in
+// commit order. An error from fn is returned as is.
+func (s *Store) Hold(ctx context.Context, repo, id string, fn func(cur *WorkItem) error) error {
+	if err := checkKey(repo, id); err != nil {
+		return err
+	}
+	tx, err := s.beginWrite(ctx, "hold")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	cur, found, err := getItem(ctx, tx, repo, id)
+	if err != nil {
+		return describe(s.path, "read", err)
+	}
+	if !found {
+		return fn(nil)
+	}
+	return fn(&cur)
+}

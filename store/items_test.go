@@ -242,3 +242,21 @@ func TestStateBlobReadsWhatUpdateSaved(t *testing.T) {
 	_, _, err = s.StateBlob(ctx, "", "issue-1")
 	assert.Error(t, err, "an empty key is refused")
 }
+
+func TestHoldSeesTheCommittedItemAndWritesNothing(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	require.NoError(t, s.Hold(ctx, "r", "i", func(cur *WorkItem) error {
+		assert.Nil(t, cur, "no item yet")
+		return nil
+	}))
+	require.NoError(t, s.Update(ctx, "r", "i", increment))
+	boom := errors.New("boom")
+	err := s.Hold(ctx, "r", "i", func(cur *WorkItem) error {
+		require.NotNil(t, cur)
+		assert.JSONEq(t, `{"n":1}`, string(cur.State))
+		return boom
+	})
+	assert.ErrorIs(t, err, boom)
+	assert.Equal(t, 1, assertCounterConsistent(t, s, "r", "i"))
+}
