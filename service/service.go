@@ -83,7 +83,7 @@ func (s *Service) writableStore(ctx context.Context) (*store.Store, error) {
 	}
 	st, err := store.Open(ctx, s.dbPath())
 	if err != nil {
-		return nil, fmt.Errorf("open the state store %s: %w (set --db or THE_LOOP_DB to a writable path)", s.dbPath(), err)
+		return nil, fmt.Errorf("open the state store: %w", err)
 	}
 	s.store = st
 	return st, nil

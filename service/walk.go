@@ -172,11 +172,20 @@ func (s *Service) Skip(ctx context.Context, req SkipRequest) (runtime.SkipResult
 	return res, sess.warns, err
 }
 
-// Events returns the item's event log.
+// Events returns the item's event log, read-only: it never creates,
+// migrates or writes the store (no store yet is an empty log).
 func (s *Service) Events(ctx context.Context, req ItemRequest) ([]runtime.EventRecord, error) {
-	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
+	if err := runtime.ValidateID(req.WorkItem); err != nil {
+		return nil, err
+	}
+	repo, err := s.openRepo(req.Repo)
 	if err != nil {
 		return nil, err
 	}
-	return sess.rt.Persist.Events(ctx, req.WorkItem)
+	st, release, err := s.readStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return (&persister{st: st, repo: repo}).Events(ctx, req.WorkItem)
 }

@@ -44,8 +44,11 @@ func describe(path, op string, err error) error {
 			"stop the-loop, move the file and its -wal/-shm companions aside, and rerun to start a fresh store (see docs/store.md): %w",
 			op, path, err)
 	case sqlite3.SQLITE_CANTOPEN:
-		return fmt.Errorf("%s store %s: cannot open the file; check that its directory exists and is readable and writable by this user: %w",
-			op, path, err)
+		return fmt.Errorf("%s store %s: cannot open the file; check that its directory exists and is readable and writable by this user, or point --db or %s at another file: %w",
+			op, path, EnvDB, err)
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM:
+		return fmt.Errorf("%s store %s: the file or its directory is read-only for this user; make both writable, or point --db or %s at another file: %w",
+			op, path, EnvDB, err)
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 		return fmt.Errorf("%s store %s: %w: %w", op, path, ErrLocked, err)
 	case sqlite3.SQLITE_FULL:

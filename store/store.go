@@ -80,7 +80,7 @@ func openStore(ctx context.Context, path string, o options) (*Store, error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, fmt.Errorf("create store directory %s: %w", filepath.Dir(abs), err)
+		return nil, fmt.Errorf("create store directory %s: %w; point --db or %s at a writable location", filepath.Dir(abs), err, EnvDB)
 	}
 	if err := createFile(abs); err != nil {
 		return nil, err
@@ -302,7 +302,7 @@ func createFile(path string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("create store %s: %w", path, err)
+		return fmt.Errorf("create store %s: %w; point --db or %s at a writable location", path, err, EnvDB)
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("create store %s: %w", path, err)
