@@ -19,6 +19,7 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/providers"
 	"github.com/the-loop/the-loop/integrations/providertest"
+	"github.com/the-loop/the-loop/service"
 )
 
 // handoffCLI runs the binary's Main against the fake GitHub server with a
@@ -217,4 +218,20 @@ func TestHandoffCLIPostTicketCarriedRecordWithFiles(t *testing.T) {
 	code, out, _ = f.run("handoff", "post", "--work-item", f.ref.String(), "--record", recPath, "--files", "files")
 	require.Equal(t, 0, code)
 	assert.True(t, strings.HasPrefix(out, "record\talready there\t"), out)
+}
+
+// Fault 5: a second poller on the same store exits at once, naming the
+// holder.
+func TestPollRefusesWhileAnotherPollerHoldsTheStore(t *testing.T) {
+	f := newHandoffCLI(t)
+	lock, err := service.LockPoller(f.db)
+	require.NoError(t, err)
+	defer lock.Release()
+	code, _, stderr := f.run("poll", "--once", "--db", f.db)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, fmt.Sprintf("poll: another poller (pid %d, since ", os.Getpid()))
+	assert.Contains(t, stderr, "holds the lock")
+	require.NoError(t, lock.Release())
+	code, _, stderr = f.run("poll", "--once", "--db", f.db)
+	assert.Equal(t, 0, code, stderr)
 }

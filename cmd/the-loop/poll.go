@@ -58,6 +58,11 @@ func runPoll(ctx context.Context, env *Env, args []string) error {
 	if err := svc.CheckIntegrations(systems...); err != nil {
 		return fmt.Errorf("poll: %w", err)
 	}
+	lock, err := service.LockPoller(svc.DBPathOrDefault())
+	if err != nil {
+		return fmt.Errorf("poll: %w", err)
+	}
+	defer func() { _ = lock.Release() }()
 	p := &service.Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: *statusFile, Log: logger}
 	if p.StatusPath == "" {
 		p.StatusPath = service.DefaultPollStatusPath(svc.DBPathOrDefault())
