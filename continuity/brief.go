@@ -56,7 +56,14 @@ type Brief struct {
 
 // Brief packages one UTF-8 brief of at most opts.Budget bytes. It never
 // launches a receiver.
+// It holds the repository's continuity lock, so calls from several
+// processes never interleave.
 func (s *Set) Brief(opts BriefOptions) (Brief, error) {
+	return locked(s, func() (Brief, error) { return s.brief(opts) })
+}
+
+// brief is Brief without the lock.
+func (s *Set) brief(opts BriefOptions) (Brief, error) {
 	budget := opts.Budget
 	if budget == 0 {
 		budget = BriefBudget
@@ -92,7 +99,7 @@ func (s *Set) Brief(opts BriefOptions) (Brief, error) {
 	if brief.Bytes > budget || !utf8.ValidString(brief.Text) {
 		return Brief{}, fmt.Errorf("continuity: internal error: brief is %d bytes for a %d-byte budget", brief.Bytes, budget)
 	}
-	if st, err := s.Status(); err == nil {
+	if st, err := s.status(); err == nil {
 		brief.ContinuityStatus = st.State
 	}
 	if out != "" {

@@ -30,7 +30,14 @@ const defaultResult = "completed"
 // "completed") and the residual
 // work, classifies every open node as deferred, and makes the next session
 // start fresh.
+// It holds the repository's continuity lock, so calls from several
+// processes never interleave.
 func (s *Set) End(opts EndOptions) (UpdateResult, error) {
+	return locked(s, func() (UpdateResult, error) { return s.end(opts) })
+}
+
+// end is End without the lock.
+func (s *Set) end(opts EndOptions) (UpdateResult, error) {
 	switch opts.Kind {
 	case EndInterrupted, EndCompleted:
 	default:
@@ -87,13 +94,14 @@ func (s *Set) End(opts EndOptions) (UpdateResult, error) {
 			session.Status = StatusCompleted
 		}
 	}
+	notes.Records = append(notes.Records, l.repairRecords(now)...)
 	notes.Records = append(notes.Records, rec)
 	dp.Updated = now
 	if opts.Kind == EndCompleted {
 		dp.LastCompleted = lastDone(notes.Records, &graph)
 	}
 	dp.Blockers = graph.openBlockers()
-	rev := dp.Revision + 1
+	rev := l.nextRevision()
 	notes.Revision, graph.Revision, dp.Revision = rev, rev, rev
 	if err := s.writeSet(notes, graph, dp); err != nil {
 		return UpdateResult{}, err

@@ -42,6 +42,26 @@ type loaded struct {
 	notes     *Notes
 	graph     *Graph
 	rejection *Rejection
+	// torn is set when all three files parse but their revisions disagree:
+	// an update was cut short between its writes (by an older release, or
+	// by a hand edit).
+	torn bool
+	// repair, once live accepted a torn set, is the note the next write
+	// records about it.
+	repair string
+}
+
+// nextRevision is one past the newest revision of any part.
+func (l loaded) nextRevision() int {
+	return max(l.dp.Revision, l.notes.Revision, l.graph.Revision) + 1
+}
+
+// repairRecords is the note a write adds about a torn set it repaired.
+func (l loaded) repairRecords(at time.Time) []Record {
+	if l.repair == "" {
+		return nil
+	}
+	return []Record{{At: at, Kind: kindRepaired, Session: l.dp.Session, Text: l.repair}}
 }
 
 // usable reports a set that may be resumed.
@@ -145,6 +165,7 @@ func (s *Set) load(dir string) loaded {
 		return reject(ReasonCompleted, "session %s completed its goal at %s; a new session starts fresh", dp.Session, formatTime(dp.Updated))
 	}
 	if dp.Revision != notes.Revision || dp.Revision != graph.Revision {
+		l.torn = true
 		return reject(ReasonStale, "death point is at revision %d but notes are at %d and the graph at %d: an update did not finish", dp.Revision, notes.Revision, graph.Revision)
 	}
 	if limit := s.staleAfter(); s.now().Sub(dp.Updated) > limit {

@@ -19,11 +19,13 @@ const (
 	kindScope       = "scope"
 	kindInterrupted = "interrupted"
 	kindCompleted   = "completed"
+	kindRepaired    = "repaired"
 )
 
 var recordKinds = map[string]bool{
 	KindDecision: true, KindDiscovery: true, KindTask: true, KindBlocker: true, KindPhase: true,
 	kindStart: true, kindResumed: true, kindScope: true, kindInterrupted: true, kindCompleted: true,
+	kindRepaired: true,
 }
 
 // Record is one timestamped entry in notes.md.

@@ -46,7 +46,14 @@ type Prompt struct {
 // rewritten as a portable name or its line dropped (unless AllowPaths).
 // With a Clipboard it copies the prompt; when no clipboard tool exists the
 // Notice says so and the caller prints Text.
+// It holds the repository's continuity lock, so calls from several
+// processes never interleave.
 func (s *Set) Prompt(opts PromptOptions) (Prompt, error) {
+	return locked(s, func() (Prompt, error) { return s.prompt(opts) })
+}
+
+// prompt is Prompt without the lock.
+func (s *Set) prompt(opts PromptOptions) (Prompt, error) {
 	task := redactSecrets(oneLine(opts.Task))
 	if task == "" {
 		return Prompt{}, ErrMissingTask

@@ -1,6 +1,7 @@
 package continuity
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -50,6 +51,12 @@ type Set struct {
 	// afterEmergency, when set, runs right after the minimal death point is
 	// flushed during a fresh start (tests use it to simulate a crash).
 	afterEmergency func()
+	// afterWriteStep, when set, runs after each step of the three-file
+	// write ("pending NAME", "commit", "installed NAME"); tests use it to
+	// simulate a crash part-way.
+	afterWriteStep func(step string)
+	// gitDir is the checkout's git directory, where the lock file lives.
+	gitDir string
 }
 
 // Open resolves repo (any directory inside a git checkout) to its top level
@@ -62,8 +69,12 @@ func Open(repo string) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("continuity: resolve repository directory %q: %w", repo, err)
 	}
-	top, err := gitOutput(abs, "rev-parse", "--show-toplevel")
-	if err != nil {
+	out, err := gitOutput(abs, "rev-parse", "--show-toplevel", "--absolute-git-dir")
+	top, gitDir, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	if err != nil || top == "" {
+		if err == nil {
+			err = errors.New("git rev-parse printed no top level")
+		}
 		return nil, fmt.Errorf("continuity: %s is not inside a git repository (run from a checkout or pass --repo DIR): %w", abs, err)
 	}
 	top = filepath.Clean(top)
@@ -82,6 +93,7 @@ func Open(repo string) (*Set, error) {
 		Harness:    "unknown",
 		Now:        time.Now,
 		StaleAfter: DefaultStaleAfter,
+		gitDir:     strings.TrimSpace(gitDir),
 	}, nil
 }
 

@@ -44,11 +44,15 @@ var ErrNoGoal = errors.New("continuity: no resumable continuity set and no goal 
 
 // Init resumes the live set when it is resumable, and otherwise starts a
 // fresh one for opts.Goal (or the goal recovered from a rejected set).
-func (s *Set) Init(opts InitOptions) (StartResult, error) { return s.start(opts) }
+func (s *Set) Init(opts InitOptions) (StartResult, error) {
+	return locked(s, func() (StartResult, error) { return s.start(opts) })
+}
 
 // Resume resumes the live set when it is resumable; otherwise it starts
 // fresh from the goal a rejected set still records, or fails with ErrNoGoal.
-func (s *Set) Resume() (StartResult, error) { return s.start(InitOptions{}) }
+func (s *Set) Resume() (StartResult, error) {
+	return locked(s, func() (StartResult, error) { return s.start(InitOptions{}) })
+}
 
 func (s *Set) start(opts InitOptions) (StartResult, error) {
 	proof, err := s.EnsureIgnored()
@@ -187,17 +191,4 @@ func (s *Set) writeFile(name string, data []byte) error {
 		return fmt.Errorf("continuity: failed to write %s (earlier files are intact): %w", name, err)
 	}
 	return nil
-}
-
-// writeSet flushes notes, then graph, then the death point. Each write is
-// atomic; a crash part-way leaves revisions that disagree, which the next
-// resume check reports instead of trusting.
-func (s *Set) writeSet(n Notes, g Graph, dp DeathPoint) error {
-	if err := s.writeFile(NotesFile, n.render()); err != nil {
-		return err
-	}
-	if err := s.writeFile(GraphFile, g.render()); err != nil {
-		return err
-	}
-	return s.writeFile(DeathPointFile, dp.render())
 }

@@ -39,8 +39,16 @@ type StatusReport struct {
 	Preserved     []string   `json:"preserved,omitempty"`
 }
 
-// Status reads the live set without writing anything.
+// Status reads the live set without writing anything (beyond finishing a
+// write that a killed process left part-way).
+// It holds the repository's continuity lock, so calls from several
+// processes never interleave.
 func (s *Set) Status() (StatusReport, error) {
+	return locked(s, func() (StatusReport, error) { return s.status() })
+}
+
+// status is Status without the lock.
+func (s *Set) status() (StatusReport, error) {
 	rep := StatusReport{State: StateNone, Repository: s.Identity, DeathPoint: s.rel(s.DeathPointPath())}
 	l := s.load(s.Dir())
 	switch {

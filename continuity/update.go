@@ -47,15 +47,22 @@ type UpdateResult struct {
 // live loads the set and insists it is active.
 func (s *Set) live() (loaded, error) {
 	l := s.load(s.Dir())
+	if l.torn && s.now().Sub(l.dp.Updated) <= s.staleAfter() {
+		// A write cut short between its files: keep every part as it is
+		// (the notes hold every record) and move the revision past them all.
+		l.repair = fmt.Sprintf("repaired an update that did not finish: the death point was at revision %d, the notes at %d and the graph at %d; the files were kept as they were",
+			l.dp.Revision, l.notes.Revision, l.graph.Revision)
+		l.rejection = nil
+	}
 	switch {
 	case l.absent:
 		return l, errors.New("continuity: no live continuity set: start one with `the-loop continuity init --goal TEXT`")
 	case l.rejection != nil && l.rejection.Reason == ReasonCompleted:
 		return l, errors.New("continuity: the live set is completed; start a new one with `the-loop continuity init --goal TEXT`")
 	case l.rejection != nil:
-		return l, fmt.Errorf("continuity: the live set cannot be updated: %s; run `the-loop continuity resume` to start fresh (the files are kept)", l.rejection.Message())
+		return l, fmt.Errorf("continuity: the live set cannot be updated: %s; resume to start fresh (the files are kept): the continuity_resume tool or `the-loop continuity resume`", l.rejection.Message())
 	case l.dp.Status == StatusInterrupted:
-		return l, errors.New("continuity: the live set is interrupted; run `the-loop continuity resume` before recording more")
+		return l, errors.New("continuity: the live set is interrupted; resume it before recording more: the continuity_resume tool or `the-loop continuity resume`")
 	}
 	return l, nil
 }
@@ -97,7 +104,14 @@ func (e Entry) validate() error {
 
 // Update records one changed fact in notes, graph and death point and
 // flushes all three.
+// It holds the repository's continuity lock, so calls from several
+// processes never interleave.
 func (s *Set) Update(e Entry) (UpdateResult, error) {
+	return locked(s, func() (UpdateResult, error) { return s.update(e) })
+}
+
+// update is Update without the lock.
+func (s *Set) update(e Entry) (UpdateResult, error) {
 	if err := e.validate(); err != nil {
 		return UpdateResult{}, err
 	}
@@ -122,6 +136,7 @@ func (s *Set) Update(e Entry) (UpdateResult, error) {
 		}
 	}
 	now := s.now()
+	notes.Records = append(notes.Records, l.repairRecords(now)...)
 	notes.Records = append(notes.Records, Record{
 		At: now, Kind: e.Kind, Session: dp.Session, Node: node, Status: n.Status,
 		Text: text, Why: oneLine(e.Why), Files: cleanFiles(e.Files),
@@ -135,7 +150,7 @@ func (s *Set) Update(e Entry) (UpdateResult, error) {
 		dp.NextAction = next
 	}
 	dp.Blockers = graph.openBlockers()
-	rev := dp.Revision + 1
+	rev := l.nextRevision()
 	notes.Revision, graph.Revision, dp.Revision = rev, rev, rev
 	if err := s.writeSet(notes, graph, dp); err != nil {
 		return UpdateResult{}, err

@@ -22,6 +22,7 @@ type Backend interface {
 	ContinuityUpdate(ctx context.Context, repo string, e continuity.Entry) (continuity.UpdateResult, error)
 	ContinuityBrief(ctx context.Context, repo string, opts continuity.BriefOptions) (continuity.Brief, error)
 	ContinuityPrompt(ctx context.Context, repo string, opts continuity.PromptOptions) (continuity.Prompt, error)
+	ContinuityResume(ctx context.Context, repo string) (continuity.StartResult, error)
 }
 
 var _ Backend = (*service.Service)(nil)

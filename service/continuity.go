@@ -70,3 +70,18 @@ func (s *Service) ContinuityPrompt(ctx context.Context, repo string, opts contin
 	defer unlock()
 	return set.Prompt(opts)
 }
+
+// ContinuityResume resumes repo's live continuity set, or starts a fresh one
+// from the goal a set that cannot be resumed still records (that set is
+// kept under .handoff/continuity/rejected/): the same
+// (*continuity.Set).Resume that `the-loop continuity resume` calls, behind
+// the continuity_resume tool.
+func (s *Service) ContinuityResume(ctx context.Context, repo string) (continuity.StartResult, error) {
+	set, unlock, err := s.continuitySet(ctx, repo)
+	if err != nil {
+		return continuity.StartResult{}, err
+	}
+	defer unlock()
+	set.Harness = "mcp"
+	return set.Resume()
+}
