@@ -87,6 +87,7 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 func (p *Poller) RunOnce(ctx context.Context) CycleReport {
 	start := time.Now()
 	rep := CycleReport{At: runtime.Now(), Sources: []SourceReport{}}
+	p.cleanCheckouts()
 	for _, src := range p.Sources {
 		containers := src.Repos
 		if src.System == "jira" {
@@ -136,6 +137,25 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 		sr.Items = append(sr.Items, p.pollIssue(ctx, prov, src, container, is))
 	}
 	return sr
+}
+
+// cleanCheckouts removes what killed writes left in the spec folders of
+// every polled checkout (see CleanTempFiles), before the cycle reads them.
+func (p *Poller) cleanCheckouts() {
+	seen := map[string]bool{}
+	for _, src := range p.Sources {
+		if src.Checkout == "" || seen[src.Checkout] {
+			continue
+		}
+		seen[src.Checkout] = true
+		removed, err := p.Svc.CleanTempFiles(src.Checkout)
+		if err != nil {
+			p.log().Warn("could not clean temporary files", "checkout", src.Checkout, "err", err)
+		}
+		for _, f := range removed {
+			p.log().Info("removed a temporary file a killed write left behind", "checkout", src.Checkout, "file", f)
+		}
+	}
 }
 
 // itemFor names the work item and ref of an issue.

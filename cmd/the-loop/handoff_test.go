@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -234,4 +235,18 @@ func TestPollRefusesWhileAnotherPollerHoldsTheStore(t *testing.T) {
 	require.NoError(t, lock.Release())
 	code, _, stderr = f.run("poll", "--once", "--db", f.db)
 	assert.Equal(t, 0, code, stderr)
+}
+
+// Fault 11 (temp files): the poller removes what a killed write left in
+// the spec folders before it polls.
+func TestPollRemovesOrphanedTempFilesAtStartUp(t *testing.T) {
+	f := newHandoffCLI(t)
+	orphan := filepath.Join(f.checkout, "docs", "specs", f.id, ".work-item-state.json.tmp-3141592653")
+	require.NoError(t, os.MkdirAll(filepath.Dir(orphan), 0o755))
+	require.NoError(t, os.WriteFile(orphan, []byte("{"), 0o644))
+	old := time.Now().Add(-2 * service.TempGrace)
+	require.NoError(t, os.Chtimes(orphan, old, old))
+	code, _, stderr := f.run("poll", "--once", "--db", f.db)
+	require.Equal(t, 0, code, stderr)
+	assert.NoFileExists(t, orphan)
 }

@@ -130,6 +130,15 @@ func newServeService(env *Env, cfgPath, db, repoDir string, confined bool, logge
 		}
 		svc.AllowedRepos = append(svc.AllowedRepos, r)
 	}
+	for _, r := range svc.AllowedRepos {
+		removed, err := svc.CleanTempFiles(r)
+		if err != nil {
+			logger.Warn("could not clean temporary files", "repo", r, "err", err)
+		}
+		for _, f := range removed {
+			logger.Info("removed a temporary file a killed write left behind", "repo", r, "file", f)
+		}
+	}
 	if err := svc.OpenStore(context.Background()); err != nil {
 		// Reads still work from the portable records; claims will say why they cannot save.
 		logger.Warn("the state store could not be opened; graph_complete will fail until it can", "err", err)
