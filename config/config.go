@@ -39,6 +39,9 @@ type Integrations struct {
 	GitHub GitHub `yaml:"github"`
 	Jira   Jira   `yaml:"jira"`
 	Slack  Slack  `yaml:"slack"`
+	// RequestTimeoutSeconds bounds one request to a ticket system end to
+	// end, body included (default 60).
+	RequestTimeoutSeconds int `yaml:"requestTimeoutSeconds"`
 }
 
 // GitHub configures the GitHub provider (github.com or GitHub Enterprise).
@@ -166,8 +169,12 @@ type MCPHTTP struct {
 	// MaxBodyBytes caps a request body.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
 	// MaxSessions caps concurrent sessions.
-	MaxSessions int   `yaml:"maxSessions"`
-	OAuth       OAuth `yaml:"oauth"`
+	MaxSessions int `yaml:"maxSessions"`
+	// MaxConnections caps open connections (default 256);
+	// MaxConnectionsPerClient caps them per client address (default 32).
+	MaxConnections          int   `yaml:"maxConnections"`
+	MaxConnectionsPerClient int   `yaml:"maxConnectionsPerClient"`
+	OAuth                   OAuth `yaml:"oauth"`
 }
 
 // OAuth configures OAuth 2.1 resource-server mode.
@@ -184,8 +191,11 @@ type OAuth struct {
 
 // Polling configures the poller daemon.
 type Polling struct {
-	IntervalSeconds int      `yaml:"intervalSeconds"`
-	Sources         []Source `yaml:"sources"`
+	IntervalSeconds int `yaml:"intervalSeconds"`
+	// CycleTimeoutSeconds bounds one poll cycle over every source
+	// (default 600).
+	CycleTimeoutSeconds int      `yaml:"cycleTimeoutSeconds"`
+	Sources             []Source `yaml:"sources"`
 }
 
 // Source is one thing the poller watches.
@@ -258,8 +268,20 @@ func (c *Config) applyDefaults() {
 	if h.MaxSessions == 0 {
 		h.MaxSessions = 64
 	}
+	if h.MaxConnections == 0 {
+		h.MaxConnections = 256
+	}
+	if h.MaxConnectionsPerClient == 0 {
+		h.MaxConnectionsPerClient = 32
+	}
 	if c.Polling.IntervalSeconds == 0 {
 		c.Polling.IntervalSeconds = 60
+	}
+	if c.Polling.CycleTimeoutSeconds == 0 {
+		c.Polling.CycleTimeoutSeconds = 600
+	}
+	if c.Integrations.RequestTimeoutSeconds == 0 {
+		c.Integrations.RequestTimeoutSeconds = 60
 	}
 }
 
@@ -372,6 +394,21 @@ func (c *Config) validate() error {
 	for cmd := range c.Routing.Control.Keywords {
 		if !isCommand(cmd) {
 			return badKey("routing.control.keywords."+cmd, "unknown command; use one of %s", strings.Join(Commands, ", "))
+		}
+	}
+	for _, n := range []struct {
+		key string
+		v   int
+	}{
+		{"integrations.requestTimeoutSeconds", c.Integrations.RequestTimeoutSeconds},
+		{"polling.intervalSeconds", c.Polling.IntervalSeconds},
+		{"polling.cycleTimeoutSeconds", c.Polling.CycleTimeoutSeconds},
+		{"mcp.http.maxSessions", c.MCP.HTTP.MaxSessions},
+		{"mcp.http.maxConnections", c.MCP.HTTP.MaxConnections},
+		{"mcp.http.maxConnectionsPerClient", c.MCP.HTTP.MaxConnectionsPerClient},
+	} {
+		if n.v < 0 {
+			return badKey(n.key, "%d is negative; give a positive number or leave it out for the default", n.v)
 		}
 	}
 	for i, s := range c.Polling.Sources {

@@ -19,6 +19,10 @@ func TestParseDefaults(t *testing.T) {
 	assert.Equal(t, "cross-repository", c.Routing.SessionPerPR)
 	assert.Empty(t, c.Routing.AuthorizedUsers, "nobody is authorized by default")
 	assert.Equal(t, 60, c.Polling.IntervalSeconds)
+	assert.Equal(t, 600, c.Polling.CycleTimeoutSeconds)
+	assert.Equal(t, 60, c.Integrations.RequestTimeoutSeconds)
+	assert.Equal(t, 256, c.MCP.HTTP.MaxConnections)
+	assert.Equal(t, 32, c.MCP.HTTP.MaxConnectionsPerClient)
 }
 
 func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
@@ -35,6 +39,8 @@ func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
 		{"bad poll system", "polling:\n  sources:\n    - system: gitlab\n", "line 3: polling.sources[0].system"},
 		{"blocking link without a phrase", "integrations:\n  jira:\n    blockingLinks:\n      - type: Blocks\n", "integrations.jira.blockingLinks[0].phrase: is empty"},
 		{"not YAML at all", "routing: [\n", "not valid YAML"},
+		{"negative request timeout", "integrations:\n  requestTimeoutSeconds: -1\n", "integrations.requestTimeoutSeconds: -1 is negative"},
+		{"negative connection cap", "mcp:\n  http:\n    maxConnectionsPerClient: -5\n", "mcp.http.maxConnectionsPerClient: -5 is negative"},
 		{"a token in the file", "integrations:\n  github:\n    token: ghp_x\n", "field token not found"},
 	}
 	for _, tt := range tests {

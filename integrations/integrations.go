@@ -97,6 +97,10 @@ type Issue struct {
 	Author string
 	Labels []string
 	URL    string
+	// UpdatedAt is when the ticket last changed (a comment, a label, an
+	// edit); zero when the system did not say. The poller lists the
+	// comments of an issue again only when it moved.
+	UpdatedAt time.Time
 }
 
 // NewIssue is the input of CreateIssue.

@@ -26,6 +26,12 @@ type Poller struct {
 	// StatusPath is the heartbeat file written after every cycle ("" = none).
 	StatusPath string
 	Log        *slog.Logger
+	// CycleTimeout bounds one cycle over every source (0: unbounded; the
+	// poll command sets polling.cycleTimeoutSeconds). Each request is
+	// bounded on its own by the providers.
+	CycleTimeout time.Duration
+
+	memo commentMemo
 }
 
 // ItemAction is what one cycle did for one work item.
@@ -88,6 +94,12 @@ func (p *Poller) RunOnce(ctx context.Context) CycleReport {
 	start := time.Now()
 	rep := CycleReport{At: runtime.Now(), Sources: []SourceReport{}}
 	p.cleanCheckouts()
+	if p.CycleTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, p.CycleTimeout,
+			fmt.Errorf("the poll cycle ran past %s (polling.cycleTimeoutSeconds); the rest waits for the next cycle", p.CycleTimeout))
+		defer cancel()
+	}
 	for _, src := range p.Sources {
 		containers := src.Repos
 		if src.System == "jira" {
@@ -129,11 +141,22 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 	if !ok {
 		return fail(fmt.Errorf("the %s provider cannot list issues, so it cannot be polled", src.System))
 	}
+	if err := context.Cause(ctx); err != nil {
+		return fail(err)
+	}
 	issues, err := lister.ListOpenIssues(ctx, container, "")
 	if err != nil {
+		if cause := context.Cause(ctx); cause != nil {
+			err = fmt.Errorf("%w: %w", cause, err)
+		}
 		return fail(fmt.Errorf("list open issues of %s: %w", container, err))
 	}
+	p.memo.keepOnly(memoScope{src.System, container}, issues)
 	for _, is := range issues {
+		if err := context.Cause(ctx); err != nil {
+			sr.Items = append(sr.Items, ItemAction{WorkItem: fmt.Sprint(is.Number), Action: "error", Detail: err.Error()})
+			continue
+		}
 		sr.Items = append(sr.Items, p.pollIssue(ctx, prov, src, container, is))
 	}
 	return sr
@@ -182,7 +205,7 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		act.Action, act.Detail = "error", err.Error()
 		return act
 	}
-	comments, err := prov.ListComments(ctx, ref)
+	comments, err := p.memo.comments(ctx, prov, memoScope{src.System, container}, refStr, ref, is.UpdatedAt)
 	if err != nil {
 		act.Action, act.Detail = "error", fmt.Sprintf("list comments: %v", err)
 		return act

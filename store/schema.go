@@ -62,6 +62,16 @@ var migrations = []migration{
 		fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
 	}},
 	{version: 2, name: "agent sessions", stmts: sessionsSchema},
+	{version: 3, name: "conditional-request cache", stmts: []string{
+		`CREATE TABLE http_pages (
+			key     TEXT NOT NULL PRIMARY KEY CHECK (key <> ''),
+			etag    TEXT NOT NULL CHECK (etag <> ''),
+			header  TEXT NOT NULL,
+			body    BLOB NOT NULL,
+			used_at TEXT NOT NULL
+		) STRICT`,
+		`CREATE INDEX http_pages_by_use ON http_pages (used_at)`,
+	}},
 }
 
 // SchemaVersion is the schema version this build writes and reads.

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -39,6 +40,9 @@ type Store struct {
 	readOnly bool
 	opts     options
 	now      func() time.Time
+
+	pageSaves atomic.Int64 // counts saved pages between prunes
+	pages     pageWriter   // writes the conditional-request cache
 
 	stateOnce sync.Once
 	stateStmt *sql.Stmt // prepared once: the hot read of a server
@@ -201,6 +205,7 @@ func openReadPool(ctx context.Context, name string, conns int, path string) (*sq
 // Close closes both connection pools. The last connection to close
 // checkpoints the WAL into the main file.
 func (s *Store) Close() error {
+	s.pages.close()
 	var errs []error
 	if s.stateStmt != nil {
 		errs = append(errs, s.stateStmt.Close())

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/the-loop/the-loop/integrations/providers"
 	"github.com/the-loop/the-loop/service"
 )
 
@@ -63,7 +62,8 @@ func runPoll(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("poll: %w", err)
 	}
 	defer func() { _ = lock.Release() }()
-	p := &service.Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: *statusFile, Log: logger}
+	p := &service.Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: *statusFile, Log: logger,
+		CycleTimeout: time.Duration(cfg.Polling.CycleTimeoutSeconds) * time.Second}
 	if p.StatusPath == "" {
 		p.StatusPath = service.DefaultPollStatusPath(svc.DBPathOrDefault())
 	}
@@ -89,11 +89,10 @@ func configName(p string) string {
 	return p
 }
 
-// providerFactory builds ticket providers from the config on demand.
+// providerFactory builds each ticket provider once per process, from the
+// config, with its conditional-request cache in the state store.
 func providerFactory(svc *service.Service, env *Env) func(system string) (integrationsProvider, error) {
-	return func(system string) (integrationsProvider, error) {
-		return providers.New(svc.Config, system, env.Getenv)
-	}
+	return svc.ConfiguredProviders(env.Getenv)
 }
 
 func newLogger(env *Env, format string) *slog.Logger {

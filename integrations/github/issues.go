@@ -49,15 +49,16 @@ func (p *Provider) issueFrom(ref integrations.Ref, is *gh.Issue) integrations.Is
 		labels = append(labels, l.GetName())
 	}
 	return integrations.Issue{
-		Ref:    ref,
-		Number: ref.Number,
-		Key:    target(ref),
-		Title:  is.GetTitle(),
-		Body:   is.GetBody(),
-		State:  is.GetState(),
-		Author: is.GetUser().GetLogin(),
-		Labels: labels,
-		URL:    is.GetHTMLURL(),
+		Ref:       ref,
+		Number:    ref.Number,
+		Key:       target(ref),
+		Title:     is.GetTitle(),
+		Body:      is.GetBody(),
+		State:     is.GetState(),
+		Author:    is.GetUser().GetLogin(),
+		Labels:    labels,
+		URL:       is.GetHTMLURL(),
+		UpdatedAt: is.GetUpdatedAt().Time,
 	}
 }
 

@@ -48,6 +48,12 @@ type Options struct {
 	MaxRetries int
 	// MaxWait caps the total wait of one request (default 2m).
 	MaxWait time.Duration
+	// RequestTimeout bounds one attempt end to end, body included
+	// (default 1m; integrations.requestTimeoutSeconds).
+	RequestTimeout time.Duration
+	// Pages keeps conditional-request answers across processes (the state
+	// store); nil keeps them in memory for the provider's lifetime.
+	Pages httpx.PageStore
 	// Logger receives retry lines (never a token).
 	Logger *slog.Logger
 }
@@ -104,13 +110,15 @@ func New(opts Options) (*Provider, error) {
 		sleep = httpx.SleepContext
 	}
 	tr := httpx.New(httpx.Options{
-		Base:        baseRT,
-		System:      System,
-		MaxRetries:  opts.MaxRetries,
-		MaxWait:     maxWait,
-		Sleep:       sleep,
-		Logger:      logger,
-		Conditional: func(r *http.Request) bool { return conditionalListing(r.URL.Path) },
+		Base:           baseRT,
+		System:         System,
+		MaxRetries:     opts.MaxRetries,
+		AttemptTimeout: opts.RequestTimeout,
+		Pages:          opts.Pages,
+		MaxWait:        maxWait,
+		Sleep:          sleep,
+		Logger:         logger,
+		Conditional:    func(r *http.Request) bool { return conditionalListing(r.URL.Path) },
 	})
 	client := gh.NewClient(&http.Client{Transport: tr})
 	if opts.Token != "" {

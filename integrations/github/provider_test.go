@@ -200,3 +200,30 @@ func TestIdleIssuePollCostsNoQuota(t *testing.T) {
 	assert.Equal(t, quota, f.QuotaRemaining())
 	assert.Equal(t, int64(1), p.Stats().NotModified)
 }
+
+// The listing carries each issue's updated time, which moves when the issue
+// changes; an unchanged listing is answered 304 and costs no quota.
+func TestListOpenIssuesCarriesUpdatedTimeAndIsConditional(t *testing.T) {
+	f := providertest.NewGitHub(t)
+	p, err := github.New(github.Options{BaseURL: f.URL(), Token: f.Token()})
+	require.NoError(t, err)
+	ctx := context.Background()
+	first, err := p.ListOpenIssues(ctx, providertest.GitHubRepo, "")
+	require.NoError(t, err)
+	require.Len(t, first, 1)
+	require.False(t, first[0].UpdatedAt.IsZero())
+
+	quota := f.QuotaRemaining()
+	again, err := p.ListOpenIssues(ctx, providertest.GitHubRepo, "")
+	require.NoError(t, err)
+	assert.Equal(t, first, again)
+	assert.Equal(t, quota, f.QuotaRemaining(), "an unchanged listing is free")
+	reqs := f.Requests()
+	assert.NotEmpty(t, reqs[len(reqs)-1].IfNoneMatch)
+	assert.Equal(t, 304, reqs[len(reqs)-1].Status)
+
+	f.AddComment(f.Ticket(), "bob", "NONE", "moved")
+	moved, err := p.ListOpenIssues(ctx, providertest.GitHubRepo, "")
+	require.NoError(t, err)
+	assert.True(t, moved[0].UpdatedAt.After(first[0].UpdatedAt), "a new comment moves the issue")
+}

@@ -49,6 +49,15 @@ func (c *cachedPage) response(req *http.Request, fresh http.Header) *http.Respon
 	}
 }
 
+// cacheableHeader is what of a response's headers a cached page keeps:
+// everything but cookies, which belong to one exchange and must never be
+// stored or replayed.
+func cacheableHeader(h http.Header) http.Header {
+	out := h.Clone()
+	out.Del("Set-Cookie")
+	return out
+}
+
 // etagCache is a bounded least-recently-used map of cached pages.
 type etagCache struct {
 	mu    sync.Mutex
@@ -93,7 +102,7 @@ func (c *etagCache) store(key string, resp *http.Response) (*http.Response, erro
 	}
 	_ = resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(data))
-	page := &cachedPage{key: key, etag: resp.Header.Get("ETag"), header: resp.Header.Clone(), body: data}
+	page := &cachedPage{key: key, etag: resp.Header.Get("ETag"), header: cacheableHeader(resp.Header), body: data}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.items[key]; ok {

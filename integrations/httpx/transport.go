@@ -21,6 +21,9 @@ const (
 	DefaultMaxWait      = 2 * time.Minute
 	DefaultMinLimitWait = time.Minute
 	DefaultCacheEntries = 256
+	// DefaultAttemptTimeout bounds one attempt: connecting, the headers
+	// and the whole body.
+	DefaultAttemptTimeout = time.Minute
 )
 
 // Options configures a Transport. Zero values take the defaults above.
@@ -52,8 +55,14 @@ type Options struct {
 	// Conditional selects the GET requests answered from the ETag cache on
 	// a 304 (none when nil).
 	Conditional func(*http.Request) bool
-	// CacheEntries bounds the ETag cache.
+	// AttemptTimeout bounds one attempt end to end: connecting, the
+	// headers and reading the whole body.
+	AttemptTimeout time.Duration
+	// CacheEntries bounds the in-memory ETag cache (used when Pages is nil).
 	CacheEntries int
+	// Pages, when set, is where cached pages live instead of memory: a
+	// store that outlives the process (the state database).
+	Pages PageStore
 	// Logger receives one line per retry (method, host, path, status; never
 	// headers or query strings).
 	Logger *slog.Logger
@@ -115,6 +124,9 @@ func New(opts Options) *Transport {
 	}
 	if opts.CacheEntries <= 0 {
 		opts.CacheEntries = DefaultCacheEntries
+	}
+	if opts.AttemptTimeout <= 0 {
+		opts.AttemptTimeout = DefaultAttemptTimeout
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -191,7 +203,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.send(req)
 	}
 	key := cacheKey(req)
-	entry, ok := t.cache.get(key)
+	entry, ok := t.lookup(req.Context(), key)
 	if ok {
 		req = req.Clone(req.Context())
 		req.Header.Set("If-None-Match", entry.etag)
@@ -204,9 +216,58 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case resp.StatusCode == http.StatusNotModified && ok:
 		drain(resp)
 		t.notModified.Add(1)
+		if t.o.Pages != nil {
+			if err := t.o.Pages.TouchPage(req.Context(), key); err != nil {
+				t.o.Logger.Warn("could not mark a cached page as used", "system", t.o.System, "path", req.URL.Path, "err", err)
+			}
+		}
 		return entry.response(req, resp.Header), nil
 	case resp.StatusCode == http.StatusOK && resp.Header.Get("ETag") != "":
+		if t.o.Pages != nil {
+			return t.persist(req, key, resp)
+		}
 		return t.cache.store(key, resp)
+	}
+	return resp, nil
+}
+
+// lookup finds the cached page of key: in the page store when there is
+// one (a failing store is a miss, never an error), else in memory.
+func (t *Transport) lookup(ctx context.Context, key string) (*cachedPage, bool) {
+	if t.o.Pages == nil {
+		return t.cache.get(key)
+	}
+	p, found, err := t.o.Pages.LoadPage(ctx, key)
+	if err != nil {
+		t.o.Logger.Warn("could not read a cached page; sending the request unconditionally", "system", t.o.System, "err", err)
+		return nil, false
+	}
+	if !found || p.ETag == "" {
+		return nil, false
+	}
+	return &cachedPage{key: key, etag: p.ETag, header: p.Header, body: p.Body}, true
+}
+
+// persist reads resp's body, saves it in the page store, and returns an
+// equivalent response whose body can still be read.
+func (t *Transport) persist(req *http.Request, key string, resp *http.Response) (*http.Response, error) {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxCachedBody+1))
+	if err != nil {
+		_ = resp.Body.Close()
+		return nil, fmt.Errorf("read response body: %w", err)
+	}
+	if len(data) > maxCachedBody {
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(data), resp.Body), resp.Body}
+		return resp, nil
+	}
+	_ = resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	page := Page{ETag: resp.Header.Get("ETag"), Header: cacheableHeader(resp.Header), Body: data}
+	if err := t.o.Pages.SavePage(req.Context(), key, page); err != nil {
+		t.o.Logger.Warn("could not save a cached page; the next request is unconditional", "system", t.o.System, "path", req.URL.Path, "err", err)
 	}
 	return resp, nil
 }
@@ -216,17 +277,26 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
-		r := req
+		actx, cancel := context.WithTimeout(ctx, t.o.AttemptTimeout)
+		r := req.Clone(actx)
 		if attempt > 0 && req.GetBody != nil {
 			body, err := req.GetBody()
 			if err != nil {
+				cancel()
 				return nil, fmt.Errorf("replay request body: %w", err)
 			}
-			r = req.Clone(ctx)
 			r.Body = body
 		}
 		resp, err := t.o.Base.RoundTrip(r)
 		t.sent.Add(1)
+		if err == nil {
+			resp.Body = &boundedBody{ReadCloser: resp.Body, ctx: actx, cancel: cancel, limit: t.o.AttemptTimeout}
+		} else {
+			cancel()
+			if ctx.Err() == nil && actx.Err() != nil {
+				err = attemptTimeoutError(t.o.AttemptTimeout, err)
+			}
+		}
 		var d decision
 		if err != nil {
 			if ctx.Err() != nil {
@@ -263,6 +333,38 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 		t.waited.Add(int64(d.wait))
 		t.retries.Add(1)
 	}
+}
+
+// boundedBody is a response body whose reads end with the attempt's
+// deadline: a server that sends its headers and then trickles the body
+// cannot hold the caller past AttemptTimeout. Close releases the deadline.
+type boundedBody struct {
+	io.ReadCloser
+	ctx    context.Context
+	cancel context.CancelFunc
+	limit  time.Duration
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && b.ctx.Err() == context.DeadlineExceeded {
+		err = attemptTimeoutError(b.limit, err)
+	}
+	return n, err
+}
+
+func (b *boundedBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// attemptTimeoutError says which bound cut a request off and where it is set.
+func attemptTimeoutError(limit time.Duration, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("no complete answer within %s (integrations.requestTimeoutSeconds): %w", limit, err)
+	}
+	return fmt.Errorf("no complete answer within %s (integrations.requestTimeoutSeconds): %w: %w", limit, context.DeadlineExceeded, err)
 }
 
 // decision is what classify concluded about one response.

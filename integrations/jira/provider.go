@@ -59,6 +59,12 @@ type Options struct {
 	MaxRetries int
 	// MaxWait caps the total wait of one request (default 2m).
 	MaxWait time.Duration
+	// RequestTimeout bounds one attempt end to end, body included
+	// (default 1m; integrations.requestTimeoutSeconds).
+	RequestTimeout time.Duration
+	// Pages keeps conditional-request answers across processes (the state
+	// store); nil keeps them in memory for the provider's lifetime.
+	Pages httpx.PageStore
 	// Logger receives retry lines (never a credential).
 	Logger *slog.Logger
 	// BlockingLinks are the issue links read as dependencies
@@ -118,13 +124,15 @@ func New(opts Options) (*Provider, error) {
 		logger = slog.Default()
 	}
 	tr := httpx.New(httpx.Options{
-		Base:        baseRT,
-		System:      System,
-		MaxRetries:  opts.MaxRetries,
-		MaxWait:     opts.MaxWait,
-		Sleep:       httpx.SleepFunc(opts.Sleep),
-		Logger:      logger,
-		Conditional: func(r *http.Request) bool { return commentListPath.MatchString(r.URL.Path) },
+		Base:           baseRT,
+		System:         System,
+		MaxRetries:     opts.MaxRetries,
+		AttemptTimeout: opts.RequestTimeout,
+		Pages:          opts.Pages,
+		MaxWait:        opts.MaxWait,
+		Sleep:          httpx.SleepFunc(opts.Sleep),
+		Logger:         logger,
+		Conditional:    func(r *http.Request) bool { return commentListPath.MatchString(r.URL.Path) },
 	})
 	redact := httpx.NewRedactor(opts.Token)
 	var hc *http.Client

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
+	"github.com/the-loop/the-loop/integrations/httpx"
 	"github.com/the-loop/the-loop/integrations/jira"
 	"github.com/the-loop/the-loop/integrations/slack"
 )
@@ -19,21 +21,36 @@ import (
 // Systems are the ticket systems New accepts.
 var Systems = []string{github.System, jira.System}
 
+// Options are what a long-running process adds to the config when it
+// builds its providers.
+type Options struct {
+	// Pages keeps conditional-request answers across cycles and restarts
+	// (the state store); nil keeps them in memory.
+	Pages httpx.PageStore
+}
+
 // New builds the provider for system ("github" or "jira") from cfg, reading
 // credentials through getenv.
 func New(cfg *config.Config, system string, getenv func(string) string) (integrations.Provider, error) {
+	return NewWith(cfg, system, getenv, Options{})
+}
+
+// NewWith is New with opts. Every request is bounded end to end by
+// integrations.requestTimeoutSeconds.
+func NewWith(cfg *config.Config, system string, getenv func(string) string, opts Options) (integrations.Provider, error) {
 	if cfg == nil {
 		cfg = config.Default()
 	}
+	timeout := time.Duration(cfg.Integrations.RequestTimeoutSeconds) * time.Second
 	switch system {
 	case github.System:
-		p, err := github.FromConfig(cfg.Integrations.GitHub, getenv)
+		p, err := github.FromConfigWith(cfg.Integrations.GitHub, getenv, github.Options{RequestTimeout: timeout, Pages: opts.Pages})
 		if err != nil {
 			return nil, err
 		}
 		return p, nil
 	case jira.System:
-		p, err := jira.FromConfig(cfg.Integrations.Jira, getenv)
+		p, err := jira.FromConfigWith(cfg.Integrations.Jira, getenv, jira.Options{RequestTimeout: timeout, Pages: opts.Pages})
 		if err != nil {
 			return nil, err
 		}

@@ -37,6 +37,10 @@ type Issue struct {
 	// Jira's resolution of a Done one.
 	StateReason string
 	Resolution  string
+	// Updated moves whenever the ticket changes: a comment is added or
+	// edited, a label added or removed, the body edited (GitHub's
+	// updated_at).
+	Updated time.Time
 }
 
 // Comment is a stored comment. Author is the login a provider must report.
@@ -64,6 +68,9 @@ type canned struct {
 	status  int
 	headers map[string]string
 	body    string
+	// trickle sends the headers at once and then the body one byte at a
+	// time, never finishing (until the client goes away).
+	trickle bool
 }
 
 // Server is a fake ticket system. Its state can be seeded and inspected,
@@ -98,6 +105,7 @@ type Server struct {
 	quotaReset  time.Duration
 	requests    []Request
 	rel         relationStore
+	changes     int64
 }
 
 func newServer(t testing.TB, system string) *Server {
@@ -186,6 +194,7 @@ func (s *Server) addComment(key, author, association, body string) *Comment {
 	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(s.nextID) * time.Minute)
 	c := &Comment{ID: s.nextID, Author: author, Association: association, Body: body, Created: at, Updated: at}
 	s.comments[key] = append(s.comments[key], c)
+	s.touch(key)
 	return c
 }
 
@@ -199,10 +208,19 @@ func (s *Server) EditComment(ref integrations.Ref, id int64, body string) (Comme
 		if c.ID == id {
 			c.Body = body
 			c.Updated = c.Updated.Add(time.Minute)
+			s.touch(keyOf(ref))
 			return *c, true
 		}
 	}
 	return Comment{}, false
+}
+
+// touch moves the updated time of the ticket under key (under s.mu).
+func (s *Server) touch(key string) {
+	s.changes++
+	if is, ok := s.issues[key]; ok {
+		is.Updated = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(s.changes) * time.Second)
+	}
 }
 
 // SetPageSize caps the page size the fake serves (the server's own maximum).
@@ -218,6 +236,37 @@ func (s *Server) FailNext(n, status int) {
 	defer s.mu.Unlock()
 	for range n {
 		s.queue = append(s.queue, canned{status: status, body: `{"message":"upstream failure"}`})
+	}
+}
+
+// TrickleNext answers the next n requests with a 200 whose headers arrive
+// at once and whose body then trickles in one byte at a time and never
+// ends: a slow or stuck tracker.
+func (s *Server) TrickleNext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.queue = append(s.queue, canned{status: http.StatusOK, trickle: true})
+	}
+}
+
+func trickleBody(w http.ResponseWriter, r *http.Request) {
+	_, _ = w.Write([]byte("["))
+	flusher, _ := w.(http.Flusher)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if flusher != nil {
+			flusher.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+			if _, err := w.Write([]byte(" ")); err != nil {
+				return
+			}
+		}
 	}
 }
 
@@ -268,6 +317,13 @@ func (r *recorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 }
 
+// Flush passes a flush through to the connection.
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &recorder{ResponseWriter: w, status: 200}
@@ -289,6 +345,10 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			}
 			rec.Header().Set("Content-Type", "application/json; charset=utf-8")
 			rec.WriteHeader(c.status)
+			if c.trickle {
+				trickleBody(rec, r)
+				return
+			}
 			_, _ = rec.Write([]byte(c.body))
 			return
 		}
@@ -397,6 +457,7 @@ func (s *Server) SeedIssue(title string, labels []string, open bool) integration
 	}
 	is.Key = keyOf(ref)
 	s.issues[is.Key] = is
+	s.touch(is.Key)
 	return ref
 }
 

@@ -26,6 +26,7 @@ func NewGitHub(t testing.TB) *Server {
 	s := newServer(t, "github")
 	s.prefix = ghPrefix
 	s.issues[GitHubRepo+"#1"] = &Issue{Key: GitHubRepo + "#1", Number: 1, Title: "Seeded ticket", Body: "Seeded body", State: "open", Author: "alice", Labels: []string{"bug"}}
+	s.touch(GitHubRepo + "#1")
 	s.nextNumber[GitHubRepo] = 1
 	s.labelDefs[GitHubRepo] = map[string]string{"bug": "d73a4a"}
 	s.refs[GitHubRepo+" refs/heads/main"] = GitHubMainSHA
@@ -145,6 +146,7 @@ func (s *Server) ghIssueJSON(repo string, is *Issue) map[string]any {
 		"user":     ghUser(is.Author), "labels": labels,
 		"comments":     len(s.comments[is.Key]),
 		"state_reason": nilIfEmpty(is.StateReason), "repository_url": s.URL() + "repos/" + repo,
+		"updated_at": is.Updated.Format(time.RFC3339),
 	}
 }
 
@@ -210,6 +212,7 @@ func (s *Server) ghCreateIssue(w http.ResponseWriter, r *http.Request, repo stri
 	n := s.nextNumber[repo]
 	is := &Issue{Key: fmt.Sprintf("%s#%d", repo, n), Number: n, Title: in.Title, Body: in.Body, State: "open", Author: s.bot, Labels: addLabels(nil, in.Labels...)}
 	s.issues[is.Key] = is
+	s.touch(is.Key)
 	doc := s.ghIssueJSON(repo, is)
 	s.mu.Unlock()
 	s.ghOK(w, 201, doc)
@@ -232,6 +235,7 @@ func (s *Server) ghEditIssue(w http.ResponseWriter, r *http.Request, repo string
 	if ok {
 		if in.Body != nil {
 			is.Body = *in.Body
+			s.touch(is.Key)
 		}
 		doc = s.ghIssueJSON(repo, is)
 	}
@@ -407,6 +411,7 @@ func (s *Server) ghEditComment(w http.ResponseWriter, r *http.Request, repo stri
 	if ok {
 		c.Body = in.Body
 		c.Updated = c.Updated.Add(time.Minute)
+		s.touch(fmt.Sprintf("%s#%d", repo, n))
 		doc = s.ghCommentJSON(repo, n, c)
 	}
 	s.mu.Unlock()

@@ -38,6 +38,7 @@ func (s *Server) ghAddLabels(w http.ResponseWriter, r *http.Request, repo string
 	var doc []map[string]any
 	if ok {
 		is.Labels = addLabels(is.Labels, names...)
+		s.touch(is.Key)
 		if s.labelDefs[repo] == nil {
 			s.labelDefs[repo] = map[string]string{}
 		}
@@ -63,6 +64,9 @@ func (s *Server) ghRemoveLabel(w http.ResponseWriter, r *http.Request, repo stri
 	var doc []map[string]any
 	if ok {
 		is.Labels, removed = removeLabel(is.Labels, r.PathValue("name"))
+		if removed {
+			s.touch(is.Key)
+		}
 		doc = s.ghLabelsJSON(repo, is.Labels)
 	}
 	s.mu.Unlock()

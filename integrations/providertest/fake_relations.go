@@ -52,6 +52,7 @@ func (s *Server) SeedIssueIn(container, title string) integrations.Ref {
 	}
 	is.Key = keyOf(ref)
 	s.issues[is.Key] = is
+	s.touch(is.Key)
 	return ref
 }
 
@@ -75,6 +76,7 @@ func (s *Server) SetState(ref integrations.Ref, open bool, reason string) {
 	default:
 		is.State, is.StateReason = "closed", reason
 	}
+	s.touch(is.Key)
 }
 
 // AddSubIssue makes child a sub-issue of parent (GitHub sub-issues; Jira:
