@@ -171,7 +171,7 @@ type MCPHTTP struct {
 	// MaxSessions caps concurrent sessions.
 	MaxSessions int `yaml:"maxSessions"`
 	// MaxConnections caps open connections (default 256);
-	// MaxConnectionsPerClient caps them per client address (default 32).
+	// MaxConnectionsPerClient caps them per client address (default 64).
 	MaxConnections          int   `yaml:"maxConnections"`
 	MaxConnectionsPerClient int   `yaml:"maxConnectionsPerClient"`
 	OAuth                   OAuth `yaml:"oauth"`
@@ -272,7 +272,7 @@ func (c *Config) applyDefaults() {
 		h.MaxConnections = 256
 	}
 	if h.MaxConnectionsPerClient == 0 {
-		h.MaxConnectionsPerClient = 32
+		h.MaxConnectionsPerClient = 64
 	}
 	if c.Polling.IntervalSeconds == 0 {
 		c.Polling.IntervalSeconds = 60

@@ -22,7 +22,7 @@ func TestParseDefaults(t *testing.T) {
 	assert.Equal(t, 600, c.Polling.CycleTimeoutSeconds)
 	assert.Equal(t, 60, c.Integrations.RequestTimeoutSeconds)
 	assert.Equal(t, 256, c.MCP.HTTP.MaxConnections)
-	assert.Equal(t, 32, c.MCP.HTTP.MaxConnectionsPerClient)
+	assert.Equal(t, 64, c.MCP.HTTP.MaxConnectionsPerClient)
 }
 
 func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {

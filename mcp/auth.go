@@ -123,6 +123,7 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 // refuse writes the challenge. The token is never echoed.
 func (a *authenticator) refuse(w http.ResponseWriter, r *http.Request, status int, code, description, message string) {
 	w.Header().Set("WWW-Authenticate", a.challenge(code, description))
+	closeIfBody(w, r)
 	if origin := r.Header.Get("Origin"); origin != "" {
 		// The Origin middleware already admitted it; let a browser client
 		// read the challenge so it can start OAuth.

@@ -18,6 +18,8 @@ import (
 const (
 	DefaultMaxBodyBytes      = 1 << 20
 	DefaultMaxSessions       = 64
+	DefaultMaxConnections    = 256
+	DefaultMaxConnsPerClient = 64
 	DefaultReadHeaderTimeout = 10 * time.Second
 	DefaultReadTimeout       = 30 * time.Second
 	DefaultWriteTimeout      = 10 * time.Minute
@@ -50,6 +52,10 @@ type HTTPOptions struct {
 	MaxBodyBytes int64
 	// MaxSessions caps concurrent sessions (503 beyond it).
 	MaxSessions int
+	// MaxConnections caps open connections; MaxConnectionsPerClient caps
+	// them per client address. A connection past either cap is closed at
+	// once.
+	MaxConnections, MaxConnectionsPerClient int
 	// Timeouts; zero takes the Default* value. WriteTimeout bounds one
 	// response, so it bounds one tool call; long-lived GET event streams
 	// are exempt and end at shutdown.
@@ -77,6 +83,12 @@ func (o *HTTPOptions) applyDefaults() {
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = DefaultMaxSessions
 	}
+	if o.MaxConnections <= 0 {
+		o.MaxConnections = DefaultMaxConnections
+	}
+	if o.MaxConnectionsPerClient <= 0 {
+		o.MaxConnectionsPerClient = DefaultMaxConnsPerClient
+	}
 	def(&o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	def(&o.ReadTimeout, DefaultReadTimeout)
 	def(&o.WriteTimeout, DefaultWriteTimeout)
@@ -91,9 +103,10 @@ func (o *HTTPOptions) applyDefaults() {
 	}
 }
 
-// HTTPHandler is the complete HTTP surface: /mcp behind body limit →
-// Origin → auth → session cap → mcp-go, /healthz, and the protected-resource
-// metadata when OAuth is on.
+// HTTPHandler is the complete HTTP surface: /mcp behind Origin → auth →
+// body limit → sessions → mcp-go (so no byte of a body is read before the
+// caller is authenticated), /healthz, and the protected-resource metadata
+// when OAuth is on.
 type HTTPHandler struct {
 	mux        *http.ServeMux
 	streamable *server.StreamableHTTPServer
@@ -155,11 +168,12 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 		streamOpts = append(streamOpts, server.WithProtectedResourceMetadata(oauth.metadata))
 	}
 	streamable := server.NewStreamableHTTPServer(srv, streamOpts...)
+	sessions.evict = evictInto(streamable)
 
 	auth := newAuthenticator(opts.Token, oauth, logger)
-	endpoint := bodyLimit(opts.MaxBodyBytes, logger,
-		origins.middleware(
-			auth.middleware(
+	endpoint := origins.middleware(
+		auth.middleware(
+			bodyLimit(opts.MaxBodyBytes, logger,
 				sessions.middleware(
 					unboundedStreams(streamable)))))
 
@@ -219,6 +233,7 @@ func ServeHTTP(ctx context.Context, srv *server.MCPServer, opts HTTPOptions) err
 	if err != nil {
 		return fmt.Errorf("mcp http: listen on %s: %w", addr, err)
 	}
+	ln = newConnLimiter(ln, opts.MaxConnections, opts.MaxConnectionsPerClient, opts.Logger)
 	logger := opts.Logger
 	if !isLoopback(addr) {
 		logger.Warn("mcp http: listening beyond loopback; serve it behind a TLS-terminating proxy", "addr", ln.Addr().String())

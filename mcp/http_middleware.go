@@ -28,11 +28,20 @@ func writeRefusal(w http.ResponseWriter, status int, message string) {
 	_, _ = w.Write(body)
 }
 
+// closeIfBody asks the server to close the connection after a refusal of
+// a request that carries a body, so the unread body is never drained.
+func closeIfBody(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+		w.Header().Set("Connection", "close")
+	}
+}
+
 // bodyLimit reads the whole request body up to max bytes and answers 413
 // beyond it, so nothing behind it reads an unbounded body.
 func bodyLimit(max int64, logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tooLarge := func() {
+			closeIfBody(w, r)
 			logger.Warn("mcp http: request body too large", "limit", max, "remote", r.RemoteAddr)
 			writeRefusal(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body exceeds %d bytes (mcp.http.maxBodyBytes)", max))
 		}
@@ -96,6 +105,7 @@ func (p *originPolicy) middleware(next http.Handler) http.Handler {
 			shown = shown[:100] + "..."
 		}
 		p.logger.Warn("mcp http: origin refused", "origin", shown, "remote", r.RemoteAddr)
+		closeIfBody(w, r)
 		writeRefusal(w, http.StatusForbidden, fmt.Sprintf("origin %q is not allowed; add it to mcp.http.allowedOrigins or pass --allow-origin", shown))
 	})
 }

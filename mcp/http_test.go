@@ -229,7 +229,7 @@ func TestHTTPBodyLimit(t *testing.T) {
 	assert.Equal(t, http.StatusRequestEntityTooLarge, chunked.StatusCode)
 
 	resp = do(t, http.MethodPost, rig.url, big)
-	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "the limit comes first in the chain")
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "authentication comes first: an unauthenticated body is never read")
 
 	resp = do(t, http.MethodPost, rig.url, legacyInit, bearer(testToken))
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "a body under the limit passes")
@@ -325,27 +325,27 @@ func TestHTTPSessionCap(t *testing.T) {
 	}
 	assert.NotEqual(t, ids[0], ids[1])
 
-	resp := do(t, http.MethodPost, rig.url, legacyInit, bearer(testToken))
-	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
-	assert.Equal(t, "5", resp.Header.Get("Retry-After"))
-	assert.Contains(t, readBody(t, resp), "mcp.http.maxSessions")
-
-	// A request inside a live session is still served at the cap.
+	// A request inside a live session is served at the cap.
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
-	resp = do(t, http.MethodPost, rig.url, ping, bearer(testToken), "Mcp-Session-Id: "+ids[0], "Mcp-Protocol-Version: 2025-11-25")
+	resp := do(t, http.MethodPost, rig.url, ping, bearer(testToken), "Mcp-Session-Id: "+ids[0], "Mcp-Protocol-Version: 2025-11-25")
 	assert.Equal(t, http.StatusOK, resp.StatusCode, readBody(t, resp))
 
-	// An id the server never issued is not a session.
+	// An id the server never issued is not a session, and takes no slot.
 	resp = do(t, http.MethodPost, rig.url, ping, bearer(testToken), "Mcp-Session-Id: mcp-session-made-up", "Mcp-Protocol-Version: 2025-11-25")
-	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "an unknown id takes a slot, and there is none")
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "an unknown id is refused")
+	assert.Equal(t, 2, rig.handler.sessions.count())
 
 	resp = do(t, http.MethodDelete, rig.url, "", bearer(testToken), "Mcp-Session-Id: "+ids[0], "Mcp-Protocol-Version: 2025-11-25")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	resp = do(t, http.MethodPost, rig.url, ping, bearer(testToken), "Mcp-Session-Id: "+ids[0], "Mcp-Protocol-Version: 2025-11-25")
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "a terminated session is gone")
+	assert.Equal(t, 1, rig.handler.sessions.count(), "closing a session frees its slot")
 
 	resp = do(t, http.MethodPost, rig.url, legacyInit, bearer(testToken))
-	assert.Equal(t, http.StatusOK, resp.StatusCode, "closing a session frees its slot")
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	resp = do(t, http.MethodPost, rig.url, legacyInit, bearer(testToken))
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "at the cap, an idle session makes room instead of a refusal")
+	assert.Equal(t, 2, rig.handler.sessions.count())
 }
 
 func TestHTTPSessionCapCountsInflightStatelessRequests(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -286,7 +287,7 @@ func TestSessionsAreBoundToTheirPrincipal(t *testing.T) {
 	resp = do(t, http.MethodPost, rig.url, ping, append(hdr, bob)...)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "holding a session id is not authentication")
 	resp = do(t, http.MethodDelete, rig.url, "", append(hdr, bob)...)
-	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode, "bob cannot end alice's session")
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "bob cannot end alice's session: for him it does not exist")
 	resp = do(t, http.MethodPost, rig.url, ping, append(hdr, alice)...)
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "alice's session survives")
 }
@@ -296,4 +297,36 @@ func mustJSON(t *testing.T, v any) []byte {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return b
+}
+
+// Fault 3: an event stream (GET) is bound to its session's principal like
+// every other request: another subject holding the id gets 404.
+func TestAGetStreamIsBoundToItsSessionsPrincipal(t *testing.T) {
+	as := newFakeAS(t, true, false)
+	rig := startHTTP(t, HTTPOptions{OAuth: as.options()})
+	alice := bearer(as.sign(t, "k1", as.claims("alice")))
+	bob := bearer(as.sign(t, "k1", as.claims("bob")))
+	resp := do(t, http.MethodPost, rig.url, legacyInit, alice)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	id := resp.Header.Get("Mcp-Session-Id")
+
+	get := func(who string) *http.Response {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, rig.url, nil)
+		require.NoError(t, err)
+		k, v, _ := strings.Cut(who, ": ")
+		req.Header.Set(k, v)
+		req.Header.Set("Mcp-Session-Id", id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	assert.Equal(t, http.StatusNotFound, get(bob).StatusCode, "bob cannot listen on alice's session")
+	stream := get(alice)
+	assert.Equal(t, http.StatusOK, stream.StatusCode)
+	assert.Equal(t, "text/event-stream", stream.Header.Get("Content-Type"))
 }

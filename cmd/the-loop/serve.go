@@ -91,7 +91,10 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		AllowedOrigins: append(append([]string(nil), h.AllowedOrigins...), origins...),
 		MaxBodyBytes:   h.MaxBodyBytes,
 		MaxSessions:    h.MaxSessions,
+		MaxConnections: h.MaxConnections,
 		Logger:         logger,
+		// Per-client cap: connections from one address.
+		MaxConnectionsPerClient: h.MaxConnectionsPerClient,
 		Ready: func(endpoint string) {
 			fmt.Fprintf(env.Stderr, "the-loop serve: listening on %s\n", endpoint)
 		},
