@@ -122,7 +122,7 @@ func callMiddleware(logger *slog.Logger) server.ToolHandlerMiddleware {
 			case res.IsError:
 				outcome = outcomeToolError
 			}
-			return res, nil
+			return boundResult(req, res), nil
 		}
 	}
 }
