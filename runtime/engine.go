@@ -151,42 +151,6 @@ func (r *Runtime) view(st *State, strict bool) (TrustedView, SkipSet) {
 	return v, DeclaredSkips(r.Graph, v.State)
 }
 
-// ParseTicketRef parses github:[host/]owner/repo#n or jira:KEY-1.
-func ParseTicketRef(s string) (integrations.Ref, error) {
-	sys, rest, ok := strings.Cut(s, ":")
-	if !ok {
-		return integrations.Ref{}, fmt.Errorf("ticket ref %q has no system prefix (github: or jira:)", s)
-	}
-	switch sys {
-	case "jira":
-		if rest == "" {
-			return integrations.Ref{}, fmt.Errorf("ticket ref %q names no Jira key", s)
-		}
-		return integrations.Ref{System: "jira", Key: rest}, nil
-	case "github":
-		repoPart, num, ok := strings.Cut(rest, "#")
-		if !ok {
-			return integrations.Ref{}, fmt.Errorf("ticket ref %q has no #number", s)
-		}
-		var n int
-		if _, err := fmt.Sscanf(num, "%d", &n); err != nil || n <= 0 {
-			return integrations.Ref{}, fmt.Errorf("ticket ref %q has a bad number", s)
-		}
-		parts := strings.Split(repoPart, "/")
-		ref := integrations.Ref{System: "github", Number: n}
-		switch len(parts) {
-		case 2:
-			ref.Owner, ref.Repo = parts[0], parts[1]
-		case 3:
-			ref.Host, ref.Owner, ref.Repo = parts[0], parts[1], parts[2]
-		default:
-			return integrations.Ref{}, fmt.Errorf("ticket ref %q: expected github:owner/repo#n", s)
-		}
-		return ref, nil
-	}
-	return integrations.Ref{}, fmt.Errorf("ticket ref %q: unknown system %q", s, sys)
-}
-
 // enter moves the pointer to node: the record's first entry time is kept,
 // failed-evaluation attempts and the last block restart, parking clears,
 // and a gate decision from an earlier visit is archived (returned as an

@@ -71,6 +71,9 @@ func parseURLRef(s string) (integrations.Ref, error) {
 	if err != nil || u.Host == "" {
 		return integrations.Ref{}, fmt.Errorf("ref %q is not a valid URL", s)
 	}
+	if !validHost(u.Host) {
+		return integrations.Ref{}, fmt.Errorf("URL %q: %q is not a host name", s, u.Host)
+	}
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
 	if len(parts) != 4 || (parts[2] != "issues" && parts[2] != "pull" && parts[2] != "pulls") {
 		return integrations.Ref{}, fmt.Errorf("URL %q is not a GitHub issue or pull request (want https://HOST/OWNER/REPO/issues/N)", s)

@@ -60,23 +60,33 @@ func SplitFrontMatter(text string) (fm map[string]any, body string) {
 	if m, ok := parseSimpleYAML(raw); ok {
 		return m, text[b.bodyStart:]
 	}
+	if m, ok := parseYAMLMapping(raw); ok {
+		return m, text[b.bodyStart:]
+	}
+	return map[string]any{}, text
+}
+
+// parseYAMLMapping is the one reading of a front-matter block: yaml.v3's.
+// ok is false when the block does not parse or is not a mapping; an empty
+// block is an empty mapping. Non-string keys are rendered with fmt.Sprint.
+func parseYAMLMapping(raw string) (map[string]any, bool) {
 	var v any
 	if err := yaml.Unmarshal([]byte(raw), &v); err != nil {
-		return map[string]any{}, text
+		return nil, false
 	}
 	switch m := v.(type) {
 	case nil:
-		return map[string]any{}, text[b.bodyStart:]
+		return map[string]any{}, true
 	case map[string]any:
-		return m, text[b.bodyStart:]
+		return m, true
 	case map[any]any:
 		out := make(map[string]any, len(m))
 		for k, val := range m {
 			out[fmt.Sprint(k)] = val
 		}
-		return out, text[b.bodyStart:]
+		return out, true
 	}
-	return map[string]any{}, text
+	return nil, false
 }
 
 // String renders a front-matter value the way the gates compare it: ""
