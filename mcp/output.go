@@ -85,7 +85,7 @@ func elideArguments(req mcp.CallToolRequest, res *mcp.CallToolResult) {
 			quoted := strconv.Quote(a.value)
 			js, _ := json.Marshal(a.value)
 			for _, form := range []string{a.value, quoted[1 : len(quoted)-1], string(js[1 : len(js)-1])} {
-				s = strings.ReplaceAll(s, form, note)
+				s = elideForm(s, form, note)
 			}
 		}
 		return s
@@ -100,6 +100,32 @@ func elideArguments(req mcp.CallToolRequest, res *mcp.CallToolResult) {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			res.StructuredContent = json.RawMessage(elide(string(b)))
 		}
+	}
+}
+
+// elideForm replaces in s every run that starts like form (its first
+// echoLimit bytes) and goes on matching it, however far: the whole of form,
+// or the part of it a message cut short (a tool that quotes only the first
+// few kilobytes of a path).
+func elideForm(s, form, note string) string {
+	if len(form) <= echoLimit {
+		return s
+	}
+	head := form[:echoLimit]
+	var b strings.Builder
+	for {
+		i := strings.Index(s, head)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		n := echoLimit
+		for n < len(form) && i+n < len(s) && s[i+n] == form[n] {
+			n++
+		}
+		b.WriteString(s[:i])
+		b.WriteString(note)
+		s = s[i+n:]
 	}
 }
 

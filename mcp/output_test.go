@@ -18,7 +18,10 @@ func TestToolOutputIsCappedAndNeverEchoesALongArgument(t *testing.T) {
 	dir := liveCheckout(t)
 	c := loopClient(t, newLoopService(t, dir))
 	huge := strings.Repeat("A", 10<<20)
-	big := huge[:1<<20]
+	if raceEnabled {
+		huge = huge[:2<<20] // still past the bound, at a pace the race detector keeps
+	}
+	big := huge[:64<<10] // longer than any refusal may repeat
 	chunk := big[:2000]
 	check := func(t *testing.T, tool string, args map[string]any) {
 		res := callTool(t, c, tool, args)
@@ -29,7 +32,7 @@ func TestToolOutputIsCappedAndNeverEchoesALongArgument(t *testing.T) {
 			assert.NotContains(t, string(wire), chunk, "%s: a refusal does not repeat the argument", tool)
 		}
 	}
-	t.Run("ten megabytes", func(t *testing.T) {
+	t.Run("megabytes", func(t *testing.T) {
 		check(t, "continuity_prompt", map[string]any{"task": huge})
 		check(t, "graph_status", map[string]any{"workItem": huge})
 	})
