@@ -11,8 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cycles=${CYCLES:-5}
-go test ./service -run '^$' -bench '^BenchmarkPollCycle$' -benchtime "${cycles}x" 2>/dev/null |
+go test ./service -run '^$' -bench '^BenchmarkPollCycle$' -benchtime "${cycles}x" 2>&1 |
 awk '
+/FAIL|Error Trace|Error:/ { print > "/dev/stderr" }
 /^BenchmarkPollCycle\// {
   split($1, parts, "/"); n = parts[2]; sub("issues=", "", n); mode = parts[3]; sub("-[0-9]+$", "", mode)
   ms = $3 / 1e6
