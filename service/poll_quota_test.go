@@ -30,7 +30,8 @@ type quotaRig struct {
 func newQuotaRig(t testing.TB, n int) *quotaRig {
 	t.Helper()
 	fake := providertest.NewGitHub(t)
-	fake.SetQuota(1<<30, time.Hour) // room for the legacy floor's many cycles; spending is measured, not capped
+	// Room for the legacy floor's many cycles: spending is measured, not capped.
+	fake.SetQuota(1<<30, time.Hour)
 	for i := 1; i < n; i++ { // issue #1 is seeded
 		fake.SeedIssue(fmt.Sprintf("watched %d", i), nil, true)
 	}
