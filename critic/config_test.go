@@ -101,3 +101,9 @@ func TestConfigAcceptsEveryPlaceholder(t *testing.T) {
 		assert.NoError(t, err, cmd)
 	}
 }
+
+func TestCutKeepsRunesWhole(t *testing.T) {
+	assert.Equal(t, "short", cut("short", 10))
+	assert.Equal(t, "ab…", cut("abcdef", 2))
+	assert.Equal(t, "a…", cut("aé", 2), "never half a rune")
+}

@@ -106,10 +106,7 @@ func (r *Runner) probeTimeout() time.Duration {
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
-			if len(l) > 200 {
-				l = l[:200] + "…"
-			}
-			return l
+			return cut(l, 200)
 		}
 	}
 	return ""

@@ -350,9 +350,16 @@ func tail(b []byte, max int) []byte {
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
-	l := strings.TrimSpace(lines[len(lines)-1])
-	if len(l) > 300 {
-		l = l[:300] + "…"
+	return cut(strings.TrimSpace(lines[len(lines)-1]), 300)
+}
+
+// cut shortens s to at most n bytes on a rune boundary, marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return l
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -1,6 +1,6 @@
 // Command fakecritic stands in for a critic (another harness reviewing the
-// work) in tests. It reads its prompt from --prompt-file, or from standard
-// input when no file is given, and prints one finding per prompt line of
+// work) in tests. It reads its prompt from --prompt-file, else from its
+// positional arguments, else from standard input, and prints one finding per prompt line of
 // the form "finding: <text>", then a summary line.
 //
 // Flags:
@@ -47,7 +47,7 @@ func main() {
 		fmt.Println("fakecritic 1.4.2")
 		return
 	}
-	prompt, err := readPrompt(*promptFile)
+	prompt, err := readPrompt(*promptFile, flag.Args())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakecritic:", err)
 		os.Exit(1)
@@ -80,13 +80,16 @@ func main() {
 	}
 }
 
-func readPrompt(path string) (string, error) {
+func readPrompt(path string, args []string) (string, error) {
 	var b []byte
 	var err error
-	if path == "" {
-		b, err = io.ReadAll(os.Stdin)
-	} else {
+	switch {
+	case path != "":
 		b, err = os.ReadFile(path)
+	case len(args) > 0:
+		b = []byte(strings.Join(args, " "))
+	default:
+		b, err = io.ReadAll(os.Stdin)
 	}
 	if err != nil {
 		return "", err
