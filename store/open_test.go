@@ -287,7 +287,7 @@ func TestIntegrityCheck(t *testing.T) {
 }
 
 // corruptPages writes a store with some data, closes it, and overwrites
-// everything after page 1 (the header and schema) with garbage.
+// every page except the header and the schema's pages with garbage.
 func corruptPages(t *testing.T) string {
 	t.Helper()
 	ctx := context.Background()
@@ -297,15 +297,30 @@ func corruptPages(t *testing.T) string {
 	for i := range 50 {
 		require.NoError(t, s.Update(ctx, "r", fmt.Sprintf("issue-%d", i), increment))
 	}
+	schemaPages := map[int64]bool{1: true}
+	rows, err := s.read.QueryContext(ctx, `SELECT pageno FROM dbstat WHERE name = 'sqlite_schema'`)
+	require.NoError(t, err)
+	for rows.Next() {
+		var p int64
+		require.NoError(t, rows.Scan(&p))
+		schemaPages[p] = true
+	}
+	require.NoError(t, rows.Err())
+	require.NoError(t, rows.Close())
 	require.NoError(t, s.Close())
 	fi, err := os.Stat(path)
 	require.NoError(t, err)
-	require.Greater(t, fi.Size(), int64(4096), "store should span several pages")
+	const page = 4096
+	require.Greater(t, fi.Size(), int64(len(schemaPages)*page), "store should span several pages")
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	require.NoError(t, err)
-	junk := bytes.Repeat([]byte{0xA5}, int(fi.Size())-4096)
-	_, err = f.WriteAt(junk, 4096)
-	require.NoError(t, err)
+	junk := bytes.Repeat([]byte{0xA5}, page)
+	for p := int64(1); p*page < fi.Size(); p++ {
+		if !schemaPages[p+1] {
+			_, err = f.WriteAt(junk, p*page)
+			require.NoError(t, err)
+		}
+	}
 	require.NoError(t, f.Close())
 	return path
 }

@@ -72,6 +72,7 @@ var migrations = []migration{
 		) STRICT`,
 		`CREATE INDEX http_pages_by_use ON http_pages (used_at)`,
 	}},
+	{version: 4, name: "critic runs", stmts: criticRunsSchema},
 }
 
 // SchemaVersion is the schema version this build writes and reads.
