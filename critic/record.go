@@ -1,0 +1,92 @@
+package critic
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/the-loop/the-loop/store"
+)
+
+// Recorder keeps every critic round on its work item: the envelope is
+// saved as a file and the run, with its digest and path, is recorded in the
+// store together with a critic.ran or critic.unavailable event.
+type Recorder struct {
+	Store *store.Store
+	// Dir receives one <run id>.json file per round (created 0700).
+	Dir string
+}
+
+var runIDRE = regexp.MustCompile(`^cr-[0-9A-Za-z-]{1,80}$`)
+
+// Record saves e and records it on (repo, item) at node. The envelope file
+// is written (atomically, mode 0600) before the record that names it, so a
+// recorded run always has its output on disk.
+func (r Recorder) Record(ctx context.Context, repo, item, node string, e Envelope) (store.CriticRun, error) {
+	if r.Store == nil || r.Dir == "" {
+		return store.CriticRun{}, errors.New("record critic run: the recorder has no store or output directory")
+	}
+	if !runIDRE.MatchString(e.RunID) {
+		return store.CriticRun{}, fmt.Errorf("record critic run: %q is not a run id from a critic envelope", e.RunID)
+	}
+	blob, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return store.CriticRun{}, fmt.Errorf("record critic run %s: %w", e.RunID, err)
+	}
+	path := filepath.Join(r.Dir, e.RunID+".json")
+	if err := writeNew(path, append(blob, '\n')); err != nil {
+		return store.CriticRun{}, fmt.Errorf("record critic run %s: %w", e.RunID, err)
+	}
+	sum := sha256.Sum256([]byte(e.Output))
+	run := store.CriticRun{
+		ID: e.RunID, Repo: repo, WorkItem: item, Node: node, Critic: e.Critic, PromptSHA256: e.PromptSHA256,
+		StartedAt: e.Started, EndedAt: e.Ended, Truncated: e.Truncated, Unavailable: e.Unavailable,
+		OutputSHA256: hex.EncodeToString(sum[:]), OutputPath: path,
+	}
+	if e.Exit != nil {
+		run.ExitStatus = e.Exit.String()
+	}
+	if err := r.Store.RecordCriticRun(ctx, run); err != nil {
+		_ = os.Remove(path)
+		return store.CriticRun{}, err
+	}
+	return run, nil
+}
+
+// writeNew writes data to path through a temporary file and a rename that
+// refuses to replace an existing file: a run's output is written once.
+func writeNew(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, ".run-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	if _, err := tmp.Write(data); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("%s already exists; a run is recorded once", path)
+		}
+		return err
+	}
+	return nil
+}

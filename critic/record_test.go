@@ -1,0 +1,94 @@
+package critic
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/store"
+)
+
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "the-loop.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func TestRecordKeepsEachRoundOnItsItem(t *testing.T) {
+	ctx := context.Background()
+	r := newRig(t)
+	st := openStore(t)
+	rec := Recorder{Store: st, Dir: filepath.Join(t.TempDir(), "critic-runs")}
+
+	ran := r.run(r.critic("codex"), twoFindings)
+	hanging := r.critic("codex", "--mode", "hang")
+	hanging.TimeoutSeconds = 1
+	hung := r.run(hanging, twoFindings)
+
+	got, err := rec.Record(ctx, "octo/widgets", "issue-7", "critic-review", ran)
+	require.NoError(t, err)
+	sum := sha256.Sum256([]byte(ran.Output))
+	assert.Equal(t, store.CriticRun{ID: ran.RunID, Repo: "octo/widgets", WorkItem: "issue-7", Node: "critic-review", Critic: "codex",
+		PromptSHA256: ran.PromptSHA256, StartedAt: ran.Started, EndedAt: ran.Ended, ExitStatus: "exit 0",
+		OutputSHA256: hex.EncodeToString(sum[:]), OutputPath: filepath.Join(rec.Dir, ran.RunID+".json")}, got)
+	saved, err := os.ReadFile(got.OutputPath)
+	require.NoError(t, err)
+	var back Envelope
+	require.NoError(t, json.Unmarshal(saved, &back))
+	assert.Equal(t, ran.Output, back.Output, "the saved file holds the whole envelope")
+	fi, err := os.Stat(got.OutputPath)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+
+	_, err = rec.Record(ctx, "octo/widgets", "issue-7", "critic-review", hung)
+	require.NoError(t, err)
+
+	runs, err := st.ListCriticRuns(ctx, "octo/widgets", "issue-7")
+	require.NoError(t, err)
+	require.Len(t, runs, 2)
+	assert.True(t, runs[0].Counts())
+	assert.False(t, runs[1].Counts(), "a round cut off at its timeout is recorded unavailable")
+	assert.Contains(t, runs[1].Unavailable, "timed out")
+	assert.Equal(t, "exit 143", runs[1].ExitStatus)
+
+	evs, err := st.Events(ctx, "octo/widgets", "issue-7")
+	require.NoError(t, err)
+	require.Len(t, evs, 2)
+	assert.Equal(t, store.EventCriticRan, evs[0].Name)
+	assert.Equal(t, store.EventCriticUnavailable, evs[1].Name)
+	assert.NotContains(t, string(evs[0].Data), "retry loop", "the event never carries the output")
+
+	_, err = rec.Record(ctx, "octo/widgets", "issue-7", "critic-review", ran)
+	assert.ErrorContains(t, err, "a run is recorded once")
+	runs, err = st.ListCriticRuns(ctx, "octo/widgets", "issue-7")
+	require.NoError(t, err)
+	assert.Len(t, runs, 2)
+}
+
+func TestRecordRefusesWhatIsNotARun(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	dir := t.TempDir()
+	rec := Recorder{Store: st, Dir: dir}
+	for _, id := range []string{"", "../../etc/passwd", "cr-../x", "run-1"} {
+		_, err := rec.Record(ctx, "octo/widgets", "issue-7", "critic-review", Envelope{RunID: id, Critic: "codex"})
+		assert.ErrorContains(t, err, "is not a run id", id)
+	}
+	// A run the store refuses leaves no file behind.
+	_, err := rec.Record(ctx, "octo/widgets", "issue-7", "critic-review", Envelope{RunID: "cr-1", Critic: "codex", PromptSHA256: "short"})
+	assert.ErrorContains(t, err, "PromptSHA256")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+	_, err = Recorder{}.Record(ctx, "r", "i", "n", Envelope{RunID: "cr-1"})
+	assert.ErrorContains(t, err, "no store")
+}
