@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/proc"
+	"github.com/the-loop/the-loop/review"
 )
 
 // Defaults applied by Config.ApplyDefaults.
 const (
 	DefaultTimeoutSeconds = 600
 	DefaultMaxOutputBytes = 256 << 10
-	DefaultRoundCap       = 3
+	DefaultRoundCap       = review.DefaultCap
 	// MaxOutputLimit is the largest maxOutputBytes accepted.
 	MaxOutputLimit = 16 << 20
 )
