@@ -22,11 +22,13 @@ const (
 // DefaultVersionArgs is the probe run when a critic leaves versionArgs out.
 var DefaultVersionArgs = []string{"--version"}
 
-// Placeholders a critic's command may carry. Each is replaced inside any
-// argument; the argv is never handed to a shell.
+// Placeholders a critic's command may carry, spelled as the harnesses'
+// argv templates spell them. Each is replaced inside any argument; braces
+// that are not a {name} placeholder (a JSON argument) are kept as they
+// are. The argv is never handed to a shell.
 const (
 	// PlaceholderPromptFile becomes the absolute path of the prompt file.
-	PlaceholderPromptFile = "{promptFile}"
+	PlaceholderPromptFile = "{prompt_file}"
 	// PlaceholderPrompt becomes the prompt's text as one argument.
 	PlaceholderPrompt = "{prompt}"
 	// PlaceholderWorkdir becomes the absolute working directory.
@@ -47,7 +49,7 @@ type Critic struct {
 	// letters, digits, '.', '_' and '-').
 	Name string `yaml:"name"`
 	// Command is the argv run for a round, never through a shell. It may
-	// carry {promptFile}, {prompt} and {workdir}; without {promptFile} or
+	// carry {prompt_file}, {prompt} and {workdir}; without {prompt_file} or
 	// {prompt} the prompt is fed on standard input.
 	Command []string `yaml:"command"`
 	// TimeoutSeconds bounds one round (default 600); a round that runs
@@ -89,7 +91,7 @@ func fieldErr(key, format string, args ...any) error {
 var (
 	nameRE        = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 	envNameRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-	placeholderRE = regexp.MustCompile(`\{[A-Za-z]+\}`)
+	placeholderRE = regexp.MustCompile(`\{[A-Za-z_][A-Za-z0-9_]*\}`)
 )
 
 // Validate refuses a configuration the loop could not run safely, naming

@@ -68,8 +68,8 @@ func TestConfigValidateNamesTheFieldAndTheFix(t *testing.T) {
 		{"blank program", "critics: [{name: a, command: ['  ']}]", "critics[0].command", "give the program"},
 		{"placeholder as program", "critics: [{name: a, command: ['{prompt}']}]", "critics[0].command[0]", "name the executable"},
 		{"relative path program", "critics: [{name: a, command: [./bin/review]}]", "critics[0].command[0]", "absolute path or a bare name"},
-		{"unknown placeholder", "critics: [{name: a, command: [x, '{file}']}]", "critics[0].command[1]", "use {promptFile}, {prompt} or {workdir}"},
-		{"prompt twice", "critics: [{name: a, command: [x, '{prompt}', '--file={promptFile}']}]", "critics[0].command", "once"},
+		{"unknown placeholder", "critics: [{name: a, command: [x, '{file}']}]", "critics[0].command[1]", "use {prompt_file}, {prompt} or {workdir}"},
+		{"prompt twice", "critics: [{name: a, command: [x, '{prompt}', '--file={prompt_file}']}]", "critics[0].command", "once"},
 		{"negative timeout", "critics: [{name: a, command: [x], timeoutSeconds: -5}]", "critics[0].timeoutSeconds", "leave it out for 600"},
 		{"output cap too large", "critics: [{name: a, command: [x], maxOutputBytes: 99999999999}]", "critics[0].maxOutputBytes", "give 1 to"},
 		{"bad env name", "critics: [{name: a, command: [x], env: ['1X']}]", "critics[0].env[0]", "name the variable to pass"},
@@ -93,9 +93,10 @@ func TestConfigValidateNamesTheFieldAndTheFix(t *testing.T) {
 
 func TestConfigAcceptsEveryPlaceholder(t *testing.T) {
 	for _, cmd := range []string{
-		"[/usr/local/bin/critic, '--prompt-file={promptFile}', --cd, '{workdir}']",
+		"[/usr/local/bin/critic, '--prompt-file={prompt_file}', --cd, '{workdir}']",
 		"[critic, -p, '{prompt}']",
 		"[critic, review, -]",
+		`[critic, -c, '{"sandbox":"read-only"}', '{prompt}']`,
 	} {
 		_, err := parseConfig(t, "critics: [{name: a, command: "+cmd+"}]")
 		assert.NoError(t, err, cmd)

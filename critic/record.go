@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/the-loop/the-loop/review"
 	"github.com/the-loop/the-loop/store"
 )
 
@@ -89,4 +90,18 @@ func writeNew(path string, data []byte) error {
 		return err
 	}
 	return nil
+}
+
+// ReviewRuns turns an item's recorded runs into what the round-table rules
+// read. With node set, only the runs made at that node are kept, so a
+// round of the design critic never counts as a round of critic-review.
+func ReviewRuns(runs []store.CriticRun, node string) []review.Run {
+	out := make([]review.Run, 0, len(runs))
+	for _, r := range runs {
+		if node != "" && r.Node != node {
+			continue
+		}
+		out = append(out, review.Run{ID: r.ID, Critic: r.Critic, Unavailable: r.Unavailable})
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/review"
 	"github.com/the-loop/the-loop/store"
 )
 
@@ -91,4 +92,35 @@ func TestRecordRefusesWhatIsNotARun(t *testing.T) {
 	assert.Empty(t, entries)
 	_, err = Recorder{}.Record(ctx, "r", "i", "n", Envelope{RunID: "cr-1"})
 	assert.ErrorContains(t, err, "no store")
+}
+
+func TestRecordedRunsDecideTheCriticTable(t *testing.T) {
+	ctx := context.Background()
+	r := newRig(t)
+	st := openStore(t)
+	rec := Recorder{Store: st, Dir: t.TempDir()}
+	first := r.run(r.critic("codex"), twoFindings)
+	second := r.run(r.critic("codex"), "Review again.\n")
+	design := r.run(r.critic("codex"), "Review the design.\n")
+	for _, rr := range []struct {
+		node string
+		e    Envelope
+	}{{"critic-review", first}, {"critic-review", second}, {"design-critic-review", design}} {
+		_, err := rec.Record(ctx, "octo/widgets", "issue-7", rr.node, rr.e)
+		require.NoError(t, err)
+	}
+	runs, err := st.ListCriticRuns(ctx, "octo/widgets", "issue-7")
+	require.NoError(t, err)
+	doc := "| Round | Critic | Run | Findings | New findings |\n|---|---|---|---|---|\n" +
+		"| 1 | codex | " + first.RunID + " | 2 | 2 |\n| 2 | codex | " + second.RunID + " | 0 | 0 |\n"
+	policy := review.Policy{Critics: []string{"codex"}}
+	v := review.Decide(review.Critic, doc, policy, ReviewRuns(runs, "critic-review"))
+	assert.Equal(t, review.Pass, v.Outcome, "%v", v.Messages)
+
+	// The design critic's run is not a round of critic-review.
+	doc = "| Round | Critic | Run | Findings | New findings |\n|---|---|---|---|---|\n| 1 | codex | " + design.RunID + " | 0 | 0 |\n"
+	v = review.Decide(review.Critic, doc, policy, ReviewRuns(runs, "critic-review"))
+	assert.Equal(t, review.Block, v.Outcome)
+	assert.Contains(t, v.Messages[1], "is not a critic run the loop recorded for this review")
+	assert.Len(t, ReviewRuns(runs, ""), 3)
 }

@@ -83,8 +83,8 @@ func TestRunReturnsTheCriticsFindings(t *testing.T) {
 		showArg string
 	}{
 		{"prompt on standard input", nil, true, ""},
-		{"prompt file placeholder", []string{"--prompt-file={promptFile}"}, false, "--prompt-file="},
-		{"prompt file as its own argument", []string{"--prompt-file", "{promptFile}"}, false, ""},
+		{"prompt file placeholder", []string{"--prompt-file={prompt_file}"}, false, "--prompt-file="},
+		{"prompt file as its own argument", []string{"--prompt-file", "{prompt_file}"}, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

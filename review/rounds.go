@@ -253,7 +253,7 @@ func checkRun(row Row, critics []string, known map[string]Run, used map[string]i
 	run, ok := known[row.RunID]
 	switch {
 	case !ok:
-		return fmt.Sprintf("run %q is not a run the loop recorded for this item; run the critic through the loop (`the-loop critic run %s`) and put the runId of its envelope there", cutCell(row.RunID), row.Critic)
+		return fmt.Sprintf("run %q is not a critic run the loop recorded for this review; run the critic through the loop (`the-loop critic run %s`) and put the runId of its envelope there", cutCell(row.RunID), row.Critic)
 	case run.Critic != row.Critic:
 		return fmt.Sprintf("run %s was a round of critic %s, not %s", row.RunID, run.Critic, row.Critic)
 	case run.Unavailable != "":

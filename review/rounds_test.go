@@ -59,7 +59,7 @@ func TestDecideCriticRounds(t *testing.T) {
 			outcome: Block, counted: 1,
 			msgs: []string{
 				"evidence/critic-review.md: 1 of up to 3 critic rounds count, and the last (round 1) found 3 new findings; run another round and record it",
-				"evidence/critic-review.md line 6: round 2 does not count: run \"cr-made-up\" is not a run the loop recorded for this item; run the critic through the loop (`the-loop critic run codex`) and put the runId of its envelope there",
+				"evidence/critic-review.md line 6: round 2 does not count: run \"cr-made-up\" is not a critic run the loop recorded for this review; run the critic through the loop (`the-loop critic run codex`) and put the runId of its envelope there",
 			},
 		},
 		{
