@@ -94,7 +94,7 @@ func TestDecideCriticRounds(t *testing.T) {
 			doc:     criticDoc("| 1 | codex | cr-1 | 0 | 0 | |"),
 			runs:    []Run{},
 			outcome: Block,
-			msgs:    []string{"", `round 1 does not count: run "cr-1" is not a run the loop recorded`},
+			msgs:    []string{"", `round 1 does not count: run "cr-1" is not a critic run the loop recorded`},
 		},
 		{
 			name:    "empty run and critic cells",
