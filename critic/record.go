@@ -26,12 +26,17 @@ type Recorder struct {
 
 var runIDRE = regexp.MustCompile(`^cr-[0-9A-Za-z-]{1,80}$`)
 
-// Record saves e and records it on (repo, item) at node. The envelope file
-// is written (atomically, mode 0600) before the record that names it, so a
-// recorded run always has its output on disk.
+// Record saves e and records it on (repo, item) at node. Only an envelope
+// Runner.Run returned in this process is accepted: one decoded from JSON
+// (a file, a tool argument) is no proof that a critic ran. The envelope
+// file is written (atomically, mode 0600) before the record that names it,
+// so a recorded run always has its output on disk.
 func (r Recorder) Record(ctx context.Context, repo, item, node string, e Envelope) (store.CriticRun, error) {
 	if r.Store == nil || r.Dir == "" {
 		return store.CriticRun{}, errors.New("record critic run: the recorder has no store or output directory")
+	}
+	if !e.ran {
+		return store.CriticRun{}, errors.New("record critic run: only a round the loop ran itself is recorded; run the critic through the loop")
 	}
 	if !runIDRE.MatchString(e.RunID) {
 		return store.CriticRun{}, fmt.Errorf("record critic run: %q is not a run id from a critic envelope", e.RunID)

@@ -77,20 +77,40 @@ func TestRecordKeepsEachRoundOnItsItem(t *testing.T) {
 
 func TestRecordRefusesWhatIsNotARun(t *testing.T) {
 	ctx := context.Background()
+	r := newRig(t)
 	st := openStore(t)
 	dir := t.TempDir()
 	rec := Recorder{Store: st, Dir: dir}
+	real := r.run(r.critic("codex"), twoFindings)
+
+	// An envelope that did not come from Run here — hand-made, or decoded
+	// from JSON however faithfully — is never recorded.
+	blob, err := json.Marshal(real)
+	require.NoError(t, err)
+	var decoded Envelope
+	require.NoError(t, json.Unmarshal(blob, &decoded))
+	for _, e := range []Envelope{decoded, {RunID: "cr-1", Critic: "codex", PromptSHA256: real.PromptSHA256, Output: "all good"}} {
+		_, err := rec.Record(ctx, "octo/widgets", "issue-7", "critic-review", e)
+		assert.ErrorContains(t, err, "only a round the loop ran itself is recorded")
+	}
 	for _, id := range []string{"", "../../etc/passwd", "cr-../x", "run-1"} {
-		_, err := rec.Record(ctx, "octo/widgets", "issue-7", "critic-review", Envelope{RunID: id, Critic: "codex"})
+		e := real
+		e.RunID = id
+		_, err := rec.Record(ctx, "octo/widgets", "issue-7", "critic-review", e)
 		assert.ErrorContains(t, err, "is not a run id", id)
 	}
 	// A run the store refuses leaves no file behind.
-	_, err := rec.Record(ctx, "octo/widgets", "issue-7", "critic-review", Envelope{RunID: "cr-1", Critic: "codex", PromptSHA256: "short"})
+	bad := real
+	bad.PromptSHA256 = "short"
+	_, err = rec.Record(ctx, "octo/widgets", "issue-7", "critic-review", bad)
 	assert.ErrorContains(t, err, "PromptSHA256")
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Empty(t, entries)
-	_, err = Recorder{}.Record(ctx, "r", "i", "n", Envelope{RunID: "cr-1"})
+	runs, err := st.ListCriticRuns(ctx, "octo/widgets", "issue-7")
+	require.NoError(t, err)
+	assert.Empty(t, runs)
+	_, err = Recorder{}.Record(ctx, "r", "i", "n", real)
 	assert.ErrorContains(t, err, "no store")
 }
 

@@ -59,6 +59,11 @@ type Envelope struct {
 	Stderr string `json:"stderr"`
 	// Unavailable says why the round does not count; empty when it does.
 	Unavailable string `json:"unavailable"`
+
+	// ran marks an envelope Run produced in this process. It does not
+	// survive JSON, so an envelope read from a file or a tool argument can
+	// never be recorded as a run.
+	ran bool
 }
 
 // Counts reports whether the round counts as a review round.
@@ -118,6 +123,7 @@ func (r *Runner) Run(ctx context.Context, c Critic, promptFile, workdir string) 
 		PromptSHA256: hex.EncodeToString(sum[:]),
 		Argv:         proc.Redact(shown, secrets),
 		Workdir:      dir,
+		ran:          true,
 	}
 	e.Started = r.now()
 	path, err := resolve(c.Command[0], env)
