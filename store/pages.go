@@ -93,10 +93,13 @@ type pageWriter struct {
 	writeMu   sync.Mutex // one batch at a time, in queue order
 	mu        sync.Mutex
 	queue     map[string]pageOp
-	wake      chan struct{}
-	stop      chan struct{}
-	stopped   chan struct{}
-	dropped   bool
+	// writing is the batch being committed: still visible to pending
+	// until the commit ends, so a read never falls between queue and table.
+	writing map[string]pageOp
+	wake    chan struct{}
+	stop    chan struct{}
+	stopped chan struct{}
+	dropped bool
 }
 
 func (w *pageWriter) start(s *Store) {
@@ -136,6 +139,9 @@ func (w *pageWriter) pending(key string) (httpx.Page, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	op, ok := w.queue[key]
+	if !ok {
+		op, ok = w.writing[key]
+	}
 	if !ok || op.page == nil {
 		return httpx.Page{}, false
 	}
@@ -149,8 +155,16 @@ func (w *pageWriter) take() map[string]pageOp {
 	defer w.mu.Unlock()
 	q := w.queue
 	w.queue = nil
+	w.writing = q
 	w.dropped = false
 	return q
+}
+
+// written ends the visibility of the batch take returned.
+func (w *pageWriter) written() {
+	w.mu.Lock()
+	w.writing = nil
+	w.mu.Unlock()
 }
 
 func (w *pageWriter) run(s *Store) {
@@ -173,6 +187,7 @@ func (w *pageWriter) flush(s *Store) {
 	if q := w.take(); len(q) > 0 {
 		s.writePages(q)
 	}
+	w.written()
 }
 
 // FlushPages writes the queued cache pages now. It must not be called
