@@ -14,7 +14,7 @@ import (
 
 	"github.com/the-loop/the-loop/graphs"
 	"github.com/the-loop/the-loop/runtime"
-	_ "github.com/the-loop/the-loop/runtime/hooks" // registers the hooks the graphs name
+	"github.com/the-loop/the-loop/runtime/hooks"
 )
 
 // The plugin ships one command per command a shipped graph names
@@ -27,13 +27,20 @@ var commandsDir = filepath.Join("..", "commands")
 // handoff carries a conversation into the loop.
 var entryCommands = map[string]bool{"work-on": true, "handoff": true}
 
+func shippedHooks(t *testing.T) *runtime.Registry {
+	t.Helper()
+	reg, err := hooks.Registry()
+	require.NoError(t, err)
+	return reg
+}
+
 func compileAll(t *testing.T) []*runtime.Graph {
 	t.Helper()
 	var out []*runtime.Graph
 	for _, name := range graphs.Names() {
 		src, err := graphs.Source(name)
 		require.NoError(t, err)
-		g, err := runtime.Compile(name, src, runtime.Default())
+		g, err := runtime.Compile(name, src, shippedHooks(t))
 		require.NoError(t, err)
 		out = append(out, g)
 	}
@@ -67,7 +74,7 @@ func TestAGraphNamingAnUnshippedCommandFails(t *testing.T) {
 	src, err := graphs.Source("pdlc-work-item-loop")
 	require.NoError(t, err)
 	bad := strings.Replace(string(src), "command: create-design", "command: draw-the-design", 1)
-	g, err := runtime.Compile("pdlc-work-item-loop", []byte(bad), runtime.Default())
+	g, err := runtime.Compile("pdlc-work-item-loop", []byte(bad), shippedHooks(t))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"pdlc-work-item-loop/design: /the-loop:draw-the-design"}, missingCommands([]*runtime.Graph{g}, commandsDir))
 }

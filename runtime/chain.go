@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/the-loop/the-loop/integrations"
 )
 
 // DefaultHookTimeout bounds one hook call.
@@ -16,6 +18,7 @@ type ChainEntry struct {
 	Hook   string         `json:"hook"`
 	With   map[string]any `json:"with,omitempty"`
 	fn     HookFunc
+	ops    []integrations.Op
 	repoHk bool
 }
 
@@ -121,9 +124,35 @@ func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {
 	defer cancel()
 	local := *hc
 	local.Context = ctx
-	if hc.ReadOnly {
-		return callInline(e, &local, timeout, failed)
+	tracker := integrations.Restrict(hc.Tracker, "hook "+e.Hook, e.ops)
+	if tracker != nil {
+		local.Tracker = tracker
 	}
+	res := callGuarded(e, &local, timeout, failed)
+	if tracker != nil {
+		if undeclared := tracker.Undeclared(); len(undeclared) > 0 {
+			return failed(fmt.Sprintf("it called %s, which its entry in the hook list does not declare", joinOps(undeclared)))
+		}
+	}
+	return res
+}
+
+// joinOps renders operations for a message: "get-issue, add-labels".
+func joinOps(ops []integrations.Op) string {
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		out[i] = string(op)
+	}
+	return strings.Join(out, ", ")
+}
+
+// callGuarded runs the hook inline (read-only) or on its own goroutine,
+// turning a panic, an error, an unknown status or an overrun into failed.
+func callGuarded(e *ChainEntry, local *HookContext, timeout time.Duration, failed func(string) Result) Result {
+	if local.ReadOnly {
+		return callInline(e, local, timeout, failed)
+	}
+	ctx := local.Context
 	type outcome struct {
 		res Result
 		err error
@@ -136,7 +165,7 @@ func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {
 				done <- outcome{pan: p}
 			}
 		}()
-		r, err := e.fn(&local)
+		r, err := e.fn(local)
 		done <- outcome{res: r, err: err}
 	}()
 	select {
@@ -203,3 +232,6 @@ func degradations(results []Result) []string {
 
 // HookName is the entry's hook name.
 func (e ChainEntry) HookName() string { return e.Hook }
+
+// Ops are the integration operations the entry's hook declares.
+func (e ChainEntry) Ops() []integrations.Op { return e.ops }

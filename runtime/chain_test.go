@@ -1,12 +1,15 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/integrations"
 )
 
 func entry(name string, fn HookFunc) ChainEntry { return ChainEntry{Hook: name, fn: fn} }
@@ -107,9 +110,8 @@ func TestMessageAndResultRendering(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	r := NewRegistry()
 	fn := passHook(nil)
-	require.NoError(t, r.Register("a", fn))
+	a := HookSpec{Name: "a", Func: fn}
 	tests := []struct {
 		name, hook, want string
 		fn               HookFunc
@@ -121,16 +123,17 @@ func TestRegistry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := r.Register(tt.hook, tt.fn)
+			_, err := NewRegistry(a, HookSpec{Name: tt.hook, Func: tt.fn})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+	r, err := NewRegistry(a)
+	require.NoError(t, err)
 	assert.Equal(t, []string{"a"}, r.Names())
-	assert.Panics(t, func() {
-		Register("dup-for-test", fn)
-		Register("dup-for-test", fn)
-	}, "a duplicate name in the process registry is a start-up failure")
+	got, ok := r.Lookup("a")
+	assert.True(t, ok)
+	assert.Equal(t, "a", got.Name)
 }
 
 func TestEntryTimeoutHonoursTheHooksOwnTimeout(t *testing.T) {
@@ -159,4 +162,70 @@ func TestReadOnlyHooksRunInlineWithTheSameGuarantees(t *testing.T) {
 			assert.Contains(t, oc.Blocking.Render(), tt.want)
 		})
 	}
+}
+
+// labelTracker answers GetIssue and AddLabels; nothing else is ever reached.
+type labelTracker struct {
+	integrations.Provider
+	got []string
+}
+
+func (l *labelTracker) Name() string { return "labels" }
+func (l *labelTracker) Operations() []integrations.Op {
+	return []integrations.Op{integrations.OpGetIssue, integrations.OpAddLabels}
+}
+func (l *labelTracker) GetIssue(context.Context, integrations.Ref) (integrations.Issue, error) {
+	l.got = append(l.got, "get-issue")
+	return integrations.Issue{}, nil
+}
+func (l *labelTracker) AddLabels(context.Context, integrations.Ref, []string) error {
+	l.got = append(l.got, "add-labels")
+	return nil
+}
+
+// TestAHookReachesOnlyTheOperationsItDeclares: the tracker a hook receives
+// refuses an undeclared operation before the provider sees it, and the
+// hook's verdict becomes a non-retriable block naming the operation.
+func TestAHookReachesOnlyTheOperationsItDeclares(t *testing.T) {
+	labels := func(hc *HookContext) (Result, error) {
+		if _, err := hc.Tracker.GetIssue(hc.Context, integrations.Ref{}); err != nil {
+			return OK("", map[string]any{"error": err.Error()}), nil
+		}
+		if err := hc.Tracker.AddLabels(hc.Context, integrations.Ref{}, []string{"x"}); err != nil {
+			return OK("", map[string]any{"error": err.Error()}), nil
+		}
+		return OK("", nil), nil
+	}
+	tests := []struct {
+		name     string
+		declared []integrations.Op
+		status   Status
+		reached  []string
+		message  string
+	}{
+		{"everything declared", []integrations.Op{integrations.OpGetIssue, integrations.OpAddLabels}, Pass, []string{"get-issue", "add-labels"}, ""},
+		{"one left out", []integrations.Op{integrations.OpAddLabels}, Block, nil,
+			"the labels hook failed to run: it called get-issue, which its entry in the hook list does not declare"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tracker := &labelTracker{}
+			e := ChainEntry{Hook: "labels", fn: labels, ops: tt.declared}
+			oc := RunChain([]ChainEntry{e}, &HookContext{Tracker: tracker}, time.Second)
+			assert.Equal(t, tt.status, oc.Status)
+			assert.Equal(t, tt.reached, tracker.got)
+			if tt.message != "" {
+				require.NotNil(t, oc.Blocking)
+				assert.False(t, oc.Blocking.Retriable)
+				assert.Equal(t, tt.message, oc.Blocking.Messages[0].Text)
+			}
+		})
+	}
+}
+
+func TestAHookWithoutATrackerStillSeesNone(t *testing.T) {
+	var saw integrations.Provider = &labelTracker{}
+	e := ChainEntry{Hook: "h", fn: func(hc *HookContext) (Result, error) { saw = hc.Tracker; return OK("", nil), nil }}
+	RunChain([]ChainEntry{e}, &HookContext{}, time.Second)
+	assert.True(t, saw == nil, "no tracker stays nil, never a wrapper around nil: %#v", saw)
 }

@@ -273,11 +273,11 @@ func compileChain(id, boundary string, items []yaml.Node, reg *Registry) ([]Chai
 		if e.Hook == "" {
 			return nil, fmt.Errorf("node %q: malformed %s hook entry — expected a hook name or {hook: name, with: {...}}", id, boundary)
 		}
-		fn, ok := reg.Lookup(e.Hook)
+		spec, ok := reg.Lookup(e.Hook)
 		if !ok {
 			return nil, fmt.Errorf("node %q: %s references unknown hook %q; registered hooks are: %s", id, boundary, e.Hook, strings.Join(reg.Names(), ", "))
 		}
-		e.fn = fn
+		e.fn, e.ops = spec.Func, spec.Ops
 		out = append(out, e)
 	}
 	return out, nil

@@ -10,10 +10,12 @@ import (
 
 func testRegistry(t *testing.T, hooks map[string]HookFunc) *Registry {
 	t.Helper()
-	r := NewRegistry()
+	specs := make([]HookSpec, 0, len(hooks))
 	for n, fn := range hooks {
-		require.NoError(t, r.Register(n, fn))
+		specs = append(specs, HookSpec{Name: n, Func: fn})
 	}
+	r, err := NewRegistry(specs...)
+	require.NoError(t, err)
 	return r
 }
 

@@ -2,70 +2,62 @@ package runtime
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
-	"sync"
+
+	"github.com/the-loop/the-loop/integrations"
 )
 
-// Registry maps hook names to functions.
+// HookSpec declares one hook: the name graphs call it by, the kind of work
+// it does, a one-line summary for the documentation, its function, and every
+// integration operation it may call. The runtime hands a hook a tracker that
+// performs only the operations its spec declares, and the start-up check
+// asks the configured provider for exactly those.
+type HookSpec struct {
+	Name    string
+	Kind    string
+	Summary string
+	Func    HookFunc
+	Ops     []integrations.Op
+}
+
+// Registry resolves hook names for the graph compiler. It is built once,
+// from a list of specs, and never changes.
 type Registry struct {
-	mu    sync.RWMutex
-	hooks map[string]HookFunc
+	specs map[string]HookSpec
+	names []string
 }
 
-// NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{hooks: map[string]HookFunc{}} }
-
-// Register adds a hook; an empty or duplicate name is an error, and the x-
-// prefix is reserved for repository hooks.
-func (r *Registry) Register(name string, fn HookFunc) error {
-	if strings.TrimSpace(name) == "" {
-		return fmt.Errorf("a hook must have a non-empty name")
+// NewRegistry builds a registry from specs. An empty or duplicate name, a
+// name with the x- prefix (reserved for repository hooks) and a spec without
+// a function are errors naming the spec.
+func NewRegistry(specs ...HookSpec) (*Registry, error) {
+	r := &Registry{specs: make(map[string]HookSpec, len(specs))}
+	for _, s := range specs {
+		switch {
+		case strings.TrimSpace(s.Name) == "":
+			return nil, fmt.Errorf("a hook must have a non-empty name")
+		case strings.HasPrefix(s.Name, "x-"):
+			return nil, fmt.Errorf("hook name %q is reserved: the x- prefix belongs to repository hooks", s.Name)
+		case s.Func == nil:
+			return nil, fmt.Errorf("hook %q has no function", s.Name)
+		}
+		if _, dup := r.specs[s.Name]; dup {
+			return nil, fmt.Errorf("duplicate hook name: %q", s.Name)
+		}
+		s.Ops = slices.Clone(s.Ops)
+		r.specs[s.Name] = s
+		r.names = append(r.names, s.Name)
 	}
-	if strings.HasPrefix(name, "x-") {
-		return fmt.Errorf("hook name %q is reserved: the x- prefix belongs to repository hooks", name)
-	}
-	if fn == nil {
-		return fmt.Errorf("hook %q has no function", name)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, dup := r.hooks[name]; dup {
-		return fmt.Errorf("duplicate hook name: %q", name)
-	}
-	r.hooks[name] = fn
-	return nil
+	slices.Sort(r.names)
+	return r, nil
 }
 
-// Lookup returns the hook registered under name.
-func (r *Registry) Lookup(name string) (HookFunc, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	fn, ok := r.hooks[name]
-	return fn, ok
+// Lookup returns the spec registered under name.
+func (r *Registry) Lookup(name string) (HookSpec, bool) {
+	s, ok := r.specs[name]
+	return s, ok
 }
 
 // Names returns the registered names, sorted.
-func (r *Registry) Names() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	names := make([]string, 0, len(r.hooks))
-	for n := range r.hooks {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-var defaultRegistry = NewRegistry()
-
-// Default returns the process-wide registry the shipped hooks register into.
-func Default() *Registry { return defaultRegistry }
-
-// Register adds a hook to the process-wide registry. A duplicate or invalid
-// name is a start-up failure: it panics, during package initialisation.
-func Register(name string, fn HookFunc) {
-	if err := defaultRegistry.Register(name, fn); err != nil {
-		panic("the-loop: " + err.Error())
-	}
-}
+func (r *Registry) Names() []string { return slices.Clone(r.names) }

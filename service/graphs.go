@@ -6,8 +6,7 @@ import (
 
 	"github.com/the-loop/the-loop/graphs"
 	"github.com/the-loop/the-loop/runtime"
-	// The shipped hooks register themselves into the default registry.
-	_ "github.com/the-loop/the-loop/runtime/hooks"
+	"github.com/the-loop/the-loop/runtime/hooks"
 )
 
 var (
@@ -32,7 +31,11 @@ func Graph(name string) (*runtime.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := runtime.Compile(name, src, runtime.Default())
+	reg, err := hooks.Registry()
+	if err != nil {
+		return nil, fmt.Errorf("the shipped hook list is invalid (a packaging fault): %w", err)
+	}
+	g, err := runtime.Compile(name, src, reg)
 	if err != nil {
 		return nil, fmt.Errorf("the shipped graph %s does not compile (a packaging fault): %w", name, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/the-loop/the-loop/handoff/handofftest"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/checklist"
+	"github.com/the-loop/the-loop/runtime/hooks"
 )
 
 // TestHandoffWalkEveryStageTableRow drives each row of the stage table end
@@ -219,7 +220,9 @@ func graphWithoutImportHandoff(t *testing.T) *runtime.Graph {
 			out = append(out, "  - {from: phase-selection, to: brainstorming, on: selected}")
 		}
 	}
-	g, err := runtime.Compile(graphs.Default, []byte(strings.Join(out, "\n")), runtime.Default())
+	reg, err := hooks.Registry()
+	require.NoError(t, err)
+	g, err := runtime.Compile(graphs.Default, []byte(strings.Join(out, "\n")), reg)
 	require.NoError(t, err)
 	_, has := g.Node("import-handoff")
 	require.False(t, has)

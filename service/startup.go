@@ -2,29 +2,19 @@ package service
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/providers"
 )
 
-// hookOps are the integration operations each side-effecting hook performs.
-var hookOps = map[string][]integrations.Op{
-	"set-phase-label":          {integrations.OpAddLabels, integrations.OpRemoveLabel},
-	"request-review":           {integrations.OpCreateComment},
-	"publish-artifact":         {integrations.OpCreateComment},
-	"post-phase-selection":     {integrations.OpListComments, integrations.OpCreateComment},
-	"classify-phase-selection": {integrations.OpCreateComment},
-	"post-goal-request":        {integrations.OpListComments, integrations.OpCreateComment},
-	"classify-goal":            {integrations.OpCreateComment},
-	"post-review-brief":        {integrations.OpListComments, integrations.OpCreateComment},
-}
-
 // pollerOps are what the poller itself needs of a provider.
 var pollerOps = []integrations.Op{integrations.OpListComments, integrations.OpListOpenIssues}
 
-// OperationNeeds lists every operation the shipped loops' hooks need, each
-// with the first hook and node that needs it.
+// OperationNeeds lists every operation the shipped loops' hooks declare (in
+// the hook list, runtime/hooks), each with the first hook and node that
+// needs it, and the poller's own.
 func OperationNeeds() (map[integrations.Op]string, error) {
 	needs := map[integrations.Op]string{}
 	for _, name := range Loops() {
@@ -33,12 +23,10 @@ func OperationNeeds() (map[integrations.Op]string, error) {
 			return nil, err
 		}
 		for _, n := range g.Nodes {
-			for _, chain := range [][]string{hookNames(n.Entry), hookNames(n.Exit)} {
-				for _, h := range chain {
-					for _, op := range hookOps[h] {
-						if _, seen := needs[op]; !seen {
-							needs[op] = fmt.Sprintf("hook %s on node %s of %s", h, n.ID, name)
-						}
+			for _, e := range slices.Concat(n.Entry, n.Exit) {
+				for _, op := range e.Ops() {
+					if _, seen := needs[op]; !seen {
+						needs[op] = fmt.Sprintf("hook %s on node %s of %s", e.Hook, n.ID, name)
 					}
 				}
 			}
@@ -50,14 +38,6 @@ func OperationNeeds() (map[integrations.Op]string, error) {
 		}
 	}
 	return needs, nil
-}
-
-func hookNames[E interface{ HookName() string }](entries []E) []string {
-	out := make([]string, len(entries))
-	for i, e := range entries {
-		out[i] = e.HookName()
-	}
-	return out
 }
 
 // CheckIntegrations fails when the provider of system cannot perform an

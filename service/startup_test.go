@@ -3,12 +3,15 @@ package service
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime/hooks"
 )
 
 func TestOperationNeedsNameTheHookAndNode(t *testing.T) {
@@ -17,6 +20,35 @@ func TestOperationNeedsNameTheHookAndNode(t *testing.T) {
 	assert.Contains(t, needs[integrations.OpAddLabels], "hook set-phase-label on node")
 	assert.Contains(t, needs[integrations.OpCreateComment], "hook ")
 	assert.Equal(t, "the poller", needs[integrations.OpListOpenIssues])
+	assert.Contains(t, needs[integrations.OpGetIssue], "hook set-phase-label on node", "set-phase-label reads the ticket's labels before it moves them")
+}
+
+// TestOperationNeedsAreTheDeclarationsOfTheHookList: the start-up check asks
+// for exactly what the listed hooks the shipped loops call declare, plus the
+// poller's own operations; nothing is kept by hand beside the list.
+func TestOperationNeedsAreTheDeclarationsOfTheHookList(t *testing.T) {
+	needs, err := OperationNeeds()
+	require.NoError(t, err)
+	reg, err := hooks.Registry()
+	require.NoError(t, err)
+	want := map[integrations.Op]bool{}
+	for _, op := range pollerOps {
+		want[op] = true
+	}
+	for _, name := range Loops() {
+		g, err := Graph(name)
+		require.NoError(t, err)
+		for _, n := range g.Nodes {
+			for _, e := range slices.Concat(n.Entry, n.Exit) {
+				spec, ok := reg.Lookup(e.Hook)
+				require.True(t, ok, e.Hook)
+				for _, op := range spec.Ops {
+					want[op] = true
+				}
+			}
+		}
+	}
+	assert.ElementsMatch(t, slices.Collect(maps.Keys(want)), slices.Collect(maps.Keys(needs)))
 }
 
 // limited declares only some operations.

@@ -67,8 +67,8 @@ edges:
 
 func compile(t *testing.T, src string) *runtime.Graph {
 	t.Helper()
-	reg := runtime.NewRegistry()
-	require.NoError(t, reg.Register("noop", func(*runtime.HookContext) (runtime.Result, error) { return runtime.OK("noop", nil), nil }))
+	reg, err := runtime.NewRegistry(runtime.HookSpec{Name: "noop", Func: func(*runtime.HookContext) (runtime.Result, error) { return runtime.OK("noop", nil), nil }})
+	require.NoError(t, err)
 	g, err := runtime.Compile("test", []byte(src), reg)
 	require.NoError(t, err)
 	return g

@@ -51,8 +51,8 @@ func FuzzParse(f *testing.F) {
 
 func compileFuzzGraph(tb testing.TB) *runtime.Graph {
 	tb.Helper()
-	reg := runtime.NewRegistry()
-	if err := reg.Register("noop", func(*runtime.HookContext) (runtime.Result, error) { return runtime.OK("noop", nil), nil }); err != nil {
+	reg, err := runtime.NewRegistry(runtime.HookSpec{Name: "noop", Func: func(*runtime.HookContext) (runtime.Result, error) { return runtime.OK("noop", nil), nil }})
+	if err != nil {
 		tb.Fatal(err)
 	}
 	g, err := runtime.Compile("test", []byte(outerYAML), reg)

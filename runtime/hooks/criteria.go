@@ -108,5 +108,3 @@ func stringList(v any) []string {
 	}
 	return nil
 }
-
-func init() { runtime.Register(hookSuccessCriteria, checkSuccessCriteria) }

@@ -13,11 +13,19 @@ import (
 	"github.com/the-loop/the-loop/runtime"
 )
 
+// shippedRegistry is the registry built from All.
+func shippedRegistry(t *testing.T) *runtime.Registry {
+	t.Helper()
+	reg, err := Registry()
+	require.NoError(t, err)
+	return reg
+}
+
 func compileShipped(t *testing.T, name string) *runtime.Graph {
 	t.Helper()
 	src, err := graphs.Source(name)
 	require.NoError(t, err)
-	g, err := runtime.Compile(name, src, runtime.Default())
+	g, err := runtime.Compile(name, src, shippedRegistry(t))
 	require.NoError(t, err)
 	return g
 }

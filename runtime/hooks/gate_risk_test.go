@@ -33,7 +33,7 @@ edges:
 
 func gateLockGraph(t *testing.T) *runtime.Graph {
 	t.Helper()
-	g, err := runtime.Compile("test-loop", []byte(gateLockYAML), runtime.Default())
+	g, err := runtime.Compile("test-loop", []byte(gateLockYAML), shippedRegistry(t))
 	require.NoError(t, err)
 	return g
 }

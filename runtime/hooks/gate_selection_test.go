@@ -45,7 +45,7 @@ edges:
 
 func gateSelectionCtx(t *testing.T) (*runtime.HookContext, *gateFake) {
 	t.Helper()
-	g, err := runtime.Compile("pdlc-work-item-loop", []byte(gateSelectionYAML), runtime.Default())
+	g, err := runtime.Compile("pdlc-work-item-loop", []byte(gateSelectionYAML), shippedRegistry(t))
 	require.NoError(t, err)
 	n, _ := g.Node("phase-selection")
 	hc, fake := gateCtx(t, n, nil)

@@ -37,7 +37,7 @@ func TestRiskTierFiveKeepsTheSpecApprovals(t *testing.T) {
 		{tier: "5", wantSkips: []string{"brainstorming"}, wantRefused: true},
 	} {
 		t.Run("tier "+tt.tier, func(t *testing.T) {
-			g, err := runtime.Compile("pdlc-work-item-loop", []byte(tierSelectionYAML), runtime.Default())
+			g, err := runtime.Compile("pdlc-work-item-loop", []byte(tierSelectionYAML), shippedRegistry(t))
 			require.NoError(t, err)
 			n, _ := g.Node("phase-selection")
 			hc, _ := gateCtx(t, n, nil)

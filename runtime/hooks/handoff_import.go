@@ -304,5 +304,3 @@ func lockApprovedInChat(hc *runtime.HookContext, d *specDir, rec handoff.Record,
 	}
 	return locked, nil
 }
-
-func init() { runtime.Register(hookImportHandoff, importHandoff) }

@@ -181,8 +181,9 @@ func (w gateWorld) variants() [][]string {
 
 func runGate(t *testing.T, e gateEntry, hc *runtime.HookContext) runtime.Result {
 	t.Helper()
-	fn, ok := runtime.Default().Lookup(e.entry.Hook)
+	spec, ok := shippedRegistry(t).Lookup(e.entry.Hook)
 	require.True(t, ok, e.entry.Hook)
+	fn := spec.Func
 	hc.Params = e.entry.With
 	if hc.Params == nil {
 		hc.Params = map[string]any{}

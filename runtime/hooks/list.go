@@ -1,0 +1,121 @@
+// Package hooks is the list of the hooks the shipped process graphs call.
+// Each entry names a hook, its kind, what it does, its function and the
+// integration operations it may call; the graph compiler resolves names
+// from this list alone, the start-up check asks the configured provider for
+// exactly the operations it declares, and docs/engine.md carries the table
+// Table renders from it.
+//
+// To add a hook: write its function in the folder of its kind, then add one
+// entry to All. A hook that calls an operation its entry does not declare
+// is refused at run time and fails TestHooksCallOnlyTheOperationsTheyDeclare.
+package hooks
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime"
+)
+
+// The kinds of hook; each is one folder below runtime/hooks.
+const (
+	KindArtifact = "artifact"
+	KindGate     = "gate"
+	KindWork     = "work"
+	KindHandoff  = "handoff"
+)
+
+// Integration operations, short names for the list below.
+const (
+	getIssue      = integrations.OpGetIssue
+	listComments  = integrations.OpListComments
+	createComment = integrations.OpCreateComment
+	addLabels     = integrations.OpAddLabels
+	removeLabel   = integrations.OpRemoveLabel
+)
+
+// ops is a list of operations.
+func ops(o ...integrations.Op) []integrations.Op { return o }
+
+// All is every shipped hook, grouped by kind.
+var All = []runtime.HookSpec{
+	{Name: hookValidate, Kind: KindArtifact, Func: validateArtifacts,
+		Summary: "the node's artifacts exist, one per slot, and pass the declared content checks"},
+	{Name: hookBoundaries, Kind: KindArtifact, Func: enforcesBoundariesFrom,
+		Summary: "every boundary marker an upstream artifact names is answered in the node's own"},
+	{Name: hookLint, Kind: KindArtifact, Func: lintArtifacts,
+		Summary: "mermaid blocks parse and prose lines stay under `maxLineLength`"},
+	{Name: hookSuccessCriteria, Kind: KindArtifact, Func: checkSuccessCriteria,
+		Summary: "each success criterion of the recorded goal stands ticked"},
+	{Name: hookLock, Kind: KindArtifact, Func: lockArtifacts,
+		Summary: "an approval writes `status: approved` and `approvedBy` into the artifacts it covers"},
+	{Name: hookLogEntry, Kind: KindArtifact, Func: logEntry,
+		Summary: "appends a dated entry or exit line to the execution log"},
+
+	{Name: hookSetPhaseLabel, Kind: KindGate, Func: setPhaseLabel, Ops: ops(getIssue, removeLabel, addLabels),
+		Summary: "moves the ticket to the node's `loop:<phase>` label"},
+	{Name: hookRequestReview, Kind: KindGate, Func: requestReview, Ops: ops(createComment),
+		Summary: "posts the review request that opens a human gate's visit"},
+	{Name: hookNotify, Kind: KindGate, Func: notify,
+		Summary: "tells the entry's roles, through the notifier, that the item reached the node"},
+	{Name: hookPublishArtifact, Kind: KindGate, Func: publishArtifact, Ops: ops(createComment),
+		Summary: "posts an artifact on the thread when the repository does not carry it"},
+	{Name: hookDeliverAssignment, Kind: KindGate, Func: deliverAssignment,
+		Summary: "skips: the claim envelope and graph_status carry the assignment"},
+	{Name: hookPostPhaseSelection, Kind: KindGate, Func: postPhaseSelection, Ops: ops(listComments, createComment),
+		Summary: "posts the phase-selection checklist once"},
+	{Name: hookClassifyPhaseSelection, Kind: KindGate, Func: classifyPhaseSelection, Ops: ops(listComments, createComment),
+		Summary: "reads an authorized execute reply and the checklist into declared skips and opt-ins"},
+	{Name: hookClassifyFeedback, Kind: KindGate, Func: classifyFeedback, Ops: ops(createComment),
+		Summary: "reads the newest authorized reply of the visit as approved, approved with comments or changes requested"},
+	{Name: hookRecordFeedback, Kind: KindGate, Func: recordFeedback,
+		Summary: "records the replies a gate read under `## Review comments` of its artifact"},
+	{Name: hookPostGoalRequest, Kind: KindGate, Func: postGoalRequest, Ops: ops(listComments, createComment),
+		Summary: "asks once for the contribution's goal and success criteria"},
+	{Name: hookClassifyGoal, Kind: KindGate, Func: classifyGoal, Ops: ops(listComments, createComment),
+		Summary: "freezes the newest authorized goal statement"},
+	{Name: hookPostReviewBrief, Kind: KindGate, Func: postReviewBrief, Ops: ops(listComments, createComment),
+		Summary: "asks once what a review should cover"},
+	{Name: hookClassifyReviewBrief, Kind: KindGate, Func: classifyReviewBrief, Ops: ops(listComments, createComment),
+		Summary: "freezes the newest authorized review brief"},
+	{Name: hookAdhocReply, Kind: KindGate, Func: classifyAdhocReply, Ops: ops(createComment),
+		Summary: "reads the newest authorized reply as done or more work"},
+	{Name: hookSecuritySignOff, Kind: KindGate, Func: securitySignOff, Ops: ops(createComment),
+		Summary: "holds risk tier 4 and above until an authorized reviewer signs off on security"},
+
+	{Name: hookVerifyTests, Kind: KindWork, Func: verifyTests,
+		Summary: "runs the node's test command and passes only on exit 0"},
+	{Name: hookInnerLoops, Kind: KindWork, Func: awaitInnerLoops,
+		Summary: "holds the item until every pull request's inner loop is complete"},
+
+	{Name: hookImportHandoff, Kind: KindHandoff, Func: importHandoff,
+		Summary: "verifies the artifacts a handoff carried and demotes the walk to the first that fails"},
+}
+
+var registry = sync.OnceValues(func() (*runtime.Registry, error) { return runtime.NewRegistry(All...) })
+
+// Registry returns the registry the graph compiler resolves the shipped
+// hooks from; an invalid list (a duplicate or empty name) is an error.
+func Registry() (*runtime.Registry, error) { return registry() }
+
+// Table renders All as the markdown table of docs/engine.md: one row per
+// hook with its kind, the integration operations it declares and what it
+// does.
+func Table() string {
+	var b strings.Builder
+	b.WriteString("| hook | kind | integration operations | what it does |\n| --- | --- | --- | --- |\n")
+	for _, s := range All {
+		used := "—"
+		if len(s.Ops) > 0 {
+			names := make([]string, len(s.Ops))
+			for i, op := range s.Ops {
+				names[i] = "`" + string(op) + "`"
+			}
+			used = strings.Join(names, ", ")
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", s.Name, s.Kind, used, s.Summary)
+	}
+	return b.String()
+}
