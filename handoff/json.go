@@ -53,3 +53,28 @@ func EncodeJSON(rec Record) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// DecodeFrozen reads the record frozen in a work item's state and checks it
+// against every rule a posted record must satisfy (bodies aside: state never
+// holds them). A record that fails is treated as no verified handoff.
+func DecodeFrozen(data []byte) (Record, error) {
+	if len(data) == 0 {
+		return Record{}, errors.New("no handoff is frozen in state")
+	}
+	rec, err := DecodeJSON(data)
+	if err != nil {
+		return Record{}, err
+	}
+	check := rec
+	if check.CarriedBy == CarriedByTicket {
+		// State drops the carried bodies; stand-ins let the rest be checked.
+		check.Files = map[string]string{}
+		for _, n := range rec.Names() {
+			check.Files[n] = ""
+		}
+	}
+	if err := Validate(check); err != nil {
+		return Record{}, fmt.Errorf("frozen handoff record: %w", err)
+	}
+	return rec, nil
+}

@@ -229,3 +229,12 @@ func TestAHookWithoutATrackerStillSeesNone(t *testing.T) {
 	RunChain([]ChainEntry{e}, &HookContext{}, time.Second)
 	assert.True(t, saw == nil, "no tracker stays nil, never a wrapper around nil: %#v", saw)
 }
+
+func TestTruthy(t *testing.T) {
+	for v, want := range map[any]bool{true: true, false: false, "": false, "false": true, 0: false, 1: true, 0.0: false} {
+		assert.Equal(t, want, Truthy(v), "%#v", v)
+	}
+	assert.False(t, Truthy(nil))
+	assert.False(t, Truthy([]any{}))
+	assert.True(t, Truthy([]any{"a"}))
+}

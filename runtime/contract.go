@@ -6,6 +6,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/the-loop/the-loop/config"
@@ -92,6 +93,14 @@ func OK(hook string, data map[string]any) Result {
 // Blocked returns a retriable block carrying messages.
 func Blocked(hook string, msgs ...Message) Result {
 	return Result{Status: Block, Hook: hook, Messages: msgs, Retriable: true}
+}
+
+// Final returns a non-retriable block: the graph itself must change before
+// the node can pass.
+func Final(hook string, msgs ...Message) Result {
+	r := Blocked(hook, msgs...)
+	r.Retriable = false
+	return r
 }
 
 // Waiting returns a wait with one info message when reason is non-empty.
@@ -198,6 +207,56 @@ func (c *HookContext) BoolParam(key string) bool {
 	return ok && v
 }
 
+// IntParam returns a whole-number parameter (def when absent); any other
+// value is an error naming the parameter.
+func (c *HookContext) IntParam(key string, def int) (int, error) {
+	v, ok := c.Params[key]
+	if !ok || v == nil {
+		return def, nil
+	}
+	switch x := v.(type) {
+	case int:
+		return x, nil
+	case int64:
+		return int(x), nil
+	case uint64:
+		if x <= math.MaxInt32 {
+			return int(x), nil
+		}
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) <= math.MaxInt32 {
+			return int(x), nil
+		}
+	}
+	return 0, fmt.Errorf("%s must be a whole number, got %v (%T)", key, v, v)
+}
+
+// Truthy reads a graph parameter as the YAML's loose boolean: true, a
+// non-empty string, list or map, or a non-zero number.
+func Truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case int:
+		return x != 0
+	case int64:
+		return x != 0
+	case float64:
+		return x != 0
+	case []any:
+		return len(x) > 0
+	case []string:
+		return len(x) > 0
+	case map[string]any:
+		return len(x) > 0
+	}
+	return true
+}
+
 // ListParam returns a list-of-strings parameter.
 func (c *HookContext) ListParam(key string) []string {
 	switch v := c.Params[key].(type) {
@@ -216,6 +275,16 @@ func (c *HookContext) ListParam(key string) []string {
 		return []string{v}
 	}
 	return nil
+}
+
+// Recorded returns the current node's recorded decision. The engine hands
+// hooks only decisions whose signature verifies.
+func (c *HookContext) Recorded() (*Decision, bool) {
+	if c.State == nil {
+		return nil, false
+	}
+	d, ok := c.State.Decisions[c.NodeID()]
+	return d, ok && d != nil
 }
 
 // NodeID returns the current node's id.

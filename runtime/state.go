@@ -78,6 +78,13 @@ type Decision struct {
 	Signature  string         `json:"signature,omitempty"`
 }
 
+// Outcomes of a human gate's approval decision.
+const (
+	OutcomeApproved             = "approved"
+	OutcomeApprovedWithComments = "approved-with-comments"
+	OutcomeChangesRequested     = "changes-requested"
+)
+
 // Decision kinds.
 const (
 	KindSelection = "phase-selection"

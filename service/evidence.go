@@ -5,21 +5,21 @@ import (
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/runtime/hooks"
+	"github.com/the-loop/the-loop/runtime/hooks/gates"
 )
 
 // noteChangedEvidence records, once each, that a comment a recorded
-// decision rests on was edited or deleted (hooks.ChangedEvidence). The
+// decision rests on was edited or deleted (gates.ChangedEvidence). The
 // decision itself stands as signed; the event is the trace for people.
 func (s *Service) noteChangedEvidence(ctx context.Context, repoDir, id string, st *runtime.State, thread []integrations.Comment) {
-	evs := hooks.ChangedEvidence(st, thread)
+	evs := gates.ChangedEvidence(st, thread)
 	if len(evs) == 0 {
 		return
 	}
 	seen := map[string]bool{}
 	if past, err := s.Events(ctx, ItemRequest{Repo: repoDir, WorkItem: id}); err == nil {
 		for _, e := range past {
-			if e.Name == hooks.EventDecisionCommentChanged {
+			if e.Name == gates.EventDecisionCommentChanged {
 				seen[changeKey(e.Node, e.Data)] = true
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/runtime/hooks"
+	"github.com/the-loop/the-loop/runtime/hooks/gates"
 )
 
 // Handoff events in a work item's log.
@@ -33,9 +33,9 @@ func IsSelfComment(cfg *config.Config, c integrations.Comment) bool {
 	if cfg == nil || !integrations.IsSelfAuthored(c.Body) {
 		return false
 	}
-	l := hooks.NormalizeLogin(c.Author)
+	l := gates.NormalizeLogin(c.Author)
 	for _, s := range cfg.Routing.SelfLogins {
-		if l != "" && hooks.NormalizeLogin(s) == l {
+		if l != "" && gates.NormalizeLogin(s) == l {
 			return true
 		}
 	}
@@ -168,7 +168,7 @@ func (s *Service) frozenSession(ctx context.Context, req ItemRequest) (*session,
 	if sess.state.Handoff == nil {
 		return sess, handoff.Record{}, fmt.Errorf("%s: %w", req.WorkItem, ErrNoHandoff)
 	}
-	rec, err := hooks.FrozenHandoff(sess.state.Handoff)
+	rec, err := handoff.DecodeFrozen(sess.state.Handoff.Record)
 	return sess, rec, err
 }
 

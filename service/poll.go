@@ -14,7 +14,7 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/control"
-	"github.com/the-loop/the-loop/runtime/hooks"
+	"github.com/the-loop/the-loop/runtime/hooks/gates"
 )
 
 // Poller arms work items from ticket comments and labels and runs the human
@@ -214,7 +214,7 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	parser := control.New(cfg)
 	last := control.None
 	for _, c := range AuthorizedComments(cfg, comments) {
-		if isHandoffComment(c.Body) || hooks.Edited(c) {
+		if isHandoffComment(c.Body) || gates.Edited(c) {
 			continue // a record carries conversation text, and an edited comment is never a command
 		}
 		res := parser.Parse(c.Body)
@@ -322,12 +322,12 @@ func hasLabel(labels []string, want string) bool {
 	return false
 }
 
-// IsAuthorized is hooks.IsAuthorized: the poller and the gates share one rule.
-func IsAuthorized(cfg *config.Config, login string) bool { return hooks.IsAuthorized(cfg, login) }
+// IsAuthorized is gates.IsAuthorized: the poller and the gates share one rule.
+func IsAuthorized(cfg *config.Config, login string) bool { return gates.IsAuthorized(cfg, login) }
 
-// AuthorizedComments is hooks.AuthorizedComments, the reader every gate uses.
+// AuthorizedComments is gates.AuthorizedComments, the reader every gate uses.
 func AuthorizedComments(cfg *config.Config, comments []integrations.Comment) []integrations.Comment {
-	return hooks.AuthorizedComments(cfg, comments)
+	return gates.AuthorizedComments(cfg, comments)
 }
 
 // DefaultPollStatusPath is the heartbeat file beside the default database.

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/runtime/hooks"
+	"github.com/the-loop/the-loop/runtime/hooks/gates"
 )
 
 // toRequirementsApproval arms issue-1, answers phase-selection with the
@@ -60,7 +60,7 @@ func TestPollerRetractionSupersedesAnApproval(t *testing.T) {
 	require.NotNil(t, d)
 	assert.Equal(t, "@bob", d.By)
 	assert.Equal(t, runtime.Verified, r.svc.Signer.Verify(d))
-	require.Len(t, d.Data[hooks.EvidenceKey], 1)
+	require.Len(t, d.Data[gates.EvidenceKey], 1)
 }
 
 func TestPollerEditedCommentsAreNeverDecisions(t *testing.T) {
@@ -88,8 +88,8 @@ func TestPollerEditedCommentsAreNeverDecisions(t *testing.T) {
 	require.Equal(t, "pass", r.cycle().Status, "a fresh reply decides")
 	d := r.state().Decisions["requirements-approval"]
 	require.NotNil(t, d)
-	ev := d.Data[hooks.EvidenceKey].([]any)[0].(map[string]any)
-	assert.Equal(t, hooks.BodyHash("Approved."), ev["sha256"])
+	ev := d.Data[gates.EvidenceKey].([]any)[0].(map[string]any)
+	assert.Equal(t, gates.BodyHash("Approved."), ev["sha256"])
 
 	// A later edit of the comment the decision rests on is an event, recorded once.
 	_, ok = r.fake.EditComment(r.ref, approval.ID, "Approved. Actually, not yet.")
@@ -100,12 +100,12 @@ func TestPollerEditedCommentsAreNeverDecisions(t *testing.T) {
 	require.NoError(t, err)
 	var changed []runtime.EventRecord
 	for _, e := range evs {
-		if e.Name == hooks.EventDecisionCommentChanged {
+		if e.Name == gates.EventDecisionCommentChanged {
 			changed = append(changed, e)
 		}
 	}
 	require.Len(t, changed, 1)
 	assert.Equal(t, "requirements-approval", changed[0].Node)
 	assert.Equal(t, "edited", changed[0].Data["change"])
-	assert.Equal(t, hooks.BodyHash("Approved. Actually, not yet."), changed[0].Data["currentSha256"])
+	assert.Equal(t, gates.BodyHash("Approved. Actually, not yet."), changed[0].Data["currentSha256"])
 }

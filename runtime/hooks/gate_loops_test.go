@@ -11,6 +11,9 @@ import (
 	"github.com/the-loop/the-loop/graphs"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/hooks/gates"
+	"github.com/the-loop/the-loop/runtime/hooks/hooktest"
+	"github.com/the-loop/the-loop/runtime/hooks/specdir"
 )
 
 // shippedRegistry is the registry built from All.
@@ -102,7 +105,11 @@ func TestContributionPlanApprovalLocksContribution(t *testing.T) {
 		hooks = append(hooks, e.Hook)
 	}
 	assert.Equal(t, []string{"classify-feedback", "record-feedback", "lock-artifacts"}, hooks)
-	assert.True(t, gateEntryNames(n.Exit[2].With["artifacts"], "contribution.md"))
+	var locked []string
+	for _, s := range specdir.ParamSlots(&runtime.HookContext{Params: n.Exit[2].With}, "artifacts") {
+		locked = append(locked, s.Names...)
+	}
+	assert.Contains(t, locked, "contribution.md")
 	for _, id := range []string{"goal-definition", "phase-selection"} {
 		n, _ := g.Node(id)
 		assert.True(t, n.Required, id)
@@ -115,12 +122,12 @@ func TestContributionPlanApprovalLocksContribution(t *testing.T) {
 type gateWalk struct {
 	t    *testing.T
 	rt   *runtime.Runtime
-	fake *gateFake
+	fake *hooktest.Fake
 	mem  *runtime.MemoryPersister
 }
 
 func newGateWalk(t *testing.T, loop string) *gateWalk {
-	hc, fake := gateCtx(t, nil, nil)
+	hc, fake := hooktest.GateContext(t, nil, nil)
 	mem := runtime.NewMemoryPersister()
 	rt := &runtime.Runtime{Graph: compileShipped(t, loop), Persist: mem, Config: hc.Config, Signer: runtime.NewSigner([]byte("test-key")),
 		Tracker: fake, Repo: hc.Repo}
@@ -133,8 +140,8 @@ func (w *gateWalk) start() {
 }
 
 func (w *gateWalk) reply(id int64, author, body string) runtime.NodeReport {
-	w.fake.thread = append(w.fake.thread, gateComment(id, author, body))
-	rep, err := w.rt.Advance(context.Background(), "issue-1", &runtime.Event{Comments: append([]integrations.Comment(nil), w.fake.thread...)})
+	w.fake.Thread = append(w.fake.Thread, hooktest.Comment(id, author, body))
+	rep, err := w.rt.Advance(context.Background(), "issue-1", &runtime.Event{Comments: append([]integrations.Comment(nil), w.fake.Thread...)})
 	require.NoError(w.t, err)
 	return rep
 }
@@ -154,7 +161,7 @@ func (w *gateWalk) state() *runtime.State {
 func TestAdhocLoopWalk(t *testing.T) {
 	w := newLoopWalk(t, "pdlc-adhoc-loop")
 	w.begin("work")
-	assert.Contains(t, w.fake.labels, "loop:implementation")
+	assert.Contains(t, w.fake.Labels, "loop:implementation")
 
 	w.claim("work", "review")
 	w.answer("alice", "nice — now also fix the footer", "more-work", "work")
@@ -167,7 +174,7 @@ func TestAdhocLoopWalk(t *testing.T) {
 	st, _ := w.finish([]string{"work", "review", "work", "review", "review", "complete"})
 	assert.Equal(t, "@bob", st.Decisions["review"].By)
 	assert.NotEmpty(t, st.Decisions["review"].Signature, "the engine signs what the gate decided")
-	assert.Contains(t, w.fake.labels, "loop:complete")
+	assert.Contains(t, w.fake.Labels, "loop:complete")
 }
 
 // TestContributionLoopWalk declares the plan set and critic-review skipped
@@ -176,11 +183,11 @@ func TestAdhocLoopWalk(t *testing.T) {
 func TestContributionLoopWalk(t *testing.T) {
 	w := newLoopWalk(t, "pdlc-contribution-loop")
 	w.begin("goal-definition")
-	require.Len(t, w.fake.posted, 1)
-	assert.Contains(t, w.fake.posted[0], goalRequestMarker)
+	require.Len(t, w.fake.Posted, 1)
+	assert.Contains(t, w.fake.Posted[0], gates.GoalRequestMarker)
 
 	w.answer("alice", "Goal: CSV export\nSuccess criteria:\n- [ ] export works\n", "defined", "phase-selection")
-	checklistPosted := w.fake.posted[len(w.fake.posted)-1]
+	checklistPosted := w.fake.Posted[len(w.fake.Posted)-1]
 	assert.Contains(t, checklistPosted, "- [x] plan — context-intake, scoped-plan, plan-approval")
 	assert.NotContains(t, checklistPosted, "outer-loop-on-pull-request")
 
@@ -199,10 +206,10 @@ func TestContributionLoopWalk(t *testing.T) {
 	require.NotNil(t, sel)
 	assert.Equal(t, "reply", sel.Via)
 	assert.Equal(t, "", sel.Data["surface"], "a contribution records no surface")
-	assert.True(t, strings.Contains(w.fake.posted[len(w.fake.posted)-1], "phase selection recorded"))
+	assert.True(t, strings.Contains(w.fake.Posted[len(w.fake.Posted)-1], "phase selection recorded"))
 
 	// check: the answered gates stay answered without any event or network.
-	calls := len(w.fake.calls)
+	calls := len(w.fake.Calls)
 	report := w.rt.Status(context.Background(), "issue-1", st, true)
 	byNode := map[string]runtime.NodeReport{}
 	for _, nr := range report.Nodes {
@@ -212,7 +219,7 @@ func TestContributionLoopWalk(t *testing.T) {
 	assert.Equal(t, "pass", byNode["phase-selection"].Status)
 	assert.Equal(t, "skip", byNode["scoped-plan"].Status)
 	assert.Contains(t, byNode["scoped-plan"].Messages[0], "by @bob")
-	assert.Len(t, w.fake.calls, calls, "check touches no integration")
+	assert.Len(t, w.fake.Calls, calls, "check touches no integration")
 
 	w.claim("implementation", "verification")
 	w.claimBlocked("verification", "evidence/verification.md")
@@ -235,9 +242,9 @@ func TestContributionLoopWalk(t *testing.T) {
 
 func TestReviewLoopWalk(t *testing.T) {
 	w := newGateWalk(t, "pdlc-review-loop")
-	w.fake.thread = []integrations.Comment{gateComment(1, "alice", "the-loop review\nQuestions:\n- is the retry bounded?")}
+	w.fake.Thread = []integrations.Comment{hooktest.Comment(1, "alice", "the-loop review\nQuestions:\n- is the retry bounded?")}
 	w.start()
-	assert.Empty(t, w.fake.posted, "the brief rode in on the arming comment, so no template is posted")
+	assert.Empty(t, w.fake.Posted, "the brief rode in on the arming comment, so no template is posted")
 	rep, err := w.rt.Advance(context.Background(), "issue-1", &runtime.Event{})
 	require.NoError(t, err)
 	assert.Equal(t, "defined", rep.Outcome, rep.Messages)
@@ -269,15 +276,15 @@ func TestWorkItemLoopPhaseSelectionWalk(t *testing.T) {
 	w := newGateWalk(t, graphs.Default)
 	w.rt.Config.Routing.Efforts = []string{"high", "xhigh"}
 	w.start()
-	require.NotEmpty(t, w.fake.posted)
-	posted := w.fake.thread[len(w.fake.thread)-1]
+	require.NotEmpty(t, w.fake.Posted)
+	posted := w.fake.Thread[len(w.fake.Thread)-1]
 	require.Contains(t, posted.Body, "- [x] spec-chain")
-	assert.Contains(t, w.fake.labels, "loop:phase-selection")
+	assert.Contains(t, w.fake.Labels, "loop:phase-selection")
 
 	// alice unticks the review chain in place and ticks an effort; bob signs.
 	body := strings.Replace(posted.Body, "- [x] review-chain", "- [ ] review-chain", 1)
 	body = strings.Replace(body, "- [ ] `effort-xhigh`", "- [x] `effort-xhigh`", 1)
-	w.fake.thread[len(w.fake.thread)-1].Body = body
+	w.fake.Thread[len(w.fake.Thread)-1].Body = body
 	rep := w.reply(2, "bob", "the-loop execute")
 	assert.Equal(t, "selected", rep.Outcome, rep.Messages)
 	st := w.state()

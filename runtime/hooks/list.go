@@ -17,6 +17,10 @@ import (
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/hooks/artifacts"
+	"github.com/the-loop/the-loop/runtime/hooks/gates"
+	"github.com/the-loop/the-loop/runtime/hooks/handoffs"
+	"github.com/the-loop/the-loop/runtime/hooks/work"
 )
 
 // The kinds of hook; each is one folder below runtime/hooks.
@@ -41,56 +45,56 @@ func ops(o ...integrations.Op) []integrations.Op { return o }
 
 // All is every shipped hook, grouped by kind.
 var All = []runtime.HookSpec{
-	{Name: hookValidate, Kind: KindArtifact, Func: validateArtifacts,
+	{Name: artifacts.HookValidate, Kind: KindArtifact, Func: artifacts.ValidateArtifacts,
 		Summary: "the node's artifacts exist, one per slot, and pass the declared content checks"},
-	{Name: hookBoundaries, Kind: KindArtifact, Func: enforcesBoundariesFrom,
+	{Name: artifacts.HookBoundaries, Kind: KindArtifact, Func: artifacts.EnforceBoundaries,
 		Summary: "every boundary marker an upstream artifact names is answered in the node's own"},
-	{Name: hookLint, Kind: KindArtifact, Func: lintArtifacts,
+	{Name: artifacts.HookLint, Kind: KindArtifact, Func: artifacts.LintArtifacts,
 		Summary: "mermaid blocks parse and prose lines stay under `maxLineLength`"},
-	{Name: hookSuccessCriteria, Kind: KindArtifact, Func: checkSuccessCriteria,
+	{Name: artifacts.HookSuccessCriteria, Kind: KindArtifact, Func: artifacts.CheckSuccessCriteria,
 		Summary: "each success criterion of the recorded goal stands ticked"},
-	{Name: hookLock, Kind: KindArtifact, Func: lockArtifacts,
+	{Name: artifacts.HookLock, Kind: KindArtifact, Func: artifacts.LockArtifacts,
 		Summary: "an approval writes `status: approved` and `approvedBy` into the artifacts it covers"},
-	{Name: hookLogEntry, Kind: KindArtifact, Func: logEntry,
+	{Name: artifacts.HookLogEntry, Kind: KindArtifact, Func: artifacts.LogEntry,
 		Summary: "appends a dated entry or exit line to the execution log"},
 
-	{Name: hookSetPhaseLabel, Kind: KindGate, Func: setPhaseLabel, Ops: ops(getIssue, removeLabel, addLabels),
+	{Name: gates.HookSetPhaseLabel, Kind: KindGate, Func: gates.SetPhaseLabel, Ops: ops(getIssue, removeLabel, addLabels),
 		Summary: "moves the ticket to the node's `loop:<phase>` label"},
-	{Name: hookRequestReview, Kind: KindGate, Func: requestReview, Ops: ops(createComment),
+	{Name: gates.HookRequestReview, Kind: KindGate, Func: gates.RequestReview, Ops: ops(createComment),
 		Summary: "posts the review request that opens a human gate's visit"},
-	{Name: hookNotify, Kind: KindGate, Func: notify,
+	{Name: gates.HookNotify, Kind: KindGate, Func: gates.Notify,
 		Summary: "tells the entry's roles, through the notifier, that the item reached the node"},
-	{Name: hookPublishArtifact, Kind: KindGate, Func: publishArtifact, Ops: ops(createComment),
+	{Name: gates.HookPublishArtifact, Kind: KindGate, Func: gates.PublishArtifact, Ops: ops(createComment),
 		Summary: "posts an artifact on the thread when the repository does not carry it"},
-	{Name: hookDeliverAssignment, Kind: KindGate, Func: deliverAssignment,
+	{Name: gates.HookDeliverAssignment, Kind: KindGate, Func: gates.DeliverAssignment,
 		Summary: "skips: the claim envelope and graph_status carry the assignment"},
-	{Name: hookPostPhaseSelection, Kind: KindGate, Func: postPhaseSelection, Ops: ops(listComments, createComment),
+	{Name: gates.HookPostPhaseSelection, Kind: KindGate, Func: gates.PostPhaseSelection, Ops: ops(listComments, createComment),
 		Summary: "posts the phase-selection checklist once"},
-	{Name: hookClassifyPhaseSelection, Kind: KindGate, Func: classifyPhaseSelection, Ops: ops(listComments, createComment),
+	{Name: gates.HookClassifyPhaseSelection, Kind: KindGate, Func: gates.ClassifyPhaseSelection, Ops: ops(listComments, createComment),
 		Summary: "reads an authorized execute reply and the checklist into declared skips and opt-ins"},
-	{Name: hookClassifyFeedback, Kind: KindGate, Func: classifyFeedback, Ops: ops(createComment),
+	{Name: gates.HookClassifyFeedback, Kind: KindGate, Func: gates.ClassifyFeedback, Ops: ops(createComment),
 		Summary: "reads the newest authorized reply of the visit as approved, approved with comments or changes requested"},
-	{Name: hookRecordFeedback, Kind: KindGate, Func: recordFeedback,
+	{Name: gates.HookRecordFeedback, Kind: KindGate, Func: gates.RecordFeedback,
 		Summary: "records the replies a gate read under `## Review comments` of its artifact"},
-	{Name: hookPostGoalRequest, Kind: KindGate, Func: postGoalRequest, Ops: ops(listComments, createComment),
+	{Name: gates.HookPostGoalRequest, Kind: KindGate, Func: gates.PostGoalRequest, Ops: ops(listComments, createComment),
 		Summary: "asks once for the contribution's goal and success criteria"},
-	{Name: hookClassifyGoal, Kind: KindGate, Func: classifyGoal, Ops: ops(listComments, createComment),
+	{Name: gates.HookClassifyGoal, Kind: KindGate, Func: gates.ClassifyGoal, Ops: ops(listComments, createComment),
 		Summary: "freezes the newest authorized goal statement"},
-	{Name: hookPostReviewBrief, Kind: KindGate, Func: postReviewBrief, Ops: ops(listComments, createComment),
+	{Name: gates.HookPostReviewBrief, Kind: KindGate, Func: gates.PostReviewBrief, Ops: ops(listComments, createComment),
 		Summary: "asks once what a review should cover"},
-	{Name: hookClassifyReviewBrief, Kind: KindGate, Func: classifyReviewBrief, Ops: ops(listComments, createComment),
+	{Name: gates.HookClassifyReviewBrief, Kind: KindGate, Func: gates.ClassifyReviewBrief, Ops: ops(listComments, createComment),
 		Summary: "freezes the newest authorized review brief"},
-	{Name: hookAdhocReply, Kind: KindGate, Func: classifyAdhocReply, Ops: ops(createComment),
+	{Name: gates.HookClassifyAdhocReply, Kind: KindGate, Func: gates.ClassifyAdhocReply, Ops: ops(createComment),
 		Summary: "reads the newest authorized reply as done or more work"},
-	{Name: hookSecuritySignOff, Kind: KindGate, Func: securitySignOff, Ops: ops(createComment),
+	{Name: gates.HookSecuritySignOff, Kind: KindGate, Func: gates.SecuritySignOff, Ops: ops(createComment),
 		Summary: "holds risk tier 4 and above until an authorized reviewer signs off on security"},
 
-	{Name: hookVerifyTests, Kind: KindWork, Func: verifyTests,
+	{Name: work.HookVerifyTests, Kind: KindWork, Func: work.VerifyTests,
 		Summary: "runs the node's test command and passes only on exit 0"},
-	{Name: hookInnerLoops, Kind: KindWork, Func: awaitInnerLoops,
+	{Name: work.HookInnerLoops, Kind: KindWork, Func: work.AwaitInnerLoops,
 		Summary: "holds the item until every pull request's inner loop is complete"},
 
-	{Name: hookImportHandoff, Kind: KindHandoff, Func: importHandoff,
+	{Name: handoffs.HookImportHandoff, Kind: KindHandoff, Func: handoffs.ImportHandoff,
 		Summary: "verifies the artifacts a handoff carried and demotes the walk to the first that fails"},
 }
 

@@ -14,6 +14,8 @@ import (
 	"github.com/the-loop/the-loop/graphs"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/hooks/gates"
+	"github.com/the-loop/the-loop/runtime/hooks/hooktest"
 )
 
 func TestTheListBuildsARegistryOfEveryHook(t *testing.T) {
@@ -85,23 +87,23 @@ var replies = []string{
 func runUse(t *testing.T, spec runtime.HookSpec, use hookUse) (calls, undeclared map[integrations.Op]bool) {
 	calls, undeclared = map[integrations.Op]bool{}, map[integrations.Op]bool{}
 	for _, sensitive := range []bool{false, true} {
-		hc, _ := gateCtx(t, use.node, nil)
+		hc, _ := hooktest.GateContext(t, use.node, nil)
 		hc.Graph = use.graph
 		writeMentioned(t, hc, use, sensitive)
 		for _, body := range replies {
 			for _, edited := range []bool{false, true} {
-				fake := &gateFake{labels: []string{"loop:old"}}
+				fake := &hooktest.Fake{Labels: []string{"loop:old"}}
 				hc.Params, hc.State, hc.Event = maps.Clone(use.with), runtime.NewState("issue-1"), nil
 				if hc.Params == nil {
 					hc.Params = map[string]any{}
 				}
 				if body != "" {
-					c := gateComment(7, "alice", body)
+					c := hooktest.Comment(7, "alice", body)
 					if edited {
-						c = editedComment(c)
+						c = hooktest.Edited(c)
 					}
-					fake.thread = []integrations.Comment{c}
-					gateEvent(hc, c)
+					fake.Thread = []integrations.Comment{c}
+					hooktest.SetEvent(hc, c)
 				}
 				tracker := integrations.Restrict(fake, "hook "+spec.Name, spec.Ops)
 				hc.Tracker = tracker
@@ -136,7 +138,7 @@ func writeMentioned(t *testing.T, hc *runtime.HookContext, use hookUse, sensitiv
 		}
 	}
 	if sensitive {
-		gateWrite(t, hc, "tasks.md", "- [ ] T1 change .github/workflows/ci.yml\n")
+		hooktest.WriteArtifact(t, hc, "tasks.md", "- [ ] T1 change .github/workflows/ci.yml\n")
 	}
 }
 
@@ -164,14 +166,14 @@ func TestHooksCallOnlyTheOperationsTheyDeclare(t *testing.T) {
 // TestTheRestrictedTrackerCatchesAnUndeclaredCall proves the check above can
 // fail: set-phase-label run with one operation left out of its declaration.
 func TestTheRestrictedTrackerCatchesAnUndeclaredCall(t *testing.T) {
-	hc, fake := gateCtx(t, &runtime.Node{ID: "design", Phase: "design"}, nil)
+	hc, fake := hooktest.GateContext(t, &runtime.Node{ID: "design", Phase: "design"}, nil)
 	tracker := integrations.Restrict(fake, "hook set-phase-label", []integrations.Op{integrations.OpAddLabels, integrations.OpRemoveLabel})
 	hc.Tracker = tracker
-	r, err := setPhaseLabel(hc)
+	r, err := gates.SetPhaseLabel(hc)
 	require.NoError(t, err)
 	assert.Equal(t, []integrations.Op{integrations.OpGetIssue}, tracker.Undeclared())
 	assert.Contains(t, r.Data["error"], "does not declare")
-	assert.NotContains(t, fake.calls, "get-issue", "the undeclared call never reached the provider")
+	assert.NotContains(t, fake.Calls, "get-issue", "the undeclared call never reached the provider")
 }
 
 // TestEngineDocListsEveryHook: docs/engine.md carries the table rendered
@@ -192,4 +194,12 @@ func TestEngineDocListsEveryHook(t *testing.T) {
 	}
 	require.True(t, i >= 0 && j > i, "docs/engine.md has no generated hook table; add the markers and run UPDATE_DOCS=1 go test ./runtime/hooks -run TestEngineDoc")
 	assert.Equal(t, want, doc[i:j+len(end)], "docs/engine.md drifted from the hook list; run UPDATE_DOCS=1 go test ./runtime/hooks -run TestEngineDoc")
+}
+
+func TestRegisteredHooks(t *testing.T) {
+	for _, name := range []string{"validate-artifacts", "enforces-boundaries-from", "lint-artifacts",
+		"verify-tests", "await-inner-loops", "log-entry", "lock-artifacts"} {
+		_, ok := shippedRegistry(t).Lookup(name)
+		assert.True(t, ok, name)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/hooks/gates"
 )
 
 // walkContributeComment is how `the-loop contribute` arms an item: the
@@ -54,8 +55,8 @@ func TestContributionLoopWalkToComplete(t *testing.T) {
 	w := newLoopWalk(t, "pdlc-contribution-loop")
 	w.arm("alice", walkContributeComment)
 	w.begin("goal-definition")
-	for _, p := range w.fake.posted {
-		assert.NotContains(t, p, goalRequestMarker, "the goal rode in on the arming comment, so none is asked for")
+	for _, p := range w.fake.Posted {
+		assert.NotContains(t, p, gates.GoalRequestMarker, "the goal rode in on the arming comment, so none is asked for")
 	}
 	rep := w.poll()
 	require.Equal(t, "defined", rep.Outcome, rep.Messages)
@@ -114,5 +115,5 @@ func TestContributionLoopWalkToComplete(t *testing.T) {
 		assert.Equal(t, by, st.Decisions[node].By, node)
 	}
 	assert.NotContains(t, st.Decisions, "security-review", "tier 3 needs no named sign-off")
-	assert.Contains(t, w.fake.labels, "loop:complete")
+	assert.Contains(t, w.fake.Labels, "loop:complete")
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/hooks/hooktest"
 	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
@@ -35,7 +36,7 @@ func newLoopWalk(t *testing.T, loop string) *loopWalk {
 // arm puts an authorized comment on the thread before the walk starts (the
 // arming comment of `the-loop contribute` or `the-loop review`).
 func (w *loopWalk) arm(author, body string) {
-	w.fake.thread = append(w.fake.thread, gateComment(w.newID(), author, body))
+	w.fake.Thread = append(w.fake.Thread, hooktest.Comment(w.newID(), author, body))
 }
 
 func (w *loopWalk) newID() int64 {
@@ -124,7 +125,7 @@ func (w *loopWalk) answer(author, body, outcome, want string) runtime.NodeReport
 // poll advances with the whole thread and no new reply.
 func (w *loopWalk) poll() runtime.NodeReport {
 	w.t.Helper()
-	rep, err := w.rt.Advance(context.Background(), walkID, &runtime.Event{Comments: append([]integrations.Comment(nil), w.fake.thread...)})
+	rep, err := w.rt.Advance(context.Background(), walkID, &runtime.Event{Comments: append([]integrations.Comment(nil), w.fake.Thread...)})
 	require.NoError(w.t, err)
 	return rep
 }
@@ -132,9 +133,9 @@ func (w *loopWalk) poll() runtime.NodeReport {
 // lastPosted is the newest comment the loop posted.
 func (w *loopWalk) lastPosted() integrations.Comment {
 	w.t.Helper()
-	for i := len(w.fake.thread) - 1; i >= 0; i-- {
-		if w.fake.thread[i].Author == "the-loop-bot" {
-			return w.fake.thread[i]
+	for i := len(w.fake.Thread) - 1; i >= 0; i-- {
+		if w.fake.Thread[i].Author == "the-loop-bot" {
+			return w.fake.Thread[i]
 		}
 	}
 	require.FailNow(w.t, "the loop posted nothing")
@@ -143,7 +144,7 @@ func (w *loopWalk) lastPosted() integrations.Comment {
 
 // postedContains reports a comment the loop posted holding every part.
 func (w *loopWalk) postedContains(parts ...string) bool {
-	for _, p := range w.fake.posted {
+	for _, p := range w.fake.Posted {
 		all := true
 		for _, s := range parts {
 			all = all && strings.Contains(p, s)
@@ -174,7 +175,7 @@ func (w *loopWalk) finish(path []string) (*runtime.State, map[string]runtime.Nod
 			assert.Equal(w.t, w.rt.Graph.Name, d.Loop, "%s %s", what, node)
 		}
 	}
-	calls := len(w.fake.calls)
+	calls := len(w.fake.Calls)
 	rep := w.rt.Status(context.Background(), walkID, st, true)
 	byNode := map[string]runtime.NodeReport{}
 	for _, nr := range rep.Nodes {
@@ -185,7 +186,7 @@ func (w *loopWalk) finish(path []string) (*runtime.State, map[string]runtime.Nod
 	for _, nr := range rep.Nodes {
 		assert.True(w.t, runtime.Satisfied(nr.Status), "%s: %s %v", nr.Node, nr.Status, nr.Messages)
 	}
-	assert.Len(w.t, w.fake.calls, calls, "check touches no integration")
+	assert.Len(w.t, w.fake.Calls, calls, "check touches no integration")
 	return st, byNode
 }
 

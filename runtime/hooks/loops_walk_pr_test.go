@@ -7,6 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/hooks/gates"
+	"github.com/the-loop/the-loop/runtime/hooks/hooktest"
+	"github.com/the-loop/the-loop/runtime/hooks/work"
 )
 
 // TestPRLoopWalk walks one pull request's inner loop: the review chain, a
@@ -16,7 +19,7 @@ import (
 func TestPRLoopWalk(t *testing.T) {
 	w := newLoopWalk(t, "pdlc-pr-loop")
 	w.begin("implementation")
-	assert.Empty(t, w.fake.labels, "the inner loop sets no phase label")
+	assert.Empty(t, w.fake.Labels, "the inner loop sets no phase label")
 
 	chain := func() {
 		w.claim("implementation", "verification")
@@ -34,7 +37,7 @@ func TestPRLoopWalk(t *testing.T) {
 	w.claim("critic-review", "security-review")
 	w.claim("security-review", "reviewer-briefing")
 	w.claim("reviewer-briefing", "pr-approval")
-	assert.Contains(t, w.lastPosted().Body, gateReviewMarker("pr-approval"))
+	assert.Contains(t, w.lastPosted().Body, gates.ReviewMarker("pr-approval"))
 	pending := w.state()
 
 	w.answer("bob", "Changes requested: the job must not run on forks.", "changes-requested", "implementation")
@@ -56,7 +59,7 @@ func TestPRLoopWalk(t *testing.T) {
 	// The outer loop's implementation waits on this record, then passes.
 	node, ok := compileShipped(t, "pdlc-work-item-loop").Node("implementation")
 	require.True(t, ok)
-	hc, _ := gateCtx(t, node, nil)
+	hc, _ := hooktest.GateContext(t, node, nil)
 	hc.Signer = w.rt.Signer
 	for _, tt := range []struct {
 		name   string
@@ -68,9 +71,9 @@ func TestPRLoopWalk(t *testing.T) {
 	} {
 		b, err := tt.st.Marshal()
 		require.NoError(t, err)
-		writeArtifact(t, hc, "pr-loops/pr-7/"+runtime.StateFile, string(b))
-		res, err := awaitInnerLoops(hc)
+		hooktest.WriteArtifact(t, hc, "pr-loops/pr-7/"+runtime.StateFile, string(b))
+		res, err := work.AwaitInnerLoops(hc)
 		require.NoError(t, err, tt.name)
-		assert.Equal(t, tt.status, res.Status, "%s: %v", tt.name, gateMessages(res))
+		assert.Equal(t, tt.status, res.Status, "%s: %v", tt.name, hooktest.Texts(res))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/hooks/gates"
 )
 
 const walkReview = `# Review of o/r#7
@@ -25,7 +26,7 @@ func TestReviewLoopWalkToComplete(t *testing.T) {
 	w := newLoopWalk(t, "pdlc-review-loop")
 	w.arm("alice", "the-loop review\nQuestions:\n- is the retry bounded?\nAngles:\n- error handling\nPull requests:\n- #7\n")
 	w.begin("review-brief")
-	assert.Empty(t, w.fake.posted, "the brief rode in on the arming comment, so no template is posted")
+	assert.Empty(t, w.fake.Posted, "the brief rode in on the arming comment, so no template is posted")
 	rep := w.poll()
 	require.Equal(t, "defined", rep.Outcome, rep.Messages)
 	require.Equal(t, "review", w.at())
@@ -40,7 +41,7 @@ func TestReviewLoopWalkToComplete(t *testing.T) {
 	w.claimBlocked("review", "review.md")
 	w.write("review.md", walkReview)
 	w.claim("review", "follow-up")
-	assert.Contains(t, w.lastPosted().Body, gateReviewMarker("follow-up"))
+	assert.Contains(t, w.lastPosted().Body, gates.ReviewMarker("follow-up"))
 	// a follow-up question is more work; the next round answers it.
 	w.answer("alice", "Does the cancellation also affect the upload path?", "more-work", "review")
 	w.edit("review.md", "## Follow-up", "- The upload path shares the backoff: same fix applies.\n\n## Follow-up")
@@ -54,5 +55,5 @@ func TestReviewLoopWalkToComplete(t *testing.T) {
 	assert.Equal(t, "@alice", st.Decisions["follow-up"].By)
 	assert.Equal(t, "done", st.Decisions["follow-up"].Outcome)
 	assert.Equal(t, "pass", byNode["review"].Status)
-	assert.Contains(t, w.fake.labels, "loop:complete")
+	assert.Contains(t, w.fake.Labels, "loop:complete")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/the-loop/the-loop/graphs"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/hooks/gates"
 )
 
 // Fixture artifacts of the work item "CSV export", as the agent writes them.
@@ -82,13 +83,13 @@ Not run yet.
 func TestWorkItemLoopWalk(t *testing.T) {
 	w := newLoopWalk(t, graphs.Default)
 	w.begin("phase-selection")
-	assert.Contains(t, w.fake.labels, "loop:phase-selection")
+	assert.Contains(t, w.fake.Labels, "loop:phase-selection")
 
 	// The selection: alice edits the posted checklist in place — brainstorming
 	// and the whole review chain unticked, the opt-in design critic ticked —
 	// and bob signs it.
-	posted := len(w.fake.thread) - 1
-	body := w.fake.thread[posted].Body
+	posted := len(w.fake.Thread) - 1
+	body := w.fake.Thread[posted].Body
 	for old, repl := range map[string]string{
 		"- [x] brainstorming\n":      "- [ ] brainstorming\n",
 		"- [x] review-chain":         "- [ ] review-chain",
@@ -97,7 +98,7 @@ func TestWorkItemLoopWalk(t *testing.T) {
 		require.Contains(t, body, old)
 		body = strings.Replace(body, old, repl, 1)
 	}
-	w.fake.thread[posted].Body = body
+	w.fake.Thread[posted].Body = body
 	w.answer("bob", "the-loop execute", "selected", "requirements-definition")
 	st := w.state()
 	reviewChain := w.rt.Graph.SkipSets["review-chain"]
@@ -118,7 +119,7 @@ func TestWorkItemLoopWalk(t *testing.T) {
 	// requirements, first visit of the approval: changes requested.
 	w.write("requirements.md", walkRequirements)
 	w.claim("requirements-definition", "requirements-approval")
-	assert.Contains(t, w.lastPosted().Body, gateReviewMarker("requirements-approval"))
+	assert.Contains(t, w.lastPosted().Body, gates.ReviewMarker("requirements-approval"))
 	w.answer("alice", "Changes requested: the export needs a size limit.", "changes-requested", "requirements-definition")
 	assert.Contains(t, w.reviewComments("requirements.md"), "the export needs a size limit", "the change request is recorded")
 	assert.NotContains(t, w.read("requirements.md"), "status: approved", "a change request locks nothing")
@@ -187,5 +188,5 @@ func TestWorkItemLoopWalk(t *testing.T) {
 	assert.Equal(t, want, statuses(byNode, append([]string{"import-handoff", "brainstorming", "design-critic-review"}, reviewChain...)...))
 	assert.Contains(t, byNode["brainstorming"].Messages[0], "by @bob")
 	assert.Contains(t, byNode["critic-review"].Messages[0], `token "review-chain"`)
-	assert.Contains(t, w.fake.labels, "loop:complete")
+	assert.Contains(t, w.fake.Labels, "loop:complete")
 }

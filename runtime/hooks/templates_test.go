@@ -13,6 +13,11 @@ import (
 
 	"github.com/the-loop/the-loop/graphs"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/hooks/artifacts"
+	"github.com/the-loop/the-loop/runtime/hooks/gates"
+	"github.com/the-loop/the-loop/runtime/hooks/hooktest"
+	"github.com/the-loop/the-loop/runtime/hooks/specdir"
+	"github.com/the-loop/the-loop/runtime/hooks/work"
 	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
@@ -49,7 +54,7 @@ var outsideGraphTemplates = []string{"capability.md", "pr-briefing.md", "evidenc
 var diagramTemplates = []string{"capability.md", "pr-briefing.md"}
 
 // artifactHooks are the exit hooks that read a node's artifacts.
-var artifactHooks = map[string]bool{hookValidate: true, hookLint: true, hookBoundaries: true, hookSuccessCriteria: true, hookInnerLoops: true}
+var artifactHooks = map[string]bool{artifacts.HookValidate: true, artifacts.HookLint: true, artifacts.HookBoundaries: true, artifacts.HookSuccessCriteria: true, work.HookInnerLoops: true}
 
 func readTemplate(t *testing.T, name string) string {
 	t.Helper()
@@ -135,30 +140,30 @@ func shippedGateEntries(t *testing.T) []gateEntry {
 // gateWorld is what one gate entry reads: the slots to write and the
 // artifacts whose absence is planned.
 type gateWorld struct {
-	slots   []slot
+	slots   []specdir.Slot
 	skipped []string
 }
 
 func worldOf(t *testing.T, e gateEntry) gateWorld {
-	hc := newTestContext(t, e.node, e.entry.With)
+	hc := hooktest.NewContext(t, e.node, e.entry.With)
 	var w gateWorld
 	switch e.entry.Hook {
-	case hookSuccessCriteria:
-		w.slots = parseSlots([]string{"contribution.md|evidence/verification.md"})
-	case hookInnerLoops:
-		w.slots = parseSlots([]string{executionLog})
-	case hookBoundaries:
-		w.slots = append(nodeSlots(hc), paramSlots(hc, "upstream")...)
+	case artifacts.HookSuccessCriteria:
+		w.slots = specdir.ParseSlots([]string{"contribution.md|evidence/verification.md"})
+	case work.HookInnerLoops:
+		w.slots = specdir.ParseSlots([]string{artifacts.ExecutionLog})
+	case artifacts.HookBoundaries:
+		w.slots = append(specdir.NodeSlots(hc), specdir.ParamSlots(hc, "upstream")...)
 	default:
-		w.slots = append(nodeSlots(hc), paramSlots(hc, "validates")...)
+		w.slots = append(specdir.NodeSlots(hc), specdir.ParamSlots(hc, "validates")...)
 	}
-	if truthy(e.entry.With["onlyWhenSkipped"]) {
-		for _, s := range paramSlots(hc, "onlyWhenSkipped") {
-			w.skipped = append(w.skipped, s.names...)
+	if runtime.Truthy(e.entry.With["onlyWhenSkipped"]) {
+		for _, s := range specdir.ParamSlots(hc, "onlyWhenSkipped") {
+			w.skipped = append(w.skipped, s.Names...)
 		}
 		// The planned-absent artifact is the node's own product: the entry
 		// gates only what `validates` names.
-		w.slots = paramSlots(hc, "validates")
+		w.slots = specdir.ParamSlots(hc, "validates")
 	}
 	return w
 }
@@ -168,12 +173,12 @@ func worldOf(t *testing.T, e gateEntry) gateWorld {
 func (w gateWorld) variants() [][]string {
 	n := 1
 	for _, s := range w.slots {
-		n = max(n, len(s.names))
+		n = max(n, len(s.Names))
 	}
 	out := make([][]string, n)
 	for j := range out {
 		for _, s := range w.slots {
-			out[j] = append(out[j], s.names[min(j, len(s.names)-1)])
+			out[j] = append(out[j], s.Names[min(j, len(s.Names)-1)])
 		}
 	}
 	return out
@@ -194,7 +199,7 @@ func runGate(t *testing.T, e gateEntry, hc *runtime.HookContext) runtime.Result 
 }
 
 func gateContext(t *testing.T, e gateEntry, w gateWorld) *runtime.HookContext {
-	hc := newTestContext(t, e.node, e.entry.With)
+	hc := hooktest.NewContext(t, e.node, e.entry.With)
 	hc.Graph = e.graph
 	hc.ReadOnly = true
 	for _, s := range w.skipped {
@@ -222,19 +227,19 @@ func TestTemplatesPassTheGatesThatReadThem(t *testing.T) {
 				for _, f := range files {
 					text := renderTemplate(t, f)
 					boxes += markdown.CountUnticked(text)
-					writeArtifact(t, hc, f, text)
+					hooktest.WriteArtifact(t, hc, f, text)
 					covered[f] = true
 				}
-				tickedGate := e.entry.With["checkmarks"] == "complete" || e.entry.Hook == hookSuccessCriteria
+				tickedGate := e.entry.With["checkmarks"] == "complete" || e.entry.Hook == artifacts.HookSuccessCriteria
 				if tickedGate && boxes > 0 {
 					res := runGate(t, e, hc)
 					require.Equal(t, runtime.Block, res.Status, "an unticked template must not pass %s", e.name())
 					for _, f := range files {
-						writeArtifact(t, hc, f, tickAll(renderTemplate(t, f)))
+						hooktest.WriteArtifact(t, hc, f, tickAll(renderTemplate(t, f)))
 					}
 				}
 				res := runGate(t, e, hc)
-				assert.Equal(t, runtime.Pass, res.Status, "%v: %v", files, texts(res))
+				assert.Equal(t, runtime.Pass, res.Status, "%v: %v", files, hooktest.Texts(res))
 			})
 		}
 	}
@@ -255,7 +260,7 @@ func TestTemplatesPassTheGatesThatReadThem(t *testing.T) {
 // the gate spells it.
 func TestUntouchedTemplatesPassNoGate(t *testing.T) {
 	for _, e := range shippedGateEntries(t) {
-		if e.entry.Hook != hookValidate || len(hcList(e.entry.With["sections"])) == 0 {
+		if e.entry.Hook != artifacts.HookValidate || len(hcList(e.entry.With["sections"])) == 0 {
 			continue
 		}
 		w := worldOf(t, e)
@@ -263,14 +268,14 @@ func TestUntouchedTemplatesPassNoGate(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", e.name(), j), func(t *testing.T) {
 				hc := gateContext(t, e, w)
 				for _, f := range files {
-					writeArtifact(t, hc, f, substitute(readTemplate(t, f)))
+					hooktest.WriteArtifact(t, hc, f, substitute(readTemplate(t, f)))
 				}
 				res := runGate(t, e, hc)
 				require.Equal(t, runtime.Block, res.Status, "an untouched template passed %s", e.name())
-				for _, m := range texts(res) {
+				for _, m := range hooktest.Texts(res) {
 					assert.NotContains(t, m, "required section is missing", e.name())
 				}
-				assert.Contains(t, strings.Join(texts(res), "\n"), "required section is empty: ", e.name())
+				assert.Contains(t, strings.Join(hooktest.Texts(res), "\n"), "required section is empty: ", e.name())
 			})
 		}
 	}
@@ -311,11 +316,11 @@ func TestTemplatesNeverLock(t *testing.T) {
 // TestTemplatesLeaveTheRiskTierAlone: filled-in templates name no sensitive
 // path, so they do not raise a work item's risk tier.
 func TestTemplatesLeaveTheRiskTierAlone(t *testing.T) {
-	hc := newTestContext(t, nil, nil)
+	hc := hooktest.NewContext(t, nil, nil)
 	for _, f := range []string{"requirements.md", "design.md", "tasks.md"} {
-		writeArtifact(t, hc, f, renderTemplate(t, f))
+		hooktest.WriteArtifact(t, hc, f, renderTemplate(t, f))
 	}
-	assert.Equal(t, DefaultRiskTier, RiskTier(hc))
+	assert.Equal(t, gates.DefaultRiskTier, gates.RiskTier(hc))
 }
 
 // TestTemplatesCarryDiagramsThatParse: the capability doc and the PR
@@ -350,7 +355,7 @@ func TestSkillTableMatchesTheGates(t *testing.T) {
 		}
 	}
 	for _, e := range shippedGateEntries(t) {
-		if e.entry.Hook != hookValidate {
+		if e.entry.Hook != artifacts.HookValidate {
 			continue
 		}
 		w := worldOf(t, e)
@@ -359,7 +364,7 @@ func TestSkillTableMatchesTheGates(t *testing.T) {
 		for _, row := range rows[e.node.ID] {
 			ok := true
 			for _, s := range w.slots {
-				ok = ok && strings.Contains(row, s.names[0])
+				ok = ok && strings.Contains(row, s.Names[0])
 			}
 			for _, sec := range want {
 				ok = ok && strings.Contains(row, fmt.Sprint(sec))

@@ -1,0 +1,188 @@
+package gates
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime"
+)
+
+// Edited reports a comment edited after it was created (the provider's
+// updated time is later than its created time). An edited comment is never
+// read as a decision: what the gate would read is not what was first posted,
+// and nothing records what it said before.
+func Edited(c integrations.Comment) bool {
+	return !c.CreatedAt.IsZero() && c.UpdatedAt.After(c.CreatedAt)
+}
+
+// BodyHash is the hash a decision records of a comment's body.
+func BodyHash(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// EvidenceKey is the key of a decision's data holding what it rests on.
+const EvidenceKey = "evidence"
+
+// gateEvidence records, for each comment a decision rests on, its id, URL,
+// author, body hash and timestamps: signed with the decision, it says
+// exactly which text decided, and a later edit of that comment shows.
+func gateEvidence(cs ...integrations.Comment) []any {
+	out := make([]any, 0, len(cs))
+	for _, c := range cs {
+		e := map[string]any{"url": c.URL, "author": NormalizeLogin(c.Author), "sha256": BodyHash(c.Body)}
+		if c.ID != 0 {
+			e["id"] = fmt.Sprint(c.ID)
+		}
+		if !c.CreatedAt.IsZero() {
+			e["createdAt"] = c.CreatedAt.UTC().Format(time.RFC3339Nano)
+		}
+		if !c.UpdatedAt.IsZero() {
+			e["updatedAt"] = c.UpdatedAt.UTC().Format(time.RFC3339Nano)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// Notice markers: one comment of each kind per gate visit (help) or per
+// edited comment (edited).
+func gateHelpMarker(node string) string { return "<!-- the-loop:reply-help " + node + " -->" }
+
+func gateEditedMarker(node string, c integrations.Comment) string {
+	key := fmt.Sprint(c.ID)
+	if c.ID == 0 {
+		sum := sha256.Sum256([]byte(c.URL + "\n" + c.Author))
+		key = hex.EncodeToString(sum[:8])
+	}
+	return "<!-- the-loop:edited " + node + " " + key + " -->"
+}
+
+// gateNotice posts body with marker on the thread unless a comment the loop
+// marked as its own already carries marker among the event's comments (this
+// visit's): it is said once, never each cycle. Nothing is posted under check
+// or without a tracker. It returns what to report when the post failed.
+func gateNotice(hc *runtime.HookContext, marker, body string) string {
+	if hc.ReadOnly {
+		return ""
+	}
+	for _, c := range gateEventComments(hc) {
+		if integrations.IsSelfAuthored(c.Body) && strings.Contains(c.Body, marker) {
+			return ""
+		}
+	}
+	if p, why := gateTracker(hc); p == nil {
+		return why
+	}
+	if _, err := gatePost(hc, body+"\n\n"+marker); err != nil {
+		return fmt.Sprintf("the notice was not posted: %v", err)
+	}
+	return ""
+}
+
+// gateEditedNotice says, once per edited comment, that it is not read.
+func gateEditedNotice(hc *runtime.HookContext, c integrations.Comment) string {
+	body := fmt.Sprintf("%s, your [comment](%s) was edited after it was posted, so this gate does not read it: an edited comment is never a decision. "+
+		"Post a new comment instead.", gateAt(c.Author), c.URL)
+	return gateNotice(hc, gateEditedMarker(hc.NodeID(), c), body)
+}
+
+// gateWaitEdited is the wait of a gate whose deciding comment was edited.
+func gateWaitEdited(hc *runtime.HookContext, hook string, c integrations.Comment) runtime.Result {
+	r := runtime.Waiting(hook, fmt.Sprintf("the newest authorized comment (by %s) was edited after it was posted; an edited comment is never a decision, so the gate waits for a new one", gateAt(c.Author)))
+	if why := gateEditedNotice(hc, c); why != "" {
+		r.Data = gateData("error", why)
+	}
+	return r
+}
+
+// replyHelp is the notice a gate posts when a reply uses the words of a
+// decision the reader does not accept, per kind of gate.
+var replyHelp = map[string]string{
+	HookClassifyFeedback: "I could not read the newest reply as a decision, so this gate is still waiting. " +
+		"To approve, reply with `Approved.` (or `LGTM`, `I approve this.`) and nothing that withholds it: no negation, condition, question, " +
+		"mention of someone else, \"so far\"/\"for now\", or emoji. To ask for changes, reply `Changes requested:` followed by what to change. " +
+		"Quoted text, code, struck-through text, unticked boxes and edited comments are never read.",
+	HookSecuritySignOff: "I could not read the newest comment as a security sign-off, so this item is still waiting. " +
+		"To sign off, an authorized reviewer comments `Security sign-off.` (or `I sign off on security.`) with nothing that withholds it: " +
+		"no negation, condition, question, mention of someone else, or emoji. Edited comments are never read.",
+	HookClassifyAdhocReply: "I could not read the newest reply, so this task is still waiting. Reply `Done.` when nothing more is needed, " +
+		"or say what else to do. Emoji alone, thanks alone and edited comments are never read.",
+}
+
+// gateHelp posts the gate's help notice once per visit.
+func gateHelp(hc *runtime.HookContext, hook string) string {
+	return gateNotice(hc, gateHelpMarker(hc.NodeID()), replyHelp[hook])
+}
+
+// EventDecisionCommentChanged is recorded when a comment a decision rests on
+// was edited or deleted after the decision.
+const EventDecisionCommentChanged = "gate.decision_comment_changed"
+
+// ChangedEvidence compares the comments each recorded decision of st rests
+// on (its evidence) with the thread as it stands, and returns one event per
+// comment edited (body hash or updated time changed) or deleted since.
+func ChangedEvidence(st *runtime.State, thread []integrations.Comment) []runtime.EventRecord {
+	byID, byURL := map[string]integrations.Comment{}, map[string]integrations.Comment{}
+	for _, c := range thread {
+		if c.ID != 0 {
+			byID[fmt.Sprint(c.ID)] = c
+		}
+		if c.URL != "" {
+			byURL[c.URL] = c
+		}
+	}
+	var out []runtime.EventRecord
+	for _, d := range runtimeDecisions(st) {
+		list, _ := d.Data[EvidenceKey].([]any)
+		for _, raw := range list {
+			e, _ := raw.(map[string]any)
+			id, _ := e["id"].(string)
+			url, _ := e["url"].(string)
+			want, _ := e["sha256"].(string)
+			c, ok := byID[id]
+			if !ok || id == "" {
+				c, ok = byURL[url]
+			}
+			data := map[string]any{"commentUrl": url, "recordedSha256": want, "decision": d.Kind, "outcome": d.Outcome, "by": d.By}
+			switch {
+			case !ok:
+				data["change"] = "deleted"
+			case BodyHash(c.Body) != want || changedAfter(c, e):
+				data["change"], data["currentSha256"] = "edited", BodyHash(c.Body)
+				data["updatedAt"] = c.UpdatedAt.UTC().Format(time.RFC3339Nano)
+			default:
+				continue
+			}
+			out = append(out, runtime.EventRecord{Name: EventDecisionCommentChanged, Node: d.Node, Data: data})
+		}
+	}
+	return out
+}
+
+// changedAfter reports a comment updated after the time its evidence records.
+func changedAfter(c integrations.Comment, e map[string]any) bool {
+	at, _ := e["updatedAt"].(string)
+	t, err := time.Parse(time.RFC3339Nano, at)
+	return err == nil && c.UpdatedAt.After(t)
+}
+
+func runtimeDecisions(st *runtime.State) []*runtime.Decision {
+	var out []*runtime.Decision
+	for _, m := range []map[string]*runtime.Decision{st.Decisions, st.Skips, st.OptIns} {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			out = append(out, m[k])
+		}
+	}
+	return out
+}

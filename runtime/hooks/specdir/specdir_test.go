@@ -1,0 +1,97 @@
+package specdir
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/runtime/hooks/hooktest"
+)
+
+func TestParseSlotsKeepsAlternativesAndDropsEmptyEntries(t *testing.T) {
+	got := ParseSlots([]string{"requirements.md | bugfix.md", "", " | ", "design.md"})
+	assert.Equal(t, []Slot{
+		{Entry: "requirements.md | bugfix.md", Names: []string{"requirements.md", "bugfix.md"}},
+		{Entry: "design.md", Names: []string{"design.md"}},
+	}, got)
+}
+
+func TestSpecDirMessagePaths(t *testing.T) {
+	hc := hooktest.NewContext(t, nil, nil)
+	d, err := Open(hc)
+	require.NoError(t, err)
+	defer d.Close()
+	assert.Equal(t, "docs/specs/issue-1", d.Rel(""))
+	assert.Equal(t, "docs/specs/issue-1/design.md", d.Rel("design.md"))
+	assert.Equal(t, "/elsewhere/x.md", repoPath(hc.Repo, "/elsewhere/x.md"), "outside the repo the path stays absolute")
+}
+
+func TestSpecDirThatDoesNotExistHasNothingPresent(t *testing.T) {
+	hc := hooktest.NewContext(t, nil, nil)
+	hc.WorkItem.SpecDir = filepath.Join(hc.Repo, "docs", "specs", "issue-404")
+	d, err := Open(hc)
+	require.NoError(t, err)
+	defer d.Close()
+	assert.False(t, d.Present("design.md"))
+	_, err = d.Read("design.md")
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestSpecDirWithoutAFolderIsAnError(t *testing.T) {
+	hc := hooktest.NewContext(t, nil, nil)
+	hc.WorkItem.SpecDir = ""
+	_, err := Open(hc)
+	assert.ErrorContains(t, err, "WorkItem.SpecDir is empty")
+}
+
+func TestSpecDirNeverReadsOutsideTheFolder(t *testing.T) {
+	hc := hooktest.NewContext(t, nil, nil)
+	secret := filepath.Join(hc.Repo, "secret.md")
+	require.NoError(t, os.WriteFile(secret, []byte("top secret"), 0o600))
+	require.NoError(t, os.Symlink(secret, filepath.Join(hc.WorkItem.SpecDir, "link.md")))
+	d, err := Open(hc)
+	require.NoError(t, err)
+	defer d.Close()
+
+	for _, name := range []string{"../../../secret.md", secret, "link.md"} {
+		text, err := d.Read(name)
+		assert.Error(t, err, name)
+		assert.Empty(t, text, name)
+	}
+	assert.False(t, d.Present("../../../secret.md"))
+	assert.Error(t, d.WriteAtomic("../../../secret.md", []byte("x")))
+	b, err := os.ReadFile(secret)
+	require.NoError(t, err)
+	assert.Equal(t, "top secret", string(b), "nothing outside the spec folder was written")
+}
+
+func TestRefuseUnsafeNames(t *testing.T) {
+	hc := hooktest.NewContext(t, nil, nil)
+	d, err := Open(hc)
+	require.NoError(t, err)
+	defer d.Close()
+	msgs := d.RefuseUnsafeNames(ParseSlots([]string{"ok.md|../../etc/passwd", "/etc/passwd", "sub/fine.md"}))
+	require.Len(t, msgs, 2)
+	assert.Equal(t, `artifact name "../../etc/passwd" is not a file inside the spec folder — name it relative to docs/specs/issue-1, with no .. and no leading / (docs/specs/issue-1)`, msgs[0].String())
+	assert.Contains(t, msgs[1].Text, `"/etc/passwd"`)
+}
+
+func TestWriteAtomicKeepsPermissionsAndLeavesNoTempFile(t *testing.T) {
+	hc := hooktest.NewContext(t, nil, nil)
+	p := hooktest.WriteArtifact(t, hc, "design.md", "old")
+	require.NoError(t, os.Chmod(p, 0o600))
+	d, err := Open(hc)
+	require.NoError(t, err)
+	defer d.Close()
+	require.NoError(t, d.WriteAtomic("design.md", []byte("new")))
+	assert.Equal(t, "new", hooktest.ReadArtifact(t, hc, "design.md"))
+	info, err := os.Stat(p)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	entries, err := os.ReadDir(hc.WorkItem.SpecDir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1)
+}
