@@ -44,6 +44,7 @@ type pluginManifest struct {
 	License     string                 `json:"license"`
 	Keywords    []string               `json:"keywords"`
 	Skills      string                 `json:"skills"`
+	Hooks       string                 `json:"hooks"`
 	MCPServers  map[string]serverEntry `json:"mcpServers"`
 }
 
@@ -66,8 +67,9 @@ func dirNames(t *testing.T, dir, suffix string) []string {
 // manifest names the skills directory and the MCP server, carries the
 // metadata a plugin directory requires (version, author, licence) and lists
 // what ships; every skill and command exists where Claude Code discovers it;
-// and the manifest does not re-declare hooks/hooks.json (Claude Code loads
-// that file by convention and refuses a second declaration of it).
+// and the manifest declares the stop check's hook file, stop-check/claude-code.json,
+// while no hooks/hooks.json exists (Claude Code would load that one by
+// convention as well, so the stop check would run twice).
 func TestClaudeCodePluginBringsTheWholeLoop(t *testing.T) {
 	var manifest pluginManifest
 	readJSON(t, ".claude-plugin/plugin.json", &manifest)
@@ -104,9 +106,12 @@ func TestClaudeCodePluginBringsTheWholeLoop(t *testing.T) {
 			} `json:"hooks"`
 		} `json:"hooks"`
 	}
-	readJSON(t, "hooks/hooks.json", &hooks)
+	assert.Equal(t, "./stop-check/claude-code.json", manifest.Hooks)
+	readJSON(t, manifest.Hooks, &hooks)
 	require.NotEmpty(t, hooks.Hooks["Stop"])
-	assert.Equal(t, "the-loop gate --harness claude", hooks.Hooks["Stop"][0].Hooks[0].Command, "the stop hook is the gate")
+	assert.Equal(t, "the-loop gate --harness claude", hooks.Hooks["Stop"][0].Hooks[0].Command, "the stop hook is the stop check")
+	_, err = os.Stat(filepath.Join(root, "hooks", "hooks.json"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing else declares a hook by convention")
 }
 
 // TestPluginCommandAndSkillNamesAreDistinct: a command and a skill share the

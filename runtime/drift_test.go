@@ -36,7 +36,7 @@ func TestForgedRecordDriftsWithAndWithoutKeys(t *testing.T) {
 	}
 	for name, s := range signers {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, nil)
+			h := newRig(t, nil)
 			h.rt.Signer = s
 			rep := h.rt.Status(context.Background(), "issue-1", forgedComplete(), true)
 			assert.False(t, rep.OK)
@@ -53,7 +53,7 @@ func TestForgedRecordDriftsWithAndWithoutKeys(t *testing.T) {
 }
 
 func TestAnHonestRecordHasNoDrift(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newRig(t, nil)
 	h.rt.Signer = NewEd25519Signer(testKey("host"))
 	h.advance(h.say("select"))
 	h.write("spec.md", "# spec\n")
@@ -83,7 +83,7 @@ func TestAnHonestRecordHasNoDrift(t *testing.T) {
 }
 
 func TestDriftNamesAnUnknownPointer(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newRig(t, nil)
 	st := NewState("issue-1")
 	st.CurrentNode = "nowhere"
 	rep := h.rt.Status(context.Background(), "issue-1", st, true)

@@ -14,7 +14,7 @@ import (
 	"github.com/the-loop/the-loop/runtime/plaintext"
 )
 
-// DefaultSpecRoot is where work-item folders live when the harness config
+// DefaultSpecRoot is where work-item folders live when the repository config
 // names none.
 const DefaultSpecRoot = "docs/specs"
 

@@ -62,16 +62,16 @@ edges:
   - {from: build, to: complete, on: skipped}
 `
 
-type harness struct {
+type rig struct {
 	t       *testing.T
 	rt      *Runtime
 	mem     *MemoryPersister
 	entries []string
 }
 
-func newHarness(t *testing.T, key []byte) *harness {
+func newRig(t *testing.T, key []byte) *rig {
 	t.Helper()
-	h := &harness{t: t, mem: NewMemoryPersister()}
+	h := &rig{t: t, mem: NewMemoryPersister()}
 	repo := t.TempDir()
 	hooks := map[string]HookFunc{
 		"ok": passHook(nil),
@@ -112,27 +112,27 @@ func newHarness(t *testing.T, key []byte) *harness {
 	return h
 }
 
-func (h *harness) say(body string) *Event {
+func (h *rig) say(body string) *Event {
 	return &Event{Comments: []integrations.Comment{{Author: "owner", Body: body, URL: "https://example.test/c/1", CreatedAt: time.Now().Add(2 * time.Second)}}}
 }
 
-func (h *harness) advance(ev *Event) NodeReport {
+func (h *rig) advance(ev *Event) NodeReport {
 	rep, err := h.rt.Advance(context.Background(), "issue-1", ev)
 	require.NoError(h.t, err)
 	return rep
 }
 
-func (h *harness) state() *State {
+func (h *rig) state() *State {
 	st, _, err := h.mem.Load(context.Background(), "issue-1")
 	require.NoError(h.t, err)
 	return st
 }
 
-func (h *harness) write(name, body string) {
+func (h *rig) write(name, body string) {
 	require.NoError(h.t, os.WriteFile(filepath.Join(h.rt.SpecDir("issue-1"), name), []byte(body), 0o644))
 }
 
-func (h *harness) status(recompute bool) Report {
+func (h *rig) status(recompute bool) Report {
 	return h.rt.Status(context.Background(), "issue-1", h.state(), recompute)
 }
 
@@ -146,7 +146,7 @@ func node(rep Report, id string) NodeReport {
 }
 
 func TestStartIsIdempotentAndPersistsBeforeEntry(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newRig(t, nil)
 	ctx := context.Background()
 	res, err := h.rt.Start(ctx, "issue-1", StartOptions{})
 	require.NoError(t, err)
@@ -164,7 +164,7 @@ func TestStartIsIdempotentAndPersistsBeforeEntry(t *testing.T) {
 }
 
 func TestSameFailureTwiceEscalates(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newRig(t, nil)
 	h.advance(h.say("select"))
 	first := h.advance(nil)
 	assert.Equal(t, "block", first.Status)
@@ -181,7 +181,7 @@ func TestSameFailureTwiceEscalates(t *testing.T) {
 }
 
 func TestMaxAttemptsEscalates(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newRig(t, nil)
 	h.advance(h.say("select"))
 	h.rt.Graph.byID["write"].MaxAttempts = 2
 	defer func() { h.rt.Graph.byID["write"].MaxAttempts = 3 }()
@@ -197,7 +197,7 @@ func TestMaxAttemptsEscalates(t *testing.T) {
 
 func TestGateDecisionIsSignedAndHonouredByRecompute(t *testing.T) {
 	key := []byte("operator-key")
-	h := newHarness(t, key)
+	h := newRig(t, key)
 	h.advance(h.say("select"))
 	h.write("spec.md", "# spec\n")
 	assert.Equal(t, "pass", h.advance(nil).Status)
@@ -227,7 +227,7 @@ func TestGateDecisionIsSignedAndHonouredByRecompute(t *testing.T) {
 }
 
 func TestUnsignedDecisionsWithoutAKeyAreHonouredAndReported(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newRig(t, nil)
 	st := NewState("issue-1")
 	st.Decisions["select"] = &Decision{Node: "select", Kind: KindSelection, Outcome: "selected", By: "@owner"}
 	h.mem.Put("issue-1", st)
@@ -242,7 +242,7 @@ func TestUnsignedDecisionsWithoutAKeyAreHonouredAndReported(t *testing.T) {
 }
 
 func TestHandWrittenStateCannotMakeAnItemOK(t *testing.T) {
-	h := newHarness(t, []byte("k"))
+	h := newRig(t, []byte("k"))
 	st := NewState("issue-1")
 	st.CurrentNode = "complete"
 	st.Decisions["select"] = &Decision{Node: "select", Kind: KindSelection, Outcome: "selected", By: "@owner", Signature: "hmac-sha256:00"}
@@ -258,7 +258,7 @@ func TestHandWrittenStateCannotMakeAnItemOK(t *testing.T) {
 }
 
 func TestForceMovesThePointerAndForgesNoVerdict(t *testing.T) {
-	h := newHarness(t, []byte("k"))
+	h := newRig(t, []byte("k"))
 	h.advance(h.say("select"))
 	res, err := h.rt.Force(context.Background(), "issue-1", "complete", "demo day", "@ops")
 	require.NoError(t, err)
@@ -286,7 +286,7 @@ func TestForceMovesThePointerAndForgesNoVerdict(t *testing.T) {
 }
 
 func TestDeclareSkips(t *testing.T) {
-	h := newHarness(t, []byte("k"))
+	h := newRig(t, []byte("k"))
 	h.advance(h.say("select"))
 	res, err := h.rt.DeclareSkips(context.Background(), "issue-1", []string{"write", "build", "select", "nowhere"}, "docs only", "@ops")
 	require.NoError(t, err)
@@ -307,7 +307,7 @@ func TestDeclareSkips(t *testing.T) {
 }
 
 func TestPlannedAbsenceExcusesOnlyTheAuthoringNode(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newRig(t, nil)
 	g := h.rt.Graph
 	st := NewState("issue-1")
 	st.Skips["build"] = &Decision{Node: "build", Via: "cli"}
@@ -319,7 +319,7 @@ func TestPlannedAbsenceExcusesOnlyTheAuthoringNode(t *testing.T) {
 }
 
 func TestCompleteClaims(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newRig(t, nil)
 	ctx := context.Background()
 	env, err := h.rt.Complete(ctx, "issue-1", "", "agent")
 	require.NoError(t, err)
@@ -350,7 +350,7 @@ func TestCompleteClaims(t *testing.T) {
 }
 
 func TestChangesRequestedLoopsBackAndAsksAgain(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newRig(t, nil)
 	h.advance(h.say("select"))
 	h.write("spec.md", "x")
 	h.advance(nil)
@@ -375,7 +375,7 @@ func TestIDsNeverBecomePathsOutsideTheRepo(t *testing.T) {
 // elsewhere proves nothing.
 func TestSignedDecisionsCannotBeMovedAround(t *testing.T) {
 	key := []byte("k")
-	h := newHarness(t, key)
+	h := newRig(t, key)
 	_, err := h.rt.DeclareSkips(context.Background(), "issue-1", []string{"build"}, "docs only", "@ops")
 	require.NoError(t, err)
 	real := h.state().Skips["build"]
@@ -402,7 +402,7 @@ func TestSignedDecisionsCannotBeMovedAround(t *testing.T) {
 // A comment written before the gate's current visit, or with no date at all,
 // never answers it.
 func TestGatesReadOnlyCommentsOfTheCurrentVisit(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newRig(t, nil)
 	h.advance(h.say("select"))
 	old := &Event{Comments: []integrations.Comment{{Author: "owner", Body: "select", CreatedAt: time.Now().Add(-time.Hour)}}}
 	undated := &Event{Comments: []integrations.Comment{{Author: "owner", Body: "select"}}}

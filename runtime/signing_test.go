@@ -157,7 +157,7 @@ func TestLoadSignerAndRepositoryKeys(t *testing.T) {
 // A recorded walk signed on the host verifies in an environment that holds
 // only the public key, and a hand-edited copy does not.
 func TestSignedWalkVerifiesKeylessWithThePublicKey(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newRig(t, nil)
 	priv := testKey("host")
 	h.rt.Signer = NewEd25519Signer(priv)
 	h.advance(h.say("select"))
@@ -178,13 +178,13 @@ func TestSignedWalkVerifiesKeylessWithThePublicKey(t *testing.T) {
 }
 
 func TestOperatorActsWithoutASigningKeySaySo(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newRig(t, nil)
 	h.advance(h.say("select"))
 	res, err := h.rt.Force(context.Background(), "issue-1", "complete", "demo", "@ops")
 	require.NoError(t, err)
 	assert.Contains(t, strings.Join(res.Warnings, "\n"), "this host holds no signing key: the force is recorded unsigned")
 
-	signed := newHarness(t, nil)
+	signed := newRig(t, nil)
 	signed.rt.Signer = NewEd25519Signer(testKey("host"))
 	signed.advance(signed.say("select"))
 	res, err = signed.rt.Force(context.Background(), "issue-1", "complete", "demo", "@ops")

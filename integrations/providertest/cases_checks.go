@@ -14,7 +14,7 @@ type ciStep struct {
 	kind, name, state, conclusion string
 }
 
-func caseReadChecks(t *testing.T, h0 *harness) {
+func caseReadChecks(t *testing.T, h0 *rig) {
 	const url = "https://ci.example.com/run/1"
 	tests := []struct {
 		name        string
@@ -50,7 +50,7 @@ func caseReadChecks(t *testing.T, h0 *harness) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := h0
 			if tc.name != tests[0].name {
-				h = freshHarness(t, h0)
+				h = freshRig(t, h0)
 			}
 			reader := h.p.(integrations.CheckReader)
 			h.f.SetCheckRun(GitHubRepo, shaB, "other-commit", "completed", "failure", url)
@@ -83,10 +83,10 @@ func caseReadChecks(t *testing.T, h0 *harness) {
 	assert.Equal(t, before, h0.f.RequestCount())
 }
 
-// freshHarness builds another harness like h for a sub-case that needs an
+// freshRig builds another rig like h for a sub-case that needs an
 // empty fake.
-func freshHarness(t *testing.T, h *harness) *harness {
+func freshRig(t *testing.T, h *rig) *rig {
 	t.Helper()
-	require.NotNil(t, h.target, "the harness knows its target")
+	require.NotNil(t, h.target, "the rig knows its target")
 	return setup(t, *h.target)
 }

@@ -30,7 +30,7 @@ func listRequests(f *Server) []Request {
 	return out
 }
 
-func testPagination(t *testing.T, h *harness) {
+func testPagination(t *testing.T, h *rig) {
 	h.f.SetPageSize(2)
 	var want []int64
 	for i := range 5 {
@@ -46,7 +46,7 @@ func testPagination(t *testing.T, h *harness) {
 	assert.Len(t, listRequests(h.f), 3, "five comments at two per page take three requests")
 }
 
-func testNotFound(t *testing.T, h *harness) {
+func testNotFound(t *testing.T, h *rig) {
 	_, err := h.p.GetIssue(h.ctx, h.f.Missing())
 	assert.ErrorIs(t, err, integrations.ErrNotFound)
 	assert.Equal(t, 404, apiErr(t, err).Status)
@@ -57,7 +57,7 @@ func testNotFound(t *testing.T, h *harness) {
 	assert.Equal(t, 3, h.f.RequestCount(), "a 404 is never retried")
 }
 
-func testUnauthorized(t *testing.T, h *harness) {
+func testUnauthorized(t *testing.T, h *rig) {
 	_, err := h.p.GetIssue(h.ctx, h.ref())
 	assert.ErrorIs(t, err, integrations.ErrUnauthorized)
 	assert.Equal(t, 401, apiErr(t, err).Status)
@@ -67,7 +67,7 @@ func testUnauthorized(t *testing.T, h *harness) {
 	assert.Equal(t, 2, h.f.RequestCount(), "a 401 is never retried")
 }
 
-func testValidation(t *testing.T, h *harness) {
+func testValidation(t *testing.T, h *rig) {
 	h.f.RejectNext("title", "the title is not acceptable")
 	_, err := h.p.CreateIssue(h.ctx, h.f.NewIssue("Refused"))
 	require.ErrorIs(t, err, integrations.ErrInvalid)
@@ -83,7 +83,7 @@ func testValidation(t *testing.T, h *harness) {
 	assert.Equal(t, before, h.f.RequestCount(), "an empty title is refused before any request")
 }
 
-func testStorm(t *testing.T, h *harness) {
+func testStorm(t *testing.T, h *rig) {
 	h.f.FailNext(3, http.StatusBadGateway)
 	_, err := h.p.ListComments(h.ctx, h.ref())
 	require.NoError(t, err)
@@ -102,7 +102,7 @@ func testStorm(t *testing.T, h *harness) {
 	assert.Equal(t, "after the storm", stored.Body)
 }
 
-func testStormExhausted(t *testing.T, h *harness) {
+func testStormExhausted(t *testing.T, h *rig) {
 	h.f.FailNext(10, http.StatusBadGateway)
 	_, err := h.p.GetIssue(h.ctx, h.ref())
 	require.ErrorIs(t, err, integrations.ErrUnavailable)
@@ -110,7 +110,7 @@ func testStormExhausted(t *testing.T, h *harness) {
 	assert.Equal(t, 3, h.f.RequestCount(), "one attempt and two retries")
 }
 
-func testSecondaryLimit(t *testing.T, h *harness) {
+func testSecondaryLimit(t *testing.T, h *rig) {
 	h.f.SecondaryLimitNext(7 * time.Second)
 	is, err := h.p.GetIssue(h.ctx, h.ref())
 	require.NoError(t, err)
@@ -124,7 +124,7 @@ func testSecondaryLimit(t *testing.T, h *harness) {
 	assert.Equal(t, []time.Duration{7 * time.Second, 3 * time.Second}, h.slept())
 }
 
-func testPrimaryLimit(t *testing.T, h *harness) {
+func testPrimaryLimit(t *testing.T, h *rig) {
 	h.f.PrimaryLimitNext(20 * time.Second)
 	_, err := h.p.GetIssue(h.ctx, h.ref())
 	require.NoError(t, err)
@@ -134,7 +134,7 @@ func testPrimaryLimit(t *testing.T, h *harness) {
 	assert.LessOrEqual(t, sleeps[0], 22*time.Second)
 }
 
-func testLimitBeyondCap(t *testing.T, h *harness) {
+func testLimitBeyondCap(t *testing.T, h *rig) {
 	h.f.PrimaryLimitNext(2 * time.Hour)
 	_, err := h.p.GetIssue(h.ctx, h.ref())
 	require.ErrorIs(t, err, integrations.ErrRateLimited)
@@ -143,7 +143,7 @@ func testLimitBeyondCap(t *testing.T, h *harness) {
 	assert.Equal(t, 1, h.f.RequestCount())
 }
 
-func testConditional(t *testing.T, h *harness) {
+func testConditional(t *testing.T, h *rig) {
 	h.f.AddComment(h.ref(), "alice", "MEMBER", "one")
 	h.f.AddComment(h.ref(), "bob", "NONE", "two")
 	first, err := h.p.ListComments(h.ctx, h.ref())
@@ -190,7 +190,7 @@ func testNoCredentialLeak(t *testing.T, target Target) {
 	h.noSecret(t, err)
 }
 
-func testForeignRef(t *testing.T, h *harness) {
+func testForeignRef(t *testing.T, h *rig) {
 	foreign := integrations.Ref{System: "jira", Key: "PROJ-1"}
 	if h.f.System() == "jira" {
 		foreign = integrations.Ref{System: "github", Owner: "octo", Repo: "widgets", Number: 1}

@@ -17,7 +17,7 @@ func basicOf(user, password string) string {
 }
 
 // opCases holds one happy-path case per operation.
-var opCases = map[integrations.Op]func(t *testing.T, h *harness){
+var opCases = map[integrations.Op]func(t *testing.T, h *rig){
 	integrations.OpGetIssue:          caseGetIssue,
 	integrations.OpCreateIssue:       caseCreateIssue,
 	integrations.OpEditIssue:         caseEditIssue,
@@ -38,7 +38,7 @@ var opCases = map[integrations.Op]func(t *testing.T, h *harness){
 	integrations.OpReadRelations:     caseReadRelations,
 }
 
-func caseGetIssue(t *testing.T, h *harness) {
+func caseGetIssue(t *testing.T, h *rig) {
 	is, err := h.p.GetIssue(h.ctx, h.ref())
 	require.NoError(t, err)
 	assert.Equal(t, "Seeded ticket", is.Title)
@@ -52,7 +52,7 @@ func caseGetIssue(t *testing.T, h *harness) {
 	assert.Equal(t, []any{want.Key, want.Owner, want.Repo, want.Number}, []any{is.Ref.Key, is.Ref.Owner, is.Ref.Repo, is.Ref.Number})
 }
 
-func caseCreateIssue(t *testing.T, h *harness) {
+func caseCreateIssue(t *testing.T, h *rig) {
 	in := h.f.NewIssue("Created by the contract")
 	got, err := h.p.CreateIssue(h.ctx, in)
 	require.NoError(t, err)
@@ -69,14 +69,14 @@ func caseCreateIssue(t *testing.T, h *harness) {
 	assert.Equal(t, in.Title, again.Title)
 }
 
-func caseEditIssue(t *testing.T, h *harness) {
+func caseEditIssue(t *testing.T, h *rig) {
 	require.NoError(t, h.p.EditIssueBody(h.ctx, h.ref(), "Replaced body"))
 	stored, ok := h.f.Issue(h.ref())
 	require.True(t, ok)
 	assert.Equal(t, "Replaced body", stored.Body)
 }
 
-func caseListComments(t *testing.T, h *harness) {
+func caseListComments(t *testing.T, h *rig) {
 	a := h.f.AddComment(h.ref(), "alice", "MEMBER", "first")
 	b := h.f.AddComment(h.ref(), "bob", "NONE", "second")
 	got, err := h.p.ListComments(h.ctx, h.ref())
@@ -95,7 +95,7 @@ func caseListComments(t *testing.T, h *harness) {
 	}
 }
 
-func caseCreateComment(t *testing.T, h *harness) {
+func caseCreateComment(t *testing.T, h *rig) {
 	got, err := h.p.CreateComment(h.ctx, h.ref(), "A status update.")
 	require.NoError(t, err)
 	stored := h.f.Comments(h.ref())
@@ -107,7 +107,7 @@ func caseCreateComment(t *testing.T, h *harness) {
 	assert.NotEmpty(t, got.URL)
 }
 
-func caseEditComment(t *testing.T, h *harness) {
+func caseEditComment(t *testing.T, h *rig) {
 	c := h.f.AddComment(h.ref(), h.f.BotLogin(), "NONE", integrations.MarkSelfAuthored("draft"))
 	got, err := h.p.EditComment(h.ctx, h.ref(), c.ID, "final")
 	require.NoError(t, err)
@@ -119,7 +119,7 @@ func caseEditComment(t *testing.T, h *harness) {
 	assert.Equal(t, 1, strings.Count(stored[0].Body, integrations.SelfMarker))
 }
 
-func caseAddLabels(t *testing.T, h *harness) {
+func caseAddLabels(t *testing.T, h *rig) {
 	require.NoError(t, h.p.AddLabels(h.ctx, h.ref(), []string{"loop:design", "loop:design", "the-loop-mirror"}))
 	stored, _ := h.f.Issue(h.ref())
 	assert.Equal(t, []string{"bug", "loop:design", "the-loop-mirror"}, stored.Labels)
@@ -128,7 +128,7 @@ func caseAddLabels(t *testing.T, h *harness) {
 	assert.Equal(t, before, h.f.RequestCount(), "adding no labels sends nothing")
 }
 
-func caseRemoveLabel(t *testing.T, h *harness) {
+func caseRemoveLabel(t *testing.T, h *rig) {
 	require.NoError(t, h.p.RemoveLabel(h.ctx, h.ref(), "bug"))
 	stored, _ := h.f.Issue(h.ref())
 	assert.NotContains(t, stored.Labels, "bug")
@@ -139,7 +139,7 @@ func caseRemoveLabel(t *testing.T, h *harness) {
 	assert.Equal(t, []string{"loop:verification"}, stored.Labels, "SetPhaseLabel leaves exactly one phase label")
 }
 
-func caseEnsureLabels(t *testing.T, h *harness) {
+func caseEnsureLabels(t *testing.T, h *rig) {
 	le, ok := h.p.(integrations.LabelEnsurer)
 	require.True(t, ok)
 	specs := []integrations.LabelSpec{{Name: "bug", Color: "000000"}, {Name: "loop:design", Color: "0e8a16", Description: "phase"}, {Name: "the-loop: auto-execute"}}
@@ -156,7 +156,7 @@ func caseEnsureLabels(t *testing.T, h *harness) {
 	assert.ErrorIs(t, err, integrations.ErrInvalid)
 }
 
-func caseAddReaction(t *testing.T, h *harness) {
+func caseAddReaction(t *testing.T, h *rig) {
 	c := h.f.AddComment(h.ref(), "alice", "MEMBER", "the-loop start")
 	require.NoError(t, h.p.AddReaction(h.ctx, h.ref(), c.ID, "eyes"))
 	require.NoError(t, h.p.AddReaction(h.ctx, h.ref(), 0, "rocket"))
@@ -168,7 +168,7 @@ func caseAddReaction(t *testing.T, h *harness) {
 	assert.Equal(t, before, h.f.RequestCount(), "an unknown reaction is refused before any request")
 }
 
-func caseCreateBranch(t *testing.T, h *harness) {
+func caseCreateBranch(t *testing.T, h *rig) {
 	require.NoError(t, h.p.CreateBranch(h.ctx, "octo", "widgets", "the-loop/issue-1", GitHubMainSHA))
 	assert.Equal(t, GitHubMainSHA, h.f.Ref(GitHubRepo, "the-loop/issue-1"))
 	assert.NoError(t, h.p.CreateBranch(h.ctx, "octo", "widgets", "the-loop/issue-1", GitHubMainSHA), "same branch at the same commit is idempotent")
@@ -181,7 +181,7 @@ func caseCreateBranch(t *testing.T, h *harness) {
 	assert.Equal(t, before, h.f.RequestCount(), "bad branch names are refused before any request")
 }
 
-func caseCreatePullRequest(t *testing.T, h *harness) {
+func caseCreatePullRequest(t *testing.T, h *rig) {
 	h.f.SeedBranch(GitHubRepo, "feature", strings.Repeat("3", 40))
 	pr, err := h.p.CreatePullRequest(h.ctx, integrations.NewPullRequest{Owner: "octo", Repo: "widgets", Title: "Feature", Body: "body", Head: "feature", Base: "main", Draft: true})
 	require.NoError(t, err)
@@ -194,7 +194,7 @@ func caseCreatePullRequest(t *testing.T, h *harness) {
 	assert.ErrorIs(t, err, integrations.ErrInvalid)
 }
 
-func caseGetPullRequest(t *testing.T, h *harness) {
+func caseGetPullRequest(t *testing.T, h *rig) {
 	h.f.SeedBranch(GitHubRepo, "feature", strings.Repeat("3", 40))
 	created, err := h.p.CreatePullRequest(h.ctx, integrations.NewPullRequest{Owner: "octo", Repo: "widgets", Title: "Feature", Head: "feature", Base: "main"})
 	require.NoError(t, err)
@@ -205,7 +205,7 @@ func caseGetPullRequest(t *testing.T, h *harness) {
 	assert.ErrorIs(t, err, integrations.ErrNotFound)
 }
 
-func caseReadFile(t *testing.T, h *harness) {
+func caseReadFile(t *testing.T, h *rig) {
 	data, err := h.p.ReadFile(h.ctx, "octo", "widgets", "docs/readme.md", "")
 	require.NoError(t, err)
 	assert.Equal(t, "hello from the fake\n", string(data))
@@ -223,13 +223,13 @@ func caseReadFile(t *testing.T, h *harness) {
 	assert.Equal(t, before, h.f.RequestCount())
 }
 
-func caseListProjects(t *testing.T, h *harness) {
+func caseListProjects(t *testing.T, h *rig) {
 	got, err := h.p.ListProjects(h.ctx)
 	require.NoError(t, err)
 	assert.Equal(t, h.f.Projects(), got)
 }
 
-func caseLinkPullRequest(t *testing.T, h *harness) {
+func caseLinkPullRequest(t *testing.T, h *rig) {
 	linker, ok := h.p.(integrations.PullRequestLinker)
 	require.True(t, ok)
 	h.f.SeedBranch(GitHubRepo, "feature", strings.Repeat("3", 40))
@@ -241,7 +241,7 @@ func caseLinkPullRequest(t *testing.T, h *harness) {
 	assert.Equal(t, "Does things.\n\nRefs #1\n", body, "linked once, idempotently")
 }
 
-func testSelfMarker(t *testing.T, h *harness) {
+func testSelfMarker(t *testing.T, h *rig) {
 	if !integrations.Supports(h.p, integrations.OpCreateComment) {
 		t.Skip("provider posts no comments")
 	}
@@ -258,7 +258,7 @@ func testSelfMarker(t *testing.T, h *harness) {
 	assert.ErrorIs(t, err, integrations.ErrInvalid, "an empty comment is refused")
 }
 
-func caseListOpenIssues(t *testing.T, h *harness) {
+func caseListOpenIssues(t *testing.T, h *rig) {
 	lister, ok := h.p.(integrations.IssueLister)
 	require.True(t, ok)
 	h.f.SetPageSize(2)

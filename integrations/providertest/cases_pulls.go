@@ -19,7 +19,7 @@ func init() {
 	}
 }
 
-var pullOpCases = map[integrations.Op]func(t *testing.T, h *harness){
+var pullOpCases = map[integrations.Op]func(t *testing.T, h *rig){
 	integrations.OpOpenPullRequest:      caseOpenPullRequest,
 	integrations.OpListPullRequests:     caseListPullRequests,
 	integrations.OpListPullRequestFiles: caseListPullRequestFiles,
@@ -61,7 +61,7 @@ var (
 	shaC = strings.Repeat("c", 40)
 )
 
-func caseOpenPullRequest(t *testing.T, h *harness) {
+func caseOpenPullRequest(t *testing.T, h *rig) {
 	opener := h.p.(integrations.PullRequestOpener)
 	h.f.SeedBranch(GitHubRepo, "the-loop/issue-1", shaA)
 	in := integrations.NewPullRequest{Owner: "octo", Repo: "widgets", Title: "Implement #1", Body: "Closes #1", Head: "the-loop/issue-1", Base: "main"}
@@ -110,7 +110,7 @@ func caseOpenPullRequest(t *testing.T, h *harness) {
 	assert.Equal(t, before, h.f.RequestCount(), "bad input is refused before any request")
 }
 
-func caseListPullRequests(t *testing.T, h *harness) {
+func caseListPullRequests(t *testing.T, h *rig) {
 	lister := h.p.(integrations.PullRequestLister)
 	a := h.f.SeedPull(GitHubRepo, "f1", "main", shaA, "one")
 	b := h.f.SeedPull(GitHubRepo, "f2", "main", shaB, "two")
@@ -161,7 +161,7 @@ func caseListPullRequests(t *testing.T, h *harness) {
 	assert.Equal(t, before, h.f.RequestCount())
 }
 
-func caseListPullRequestFiles(t *testing.T, h *harness) {
+func caseListPullRequestFiles(t *testing.T, h *rig) {
 	n := h.f.SeedPull(GitHubRepo, "docs", "main", shaA, "docs")
 	h.f.SetPullFiles(GitHubRepo, n, "docs/capabilities/polling.md", "service/poll.go")
 	got, err := h.p.(integrations.PullRequestFileLister).ListPullRequestFiles(h.ctx, "octo", "widgets", n)
@@ -169,7 +169,7 @@ func caseListPullRequestFiles(t *testing.T, h *harness) {
 	assert.Equal(t, []string{"docs/capabilities/polling.md", "service/poll.go"}, got)
 }
 
-func caseListReviews(t *testing.T, h *harness) {
+func caseListReviews(t *testing.T, h *rig) {
 	n := h.f.SeedPull(GitHubRepo, "f", "main", shaA, "f")
 	first := h.f.AddReview(GitHubRepo, n, "bob", "MEMBER", "CHANGES_REQUESTED", "Please rename.")
 	second := h.f.AddReview(GitHubRepo, n, "carol", "NONE", "APPROVED", "")
@@ -183,7 +183,7 @@ func caseListReviews(t *testing.T, h *harness) {
 	assert.Equal(t, "bob", got[0].AsComment().Author, "a review reads as a comment by its author")
 }
 
-func caseListReviewComments(t *testing.T, h *harness) {
+func caseListReviewComments(t *testing.T, h *rig) {
 	n := h.f.SeedPull(GitHubRepo, "f", "main", shaA, "f")
 	th := h.f.AddReviewThread(GitHubRepo, n, "bob", "service/poll.go", 42, "Why a loop here?")
 	reply := h.f.ReplyToThread(GitHubRepo, n, th.CommentID, "alice", "Fixed.")
@@ -199,7 +199,7 @@ func caseListReviewComments(t *testing.T, h *harness) {
 	assert.Equal(t, "bob", got[0].AsComment().Author)
 }
 
-func caseListReviewThreads(t *testing.T, h *harness) {
+func caseListReviewThreads(t *testing.T, h *rig) {
 	n := h.f.SeedPull(GitHubRepo, "f", "main", shaA, "f")
 	done := h.f.AddReviewThread(GitHubRepo, n, "bob", "a.go", 1, "done?")
 	h.f.ResolveThread(GitHubRepo, n, done.CommentID, true)
@@ -216,7 +216,7 @@ func caseListReviewThreads(t *testing.T, h *harness) {
 	assert.Less(t, h.f.GraphQLQuotaRemaining(), 5000, "threads are read over GraphQL")
 }
 
-func caseLinkTicket(t *testing.T, h *harness) {
+func caseLinkTicket(t *testing.T, h *rig) {
 	linker := h.p.(integrations.TicketLinker)
 	pr := integrations.PullRequest{Owner: "octo", Repo: "widgets", Number: 7, Title: "Implement PROJ-1", State: "open", URL: "https://github.com/octo/widgets/pull/7"}
 	require.NoError(t, linker.LinkTicket(h.ctx, h.ref(), pr))

@@ -19,9 +19,9 @@ import (
 type pullProbe struct {
 	// seed stores n listable items and returns the call, which reports how
 	// many items it read, and how many it must read.
-	seed func(h *harness, n int) (call func() (int, error), want int)
+	seed func(h *rig, n int) (call func() (int, error), want int)
 	// missing calls the operation on something the fake does not have.
-	missing func(h *harness) error
+	missing func(h *rig) error
 	// listings is how many paginated listings one call pages through (0:
 	// the operation does not page).
 	listings int
@@ -29,26 +29,26 @@ type pullProbe struct {
 	reads func(r Request) bool
 }
 
-func pullOf(h *harness) int { return h.f.SeedPull(GitHubRepo, "probe", "main", shaA, "probe") }
+func pullOf(h *rig) int { return h.f.SeedPull(GitHubRepo, "probe", "main", shaA, "probe") }
 
 func onPulls(r Request) bool { return strings.Contains(r.Path, "/pulls") }
 
 var pullProbes = map[integrations.Op]pullProbe{
 	integrations.OpOpenPullRequest: {
-		seed: func(h *harness, _ int) (func() (int, error), int) {
+		seed: func(h *rig, _ int) (func() (int, error), int) {
 			h.f.SeedBranch(GitHubRepo, "probe", shaA)
 			return func() (int, error) {
 				_, _, err := h.p.(integrations.PullRequestOpener).OpenPullRequest(h.ctx, integrations.NewPullRequest{Owner: "octo", Repo: "widgets", Title: "probe", Head: "probe", Base: "main"})
 				return 1, err
 			}, 1
 		},
-		missing: func(h *harness) error {
+		missing: func(h *rig) error {
 			_, _, err := h.p.(integrations.PullRequestOpener).OpenPullRequest(h.ctx, integrations.NewPullRequest{Owner: "octo", Repo: "absent", Title: "x", Head: "probe", Base: "main"})
 			return err
 		},
 	},
 	integrations.OpListPullRequests: {
-		seed: func(h *harness, n int) (func() (int, error), int) {
+		seed: func(h *rig, n int) (func() (int, error), int) {
 			for i := range n {
 				h.f.SeedPull(GitHubRepo, fmt.Sprintf("probe-%d", i), "main", shaA, "probe")
 			}
@@ -57,14 +57,14 @@ var pullProbes = map[integrations.Op]pullProbe{
 				return len(got), err
 			}, n
 		},
-		missing: func(h *harness) error {
+		missing: func(h *rig) error {
 			_, err := h.p.(integrations.PullRequestLister).ListPullRequests(h.ctx, integrations.PullRequestQuery{Owner: "octo", Repo: "absent"})
 			return err
 		},
 		listings: 1, reads: onPulls,
 	},
 	integrations.OpListPullRequestFiles: {
-		seed: func(h *harness, n int) (func() (int, error), int) {
+		seed: func(h *rig, n int) (func() (int, error), int) {
 			pr := pullOf(h)
 			var files []string
 			for i := range n {
@@ -76,14 +76,14 @@ var pullProbes = map[integrations.Op]pullProbe{
 				return len(got), err
 			}, n
 		},
-		missing: func(h *harness) error {
+		missing: func(h *rig) error {
 			_, err := h.p.(integrations.PullRequestFileLister).ListPullRequestFiles(h.ctx, "octo", "widgets", 999)
 			return err
 		},
 		listings: 1, reads: onPulls,
 	},
 	integrations.OpListReviews: {
-		seed: func(h *harness, n int) (func() (int, error), int) {
+		seed: func(h *rig, n int) (func() (int, error), int) {
 			pr := pullOf(h)
 			for range n {
 				h.f.AddReview(GitHubRepo, pr, "bob", "MEMBER", "COMMENTED", "note")
@@ -93,14 +93,14 @@ var pullProbes = map[integrations.Op]pullProbe{
 				return len(got), err
 			}, n
 		},
-		missing: func(h *harness) error {
+		missing: func(h *rig) error {
 			_, err := h.p.(integrations.ReviewLister).ListReviews(h.ctx, "octo", "widgets", 999)
 			return err
 		},
 		listings: 1, reads: onPulls,
 	},
 	integrations.OpListReviewComments: {
-		seed: func(h *harness, n int) (func() (int, error), int) {
+		seed: func(h *rig, n int) (func() (int, error), int) {
 			pr := pullOf(h)
 			for i := range n {
 				h.f.AddReviewThread(GitHubRepo, pr, "bob", "a.go", i+1, "why?")
@@ -110,14 +110,14 @@ var pullProbes = map[integrations.Op]pullProbe{
 				return len(got), err
 			}, n
 		},
-		missing: func(h *harness) error {
+		missing: func(h *rig) error {
 			_, err := h.p.(integrations.ReviewCommentLister).ListReviewComments(h.ctx, "octo", "widgets", 999)
 			return err
 		},
 		listings: 1, reads: onPulls,
 	},
 	integrations.OpReadChecks: {
-		seed: func(h *harness, n int) (func() (int, error), int) {
+		seed: func(h *rig, n int) (func() (int, error), int) {
 			for i := range n {
 				h.f.SetStatus(GitHubRepo, shaA, fmt.Sprintf("ci/%d", i), "success", "https://ci.example.com")
 				h.f.SetCheckRun(GitHubRepo, shaA, fmt.Sprintf("run-%d", i), "completed", "success", "https://ci.example.com")
@@ -127,14 +127,14 @@ var pullProbes = map[integrations.Op]pullProbe{
 				return len(got.All), err
 			}, 2 * n
 		},
-		missing: func(h *harness) error {
+		missing: func(h *rig) error {
 			_, err := h.p.(integrations.CheckReader).ReadChecks(h.ctx, "octo", "absent", shaA)
 			return err
 		},
 		listings: 2, reads: func(r Request) bool { return strings.Contains(r.Path, "/commits/") },
 	},
 	integrations.OpListReviewThreads: {
-		seed: func(h *harness, n int) (func() (int, error), int) {
+		seed: func(h *rig, n int) (func() (int, error), int) {
 			pr := pullOf(h)
 			for i := range n {
 				h.f.AddReviewThread(GitHubRepo, pr, "bob", "a.go", i+1, "why?")
@@ -144,21 +144,21 @@ var pullProbes = map[integrations.Op]pullProbe{
 				return len(got), err
 			}, n
 		},
-		missing: func(h *harness) error {
+		missing: func(h *rig) error {
 			_, err := h.p.(integrations.ReviewThreadLister).ListReviewThreads(h.ctx, "octo", "widgets", 999)
 			return err
 		},
 		listings: 1, reads: func(r Request) bool { return strings.HasSuffix(r.Path, "/graphql") },
 	},
 	integrations.OpLinkTicket: {
-		seed: func(h *harness, _ int) (func() (int, error), int) {
+		seed: func(h *rig, _ int) (func() (int, error), int) {
 			return func() (int, error) {
 				pr := integrations.PullRequest{Owner: "octo", Repo: "widgets", Number: 3, URL: "https://github.com/octo/widgets/pull/3"}
 				err := h.p.(integrations.TicketLinker).LinkTicket(h.ctx, h.ref(), pr)
 				return len(h.f.RemoteLinks(h.ref().Key)), err
 			}, 1
 		},
-		missing: func(h *harness) error {
+		missing: func(h *rig) error {
 			return h.p.(integrations.TicketLinker).LinkTicket(h.ctx, h.f.Missing(), integrations.PullRequest{Number: 3, URL: "https://github.com/octo/widgets/pull/3"})
 		},
 	},
@@ -190,7 +190,7 @@ func runPullFailures(t *testing.T, target Target) {
 	}
 }
 
-func probePagination(t *testing.T, h *harness, pr pullProbe) {
+func probePagination(t *testing.T, h *rig, pr pullProbe) {
 	call, want := pr.seed(h, 5)
 	h.f.SetPageSize(2)
 	got, err := call()
@@ -205,13 +205,13 @@ func probePagination(t *testing.T, h *harness, pr pullProbe) {
 	assert.Equal(t, 3*pr.listings, n, "five items at two per page take three requests per listing")
 }
 
-func probeNotFound(t *testing.T, h *harness, pr pullProbe) {
+func probeNotFound(t *testing.T, h *rig, pr pullProbe) {
 	err := pr.missing(h)
 	require.ErrorIs(t, err, integrations.ErrNotFound)
 	assert.Equal(t, 1, h.f.RequestCount(), "a 404 is never retried")
 }
 
-func probeUnauthorized(t *testing.T, h *harness, pr pullProbe) {
+func probeUnauthorized(t *testing.T, h *rig, pr pullProbe) {
 	call, _ := pr.seed(h, 1)
 	_, err := call()
 	require.ErrorIs(t, err, integrations.ErrUnauthorized)
@@ -219,7 +219,7 @@ func probeUnauthorized(t *testing.T, h *harness, pr pullProbe) {
 	assert.Equal(t, 1, h.f.RequestCount(), "a 401 is never retried")
 }
 
-func probeStorm(t *testing.T, h *harness, pr pullProbe) {
+func probeStorm(t *testing.T, h *rig, pr pullProbe) {
 	call, want := pr.seed(h, 1)
 	h.f.FailNext(3, http.StatusBadGateway)
 	got, err := call()
@@ -228,7 +228,7 @@ func probeStorm(t *testing.T, h *harness, pr pullProbe) {
 	assert.Len(t, h.slept(), 3, "three failures, three backoff waits")
 }
 
-func probeSecondary(t *testing.T, h *harness, pr pullProbe) {
+func probeSecondary(t *testing.T, h *rig, pr pullProbe) {
 	call, want := pr.seed(h, 1)
 	h.f.SecondaryLimitNext(7 * time.Second)
 	got, err := call()

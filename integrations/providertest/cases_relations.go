@@ -27,7 +27,7 @@ func (s *Server) doneReason() string {
 	return "completed"
 }
 
-func reader(t *testing.T, h *harness) integrations.RelationReader {
+func reader(t *testing.T, h *rig) integrations.RelationReader {
 	t.Helper()
 	r, ok := h.p.(integrations.RelationReader)
 	require.True(t, ok, "a provider declaring read-relations must implement integrations.RelationReader")
@@ -44,7 +44,7 @@ func refsOf(rs []integrations.Related) []integrations.Ref {
 
 // caseReadRelations: a parent with two children, the second blocked by the
 // first; the first closed as done, a third child closed as not done.
-func caseReadRelations(t *testing.T, h *harness) {
+func caseReadRelations(t *testing.T, h *rig) {
 	rr := reader(t, h)
 	parent := h.ref()
 	a := h.f.SeedIssue("First", nil, true)
@@ -117,7 +117,7 @@ func relationListings(f *Server) int {
 	return n
 }
 
-func testRelationsPagination(t *testing.T, h *harness) {
+func testRelationsPagination(t *testing.T, h *rig) {
 	h.f.SetPageSize(2)
 	var want []integrations.Ref
 	for i := range 5 {
@@ -131,7 +131,7 @@ func testRelationsPagination(t *testing.T, h *harness) {
 	assert.Equal(t, 3, relationListings(h.f), "five children at two per page take three requests")
 }
 
-func testRelationsMissing(t *testing.T, h *harness) {
+func testRelationsMissing(t *testing.T, h *rig) {
 	h.f.DisableRelations()
 	blocker := h.f.SeedIssue("Blocker", nil, true)
 	child := h.f.SeedIssue("Child", nil, true)
@@ -148,13 +148,13 @@ func testRelationsMissing(t *testing.T, h *harness) {
 	}
 }
 
-func testRelationsNotFound(t *testing.T, h *harness) {
+func testRelationsNotFound(t *testing.T, h *rig) {
 	_, err := reader(t, h).ReadRelations(h.ctx, h.f.Missing())
 	assert.ErrorIs(t, err, integrations.ErrNotFound)
 	assert.Equal(t, 1, h.f.RequestCount(), "a missing ticket stops at its own read")
 }
 
-func testRelationsUnauthorized(t *testing.T, h *harness) {
+func testRelationsUnauthorized(t *testing.T, h *rig) {
 	_, err := reader(t, h).ReadRelations(h.ctx, h.ref())
 	assert.ErrorIs(t, err, integrations.ErrUnauthorized)
 	h.noSecret(t, err)

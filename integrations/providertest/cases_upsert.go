@@ -23,7 +23,7 @@ func writes(f *Server) int {
 	return n
 }
 
-func testUpsertComment(t *testing.T, h *harness) {
+func testUpsertComment(t *testing.T, h *rig) {
 	for _, op := range integrations.UpsertCommentOps {
 		if !integrations.Supports(h.p, op) {
 			t.Skipf("provider lacks %s", op)

@@ -35,8 +35,8 @@ type Target struct {
 	New func(t *testing.T, f *Server, env Env) integrations.Provider
 }
 
-// harness is one case's fake, provider and captured side channels.
-type harness struct {
+// rig is one case's fake, provider and captured side channels.
+type rig struct {
 	target *Target
 	f      *Server
 	p      integrations.Provider
@@ -47,7 +47,7 @@ type harness struct {
 	ctx    context.Context
 }
 
-func (h *harness) slept() []time.Duration {
+func (h *rig) slept() []time.Duration {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return slices.Clone(h.sleeps)
@@ -55,14 +55,14 @@ func (h *harness) slept() []time.Duration {
 
 type option func(*Env)
 
-func withToken(tok string) option        { return func(e *Env) { e.Token = tok } }
-func withRetries(n int) option           { return func(e *Env) { e.MaxRetries = n } }
-func (h *harness) ref() integrations.Ref { return h.f.Ticket() }
+func withToken(tok string) option    { return func(e *Env) { e.Token = tok } }
+func withRetries(n int) option       { return func(e *Env) { e.MaxRetries = n } }
+func (h *rig) ref() integrations.Ref { return h.f.Ticket() }
 
-func setup(t *testing.T, target Target, opts ...option) *harness {
+func setup(t *testing.T, target Target, opts ...option) *rig {
 	t.Helper()
 	f := target.NewFake(t)
-	h := &harness{target: &target, f: f, logs: &bytes.Buffer{}, ctx: context.Background()}
+	h := &rig{target: &target, f: f, logs: &bytes.Buffer{}, ctx: context.Background()}
 	env := Env{
 		Sleep: func(d time.Duration) {
 			h.mu.Lock()
@@ -99,7 +99,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // noSecret asserts err's text carries no credential of the fake.
-func (h *harness) noSecret(t *testing.T, err error) {
+func (h *rig) noSecret(t *testing.T, err error) {
 	t.Helper()
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), h.f.Token())
@@ -154,41 +154,41 @@ var knownOps = []integrations.Op{
 
 // interfaceCalls invokes each Provider method with harmless arguments, so an
 // undeclared operation can be checked for ErrUnsupported.
-var interfaceCalls = map[integrations.Op]func(h *harness) error{
-	integrations.OpGetIssue: func(h *harness) error { _, err := h.p.GetIssue(h.ctx, h.ref()); return err },
-	integrations.OpCreateIssue: func(h *harness) error {
+var interfaceCalls = map[integrations.Op]func(h *rig) error{
+	integrations.OpGetIssue: func(h *rig) error { _, err := h.p.GetIssue(h.ctx, h.ref()); return err },
+	integrations.OpCreateIssue: func(h *rig) error {
 		_, err := h.p.CreateIssue(h.ctx, h.f.NewIssue("x"))
 		return err
 	},
-	integrations.OpEditIssue:    func(h *harness) error { return h.p.EditIssueBody(h.ctx, h.ref(), "x") },
-	integrations.OpListComments: func(h *harness) error { _, err := h.p.ListComments(h.ctx, h.ref()); return err },
-	integrations.OpCreateComment: func(h *harness) error {
+	integrations.OpEditIssue:    func(h *rig) error { return h.p.EditIssueBody(h.ctx, h.ref(), "x") },
+	integrations.OpListComments: func(h *rig) error { _, err := h.p.ListComments(h.ctx, h.ref()); return err },
+	integrations.OpCreateComment: func(h *rig) error {
 		_, err := h.p.CreateComment(h.ctx, h.ref(), "x")
 		return err
 	},
-	integrations.OpEditComment: func(h *harness) error {
+	integrations.OpEditComment: func(h *rig) error {
 		_, err := h.p.EditComment(h.ctx, h.ref(), 1, "x")
 		return err
 	},
-	integrations.OpAddLabels:   func(h *harness) error { return h.p.AddLabels(h.ctx, h.ref(), []string{"x"}) },
-	integrations.OpRemoveLabel: func(h *harness) error { return h.p.RemoveLabel(h.ctx, h.ref(), "x") },
-	integrations.OpAddReaction: func(h *harness) error { return h.p.AddReaction(h.ctx, h.ref(), 1, "eyes") },
-	integrations.OpCreateBranch: func(h *harness) error {
+	integrations.OpAddLabels:   func(h *rig) error { return h.p.AddLabels(h.ctx, h.ref(), []string{"x"}) },
+	integrations.OpRemoveLabel: func(h *rig) error { return h.p.RemoveLabel(h.ctx, h.ref(), "x") },
+	integrations.OpAddReaction: func(h *rig) error { return h.p.AddReaction(h.ctx, h.ref(), 1, "eyes") },
+	integrations.OpCreateBranch: func(h *rig) error {
 		return h.p.CreateBranch(h.ctx, "octo", "widgets", "b", GitHubMainSHA)
 	},
-	integrations.OpCreatePullRequest: func(h *harness) error {
+	integrations.OpCreatePullRequest: func(h *rig) error {
 		_, err := h.p.CreatePullRequest(h.ctx, integrations.NewPullRequest{Owner: "octo", Repo: "widgets", Title: "t", Head: "b", Base: "main"})
 		return err
 	},
-	integrations.OpGetPullRequest: func(h *harness) error {
+	integrations.OpGetPullRequest: func(h *rig) error {
 		_, err := h.p.GetPullRequest(h.ctx, "octo", "widgets", 1)
 		return err
 	},
-	integrations.OpReadFile: func(h *harness) error {
+	integrations.OpReadFile: func(h *rig) error {
 		_, err := h.p.ReadFile(h.ctx, "octo", "widgets", "docs/readme.md", "")
 		return err
 	},
-	integrations.OpListProjects: func(h *harness) error { _, err := h.p.ListProjects(h.ctx); return err },
+	integrations.OpListProjects: func(h *rig) error { _, err := h.p.ListProjects(h.ctx); return err },
 }
 
 func testOperations(t *testing.T, target Target) {

@@ -22,8 +22,8 @@ import (
 )
 
 // The artifact templates ship with the plugin's operating-model skill. These
-// tests hold them to the product's own gates: every artifact a shipped gate
-// reads has a template, a template filled in by an author passes every gate
+// tests hold them to the product's own exit hooks: every artifact a shipped
+// hook reads has a template, a template filled in by an author passes every hook
 // that reads it, and an untouched one passes none.
 
 var templatesDir = filepath.Join("..", "..", "skills", "operating-model", "templates")
@@ -44,7 +44,7 @@ var sampleSections = map[string]string{
 
 const defaultSample = "Written by the author."
 
-// outsideGraphTemplates are shipped templates no graph gate reads: the
+// outsideGraphTemplates are shipped templates no graph hook reads: the
 // capability doc (docs/capabilities/), and the reviewer briefing and the
 // documentation record, which the ready-to-ship check reads (its tests
 // hold them to it, in package shipready).
@@ -109,26 +109,26 @@ func sectionEmptyAt(lines []string, i int) bool {
 
 func tickAll(text string) string { return strings.ReplaceAll(text, "- [ ]", "- [x]") }
 
-// gateEntry is one artifact-reading exit hook of a shipped node.
-type gateEntry struct {
+// readerEntry is one artifact-reading exit hook of a shipped node.
+type readerEntry struct {
 	graph *runtime.Graph
 	node  *runtime.Node
 	entry runtime.ChainEntry
 	index int
 }
 
-func (e gateEntry) name() string {
+func (e readerEntry) name() string {
 	return fmt.Sprintf("%s/%s/%d-%s", e.graph.Name, e.node.ID, e.index, e.entry.Hook)
 }
 
-func shippedGateEntries(t *testing.T) []gateEntry {
-	var out []gateEntry
+func shippedReaderEntries(t *testing.T) []readerEntry {
+	var out []readerEntry
 	for _, name := range graphs.Names() {
 		g := compileShipped(t, name)
 		for _, n := range g.Nodes {
 			for i, e := range n.Exit {
 				if artifactHooks[e.Hook] {
-					out = append(out, gateEntry{graph: g, node: n, entry: e, index: i})
+					out = append(out, readerEntry{graph: g, node: n, entry: e, index: i})
 				}
 			}
 		}
@@ -137,16 +137,16 @@ func shippedGateEntries(t *testing.T) []gateEntry {
 	return out
 }
 
-// gateWorld is what one gate entry reads: the slots to write and the
+// readerWorld is what one reader entry reads: the slots to write and the
 // artifacts whose absence is planned.
-type gateWorld struct {
+type readerWorld struct {
 	slots   []specdir.Slot
 	skipped []string
 }
 
-func worldOf(t *testing.T, e gateEntry) gateWorld {
+func worldOf(t *testing.T, e readerEntry) readerWorld {
 	hc := hooktest.NewContext(t, e.node, e.entry.With)
-	var w gateWorld
+	var w readerWorld
 	switch e.entry.Hook {
 	case artifacts.HookSuccessCriteria:
 		w.slots = specdir.ParseSlots([]string{"contribution.md|evidence/verification.md"})
@@ -170,7 +170,7 @@ func worldOf(t *testing.T, e gateEntry) gateWorld {
 
 // variants picks one alternative per slot: variant j takes each slot's j-th
 // name (its last when it has fewer).
-func (w gateWorld) variants() [][]string {
+func (w readerWorld) variants() [][]string {
 	n := 1
 	for _, s := range w.slots {
 		n = max(n, len(s.Names))
@@ -184,7 +184,7 @@ func (w gateWorld) variants() [][]string {
 	return out
 }
 
-func runGate(t *testing.T, e gateEntry, hc *runtime.HookContext) runtime.Result {
+func runReader(t *testing.T, e readerEntry, hc *runtime.HookContext) runtime.Result {
 	t.Helper()
 	spec, ok := shippedRegistry(t).Lookup(e.entry.Hook)
 	require.True(t, ok, e.entry.Hook)
@@ -198,7 +198,7 @@ func runGate(t *testing.T, e gateEntry, hc *runtime.HookContext) runtime.Result 
 	return res
 }
 
-func gateContext(t *testing.T, e gateEntry, w gateWorld) *runtime.HookContext {
+func readerContext(t *testing.T, e readerEntry, w readerWorld) *runtime.HookContext {
 	hc := hooktest.NewContext(t, e.node, e.entry.With)
 	hc.Graph = e.graph
 	hc.ReadOnly = true
@@ -212,17 +212,17 @@ func gateContext(t *testing.T, e gateEntry, w gateWorld) *runtime.HookContext {
 	return hc
 }
 
-// TestTemplatesPassTheGatesThatReadThem writes, for every artifact-reading
+// TestTemplatesPassTheHooksThatReadThem writes, for every artifact-reading
 // exit hook of every shipped node, the filled-in templates of the files it
-// reads, runs the hook, and expects a pass. A gate that requires every box
+// reads, runs the hook, and expects a pass. A hook that requires every box
 // ticked must first block on the template's unticked boxes.
-func TestTemplatesPassTheGatesThatReadThem(t *testing.T) {
+func TestTemplatesPassTheHooksThatReadThem(t *testing.T) {
 	covered := map[string]bool{}
-	for _, e := range shippedGateEntries(t) {
+	for _, e := range shippedReaderEntries(t) {
 		w := worldOf(t, e)
 		for j, files := range w.variants() {
 			t.Run(fmt.Sprintf("%s/%d", e.name(), j), func(t *testing.T) {
-				hc := gateContext(t, e, w)
+				hc := readerContext(t, e, w)
 				boxes := 0
 				for _, f := range files {
 					text := renderTemplate(t, f)
@@ -232,45 +232,45 @@ func TestTemplatesPassTheGatesThatReadThem(t *testing.T) {
 				}
 				tickedGate := e.entry.With["checkmarks"] == "complete" || e.entry.Hook == artifacts.HookSuccessCriteria
 				if tickedGate && boxes > 0 {
-					res := runGate(t, e, hc)
+					res := runReader(t, e, hc)
 					require.Equal(t, runtime.Block, res.Status, "an unticked template must not pass %s", e.name())
 					for _, f := range files {
 						hooktest.WriteArtifact(t, hc, f, tickAll(renderTemplate(t, f)))
 					}
 				}
-				res := runGate(t, e, hc)
+				res := runReader(t, e, hc)
 				assert.Equal(t, runtime.Pass, res.Status, "%v: %v", files, hooktest.Texts(res))
 			})
 		}
 	}
-	// No template ships that no gate reads, apart from those read outside
+	// No template ships that no hook reads, apart from those read outside
 	// the graph.
 	shipped := templateNames(t)
 	for _, n := range outsideGraphTemplates {
 		covered[n] = true
 	}
 	for _, n := range shipped {
-		assert.True(t, covered[n], "template %s is read by no shipped gate", n)
+		assert.True(t, covered[n], "template %s is read by no shipped hook", n)
 	}
 }
 
-// TestUntouchedTemplatesPassNoGate: a template copied without writing
-// anything blocks every gate that demands sections, on an empty section —
+// TestUntouchedTemplatesPassNoHook: a template copied without writing
+// anything blocks every hook that demands sections, on an empty section —
 // never on a missing one, so each required heading is spelled exactly as
-// the gate spells it.
-func TestUntouchedTemplatesPassNoGate(t *testing.T) {
-	for _, e := range shippedGateEntries(t) {
+// the hook spells it.
+func TestUntouchedTemplatesPassNoHook(t *testing.T) {
+	for _, e := range shippedReaderEntries(t) {
 		if e.entry.Hook != artifacts.HookValidate || len(hcList(e.entry.With["sections"])) == 0 {
 			continue
 		}
 		w := worldOf(t, e)
 		for j, files := range w.variants() {
 			t.Run(fmt.Sprintf("%s/%d", e.name(), j), func(t *testing.T) {
-				hc := gateContext(t, e, w)
+				hc := readerContext(t, e, w)
 				for _, f := range files {
 					hooktest.WriteArtifact(t, hc, f, substitute(readTemplate(t, f)))
 				}
-				res := runGate(t, e, hc)
+				res := runReader(t, e, hc)
 				require.Equal(t, runtime.Block, res.Status, "an untouched template passed %s", e.name())
 				for _, m := range hooktest.Texts(res) {
 					assert.NotContains(t, m, "required section is missing", e.name())
@@ -339,7 +339,7 @@ func TestTemplatesCarryDiagramsThatParse(t *testing.T) {
 }
 
 // TestSkillTableMatchesTheGates: the operating-model skill's table names,
-// for every shipped section gate, the node, the artifact and each section.
+// for every shipped section check, the node, the artifact and each section.
 func TestSkillTableMatchesTheGates(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(templatesDir, "..", "SKILL.md"))
 	require.NoError(t, err)
@@ -354,7 +354,7 @@ func TestSkillTableMatchesTheGates(t *testing.T) {
 			rows[id] = append(rows[id], strings.Join(cells[2:4], "|"))
 		}
 	}
-	for _, e := range shippedGateEntries(t) {
+	for _, e := range shippedReaderEntries(t) {
 		if e.entry.Hook != artifacts.HookValidate {
 			continue
 		}

@@ -14,9 +14,9 @@ import (
 
 const HookPublishArtifact = "publish-artifact"
 
-// gateHarnessConfig marks a repository that adopted the loop; its artifacts
-// are reviewable in the repository itself.
-const gateHarnessConfig = ".the-loop/harness-config.yaml"
+// repoConfigFile is the repository config: it marks a repository that
+// adopted the loop, whose artifacts are reviewable in the repository itself.
+const repoConfigFile = ".the-loop/harness-config.yaml"
 
 // gatePublishLimit keeps a published artifact under the ticket system's
 // comment size limit.
@@ -30,10 +30,10 @@ func PublishArtifact(hc *runtime.HookContext) (runtime.Result, error) {
 	if hc.ReadOnly {
 		return runtime.Skipped(HookPublishArtifact, gateReadOnly), nil
 	}
-	if _, err := os.Stat(filepath.Join(hc.Repo, filepath.FromSlash(gateHarnessConfig))); err == nil {
+	if _, err := os.Stat(filepath.Join(hc.Repo, filepath.FromSlash(repoConfigFile))); err == nil {
 		return runtime.Skipped(HookPublishArtifact, "the repository carries the artifact; it is reviewable there"), nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return runtime.Result{}, fmt.Errorf("look for %s: %w", gateHarnessConfig, err)
+		return runtime.Result{}, fmt.Errorf("look for %s: %w", repoConfigFile, err)
 	}
 	entry := hc.Param("artifact")
 	if len(runtime.Alternatives(entry)) == 0 {

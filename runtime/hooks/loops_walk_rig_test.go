@@ -19,18 +19,18 @@ import (
 // walkID is the work item every dry-run walk drives.
 const walkID = "issue-1"
 
-// loopWalk is a dry run of one shipped loop end to end: gateWalk's engine
+// loopWalk is a dry run of one shipped loop end to end: engineWalk's engine
 // over an in-memory persister and the fake tracker, plus the spec folder the
 // agent writes into and the node the item stood at after every step.
 type loopWalk struct {
-	*gateWalk
+	*engineWalk
 	path   []string
 	nextID int64
 }
 
 func newLoopWalk(t *testing.T, loop string) *loopWalk {
 	t.Helper()
-	return &loopWalk{gateWalk: newGateWalk(t, loop)}
+	return &loopWalk{engineWalk: newEngineWalk(t, loop)}
 }
 
 // arm puts an authorized comment on the thread before the walk starts (the

@@ -116,43 +116,43 @@ func TestContributionPlanApprovalLocksContribution(t *testing.T) {
 	}
 }
 
-// gateWalk drives a shipped loop through the engine with the fake
+// engineWalk drives a shipped loop through the engine with the fake
 // integration: every comment the loop posts lands in the fake thread, and
 // each event carries the whole thread plus the new human replies.
-type gateWalk struct {
+type engineWalk struct {
 	t    *testing.T
 	rt   *runtime.Runtime
 	fake *hooktest.Fake
 	mem  *runtime.MemoryPersister
 }
 
-func newGateWalk(t *testing.T, loop string) *gateWalk {
+func newEngineWalk(t *testing.T, loop string) *engineWalk {
 	hc, fake := hooktest.GateContext(t, nil, nil)
 	mem := runtime.NewMemoryPersister()
 	rt := &runtime.Runtime{Graph: compileShipped(t, loop), Persist: mem, Config: hc.Config, Signer: runtime.NewSigner([]byte("test-key")),
 		Tracker: fake, Repo: hc.Repo}
-	return &gateWalk{t: t, rt: rt, fake: fake, mem: mem}
+	return &engineWalk{t: t, rt: rt, fake: fake, mem: mem}
 }
 
-func (w *gateWalk) start() {
+func (w *engineWalk) start() {
 	_, err := w.rt.Start(context.Background(), "issue-1", runtime.StartOptions{Ref: "github:o/r#1"})
 	require.NoError(w.t, err)
 }
 
-func (w *gateWalk) reply(id int64, author, body string) runtime.NodeReport {
+func (w *engineWalk) reply(id int64, author, body string) runtime.NodeReport {
 	w.fake.Thread = append(w.fake.Thread, hooktest.Comment(id, author, body))
 	rep, err := w.rt.Advance(context.Background(), "issue-1", &runtime.Event{Comments: append([]integrations.Comment(nil), w.fake.Thread...)})
 	require.NoError(w.t, err)
 	return rep
 }
 
-func (w *gateWalk) complete(node string) runtime.Envelope {
+func (w *engineWalk) complete(node string) runtime.Envelope {
 	env, err := w.rt.Complete(context.Background(), "issue-1", node, "agent")
 	require.NoError(w.t, err)
 	return env
 }
 
-func (w *gateWalk) state() *runtime.State {
+func (w *engineWalk) state() *runtime.State {
 	st, _, err := w.mem.Load(context.Background(), "issue-1")
 	require.NoError(w.t, err)
 	return st
@@ -241,7 +241,7 @@ func TestContributionLoopWalk(t *testing.T) {
 }
 
 func TestReviewLoopWalk(t *testing.T) {
-	w := newGateWalk(t, "pdlc-review-loop")
+	w := newEngineWalk(t, "pdlc-review-loop")
 	w.fake.Thread = []integrations.Comment{hooktest.Comment(1, "alice", "the-loop review\nQuestions:\n- is the retry bounded?")}
 	w.start()
 	assert.Empty(t, w.fake.Posted, "the brief rode in on the arming comment, so no template is posted")
@@ -273,7 +273,7 @@ func TestEveryShippedLoopCompiles(t *testing.T) {
 }
 
 func TestWorkItemLoopPhaseSelectionWalk(t *testing.T) {
-	w := newGateWalk(t, graphs.Default)
+	w := newEngineWalk(t, graphs.Default)
 	w.rt.Config.Routing.Efforts = []string{"high", "xhigh"}
 	w.start()
 	require.NotEmpty(t, w.fake.Posted)
