@@ -11,7 +11,7 @@ import (
 	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/runtime/hooks/gates"
+	"github.com/the-loop/the-loop/runtime/authz"
 )
 
 // Handoff events in a work item's log.
@@ -24,23 +24,12 @@ const (
 // ErrArmRefused marks a work item the poller will not arm.
 var ErrArmRefused = errors.New("arming refused")
 
-// IsSelfComment reports a comment the loop itself posted: it carries the
-// self-authored marker and its author (from the API) is one of
-// routing.selfLogins. Without selfLogins nothing is the loop's own, because
-// anyone can type the marker: a record the loop posted then counts only if
-// its author is also authorized.
-func IsSelfComment(cfg *config.Config, c integrations.Comment) bool {
-	if cfg == nil || !integrations.IsSelfAuthored(c.Body) {
-		return false
-	}
-	l := gates.NormalizeLogin(c.Author)
-	for _, s := range cfg.Routing.SelfLogins {
-		if l != "" && gates.NormalizeLogin(s) == l {
-			return true
-		}
-	}
-	return false
-}
+// IsSelfComment reports a comment the loop itself posted (authz.OwnComment):
+// it carries the self-authored marker and its author (from the API) is one
+// of routing.selfLogins. Without selfLogins nothing is the loop's own,
+// because anyone can type the marker: a record the loop posted then counts
+// only if its author is also authorized.
+func IsSelfComment(cfg *config.Config, c integrations.Comment) bool { return authz.OwnComment(cfg, c) }
 
 // FindHandoff picks the handoff record among an unstarted item's comments:
 // the newest well-formed record whose author is in routing.authorizedUsers,

@@ -13,8 +13,8 @@ import (
 	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/authz"
 	"github.com/the-loop/the-loop/runtime/control"
-	"github.com/the-loop/the-loop/runtime/hooks/gates"
 )
 
 // Poller arms work items from ticket comments and labels and runs the human
@@ -214,7 +214,7 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	parser := control.New(cfg)
 	last := control.None
 	for _, c := range AuthorizedComments(cfg, comments) {
-		if isHandoffComment(c.Body) || gates.Edited(c) {
+		if isHandoffComment(c.Body) || authz.Edited(c) {
 			continue // a record carries conversation text, and an edited comment is never a command
 		}
 		res := parser.Parse(c.Body)
@@ -322,12 +322,12 @@ func hasLabel(labels []string, want string) bool {
 	return false
 }
 
-// IsAuthorized is gates.IsAuthorized: the poller and the gates share one rule.
-func IsAuthorized(cfg *config.Config, login string) bool { return gates.IsAuthorized(cfg, login) }
+// IsAuthorized is authz.IsAuthorized: the poller and the gates share one rule.
+func IsAuthorized(cfg *config.Config, login string) bool { return authz.IsAuthorized(cfg, login) }
 
-// AuthorizedComments is gates.AuthorizedComments, the reader every gate uses.
+// AuthorizedComments is authz.AuthorizedComments, the reader every gate uses.
 func AuthorizedComments(cfg *config.Config, comments []integrations.Comment) []integrations.Comment {
-	return gates.AuthorizedComments(cfg, comments)
+	return authz.AuthorizedComments(cfg, comments)
 }
 
 // DefaultPollStatusPath is the heartbeat file beside the default database.

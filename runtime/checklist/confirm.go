@@ -3,6 +3,8 @@ package checklist
 import (
 	"fmt"
 	"strings"
+
+	"github.com/the-loop/the-loop/runtime/authz"
 )
 
 func ticks(list []string) string {
@@ -17,7 +19,7 @@ func ticks(list []string) string {
 // defaultMode is the pr-sessions mode that applies when nothing was chosen.
 // The caller adds the self-authored marker when posting it.
 func Confirmation(sel Selection, by string, o Options, defaultMode string) string {
-	who := atLogin(by)
+	who := authz.At(by)
 	var b strings.Builder
 	b.WriteString("🤖 _the-loop_ — **phase selection recorded**\n\n")
 	if len(sel.Skips) > 0 {

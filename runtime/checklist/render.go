@@ -6,6 +6,7 @@ import (
 
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/authz"
 )
 
 // contributionLoop owns no outer loop, so it is not asked where to iterate one.
@@ -126,7 +127,7 @@ func Render(g *runtime.Graph, o Options) string {
 	var b strings.Builder
 	b.WriteString("🤖 _the-loop_ — **choose the phases for this work item**\n\n")
 	if h := o.Handoff; h != nil {
-		fmt.Fprintf(&b, "Handed off by %s at `%s`", atLogin(h.By), h.Stage)
+		fmt.Fprintf(&b, "Handed off by %s at `%s`", authz.At(h.By), h.Stage)
 		if h.RecordURL != "" {
 			fmt.Fprintf(&b, " ([record](%s))", h.RecordURL)
 		}
@@ -223,9 +224,4 @@ func renderNonPhase(b *strings.Builder, o Options) {
 	if len(o.Models) > 0 || len(o.Efforts) > 0 {
 		b.WriteString("Leave a group alone, or tick more than one, and the harness's own setting applies.\n\n")
 	}
-}
-
-// atLogin renders a login with exactly one leading "@".
-func atLogin(login string) string {
-	return "@" + strings.TrimLeft(strings.TrimSpace(login), "@")
 }

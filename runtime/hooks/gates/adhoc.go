@@ -5,6 +5,7 @@ import (
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/authz"
 	"github.com/the-loop/the-loop/runtime/classify"
 )
 
@@ -27,17 +28,17 @@ func ClassifyAdhocReply(hc *runtime.HookContext) (runtime.Result, error) {
 	if d, ok := hc.Recorded(); ok {
 		return gateRecordedOutcome(hc, HookClassifyAdhocReply, d, outcomeMoreWork, "more work requested by %s; the gate asks again once the work is reported back"), nil
 	}
-	comments := AuthorizedComments(hc.Config, gateCurrentVisit(hc, gateEventComments(hc)))
+	comments := authz.AuthorizedComments(hc.Config, gateCurrentVisit(hc, gateEventComments(hc)))
 	if len(comments) == 0 {
 		return runtime.Waiting(HookClassifyAdhocReply, "no authorized reply yet"), nil
 	}
 	newest := comments[len(comments)-1]
-	if Edited(newest) {
+	if authz.Edited(newest) {
 		return gateWaitEdited(hc, HookClassifyAdhocReply, newest), nil
 	}
 	read, reason := classify.ReadDone(newest.Body)
 	if read == classify.NotYet {
-		r := runtime.Waiting(HookClassifyAdhocReply, fmt.Sprintf("the newest authorized reply (by %s) is not read: %s", gateAt(newest.Author), reason))
+		r := runtime.Waiting(HookClassifyAdhocReply, fmt.Sprintf("the newest authorized reply (by %s) is not read: %s", authz.At(newest.Author), reason))
 		if why := gateHelp(hc, HookClassifyAdhocReply); why != "" {
 			r.Data = gateData("error", why)
 		}
@@ -48,7 +49,7 @@ func ClassifyAdhocReply(hc *runtime.HookContext) (runtime.Result, error) {
 		outcome = outcomeDone
 	}
 	d := &runtime.Decision{Node: hc.NodeID(), Kind: runtime.KindGate, Outcome: outcome, Via: gateViaComment,
-		By: gateAt(newest.Author), CommentURL: newest.URL, Data: gateData("reason", reason, EvidenceKey, gateEvidence(newest))}
+		By: authz.At(newest.Author), CommentURL: newest.URL, Data: gateData("reason", reason, EvidenceKey, gateEvidence(newest))}
 	return runtime.OK(HookClassifyAdhocReply, gateData("outcome", outcome, "decision", d,
 		"comments", []integrations.Comment{newest}, "feedback", comments)), nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/authz"
 )
 
 const (
@@ -39,7 +40,7 @@ func PostReviewBrief(hc *runtime.HookContext) (runtime.Result, error) {
 		return gateDegrade(HookPostReviewBrief, why, "posted", false), nil
 	}
 	if thread, err := p.ListComments(hc.Context, hc.TicketRef); err == nil {
-		if _, _, ok := gateNewestParsed(AuthorizedComments(hc.Config, thread), parseBriefFor(hc)); ok {
+		if _, _, ok := gateNewestParsed(authz.AuthorizedComments(hc.Config, thread), parseBriefFor(hc)); ok {
 			return runtime.OK(HookPostReviewBrief, gateData("posted", false, "reason", "brief already stated")), nil
 		}
 		if _, ok := gateNewestOwn(hc.Config, thread, briefRequestMarker); ok {
@@ -116,7 +117,7 @@ func ClassifyReviewBrief(hc *runtime.HookContext) (runtime.Result, error) {
 		}
 		return runtime.Waiting(HookClassifyReviewBrief, msg), nil
 	}
-	by := gateAt(c.Author)
+	by := authz.At(c.Author)
 	frozen := map[string]any{"questions": gateList(brief.Questions), "angles": gateList(brief.Angles),
 		"validations": gateList(brief.Validations), "pullRequests": gateList(brief.PullRequests)}
 	d := &runtime.Decision{Node: hc.NodeID(), Kind: runtime.KindBrief, Outcome: outcomeDefined, Via: gateViaComment, By: by, CommentURL: c.URL,

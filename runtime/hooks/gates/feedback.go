@@ -7,6 +7,7 @@ import (
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/authz"
 	"github.com/the-loop/the-loop/runtime/classify"
 )
 
@@ -81,12 +82,12 @@ func ClassifyFeedback(hc *runtime.HookContext) (runtime.Result, error) {
 			return runtime.OK(HookClassifyFeedback, gateData("outcome", runtime.OutcomeApproved, "decision", d, "riskTier", tier)), nil
 		}
 	}
-	comments := AuthorizedComments(hc.Config, gateCurrentVisit(hc, gateEventComments(hc)))
+	comments := authz.AuthorizedComments(hc.Config, gateCurrentVisit(hc, gateEventComments(hc)))
 	if len(comments) == 0 {
 		return runtime.Waiting(HookClassifyFeedback, "no authorized feedback yet"), nil
 	}
 	decider := comments[len(comments)-1]
-	if Edited(decider) {
+	if authz.Edited(decider) {
 		return gateWaitEdited(hc, HookClassifyFeedback, decider), nil
 	}
 	verdict := classify.ClassifyFor(decider.Body, runtime.Alternatives(subject))
@@ -104,7 +105,7 @@ func ClassifyFeedback(hc *runtime.HookContext) (runtime.Result, error) {
 		}
 	}
 	if !verdict.Outcome.Decisive() {
-		r := runtime.Waiting(HookClassifyFeedback, fmt.Sprintf("the newest authorized reply (by %s) is not decisive: %s; the gate stays open", gateAt(decider.Author), verdict.Reason))
+		r := runtime.Waiting(HookClassifyFeedback, fmt.Sprintf("the newest authorized reply (by %s) is not decisive: %s; the gate stays open", authz.At(decider.Author), verdict.Reason))
 		if classify.Attempted(decider.Body) {
 			if why := gateHelp(hc, HookClassifyFeedback); why != "" {
 				r.Data = gateData("error", why)
@@ -117,7 +118,7 @@ func ClassifyFeedback(hc *runtime.HookContext) (runtime.Result, error) {
 		reason = gateTruncate(reason, gateReasonLimit)
 	}
 	d := &runtime.Decision{Node: hc.NodeID(), Kind: runtime.KindGate, Outcome: string(verdict.Outcome), Via: gateViaComment,
-		By: gateAt(decider.Author), CommentURL: decider.URL, Data: gateData("classifier", source, "reason", reason, EvidenceKey, gateEvidence(decider))}
+		By: authz.At(decider.Author), CommentURL: decider.URL, Data: gateData("classifier", source, "reason", reason, EvidenceKey, gateEvidence(decider))}
 	return runtime.OK(HookClassifyFeedback, gateData("outcome", string(verdict.Outcome), "decision", d,
 		"comments", []integrations.Comment{decider}, "feedback", comments)), nil
 }
@@ -127,7 +128,7 @@ func externalVerdict(hc *runtime.HookContext, subject string, comments []integra
 	cfg := hc.Config.Routing.Classifier
 	in := classify.ExternalInput{Gate: hc.NodeID(), Subject: subject}
 	for _, c := range comments {
-		in.Comments = append(in.Comments, classify.ExternalComment{Author: NormalizeLogin(c.Author), Body: c.Body, URL: c.URL})
+		in.Comments = append(in.Comments, classify.ExternalComment{Author: authz.NormalizeLogin(c.Author), Body: c.Body, URL: c.URL})
 	}
 	ctx := hc.Context
 	if ctx == nil {

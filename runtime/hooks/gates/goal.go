@@ -6,6 +6,7 @@ import (
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/authz"
 )
 
 const (
@@ -25,20 +26,20 @@ const outcomeDefined = "defined"
 func gateThread(hc *runtime.HookContext) (comments []integrations.Comment, listErr error) {
 	events := gateEventComments(hc)
 	if hc.ReadOnly || hc.Tracker == nil || hc.TicketRef.System == "" {
-		return AuthorizedComments(hc.Config, events), nil
+		return authz.AuthorizedComments(hc.Config, events), nil
 	}
 	thread, err := hc.Tracker.ListComments(hc.Context, hc.TicketRef)
 	if err != nil {
-		return AuthorizedComments(hc.Config, events), err
+		return authz.AuthorizedComments(hc.Config, events), err
 	}
-	return AuthorizedComments(hc.Config, gateMergeComments(thread, events)), nil
+	return authz.AuthorizedComments(hc.Config, gateMergeComments(thread, events)), nil
 }
 
 // gateNewestParsed returns the newest unedited comment parse accepts (an
 // edited comment is never a decision).
 func gateNewestParsed[T any](comments []integrations.Comment, parse func(string) (T, bool)) (integrations.Comment, T, bool) {
 	for i := len(comments) - 1; i >= 0; i-- {
-		if Edited(comments[i]) {
+		if authz.Edited(comments[i]) {
 			continue // an edited comment is never a decision
 		}
 		if v, ok := parse(comments[i].Body); ok {
@@ -68,7 +69,7 @@ func PostGoalRequest(hc *runtime.HookContext) (runtime.Result, error) {
 		return gateDegrade(HookPostGoalRequest, why, "posted", false), nil
 	}
 	if thread, err := p.ListComments(hc.Context, hc.TicketRef); err == nil {
-		if _, _, ok := gateNewestParsed(AuthorizedComments(hc.Config, thread), ParseGoal); ok {
+		if _, _, ok := gateNewestParsed(authz.AuthorizedComments(hc.Config, thread), ParseGoal); ok {
 			return runtime.OK(HookPostGoalRequest, gateData("posted", false, "reason", "goal already stated")), nil
 		}
 		if _, ok := gateNewestOwn(hc.Config, thread, GoalRequestMarker); ok {
@@ -104,7 +105,7 @@ func ClassifyGoal(hc *runtime.HookContext) (runtime.Result, error) {
 		}
 		return runtime.Waiting(HookClassifyGoal, msg), nil
 	}
-	by := gateAt(c.Author)
+	by := authz.At(c.Author)
 	d := &runtime.Decision{Node: hc.NodeID(), Kind: runtime.KindGoal, Outcome: outcomeDefined, Via: gateViaComment, By: by, CommentURL: c.URL,
 		Data: gateData("goal", map[string]any{"goal": goal.Goal, "criteria": goal.Criteria})}
 	data := gateData("outcome", outcomeDefined, "decision", d, "goal", map[string]any{"goal": goal.Goal, "criteria": goal.Criteria, "by": by})

@@ -10,15 +10,8 @@ import (
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/authz"
 )
-
-// Edited reports a comment edited after it was created (the provider's
-// updated time is later than its created time). An edited comment is never
-// read as a decision: what the gate would read is not what was first posted,
-// and nothing records what it said before.
-func Edited(c integrations.Comment) bool {
-	return !c.CreatedAt.IsZero() && c.UpdatedAt.After(c.CreatedAt)
-}
 
 // BodyHash is the hash a decision records of a comment's body.
 func BodyHash(body string) string {
@@ -35,7 +28,7 @@ const EvidenceKey = "evidence"
 func gateEvidence(cs ...integrations.Comment) []any {
 	out := make([]any, 0, len(cs))
 	for _, c := range cs {
-		e := map[string]any{"url": c.URL, "author": NormalizeLogin(c.Author), "sha256": BodyHash(c.Body)}
+		e := map[string]any{"url": c.URL, "author": authz.NormalizeLogin(c.Author), "sha256": BodyHash(c.Body)}
 		if c.ID != 0 {
 			e["id"] = fmt.Sprint(c.ID)
 		}
@@ -88,13 +81,13 @@ func gateNotice(hc *runtime.HookContext, marker, body string) string {
 // gateEditedNotice says, once per edited comment, that it is not read.
 func gateEditedNotice(hc *runtime.HookContext, c integrations.Comment) string {
 	body := fmt.Sprintf("%s, your [comment](%s) was edited after it was posted, so this gate does not read it: an edited comment is never a decision. "+
-		"Post a new comment instead.", gateAt(c.Author), c.URL)
+		"Post a new comment instead.", authz.At(c.Author), c.URL)
 	return gateNotice(hc, gateEditedMarker(hc.NodeID(), c), body)
 }
 
 // gateWaitEdited is the wait of a gate whose deciding comment was edited.
 func gateWaitEdited(hc *runtime.HookContext, hook string, c integrations.Comment) runtime.Result {
-	r := runtime.Waiting(hook, fmt.Sprintf("the newest authorized comment (by %s) was edited after it was posted; an edited comment is never a decision, so the gate waits for a new one", gateAt(c.Author)))
+	r := runtime.Waiting(hook, fmt.Sprintf("the newest authorized comment (by %s) was edited after it was posted; an edited comment is never a decision, so the gate waits for a new one", authz.At(c.Author)))
 	if why := gateEditedNotice(hc, c); why != "" {
 		r.Data = gateData("error", why)
 	}

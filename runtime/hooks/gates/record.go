@@ -10,6 +10,7 @@ import (
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/authz"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
 )
 
@@ -97,7 +98,7 @@ func gateFeedbackKey(c integrations.Comment) string {
 	case c.ID != 0:
 		return fmt.Sprintf("id:%d", c.ID)
 	}
-	sum := sha256.Sum256([]byte(NormalizeLogin(c.Author) + "\n" + c.Body))
+	sum := sha256.Sum256([]byte(authz.NormalizeLogin(c.Author) + "\n" + c.Body))
 	return "sha256:" + hex.EncodeToString(sum[:16])
 }
 
@@ -116,7 +117,7 @@ func gateFeedbackEntry(text string, comments []integrations.Comment, outcome str
 			continue
 		}
 		n++
-		who := gateAt(c.Author)
+		who := authz.At(c.Author)
 		body := strings.TrimSpace(strings.ReplaceAll(c.Body, "\r\n", "\n"))
 		b.WriteString("\n")
 		switch {

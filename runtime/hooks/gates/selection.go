@@ -7,6 +7,7 @@ import (
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/authz"
 	"github.com/the-loop/the-loop/runtime/checklist"
 	"github.com/the-loop/the-loop/runtime/control"
 )
@@ -42,7 +43,7 @@ func ClassifyPhaseSelection(hc *runtime.HookContext) (runtime.Result, error) {
 	}
 	parser := control.New(hc.Config)
 	var reply *integrations.Comment
-	authorized := AuthorizedComments(hc.Config, gateEventComments(hc))
+	authorized := authz.AuthorizedComments(hc.Config, gateEventComments(hc))
 	for i := len(authorized) - 1; i >= 0; i-- {
 		if gateHandoffComment(authorized[i].Body) {
 			continue // a handoff record is data: its text never signs a selection
@@ -52,11 +53,11 @@ func ClassifyPhaseSelection(hc *runtime.HookContext) (runtime.Result, error) {
 			continue
 		}
 		switch {
-		case Edited(authorized[i]):
+		case authz.Edited(authorized[i]):
 			return gateWaitEdited(hc, HookClassifyPhaseSelection, authorized[i]), nil
 		case res.Command != control.Execute:
 			return runtime.Waiting(HookClassifyPhaseSelection, fmt.Sprintf("the newest authorized comment naming `%s` (by %s) is not the command: it counts only as a line of its own, outside quotes and code, with no other command in the comment; waiting for an authorized user to reply `%s`",
-				kw, gateAt(authorized[i].Author), kw)), nil
+				kw, authz.At(authorized[i].Author), kw)), nil
 		}
 		reply = &authorized[i]
 		break
@@ -123,7 +124,7 @@ func gatePostedChecklist(hc *runtime.HookContext) (body string, found bool, why 
 }
 
 func selectionResult(hc *runtime.HookContext, reply *integrations.Comment, via, kw string, opts checklist.Options, sel checklist.Selection) runtime.Result {
-	by := gateAt(reply.Author)
+	by := authz.At(reply.Author)
 	effective := sel.SessionPerPR
 	if effective == "" {
 		effective = opts.SessionPerPR

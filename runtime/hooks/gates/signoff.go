@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/authz"
 	"github.com/the-loop/the-loop/runtime/classify"
 )
 
@@ -29,25 +30,25 @@ func SecuritySignOff(hc *runtime.HookContext) (runtime.Result, error) {
 		return runtime.OK(HookSecuritySignOff, gateData("riskTier", tier, "signOff", "not required below tier 4")), nil
 	}
 	waiting := fmt.Sprintf("risk tier %d needs a named security sign-off: an authorized reviewer comments `Security sign-off.` on the thread", tier)
-	comments := AuthorizedComments(hc.Config, gateEventComments(hc))
+	comments := authz.AuthorizedComments(hc.Config, gateEventComments(hc))
 	for i := len(comments) - 1; i >= 0; i-- {
 		c := comments[i]
 		if !classify.MentionsSignOff(c.Body) {
 			continue
 		}
-		if Edited(c) {
+		if authz.Edited(c) {
 			return gateWaitEdited(hc, HookSecuritySignOff, c), nil
 		}
 		ok, reason := classify.SignsOff(c.Body)
 		if !ok {
-			r := runtime.Waiting(HookSecuritySignOff, fmt.Sprintf("%s; the newest comment about it (by %s) is not one: %s", waiting, gateAt(c.Author), reason))
+			r := runtime.Waiting(HookSecuritySignOff, fmt.Sprintf("%s; the newest comment about it (by %s) is not one: %s", waiting, authz.At(c.Author), reason))
 			if why := gateHelp(hc, HookSecuritySignOff); why != "" {
 				r.Data = gateData("error", why)
 			}
 			return r, nil
 		}
 		d := &runtime.Decision{Node: hc.NodeID(), Kind: runtime.KindGate, Outcome: "signed-off", Via: gateViaComment,
-			By: gateAt(c.Author), CommentURL: c.URL, Data: gateData("riskTier", tier, "reason", reason, EvidenceKey, gateEvidence(c))}
+			By: authz.At(c.Author), CommentURL: c.URL, Data: gateData("riskTier", tier, "reason", reason, EvidenceKey, gateEvidence(c))}
 		return runtime.OK(HookSecuritySignOff, gateData("decision", d, "riskTier", tier, "signedOffBy", d.By)), nil
 	}
 	return runtime.Waiting(HookSecuritySignOff, waiting), nil

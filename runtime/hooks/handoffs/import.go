@@ -8,6 +8,7 @@ import (
 
 	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/authz"
 	"github.com/the-loop/the-loop/runtime/hooks/artifacts"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
 	"github.com/the-loop/the-loop/runtime/markdown"
@@ -127,7 +128,7 @@ func demote(hc *runtime.HookContext, v demotion) (runtime.Result, error) {
 	}
 	hs := hc.State.Handoff
 	decision := &runtime.Decision{Node: HookImportHandoff, Kind: runtime.KindHandoffImport, Outcome: string(runtime.Pass),
-		Via: runtime.ViaHandoff, By: "@" + strings.TrimLeft(strings.TrimSpace(hs.Author), "@"), CommentURL: hs.CommentURL, Reason: v.why,
+		Via: runtime.ViaHandoff, By: authz.At(hs.Author), CommentURL: hs.CommentURL, Reason: v.why,
 		Data: map[string]any{"verified": listOrEmpty(v.verified), "demoted": v.producer, "locked": names(locked), "lockedHashes": hashes}}
 	data := map[string]any{"verified": listOrEmpty(v.verified), "locked": names(locked), "demoted": v.producer, "decision": decision}
 	if v.producer != "" {
