@@ -2,7 +2,6 @@ package github
 
 import (
 	"context"
-	"strings"
 
 	gh "github.com/google/go-github/v62/github"
 
@@ -71,7 +70,7 @@ func (p *Provider) CreateComment(ctx context.Context, ref integrations.Ref, body
 	if err := p.checkRef(op, ref); err != nil {
 		return integrations.Comment{}, err
 	}
-	marked, err := markedBody(op, body)
+	marked, err := limits.MarkedBody(op, body)
 	if err != nil {
 		return integrations.Comment{}, err
 	}
@@ -95,7 +94,7 @@ func (p *Provider) EditComment(ctx context.Context, ref integrations.Ref, id int
 	if id <= 0 {
 		return integrations.Comment{}, integrations.Invalidf(System, op, "comment id %d is not positive", id)
 	}
-	marked, err := markedBody(op, body)
+	marked, err := limits.MarkedBody(op, body)
 	if err != nil {
 		return integrations.Comment{}, err
 	}
@@ -108,15 +107,4 @@ func (p *Provider) EditComment(ctx context.Context, ref integrations.Ref, id int
 		return integrations.Comment{}, err
 	}
 	return commentFrom(c), nil
-}
-
-func markedBody(op integrations.Op, body string) (string, error) {
-	if strings.TrimSpace(body) == "" {
-		return "", integrations.Invalidf(System, op, "the comment body is empty")
-	}
-	marked := integrations.MarkSelfAuthored(body)
-	if n := len([]rune(marked)); n > maxCommentLen {
-		return "", integrations.Invalidf(System, op, "the comment is %d characters with the marker; GitHub allows %d", n, maxCommentLen)
-	}
-	return marked, nil
 }

@@ -75,7 +75,7 @@ func (p *Provider) CreateIssue(ctx context.Context, in integrations.NewIssue) (i
 	if in.Project != "" || in.IssueType != "" || in.Parent != "" {
 		return integrations.Issue{}, integrations.Invalidf(System, op, "project, issue type and parent are Jira fields; a GitHub issue takes OWNER/REPO, title, body and labels")
 	}
-	labels, err := cleanLabels(op, in.Labels)
+	labels, err := limits.CleanLabels(op, in.Labels)
 	if err != nil {
 		return integrations.Issue{}, err
 	}
@@ -112,7 +112,7 @@ func (p *Provider) AddLabels(ctx context.Context, ref integrations.Ref, labels [
 	if err := p.checkRef(op, ref); err != nil {
 		return err
 	}
-	clean, err := cleanLabels(op, labels)
+	clean, err := limits.CleanLabels(op, labels)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (p *Provider) RemoveLabel(ctx context.Context, ref integrations.Ref, label 
 	if err := p.checkRef(op, ref); err != nil {
 		return err
 	}
-	clean, err := cleanLabels(op, []string{label})
+	clean, err := limits.CleanLabels(op, []string{label})
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (p *Provider) EnsureLabels(ctx context.Context, owner, repo string, labels 
 		return integrations.Invalidf(System, op, "%v", err)
 	}
 	for _, spec := range labels {
-		if _, err := cleanLabels(op, []string{spec.Name}); err != nil || strings.TrimSpace(spec.Name) == "" {
+		if _, err := limits.CleanLabels(op, []string{spec.Name}); err != nil || strings.TrimSpace(spec.Name) == "" {
 			return integrations.Invalidf(System, op, "label name %q is empty or longer than %d characters", spec.Name, maxLabelLen)
 		}
 		color := strings.TrimPrefix(spec.Color, "#")
@@ -206,22 +206,4 @@ func (p *Provider) AddReaction(ctx context.Context, ref integrations.Ref, commen
 		}
 		return err
 	})
-}
-
-// cleanLabels trims, de-duplicates and checks label names.
-func cleanLabels(op integrations.Op, labels []string) ([]string, error) {
-	seen := map[string]bool{}
-	out := make([]string, 0, len(labels))
-	for _, l := range labels {
-		l = strings.TrimSpace(l)
-		if l == "" || seen[l] {
-			continue
-		}
-		if len([]rune(l)) > maxLabelLen {
-			return nil, integrations.Invalidf(System, op, "label %q is longer than %d characters", l, maxLabelLen)
-		}
-		seen[l] = true
-		out = append(out, l)
-	}
-	return out, nil
 }

@@ -21,7 +21,7 @@ func (p *Provider) ListOpenIssues(ctx context.Context, container, label string) 
 	}
 	opts := &gh.IssueListByRepoOptions{State: "open", Sort: "created", Direction: "desc", ListOptions: gh.ListOptions{PerPage: perPage}}
 	if label != "" {
-		clean, err := cleanLabels(op, []string{label})
+		clean, err := limits.CleanLabels(op, []string{label})
 		if err != nil {
 			return nil, err
 		}

@@ -211,3 +211,6 @@ func (p *Provider) call(ctx context.Context, op integrations.Op, tgt string, fn 
 	}
 	return p.wrap(op, tgt, err)
 }
+
+// limits are GitHub's rules for comments and labels the loop writes.
+var limits = integrations.Limits{System: System, Display: "GitHub", MaxComment: maxCommentLen, MaxLabel: maxLabelLen}

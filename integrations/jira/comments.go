@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	jira "github.com/andygrunwald/go-jira"
@@ -80,7 +79,7 @@ func (p *Provider) CreateComment(ctx context.Context, ref integrations.Ref, body
 	if err := p.checkRef(op, ref); err != nil {
 		return integrations.Comment{}, err
 	}
-	marked, err := markedBody(op, body)
+	marked, err := limits.MarkedBody(op, body)
 	if err != nil {
 		return integrations.Comment{}, err
 	}
@@ -101,7 +100,7 @@ func (p *Provider) EditComment(ctx context.Context, ref integrations.Ref, id int
 	if id <= 0 {
 		return integrations.Comment{}, integrations.Invalidf(System, op, "comment id %d is not positive", id)
 	}
-	marked, err := markedBody(op, body)
+	marked, err := limits.MarkedBody(op, body)
 	if err != nil {
 		return integrations.Comment{}, err
 	}
@@ -111,15 +110,4 @@ func (p *Provider) EditComment(ctx context.Context, ref integrations.Ref, id int
 		return integrations.Comment{}, err
 	}
 	return p.commentFrom(ref.Key, &c), nil
-}
-
-func markedBody(op integrations.Op, body string) (string, error) {
-	if strings.TrimSpace(body) == "" {
-		return "", integrations.Invalidf(System, op, "the comment body is empty")
-	}
-	marked := integrations.MarkSelfAuthored(body)
-	if n := len([]rune(marked)); n > maxCommentLen {
-		return "", integrations.Invalidf(System, op, "the comment is %d characters with the marker; Jira allows %d", n, maxCommentLen)
-	}
-	return marked, nil
 }

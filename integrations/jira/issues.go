@@ -132,7 +132,7 @@ func (p *Provider) CreateIssue(ctx context.Context, in integrations.NewIssue) (i
 		}
 		fields.Parent = &keyField{Key: in.Parent}
 	}
-	labels, err := cleanLabels(op, in.Labels)
+	labels, err := limits.CleanLabels(op, in.Labels)
 	if err != nil {
 		return integrations.Issue{}, err
 	}
@@ -171,7 +171,7 @@ func (p *Provider) AddLabels(ctx context.Context, ref integrations.Ref, labels [
 	if err := p.checkRef(op, ref); err != nil {
 		return err
 	}
-	clean, err := cleanLabels(op, labels)
+	clean, err := limits.CleanLabels(op, labels)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func (p *Provider) RemoveLabel(ctx context.Context, ref integrations.Ref, label 
 	if err := p.checkRef(op, ref); err != nil {
 		return err
 	}
-	clean, err := cleanLabels(op, []string{label})
+	clean, err := limits.CleanLabels(op, []string{label})
 	if err != nil {
 		return err
 	}
@@ -206,27 +206,7 @@ func (p *Provider) RemoveLabel(ctx context.Context, ref integrations.Ref, label 
 // CleanLabels trims and de-duplicates labels and refuses ones Jira cannot
 // store (whitespace inside, too long).
 func CleanLabels(labels []string) ([]string, error) {
-	return cleanLabels(integrations.OpAddLabels, labels)
-}
-
-func cleanLabels(op integrations.Op, labels []string) ([]string, error) {
-	seen := map[string]bool{}
-	out := make([]string, 0, len(labels))
-	for _, l := range labels {
-		l = strings.TrimSpace(l)
-		if l == "" || seen[l] {
-			continue
-		}
-		if strings.ContainsAny(l, " \t\r\n") {
-			return nil, integrations.Invalidf(System, op, "label %q contains whitespace, which Jira labels cannot; use - or _ instead", l)
-		}
-		if len([]rune(l)) > maxLabelLen {
-			return nil, integrations.Invalidf(System, op, "label %q is longer than %d characters", l, maxLabelLen)
-		}
-		seen[l] = true
-		out = append(out, l)
-	}
-	return out, nil
+	return limits.CleanLabels(integrations.OpAddLabels, labels)
 }
 
 func listOrNone(keys []string) string {

@@ -43,7 +43,7 @@ func (p *Provider) ListOpenIssues(ctx context.Context, container, label string) 
 		return nil, integrations.Invalidf(System, op, "%v (polling.sources[].projects)", err)
 	}
 	if label != "" {
-		clean, err := cleanLabels(op, []string{label})
+		clean, err := limits.CleanLabels(op, []string{label})
 		if err != nil {
 			return nil, err
 		}

@@ -243,3 +243,6 @@ func (p *Provider) checkRef(op integrations.Op, ref integrations.Ref) error {
 	}
 	return nil
 }
+
+// limits are Jira's rules for comments and labels the loop writes.
+var limits = integrations.Limits{System: System, Display: "Jira", MaxComment: maxCommentLen, MaxLabel: maxLabelLen, NoSpaceInLabels: true}
