@@ -9,33 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestWriteAtomic(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "f.md")
-	require.NoError(t, writeAtomic(path, []byte("one")))
-	require.NoError(t, writeAtomic(path, []byte("two")))
-	assert.Equal(t, "two", readFile(t, path))
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	assert.Len(t, entries, 1, "no temp file is left behind")
-}
-
-func TestWriteAtomicFailureKeepsOldFile(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "busy")
-	require.NoError(t, os.MkdirAll(filepath.Join(target, "child"), 0o755))
-	err := writeAtomic(target, []byte("new"))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), target)
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	assert.Len(t, entries, 1, "the failed temp file is removed")
-
-	err = writeAtomic(filepath.Join(dir, "missing", "f.md"), []byte("x"))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "create temp file")
-}
-
 func TestUnwritableContinuityDirectory(t *testing.T) {
 	dir := gitRepo(t, "")
 	require.NoError(t, mkdir(filepath.Join(dir, ".handoff")))

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/the-loop/the-loop/internal/atomicfile"
 )
 
 // Titles of the brief's required sections, in order.
@@ -109,7 +111,7 @@ func (s *Set) brief(opts BriefOptions) (Brief, error) {
 		if err := os.MkdirAll(s.HandoffsDir(), 0o755); err != nil {
 			return Brief{}, fmt.Errorf("continuity: create %s: %w", s.rel(s.HandoffsDir()), err)
 		}
-		if err := writeAtomic(out, []byte(brief.Text)); err != nil {
+		if err := atomicfile.Write(out, []byte(brief.Text), 0o644); err != nil {
 			return Brief{}, fmt.Errorf("continuity: write brief: %w", err)
 		}
 		brief.Path = s.rel(out)

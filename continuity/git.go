@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/atomicfile"
 )
 
 // gitRun runs git with argv (never a shell) in dir and returns trimmed
@@ -141,7 +143,7 @@ func (s *Set) addExclude() (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return path, &IgnoreError{Check: "create " + s.rel(filepath.Dir(path)), Detail: err.Error()}
 	}
-	if err := writeAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return path, &IgnoreError{Check: "write " + s.rel(path), Detail: err.Error()}
 	}
 	return path, nil

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/the-loop/the-loop/internal/atomicfile"
 )
 
 // Rejection explains why an existing continuity set was not resumed.
@@ -207,7 +209,7 @@ func (s *Set) preserve(rej *Rejection) (string, error) {
 			return "", fmt.Errorf("continuity: keep rejected set: move %s: %w", e.Name(), err)
 		}
 	}
-	syncDir(target)
-	syncDir(s.Dir())
+	atomicfile.SyncDir(target)
+	atomicfile.SyncDir(s.Dir())
 	return s.rel(target), nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/the-loop/the-loop/internal/atomicfile"
 	"github.com/the-loop/the-loop/lockfile"
 )
 
@@ -73,13 +74,13 @@ func (s *Set) writeSet(n Notes, g Graph, dp DeathPoint) error {
 	dir := s.Dir()
 	data := map[string][]byte{NotesFile: n.render(), GraphFile: g.render(), DeathPointFile: dp.render()}
 	for _, name := range setFiles {
-		if err := writeAtomic(filepath.Join(dir, pendingName(name)), data[name]); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, pendingName(name)), data[name], 0o644); err != nil {
 			s.dropPending()
 			return fmt.Errorf("continuity: failed to write %s (the set is unchanged): %w", name, err)
 		}
 		s.step("pending " + name)
 	}
-	if err := writeAtomic(filepath.Join(dir, commitMarker), []byte(fmt.Sprintf("revision %d\n", dp.Revision))); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, commitMarker), []byte(fmt.Sprintf("revision %d\n", dp.Revision)), 0o644); err != nil {
 		s.dropPending()
 		return fmt.Errorf("continuity: failed to commit the update (the set is unchanged): %w", err)
 	}
@@ -119,11 +120,11 @@ func (s *Set) finishWrite() error {
 		}
 		s.step("installed " + name)
 	}
-	syncDir(dir)
+	atomicfile.SyncDir(dir)
 	if err := os.Remove(filepath.Join(dir, commitMarker)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("continuity: finish the interrupted write: %w", err)
 	}
-	syncDir(dir)
+	atomicfile.SyncDir(dir)
 	return nil
 }
 

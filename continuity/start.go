@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/the-loop/the-loop/internal/atomicfile"
 )
 
 // Start modes.
@@ -187,7 +189,7 @@ func (s *Set) resume(l loaded, opts InitOptions) (StartResult, error) {
 
 // writeFile writes one continuity file atomically, naming it on failure.
 func (s *Set) writeFile(name string, data []byte) error {
-	if err := writeAtomic(filepath.Join(s.Dir(), name), data); err != nil {
+	if err := atomicfile.Write(filepath.Join(s.Dir(), name), data, 0o644); err != nil {
 		return fmt.Errorf("continuity: failed to write %s (earlier files are intact): %w", name, err)
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/the-loop/the-loop/internal/atomicfile"
 )
 
 // StateFile is the portable record written beside the artifacts.
@@ -281,46 +283,14 @@ func ReadPortable(specDir, id string) (*State, string, error) {
 	return nil, "", nil
 }
 
-// WriteFileAtomic writes data to path through a temp file in the same
-// directory, fsyncs it, and renames it into place.
+// WriteFileAtomic writes data to path (atomicfile.Write), creating its
+// directory first.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create temp file in %s: %w", dir, err)
-	}
-	name := tmp.Name()
-	cleanup := func() { _ = os.Remove(name) }
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		cleanup()
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		cleanup()
-		return fmt.Errorf("sync %s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		cleanup()
-		return fmt.Errorf("close %s: %w", name, err)
-	}
-	if err := os.Chmod(name, perm); err != nil {
-		cleanup()
-		return fmt.Errorf("chmod %s: %w", name, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		cleanup()
-		return fmt.Errorf("rename into %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.Write(path, data, perm)
 }
 
 // WritePortable writes the portable record into specDir atomically.

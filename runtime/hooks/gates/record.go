@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -63,12 +62,7 @@ func RecordFeedback(hc *runtime.HookContext) (runtime.Result, error) {
 	if n == 0 {
 		return runtime.OK(HookRecordFeedback, gateData("recorded", 0, "artifact", name)), nil
 	}
-	path := d.AbsPath(name)
-	perm := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		perm = fi.Mode().Perm()
-	}
-	if err := runtime.WriteFileAtomic(path, []byte(gateInsertFeedback(text, entry)), perm); err != nil {
+	if err := d.WriteAtomic(name, []byte(gateInsertFeedback(text, entry))); err != nil {
 		return runtime.Blocked(HookRecordFeedback, runtime.Errorf(d.Rel(name), "the feedback could not be recorded: %v", err)), nil
 	}
 	return runtime.OK(HookRecordFeedback, gateData("recorded", n, "artifact", name)), nil

@@ -5,7 +5,6 @@
 package specdir
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/the-loop/the-loop/internal/atomicfile"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/markdown"
 )
@@ -188,8 +188,8 @@ func (d *Dir) Read(name string) (string, error) {
 	return v.(string), err
 }
 
-// WriteAtomic replaces name with data through a temporary file in the same
-// folder (written, synced, renamed), keeping the file's permissions.
+// WriteAtomic replaces name with data (atomicfile.WriteIn), keeping the
+// file's permissions.
 func (d *Dir) WriteAtomic(name string, data []byte) error {
 	if !filepath.IsLocal(name) {
 		return fmt.Errorf("%q is not a file inside the spec folder", name)
@@ -197,39 +197,7 @@ func (d *Dir) WriteAtomic(name string, data []byte) error {
 	if d.root == nil {
 		return fmt.Errorf("the spec folder %s does not exist", d.Rel(""))
 	}
-	perm := os.FileMode(0o644)
-	if info, err := d.root.Stat(name); err == nil {
-		perm = info.Mode().Perm()
-	}
-	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".tmp-"+rand.Text())
-	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return fmt.Errorf("create a temporary file for %s: %w", name, err)
-	}
-	fail := func(step string, err error) error {
-		_ = f.Close()
-		_ = d.root.Remove(tmp)
-		return fmt.Errorf("%s %s: %w", step, name, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail("write", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail("sync", err)
-	}
-	if err := f.Close(); err != nil {
-		_ = d.root.Remove(tmp)
-		return fmt.Errorf("close %s: %w", name, err)
-	}
-	if err := d.root.Rename(tmp, name); err != nil {
-		_ = d.root.Remove(tmp)
-		return fmt.Errorf("rename into %s: %w", name, err)
-	}
-	if dir, err := d.root.Open(filepath.Dir(name)); err == nil {
-		_ = dir.Sync()
-		_ = dir.Close()
-	}
-	return nil
+	return atomicfile.WriteIn(d.root, name, data)
 }
 
 // AbsPath is name's absolute path.
