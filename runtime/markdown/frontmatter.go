@@ -29,16 +29,10 @@ func locateFrontMatter(text string) fmBounds {
 		return fmBounds{}
 	}
 	start := nl + 1
-	for pos := start; pos < len(text); {
-		end := strings.IndexByte(text[pos:], '\n')
-		next := len(text)
-		if end >= 0 {
-			end += pos
-			next = end + 1
-		} else {
-			end = len(text)
-		}
-		if strings.TrimSpace(text[pos:end]) == "---" {
+	pos := start
+	for raw := range strings.Lines(text[start:]) {
+		next := pos + len(raw)
+		if strings.TrimSpace(raw) == "---" {
 			return fmBounds{yamlStart: start, yamlEnd: pos, bodyStart: next, ok: true}
 		}
 		pos = next

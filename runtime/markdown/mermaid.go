@@ -26,17 +26,9 @@ func MermaidBlocks(text string) []Block {
 	var out []Block
 	var cur *Block
 	lineNo := 0
-	for pos := 0; pos < len(text); {
-		end := strings.IndexByte(text[pos:], '\n')
-		next := len(text)
-		if end >= 0 {
-			end += pos
-			next = end + 1
-		} else {
-			end = len(text)
-		}
+	for raw := range strings.Lines(text) {
 		lineNo++
-		line := text[pos:end]
+		line := strings.TrimSuffix(raw, "\n")
 		trimmed := strings.TrimSpace(line)
 		switch {
 		case cur != nil && strings.HasPrefix(trimmed, "```"):
@@ -47,7 +39,6 @@ func MermaidBlocks(text string) []Block {
 		case strings.HasPrefix(trimmed, "```mermaid"):
 			cur = &Block{Index: len(out) + 1, Line: lineNo}
 		}
-		pos = next
 	}
 	return out
 }
@@ -97,24 +88,15 @@ func LongLines(text string, limit int) []int {
 	var out []int
 	inFence := false
 	lineNo := 0
-	for pos := 0; pos < len(text); {
-		end := strings.IndexByte(text[pos:], '\n')
-		next := len(text)
-		if end >= 0 {
-			end += pos
-			next = end + 1
-		} else {
-			end = len(text)
-		}
+	for raw := range strings.Lines(text) {
 		lineNo++
-		line := text[pos:end]
+		line := strings.TrimSuffix(raw, "\n")
 		switch {
 		case isFence(line):
 			inFence = !inFence
 		case !inFence && len(line) > limit && utf8.RuneCountInString(line) > limit && strings.IndexByte(line, ' ') >= 0:
 			out = append(out, lineNo)
 		}
-		pos = next
 	}
 	return out
 }

@@ -31,16 +31,10 @@ func Sections(body string) map[string]string {
 			stack = stack[:len(stack)-1]
 		}
 	}
-	for pos := 0; pos < len(body); {
-		end := strings.IndexByte(body[pos:], '\n')
-		next := len(body)
-		if end >= 0 {
-			end += pos
-			next = end + 1
-		} else {
-			end = len(body)
-		}
-		line := body[pos:end]
+	pos := 0
+	for raw := range strings.Lines(body) {
+		next := pos + len(raw)
+		line := strings.TrimSuffix(raw, "\n")
 		switch {
 		case isFence(line):
 			inFence = !inFence
@@ -72,13 +66,7 @@ func Sections(body string) map[string]string {
 // blockquoted lines: quoted review replies are not the artifact's tasks.
 func CountUnticked(body string) int {
 	n := 0
-	for len(body) > 0 {
-		line := body
-		if i := strings.IndexByte(body, '\n'); i >= 0 {
-			line, body = body[:i], body[i+1:]
-		} else {
-			body = ""
-		}
+	for line := range strings.Lines(body) {
 		// A quoted line is somebody's words (record-feedback quotes every
 		// review reply), not a task of this artifact.
 		if strings.HasPrefix(strings.TrimLeft(line, " \t"), ">") {
