@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/the-loop/the-loop/runtime/plaintext"
+	"github.com/the-loop/the-loop/internal/gitref"
 )
 
 // BranchPrefix starts every branch the loop names itself.
@@ -63,51 +63,12 @@ func BranchFor(id, title string) (string, error) {
 	return name, ValidateBranch(name)
 }
 
-// ValidateBranch applies git's rules for a branch name (those of
-// `git check-ref-format --branch`): no empty or dot-leading component, no
-// component ending in ".lock", no "..", "@{", "//" or a lone "@", no
-// control characters, space, ~ ^ : ? * [ or \, not starting with '-' or
-// ending with '/' or '.', and not HEAD. Beyond git, it refuses invisible
-// and bidirectional characters, which make a name read as another.
+// ValidateBranch applies git's rule for a branch name (gitref.CheckBranch):
+// that of `git check-ref-format --branch`, plus no invisible or
+// bidirectional character.
 func ValidateBranch(name string) error {
-	bad := func(why string) error {
-		return fmt.Errorf("branch name %q is not valid for git: %s", name, why)
-	}
-	switch {
-	case name == "":
-		return bad("it is empty")
-	case name == "HEAD":
-		return bad("HEAD is reserved")
-	case name == "@":
-		return bad("a lone @ is reserved")
-	case strings.HasPrefix(name, "-"):
-		return bad("it starts with '-'")
-	case strings.HasSuffix(name, "/"), strings.HasPrefix(name, "/"):
-		return bad("it starts or ends with '/'")
-	case strings.HasSuffix(name, "."):
-		return bad("it ends with '.'")
-	case strings.Contains(name, ".."):
-		return bad(`it contains ".."`)
-	case strings.Contains(name, "@{"):
-		return bad(`it contains "@{"`)
-	case strings.Contains(name, "//"):
-		return bad(`it contains "//"`)
-	}
-	for _, r := range name {
-		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
-			return bad(fmt.Sprintf("it contains %q", r))
-		}
-	}
-	if r, unsafe := plaintext.Unsafe(name); unsafe {
-		return bad(fmt.Sprintf("it contains the character %U, an invisible or bidirectional character", r))
-	}
-	for _, c := range strings.Split(name, "/") {
-		if strings.HasPrefix(c, ".") {
-			return bad(fmt.Sprintf("component %q starts with '.'", c))
-		}
-		if strings.HasSuffix(c, ".lock") {
-			return bad(fmt.Sprintf("component %q ends with .lock", c))
-		}
+	if err := gitref.CheckBranch(name); err != nil {
+		return fmt.Errorf("branch name %q is not valid for git: it %v", name, err)
 	}
 	return nil
 }

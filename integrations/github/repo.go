@@ -10,39 +10,16 @@ import (
 	gh "github.com/google/go-github/v62/github"
 
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/internal/gitref"
 )
 
 var shaPattern = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 
-// ValidateBranch checks a branch name against git check-ref-format's rules
-// (as refs/heads/<name>).
+// ValidateBranch checks a branch name against git's rule for one
+// (gitref.CheckBranch).
 func ValidateBranch(name string) error {
-	bad := func(why string) error { return fmt.Errorf("branch name %q is not a valid git ref: %s", name, why) }
-	switch {
-	case name == "":
-		return bad("it is empty")
-	case name == "@":
-		return bad("it is the single character @")
-	case strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/"):
-		return bad("it starts or ends with /")
-	case strings.Contains(name, "//"):
-		return bad("it contains //")
-	case strings.Contains(name, ".."):
-		return bad("it contains ..")
-	case strings.Contains(name, "@{"):
-		return bad("it contains @{")
-	case strings.HasSuffix(name, "."):
-		return bad("it ends with .")
-	}
-	for _, r := range name {
-		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
-			return bad(fmt.Sprintf("it contains %q", r))
-		}
-	}
-	for _, part := range strings.Split(name, "/") {
-		if strings.HasPrefix(part, ".") || strings.HasSuffix(part, ".lock") {
-			return bad("a component starts with . or ends with .lock")
-		}
+	if err := gitref.CheckBranch(name); err != nil {
+		return fmt.Errorf("branch name %q is not a valid git ref: it %v", name, err)
 	}
 	return nil
 }
