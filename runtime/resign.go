@@ -22,7 +22,7 @@ func (r *Runtime) Resign(ctx context.Context, id string) (resigned, left int, er
 	}
 	err = r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
 		var nodes []string
-		for _, d := range allRecorded(st) {
+		for _, d := range st.AllDecisions() {
 			if !strings.HasPrefix(d.Signature, schemeHMAC) {
 				continue
 			}
@@ -48,15 +48,4 @@ func (r *Runtime) Resign(ctx context.Context, id string) (resigned, left int, er
 		return 0, 0, fmt.Errorf("re-sign %s: %w", id, err)
 	}
 	return resigned, left, nil
-}
-
-// allRecorded lists every recorded decision of st.
-func allRecorded(st *State) []*Decision {
-	var out []*Decision
-	for _, m := range []map[string]*Decision{st.Decisions, st.Skips, st.OptIns} {
-		for _, d := range m {
-			out = append(out, d)
-		}
-	}
-	return append(out, st.Forced...)
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/the-loop/the-loop/internal/atomicfile"
@@ -186,6 +188,19 @@ func (s *State) normalize() {
 			}
 		}
 	}
+}
+
+// AllDecisions lists every recorded decision of s in a stable order: the
+// gate decisions, the declared skips and the opt-ins, each by node, then
+// the forced transitions in the order they happened.
+func (s *State) AllDecisions() []*Decision {
+	var out []*Decision
+	for _, m := range []map[string]*Decision{s.Decisions, s.Skips, s.OptIns} {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			out = append(out, m[k])
+		}
+	}
+	return append(out, s.Forced...)
 }
 
 // Record returns the node's record, creating it.

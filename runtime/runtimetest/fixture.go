@@ -8,7 +8,6 @@ import (
 	"crypto/sha256"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/the-loop/the-loop/runtime"
 )
@@ -21,20 +20,7 @@ func FixtureKey() ed25519.PrivateKey {
 }
 
 // Decisions lists every recorded decision of st in a stable order.
-func Decisions(st *runtime.State) []*runtime.Decision {
-	var out []*runtime.Decision
-	for _, m := range []map[string]*runtime.Decision{st.Decisions, st.Skips, st.OptIns} {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			out = append(out, m[k])
-		}
-	}
-	return append(out, st.Forced...)
-}
+func Decisions(st *runtime.State) []*runtime.Decision { return st.AllDecisions() }
 
 // ResignFixtureState re-binds every decision of the portable record in
 // specDir to that record's work item and loop and signs it with FixtureKey:

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -131,7 +130,7 @@ func ChangedEvidence(st *runtime.State, thread []integrations.Comment) []runtime
 		}
 	}
 	var out []runtime.EventRecord
-	for _, d := range runtimeDecisions(st) {
+	for _, d := range st.AllDecisions() {
 		list, _ := d.Data[EvidenceKey].([]any)
 		for _, raw := range list {
 			e, _ := raw.(map[string]any)
@@ -163,19 +162,4 @@ func changedAfter(c integrations.Comment, e map[string]any) bool {
 	at, _ := e["updatedAt"].(string)
 	t, err := time.Parse(time.RFC3339Nano, at)
 	return err == nil && c.UpdatedAt.After(t)
-}
-
-func runtimeDecisions(st *runtime.State) []*runtime.Decision {
-	var out []*runtime.Decision
-	for _, m := range []map[string]*runtime.Decision{st.Decisions, st.Skips, st.OptIns} {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			out = append(out, m[k])
-		}
-	}
-	return out
 }

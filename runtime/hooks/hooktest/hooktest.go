@@ -159,30 +159,16 @@ func NewContext(t *testing.T, node *runtime.Node, params map[string]any) *runtim
 // the-loop-bot).
 func GateContext(t *testing.T, node *runtime.Node, params map[string]any) (*runtime.HookContext, *Fake) {
 	t.Helper()
-	repo := t.TempDir()
-	spec := filepath.Join(repo, "docs", "specs", "issue-1")
-	require.NoError(t, os.MkdirAll(spec, 0o755))
-	cfg := config.Default()
-	cfg.Routing.AuthorizedUsers = []string{"@Alice", "bob"}
-	cfg.Routing.SelfLogins = []string{"the-loop-bot"}
-	if params == nil {
-		params = map[string]any{}
-	}
+	hc := NewContext(t, node, params)
+	hc.WorkItem.Ref = "github:o/r#1"
+	hc.State = runtime.NewState("issue-1")
+	hc.Config = config.Default()
+	hc.Config.Routing.AuthorizedUsers = []string{"@Alice", "bob"}
+	hc.Config.Routing.SelfLogins = []string{"the-loop-bot"}
 	fake := &Fake{}
-	return &runtime.HookContext{
-		Context:          t.Context(),
-		WorkItem:         runtime.WorkItem{Ref: "github:o/r#1", ID: "issue-1", SpecDir: spec},
-		Repo:             repo,
-		RelSpecDir:       "docs/specs/issue-1",
-		Node:             node,
-		Boundary:         "exit",
-		Params:           params,
-		State:            runtime.NewState("issue-1"),
-		SkippedArtifacts: map[string]bool{},
-		Config:           cfg,
-		Tracker:          fake,
-		TicketRef:        integrations.Ref{System: "github", Owner: "o", Repo: "r", Number: 1},
-	}, fake
+	hc.Tracker = fake
+	hc.TicketRef = integrations.Ref{System: "github", Owner: "o", Repo: "r", Number: 1}
+	return hc, fake
 }
 
 // CheckOnly turns hc into a check-time context: no event, no tracker.
