@@ -33,6 +33,15 @@ func (l Limits) MarkedBody(op Op, body string) (string, error) {
 	return marked, nil
 }
 
+// EditedBody checks the id of the comment EditComment replaces and marks
+// its new body (MarkedBody).
+func (l Limits) EditedBody(op Op, id int64, body string) (string, error) {
+	if id <= 0 {
+		return "", Invalidf(l.System, op, "comment id %d is not positive", id)
+	}
+	return l.MarkedBody(op, body)
+}
+
 // CleanLabels trims labels, drops empty ones and repeats (keeping order),
 // and refuses, as an ErrInvalid error for op, a label longer than MaxLabel
 // or, with NoSpaceInLabels, one holding whitespace.

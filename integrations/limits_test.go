@@ -28,6 +28,15 @@ func TestMarkedBodyCarriesTheMarkerWithinTheLimit(t *testing.T) {
 	assert.ErrorContains(t, err, "jira edit-comment")
 }
 
+func TestEditedBodyNeedsAPositiveID(t *testing.T) {
+	_, err := githubLike.EditedBody(OpEditComment, 0, "hi")
+	assert.ErrorIs(t, err, ErrInvalid)
+	assert.ErrorContains(t, err, "comment id 0 is not positive")
+	got, err := githubLike.EditedBody(OpEditComment, 3, "hi")
+	require.NoError(t, err)
+	assert.True(t, IsSelfAuthored(got))
+}
+
 func TestCleanLabels(t *testing.T) {
 	tests := []struct {
 		name    string

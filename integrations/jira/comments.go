@@ -97,10 +97,7 @@ func (p *Provider) EditComment(ctx context.Context, ref integrations.Ref, id int
 	if err := p.checkRef(op, ref); err != nil {
 		return integrations.Comment{}, err
 	}
-	if id <= 0 {
-		return integrations.Comment{}, integrations.Invalidf(System, op, "comment id %d is not positive", id)
-	}
-	marked, err := limits.MarkedBody(op, body)
+	marked, err := limits.EditedBody(op, id, body)
 	if err != nil {
 		return integrations.Comment{}, err
 	}
