@@ -37,6 +37,13 @@ type EnvSpec struct {
 	Sensitive []string
 	// Set are fixed values, applied after Pass and Secrets.
 	Set map[string]string
+	// Inherit is the parent's whole environment (os.Environ()) for the one
+	// child that takes it rather than an allow-list: a repository's test
+	// command, whose toolchain needs variables nobody can list beforehand.
+	// Every variable in it is passed except one that holds a secret
+	// (LooksSecret, which covers systemd's CREDENTIALS_DIRECTORY, or
+	// Sensitive) or has a malformed name; Pass, Secrets and Set apply after.
+	Inherit []string
 }
 
 // Env is a child's complete environment.
@@ -103,6 +110,11 @@ func BuildEnv(spec EnvSpec, lookup func(string) (string, bool)) (*Env, error) {
 	isSecret := func(n string) bool { return LooksSecret(n) || sensitive[strings.ToUpper(n)] }
 
 	e := &Env{vars: map[string]string{}}
+	for _, kv := range spec.Inherit {
+		if n, v, ok := strings.Cut(kv, "="); ok && envName.MatchString(n) && !isSecret(n) {
+			e.vars[n] = v
+		}
+	}
 	var pass []string
 	if !spec.NoBasics {
 		pass = append(pass, Basics...)

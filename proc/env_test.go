@@ -54,6 +54,12 @@ func TestBuildEnv(t *testing.T) {
 		{name: "sensitive name in set is refused", spec: EnvSpec{Set: map[string]string{"MY_TRACKER": "x"}, Sensitive: []string{"MY_TRACKER"}},
 			wantErr: `"MY_TRACKER": holds a secret`},
 		{name: "malformed name", spec: EnvSpec{Pass: []string{"BAD-NAME"}}, wantErr: "not a valid variable name"},
+		{name: "inherit keeps all but the secrets", spec: EnvSpec{NoBasics: true, Sensitive: []string{"MY_TRACKER", "JIRA_EMAIL"}, Inherit: []string{
+			"PATH=/usr/bin:/bin", "GOFLAGS=-mod=mod", "GITHUB_TOKEN=ghp_parenttoken123", "THE_LOOP_SIGNING_KEY=k", "MY_TRACKER=t",
+			"JIRA_EMAIL=op@example.com", "CREDENTIALS_DIRECTORY=/run/credentials/the-loop.service", "BASH_FUNC_x%%=() { :; }", "NOEQUALS"}},
+			want: map[string]string{"PATH": "/usr/bin:/bin", "GOFLAGS": "-mod=mod"}},
+		{name: "set applies after inherit", spec: EnvSpec{NoBasics: true, Inherit: []string{"EDITOR=vi"}, Set: map[string]string{"EDITOR": "ed"}},
+			want: map[string]string{"EDITOR": "ed"}},
 		{name: "malformed secret name", spec: EnvSpec{Secrets: []string{"1X"}}, wantErr: "not a valid variable name"},
 	}
 	for _, tt := range tests {
@@ -81,7 +87,7 @@ func TestBuildEnv(t *testing.T) {
 func TestLooksSecret(t *testing.T) {
 	secret := []string{"GITHUB_TOKEN", "GH_TOKEN", "JIRA_API_TOKEN", "THE_LOOP_SIGNING_KEY", "ANTHROPIC_API_KEY", "aws_secret_access_key",
 		"SLACK_WEBHOOK_URL", "DB_PASSWORD", "SSH_AUTH_SOCK", "NPM_AUTH", "PRIVATE_KEY_FILE", "SENTRY_DSN", "GIT_PAT", "MY_PASS", "OPENAI_APIKEY",
-		"SESSION_COOKIE", "CREDENTIALS_JSON"}
+		"SESSION_COOKIE", "CREDENTIALS_JSON", "CREDENTIALS_DIRECTORY"}
 	plain := []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TMPDIR", "TERM", "SHELL", "XDG_CONFIG_HOME", "THE_LOOP_WORK_ITEM",
 		"PWD", "EDITOR", "GOPATH", "KEYBOARD_LAYOUT"}
 	for _, n := range secret {

@@ -141,3 +141,12 @@ func TestRunReapsWhatTheChildLeavesBehind(t *testing.T) {
 	gc := readPid(t, pidfile)
 	waitFor(t, "the grandchild to die", func() bool { return !alive(gc) })
 }
+
+func TestTailBufferKeepsTheEnd(t *testing.T) {
+	b := &tailBuffer{max: 8}
+	_, _ = b.Write([]byte("abcdef"))
+	_, _ = b.Write([]byte("ghij"))
+	assert.Equal(t, "cdefghij", string(b.bytes()))
+	_, _ = b.Write([]byte(strings.Repeat("z", 20) + "12345678"))
+	assert.Equal(t, "12345678", string(b.bytes()))
+}

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/the-loop/the-loop/config"
-
+	"github.com/the-loop/the-loop/proc"
 	"github.com/the-loop/the-loop/runtime"
 )
 
@@ -48,43 +46,37 @@ func VerifyTests(hc *runtime.HookContext) (runtime.Result, error) {
 		return runtime.Skipped(HookVerifyTests, "tests are not run under check"), nil
 	}
 
-	parent := hc.Context
-	if parent == nil {
-		parent = context.Background()
+	env, err := testEnv(os.Environ(), hc.Config)
+	if err != nil {
+		return runtime.Result{}, err
 	}
-	ctx, cancel := context.WithTimeout(parent, time.Duration(secs)*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = hc.Repo
-	cmd.Env = scrubbedEnv(os.Environ(), hc.Config)
-	cmd.WaitDelay = 5 * time.Second
-	ownProcessGroup(cmd)
-	stdout, stderr := &tailBuffer{max: outputTail}, &tailBuffer{max: outputTail}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-
-	err = cmd.Run()
-	var exitErr *exec.ExitError
+	ctx := hc.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := proc.Run(ctx, proc.Command{Argv: argv, Dir: hc.Repo, Env: env,
+		Timeout: time.Duration(secs) * time.Second, MaxOutput: outputTail})
 	switch {
-	case ctx.Err() == context.DeadlineExceeded:
+	case errors.Is(err, proc.ErrTimeout):
 		return runtime.Blocked(HookVerifyTests, runtime.Errorf("", "tests timed out: %s", shown)), nil
-	case err == nil:
-		return runtime.OK(HookVerifyTests, map[string]any{"command": shown}), nil
-	case errors.As(err, &exitErr):
-		msgs := []runtime.Message{runtime.Errorf("", "tests failed (%s), exit %d", shown, exitErr.ExitCode())}
-		out := stdout.String()
-		if strings.TrimSpace(out) == "" {
-			out = stderr.String()
-		}
-		for _, l := range lastLines(out, reportLines) {
-			msgs = append(msgs, runtime.Message{Text: l, Severity: runtime.SevInfo})
-		}
-		return runtime.Blocked(HookVerifyTests, msgs...), nil
-	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, exec.ErrDot) || errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, proc.ErrNotFound):
 		return runtime.Final(HookVerifyTests, runtime.Errorf("", "test command not found: %s", argv[0])), nil
-	case parent.Err() != nil:
-		return runtime.Result{}, fmt.Errorf("tests were interrupted: %w", parent.Err())
+	case ctx.Err() != nil:
+		return runtime.Result{}, fmt.Errorf("tests were interrupted: %w", ctx.Err())
+	case err != nil:
+		return runtime.Result{}, fmt.Errorf("run %s: %w", shown, err)
+	case res.Status.Success():
+		return runtime.OK(HookVerifyTests, map[string]any{"command": shown}), nil
 	}
-	return runtime.Result{}, fmt.Errorf("run %s: %w", shown, err)
+	msgs := []runtime.Message{runtime.Errorf("", "tests failed (%s), %s", shown, res.Status)}
+	out := string(res.Stdout)
+	if strings.TrimSpace(out) == "" {
+		out = string(res.Stderr)
+	}
+	for _, l := range lastLines(out, reportLines) {
+		msgs = append(msgs, runtime.Message{Text: l, Severity: runtime.SevInfo})
+	}
+	return runtime.Blocked(HookVerifyTests, msgs...), nil
 }
 
 // commandParam turns the command parameter into an argv and the text shown
@@ -208,51 +200,25 @@ func lastLines(s string, n int) []string {
 	return out
 }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	n := len(p)
-	if len(p) >= t.max {
-		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
-		return n, nil
-	}
-	if over := len(t.buf) + len(p) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	t.buf = append(t.buf, p...)
-	return n, nil
-}
-
-func (t *tailBuffer) String() string { return string(t.buf) }
-
-// secretVars are always withheld from a test command, beside the variables
-// the operator config names as holding secrets: the command's output comes
-// back in the node's messages, so it must never see a token.
-var secretVars = []string{"THE_LOOP_SIGNING_KEY", "THE_LOOP_MCP_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "JIRA_API_TOKEN", "SLACK_WEBHOOK_URL"}
-
-func scrubbedEnv(environ []string, cfg *config.Config) []string {
-	drop := map[string]bool{}
-	for _, v := range secretVars {
-		drop[v] = true
-	}
+// testEnv is a test command's environment: the parent's variables minus
+// every one that holds a secret (proc.LooksSecret, CREDENTIALS_DIRECTORY
+// included) and every one the operator config names as holding a token,
+// an e-mail login or a webhook. The command's output comes back in the
+// node's messages, so it must never see a secret.
+func testEnv(environ []string, cfg *config.Config) ([]string, error) {
+	var sensitive []string
 	if cfg != nil {
 		for _, v := range []string{cfg.Integrations.GitHub.TokenEnv, cfg.Integrations.Jira.TokenEnv, cfg.Integrations.Jira.EmailEnv,
 			cfg.Integrations.Slack.WebhookURLEnv, cfg.MCP.HTTP.TokenEnv} {
 			if v != "" {
-				drop[v] = true
+				sensitive = append(sensitive, v)
 			}
 		}
 	}
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if !drop[name] {
-			out = append(out, kv)
-		}
+	env, err := proc.BuildEnv(proc.EnvSpec{NoBasics: true, Inherit: environ, Sensitive: sensitive},
+		func(string) (string, bool) { return "", false })
+	if err != nil {
+		return nil, fmt.Errorf("the test command's environment: %w", err)
 	}
-	return out
+	return env.List(), nil
 }

@@ -157,18 +157,34 @@ func TestSplitShellWords(t *testing.T) {
 	}
 }
 
-func TestTailBufferKeepsTheEnd(t *testing.T) {
-	b := &tailBuffer{max: 8}
-	_, _ = b.Write([]byte("abcdef"))
-	_, _ = b.Write([]byte("ghij"))
-	assert.Equal(t, "cdefghij", b.String())
-	_, _ = b.Write([]byte(strings.Repeat("z", 20) + "12345678"))
-	assert.Equal(t, "12345678", b.String())
-}
-
 func TestTestCommandsNeverSeeSecrets(t *testing.T) {
 	cfg := config.Default()
 	cfg.Integrations.GitHub.TokenEnv = "MY_GH"
-	got := scrubbedEnv([]string{"PATH=/bin", "MY_GH=ghp_secret", "THE_LOOP_SIGNING_KEY=k", "HOME=/root", "SLACK_WEBHOOK_URL=https://hooks"}, cfg)
-	assert.Equal(t, []string{"PATH=/bin", "HOME=/root"}, got)
+	got, err := testEnv([]string{"PATH=/bin", "MY_GH=ghp_secret", "THE_LOOP_SIGNING_KEY=k", "HOME=/root", "SLACK_WEBHOOK_URL=https://hooks",
+		"CREDENTIALS_DIRECTORY=/run/credentials/the-loop.service"}, cfg)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"PATH=/bin", "HOME=/root"}, got)
+}
+
+// TestATestCommandNeverSeesTheCredentialsDirectory runs a real command that
+// prints its environment: systemd's CREDENTIALS_DIRECTORY, the tokens and
+// the variables the config names never reach it; the rest of the parent's
+// environment does.
+func TestATestCommandNeverSeesTheCredentialsDirectory(t *testing.T) {
+	requireSh(t)
+	t.Setenv("CREDENTIALS_DIRECTORY", t.TempDir())
+	t.Setenv("GITHUB_TOKEN", "ghp_must_not_leak")
+	t.Setenv("MY_JIRA_LOGIN", "op@example.com")
+	t.Setenv("THE_LOOP_TEST_MARK", "inherited")
+	hc := hooktest.NewContext(t, &runtime.Node{ID: "implementation"}, map[string]any{
+		"command": []any{"sh", "-c", `env | grep -E '^(THE_LOOP_TEST_MARK|CREDENTIALS_DIRECTORY|GITHUB_TOKEN|MY_JIRA_LOGIN)='; exit 1`}})
+	hc.Config = config.Default()
+	hc.Config.Integrations.Jira.EmailEnv = "MY_JIRA_LOGIN"
+	r, err := VerifyTests(hc)
+	require.NoError(t, err)
+	out := strings.Join(hooktest.Texts(r)[1:], "\n")
+	assert.Equal(t, "THE_LOOP_TEST_MARK=inherited", out, "the parent's ordinary variables are passed, and nothing else matched")
+	for _, secret := range []string{"CREDENTIALS_DIRECTORY", "GITHUB_TOKEN", "ghp_must_not_leak", "MY_JIRA_LOGIN", "op@example.com"} {
+		assert.NotContains(t, out, secret)
+	}
 }
