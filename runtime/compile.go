@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -51,7 +50,7 @@ type rawNode struct {
 // Compile parses and validates a graph document against reg, returning the
 // frozen graph or the first structural fault, naming the element.
 func Compile(name string, data []byte, reg *Registry) (*Graph, error) {
-	fail := func(line int, format string, args ...any) error {
+	var fail failFunc = func(line int, format string, args ...any) error {
 		return &GraphConfigError{Graph: name, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
 	var doc yaml.Node
@@ -87,35 +86,11 @@ func Compile(name string, data []byte, reg *Registry) (*Graph, error) {
 	if len(raw.Nodes) == 0 {
 		return nil, fail(top.Line, "the graph declares no nodes")
 	}
-	for i := range raw.Nodes {
-		rn := &raw.Nodes[i]
-		n, err := compileNode(rn, reg)
-		if err != nil {
-			return nil, fail(rn.Line, "%s", err.Error())
-		}
-		if _, dup := g.byID[n.ID]; dup {
-			return nil, fail(rn.Line, "duplicate node id %q", n.ID)
-		}
-		n.index = len(g.Nodes)
-		g.Nodes = append(g.Nodes, n)
-		g.byID[n.ID] = n
+	if err := compileNodes(g, raw.Nodes, reg, fail); err != nil {
+		return nil, err
 	}
-	for i := range raw.Edges {
-		re := &raw.Edges[i]
-		e, err := compileEdge(re)
-		if err != nil {
-			return nil, fail(re.Line, "%s", err.Error())
-		}
-		for _, end := range [][2]string{{"from", e.From}, {"to", e.To}} {
-			if _, ok := g.byID[end[1]]; !ok {
-				return nil, fail(re.Line, "edge %s names undeclared node %q; declared nodes are: %s", end[0], end[1], strings.Join(g.IDs(), ", "))
-			}
-		}
-		g.Edges = append(g.Edges, e)
-		k := [2]string{e.From, e.On}
-		if _, seen := g.byEdge[k]; !seen {
-			g.byEdge[k] = e.To
-		}
+	if err := compileEdges(g, raw.Edges, fail); err != nil {
+		return nil, err
 	}
 	g.Start = raw.Start
 	if g.Start == "" {
@@ -124,27 +99,8 @@ func Compile(name string, data []byte, reg *Registry) (*Graph, error) {
 	if _, ok := g.byID[g.Start]; !ok {
 		return nil, fail(top.Line, "start node %q is not declared", g.Start)
 	}
-	for _, n := range g.Nodes {
-		if n.Skippable || n.RequiresHandoff {
-			if _, ok := g.Next(n.ID, "skipped"); !ok {
-				return nil, fail(0, "node %q is skippable but declares no edge for the outcome 'skipped'; add '{from: %s, to: <next>, on: skipped}'", n.ID, n.ID)
-			}
-		}
-		if RuntimeEnteredNodes[n.ID] && !n.Terminal {
-			return nil, fail(0, "node %q is entered by the runtime and must be terminal: true", n.ID)
-		}
-		if !n.Terminal {
-			out := false
-			for _, e := range g.Edges {
-				if e.From == n.ID {
-					out = true
-					break
-				}
-			}
-			if !out {
-				return nil, fail(0, "node %q is a dead end: it is not terminal and no edge leaves it", n.ID)
-			}
-		}
+	if err := checkNodes(g, fail); err != nil {
+		return nil, err
 	}
 	if err := compileSkipSets(g, &raw.SkipSets); err != nil {
 		return nil, fail(raw.SkipSets.Line, "%s", err.Error())
@@ -153,6 +109,50 @@ func Compile(name string, data []byte, reg *Registry) (*Graph, error) {
 		return nil, fail(0, "%s", err.Error())
 	}
 	return g, nil
+}
+
+// failFunc builds a GraphConfigError at a YAML line.
+type failFunc func(line int, format string, args ...any) error
+
+// compileNodes compiles every node into g, refusing a duplicate id.
+func compileNodes(g *Graph, nodes []yaml.Node, reg *Registry, fail failFunc) error {
+	for i := range nodes {
+		rn := &nodes[i]
+		n, err := compileNode(rn, reg)
+		if err != nil {
+			return fail(rn.Line, "%s", err.Error())
+		}
+		if _, dup := g.byID[n.ID]; dup {
+			return fail(rn.Line, "duplicate node id %q", n.ID)
+		}
+		n.index = len(g.Nodes)
+		g.Nodes = append(g.Nodes, n)
+		g.byID[n.ID] = n
+	}
+	return nil
+}
+
+// compileEdges adds every edge to g and indexes it by (from, outcome); an
+// edge naming an undeclared node is refused.
+func compileEdges(g *Graph, edges []yaml.Node, fail failFunc) error {
+	for i := range edges {
+		re := &edges[i]
+		e, err := compileEdge(re)
+		if err != nil {
+			return fail(re.Line, "%s", err.Error())
+		}
+		for _, end := range [][2]string{{"from", e.From}, {"to", e.To}} {
+			if _, ok := g.byID[end[1]]; !ok {
+				return fail(re.Line, "edge %s names undeclared node %q; declared nodes are: %s", end[0], end[1], strings.Join(g.IDs(), ", "))
+			}
+		}
+		g.Edges = append(g.Edges, e)
+		k := [2]string{e.From, e.On}
+		if _, seen := g.byEdge[k]; !seen {
+			g.byEdge[k] = e.To
+		}
+	}
+	return nil
 }
 
 type keyErr struct {
@@ -317,62 +317,4 @@ func compileEdge(y *yaml.Node) (Edge, error) {
 		}
 	}
 	return e, nil
-}
-
-func compileSkipSets(g *Graph, y *yaml.Node) error {
-	g.SkipSets = map[string][]string{}
-	if y.Kind == 0 {
-		return nil
-	}
-	if y.Kind != yaml.MappingNode {
-		return fmt.Errorf("skipSets must be a mapping of name -> node list")
-	}
-	for i := 0; i+1 < len(y.Content); i += 2 {
-		name, v := y.Content[i].Value, y.Content[i+1]
-		if v.Kind != yaml.SequenceNode {
-			return fmt.Errorf("skip set %q must be a list of node ids", name)
-		}
-		var members []string
-		if err := v.Decode(&members); err != nil {
-			return fmt.Errorf("skip set %q must be a list of node ids", name)
-		}
-		for _, m := range members {
-			n, ok := g.byID[m]
-			if !ok || !n.Skippable {
-				return fmt.Errorf("skip set %q names %q, which is not a declared skippable node — a set cannot widen the skip vocabulary", name, m)
-			}
-			if n.OptIn {
-				return fmt.Errorf("skip set %q names %q, which is an opt-in node — it does not run unless it is selected, so declaring it skipped says nothing", name, m)
-			}
-		}
-		g.SkipSets[name] = members
-		g.setOrd = append(g.setOrd, name)
-	}
-	return nil
-}
-
-func checkReachable(g *Graph) error {
-	seen := map[string]bool{g.Start: true}
-	queue := []string{g.Start}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		for _, e := range g.Edges {
-			if e.From == cur && !seen[e.To] {
-				seen[e.To] = true
-				queue = append(queue, e.To)
-			}
-		}
-	}
-	var unreachable []string
-	for _, n := range g.Nodes {
-		if !seen[n.ID] && !RuntimeEnteredNodes[n.ID] {
-			unreachable = append(unreachable, n.ID)
-		}
-	}
-	if len(unreachable) > 0 {
-		sort.Strings(unreachable)
-		return fmt.Errorf("node %q is unreachable from the start node %q", unreachable[0], g.Start)
-	}
-	return nil
 }

@@ -426,17 +426,3 @@ func TestValidateIDRefusesControlBidiAndZeroWidth(t *testing.T) {
 	assert.NoError(t, ValidateID("PROJ-12"))
 	assert.NoError(t, ValidateID("issue-日本"), "printable letters of any script are fine")
 }
-
-func TestAllDecisionsListsEveryKindInAStableOrder(t *testing.T) {
-	st := NewState("issue-1")
-	st.Decisions["b-gate"] = &Decision{Node: "b-gate"}
-	st.Decisions["a-gate"] = &Decision{Node: "a-gate"}
-	st.Skips["design"] = &Decision{Node: "design"}
-	st.OptIns["brainstorming"] = &Decision{Node: "brainstorming"}
-	st.Forced = []*Decision{{Node: "z-forced"}, {Node: "y-forced"}}
-	var nodes []string
-	for _, d := range st.AllDecisions() {
-		nodes = append(nodes, d.Node)
-	}
-	assert.Equal(t, []string{"a-gate", "b-gate", "design", "brainstorming", "z-forced", "y-forced"}, nodes)
-}

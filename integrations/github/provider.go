@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -27,9 +26,6 @@ const System = "github"
 
 // DefaultBaseURL is the github.com REST root.
 const DefaultBaseURL = "https://api.github.com/"
-
-// attemptTimeout bounds one HTTP attempt (the retries are bounded separately).
-const attemptTimeout = 30 * time.Second
 
 // Options configures New.
 type Options struct {
@@ -91,12 +87,6 @@ func New(opts Options) (*Provider, error) {
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 	}
-	var baseRT http.RoundTripper
-	if opts.HTTPClient != nil && opts.HTTPClient.Transport != nil {
-		baseRT = opts.HTTPClient.Transport
-	} else {
-		baseRT = defaultRoundTripper()
-	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.Default()
@@ -110,7 +100,7 @@ func New(opts Options) (*Provider, error) {
 		sleep = httpx.SleepContext
 	}
 	tr := httpx.New(httpx.Options{
-		Base:           baseRT,
+		Base:           httpx.BaseRoundTripper(opts.HTTPClient),
 		System:         System,
 		MaxRetries:     opts.MaxRetries,
 		AttemptTimeout: opts.RequestTimeout,
@@ -135,13 +125,6 @@ func New(opts Options) (*Provider, error) {
 		maxWait:   maxWait,
 		now:       time.Now,
 	}, nil
-}
-
-func defaultRoundTripper() http.RoundTripper {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.ResponseHeaderTimeout = attemptTimeout
-	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	return t
 }
 
 // Name returns "github".

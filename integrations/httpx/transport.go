@@ -3,11 +3,10 @@ package httpx
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
+	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -165,14 +164,6 @@ func SleepFunc(sleep func(time.Duration)) func(ctx context.Context, d time.Durat
 		sleep(d)
 		return ctx.Err()
 	}
-}
-
-func halfJitter(d time.Duration) time.Duration {
-	if d <= 1 {
-		return d
-	}
-	half := d / 2
-	return half + time.Duration(rand.Int64N(int64(d-half)+1))
 }
 
 // Stats returns the counters so far.
@@ -335,38 +326,6 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// boundedBody is a response body whose reads end with the attempt's
-// deadline: a server that sends its headers and then trickles the body
-// cannot hold the caller past AttemptTimeout. Close releases the deadline.
-type boundedBody struct {
-	io.ReadCloser
-	ctx    context.Context
-	cancel context.CancelFunc
-	limit  time.Duration
-}
-
-func (b *boundedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil && err != io.EOF && b.ctx.Err() == context.DeadlineExceeded {
-		err = attemptTimeoutError(b.limit, err)
-	}
-	return n, err
-}
-
-func (b *boundedBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
-}
-
-// attemptTimeoutError says which bound cut a request off and where it is set.
-func attemptTimeoutError(limit time.Duration, err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("no complete answer within %s (integrations.requestTimeoutSeconds): %w", limit, err)
-	}
-	return fmt.Errorf("no complete answer within %s (integrations.requestTimeoutSeconds): %w: %w", limit, context.DeadlineExceeded, err)
-}
-
 // decision is what classify concluded about one response.
 type decision struct {
 	retry bool
@@ -377,32 +336,19 @@ type decision struct {
 	reason       string
 }
 
-func (t *Transport) backoff(attempt int) time.Duration {
-	d := t.o.BaseDelay
-	for i := 0; i < attempt && d < t.o.MaxDelay; i++ {
-		d *= 2
-	}
-	if d > t.o.MaxDelay {
-		d = t.o.MaxDelay
-	}
-	return t.o.Jitter(d)
-}
+// headerTimeout bounds the wait for a response's headers on the default
+// base transport (each attempt is bounded end to end separately).
+const headerTimeout = 30 * time.Second
 
-func (t *Transport) limitBackoff(attempt int) time.Duration {
-	d := t.o.MinLimitWait
-	for i := 0; i < attempt; i++ {
-		d *= 2
+// BaseRoundTripper is client's transport when it has one (tests), else a
+// clone of http.DefaultTransport whose dial and header wait are bounded:
+// the base every provider's Transport sends through.
+func BaseRoundTripper(client *http.Client) http.RoundTripper {
+	if client != nil && client.Transport != nil {
+		return client.Transport
 	}
-	return d
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ResponseHeaderTimeout = headerTimeout
+	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return t
 }
-
-func drain(resp *http.Response) {
-	if resp == nil || resp.Body == nil {
-		return
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	_ = resp.Body.Close()
-}
-
-// ErrBodyTooLarge is returned when a response body exceeds a read limit.
-var ErrBodyTooLarge = errors.New("response body too large")

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -34,8 +33,6 @@ const (
 
 // DefaultIssueType is used when a create names none.
 const DefaultIssueType = "Task"
-
-const attemptTimeout = 30 * time.Second
 
 // Options configures New.
 type Options struct {
@@ -110,21 +107,12 @@ func New(opts Options) (*Provider, error) {
 			return nil, fmt.Errorf("integrations.jira.projects[%d]: %w", i, err)
 		}
 	}
-	var baseRT http.RoundTripper
-	if opts.HTTPClient != nil && opts.HTTPClient.Transport != nil {
-		baseRT = opts.HTTPClient.Transport
-	} else {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.ResponseHeaderTimeout = attemptTimeout
-		t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-		baseRT = t
-	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
 	tr := httpx.New(httpx.Options{
-		Base:           baseRT,
+		Base:           httpx.BaseRoundTripper(opts.HTTPClient),
 		System:         System,
 		MaxRetries:     opts.MaxRetries,
 		AttemptTimeout: opts.RequestTimeout,

@@ -247,23 +247,6 @@ func (s *Server) ghEditIssue(w http.ResponseWriter, r *http.Request, repo string
 	s.ghOK(w, 200, doc)
 }
 
-func (s *Server) ghListComments(w http.ResponseWriter, r *http.Request, repo string) {
-	s.mu.Lock()
-	is, ok := s.ghIssue(repo, r)
-	if !ok {
-		s.mu.Unlock()
-		s.ghError(w, r, 404, "Not Found", nil)
-		return
-	}
-	all := s.comments[is.Key]
-	docs := make([]map[string]any, 0, len(all))
-	for _, c := range all {
-		docs = append(docs, s.ghCommentJSON(repo, is.Number, c))
-	}
-	s.mu.Unlock()
-	s.ghPage(w, r, docs)
-}
-
 // ghPage serves one page of docs the way GitHub does: per_page (default 30,
 // at most 100 and the fake's page size), page, a Link header, an ETag, and
 // a free 304 when If-None-Match matches.
@@ -349,77 +332,6 @@ func (s *Server) ghListIssues(w http.ResponseWriter, r *http.Request, repo strin
 	}
 	s.mu.Unlock()
 	s.ghPage(w, r, docs)
-}
-
-func (s *Server) ghCreateComment(w http.ResponseWriter, r *http.Request, repo string) {
-	var in struct {
-		Body string `json:"body"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		s.ghError(w, r, 400, "Problems parsing JSON", nil)
-		return
-	}
-	if s.ghRejected(w, r, "IssueComment") {
-		return
-	}
-	s.mu.Lock()
-	is, ok := s.ghIssue(repo, r)
-	var doc map[string]any
-	if ok {
-		c := s.addComment(is.Key, s.bot, "NONE", in.Body)
-		doc = s.ghCommentJSON(repo, is.Number, c)
-	}
-	s.mu.Unlock()
-	if !ok {
-		s.ghError(w, r, 404, "Not Found", nil)
-		return
-	}
-	s.ghOK(w, 201, doc)
-}
-
-// ghComment finds comment {id} in repo under s.mu.
-func (s *Server) ghComment(repo string, r *http.Request) (*Comment, int, bool) {
-	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	for key, cs := range s.comments {
-		if !strings.HasPrefix(key, repo+"#") {
-			continue
-		}
-		for _, c := range cs {
-			if c.ID == id {
-				n, _ := strconv.Atoi(strings.TrimPrefix(key, repo+"#"))
-				return c, n, true
-			}
-		}
-	}
-	return nil, 0, false
-}
-
-func (s *Server) ghEditComment(w http.ResponseWriter, r *http.Request, repo string) {
-	var in struct {
-		Body string `json:"body"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		s.ghError(w, r, 400, "Problems parsing JSON", nil)
-		return
-	}
-	if s.ghRejected(w, r, "IssueComment") {
-		return
-	}
-	s.mu.Lock()
-	c, n, ok := s.ghComment(repo, r)
-	var doc map[string]any
-	if ok {
-		c.Body = in.Body
-		c.Updated = c.Updated.Add(time.Minute)
-		s.touch(fmt.Sprintf("%s#%d", repo, n))
-		doc = s.ghCommentJSON(repo, n, c)
-	}
-	s.mu.Unlock()
-	if !ok {
-		s.ghError(w, r, 404, "Not Found", nil)
-		return
-	}
-	s.ghOK(w, 200, doc)
 }
 
 func atoiOr(s string, def int) int {

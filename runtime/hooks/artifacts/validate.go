@@ -84,16 +84,8 @@ func ValidateArtifacts(hc *runtime.HookContext) (runtime.Result, error) {
 	}
 
 	if onlySet {
-		if len(conditional) == 0 {
-			return runtime.Skipped(HookValidate, "onlyWhenSkipped names no artifact: "+strconv.Quote(fmt.Sprint(onlyRaw))), nil
-		}
-		for _, s := range conditional {
-			if !allSkipped(hc, s) {
-				return runtime.Skipped(HookValidate, s.Label()+" was not declared skipped"), nil
-			}
-			if len(d.PresentOf(s)) > 0 {
-				return runtime.Skipped(HookValidate, s.Label()+" exists; it is gated where it is declared"), nil
-			}
+		if res, skip := onlyWhenSkipped(hc, d, onlyRaw, conditional); skip {
+			return res, nil
 		}
 	}
 
@@ -106,20 +98,8 @@ func ValidateArtifacts(hc *runtime.HookContext) (runtime.Result, error) {
 		return runtime.Skipped(HookValidate, "this node declares no artifacts"), nil
 	}
 
-	if hc.Node != nil && hc.Node.Optional {
-		own := produced
-		if len(own) == 0 {
-			own = validated
-		}
-		if !anyPresent(d, own) {
-			res := runtime.Skipped(HookValidate, "optional node; no artifact was produced")
-			// whenAbsent lets the graph route an optional node that produced
-			// nothing past the gate that would review it.
-			if o := hc.Param("whenAbsent"); o != "" {
-				res.Data = map[string]any{"outcome": o}
-			}
-			return res, nil
-		}
+	if res, skip := optionalAbsent(hc, d, produced, validated); skip {
+		return res, nil
 	}
 
 	var findings []runtime.Message
@@ -255,4 +235,41 @@ func anyPresent(d *specdir.Dir, slots []specdir.Slot) bool {
 		}
 	}
 	return false
+}
+
+// onlyWhenSkipped skips an entry gated on onlyWhenSkipped unless every
+// slot it names was declared skipped and is absent.
+func onlyWhenSkipped(hc *runtime.HookContext, d *specdir.Dir, raw any, conditional []specdir.Slot) (runtime.Result, bool) {
+	if len(conditional) == 0 {
+		return runtime.Skipped(HookValidate, "onlyWhenSkipped names no artifact: "+strconv.Quote(fmt.Sprint(raw))), true
+	}
+	for _, s := range conditional {
+		if !allSkipped(hc, s) {
+			return runtime.Skipped(HookValidate, s.Label()+" was not declared skipped"), true
+		}
+		if len(d.PresentOf(s)) > 0 {
+			return runtime.Skipped(HookValidate, s.Label()+" exists; it is gated where it is declared"), true
+		}
+	}
+	return runtime.Result{}, false
+}
+
+// optionalAbsent skips an optional node that produced nothing; whenAbsent
+// lets the graph route it past the gate that would review it.
+func optionalAbsent(hc *runtime.HookContext, d *specdir.Dir, produced, validated []specdir.Slot) (runtime.Result, bool) {
+	if hc.Node == nil || !hc.Node.Optional {
+		return runtime.Result{}, false
+	}
+	own := produced
+	if len(own) == 0 {
+		own = validated
+	}
+	if anyPresent(d, own) {
+		return runtime.Result{}, false
+	}
+	res := runtime.Skipped(HookValidate, "optional node; no artifact was produced")
+	if o := hc.Param("whenAbsent"); o != "" {
+		res.Data = map[string]any{"outcome": o}
+	}
+	return res, true
 }

@@ -1,0 +1,98 @@
+package providertest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func (s *Server) ghListComments(w http.ResponseWriter, r *http.Request, repo string) {
+	s.mu.Lock()
+	is, ok := s.ghIssue(repo, r)
+	if !ok {
+		s.mu.Unlock()
+		s.ghError(w, r, 404, "Not Found", nil)
+		return
+	}
+	all := s.comments[is.Key]
+	docs := make([]map[string]any, 0, len(all))
+	for _, c := range all {
+		docs = append(docs, s.ghCommentJSON(repo, is.Number, c))
+	}
+	s.mu.Unlock()
+	s.ghPage(w, r, docs)
+}
+
+func (s *Server) ghCreateComment(w http.ResponseWriter, r *http.Request, repo string) {
+	var in struct {
+		Body string `json:"body"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		s.ghError(w, r, 400, "Problems parsing JSON", nil)
+		return
+	}
+	if s.ghRejected(w, r, "IssueComment") {
+		return
+	}
+	s.mu.Lock()
+	is, ok := s.ghIssue(repo, r)
+	var doc map[string]any
+	if ok {
+		c := s.addComment(is.Key, s.bot, "NONE", in.Body)
+		doc = s.ghCommentJSON(repo, is.Number, c)
+	}
+	s.mu.Unlock()
+	if !ok {
+		s.ghError(w, r, 404, "Not Found", nil)
+		return
+	}
+	s.ghOK(w, 201, doc)
+}
+
+// ghComment finds comment {id} in repo under s.mu.
+func (s *Server) ghComment(repo string, r *http.Request) (*Comment, int, bool) {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	for key, cs := range s.comments {
+		if !strings.HasPrefix(key, repo+"#") {
+			continue
+		}
+		for _, c := range cs {
+			if c.ID == id {
+				n, _ := strconv.Atoi(strings.TrimPrefix(key, repo+"#"))
+				return c, n, true
+			}
+		}
+	}
+	return nil, 0, false
+}
+
+func (s *Server) ghEditComment(w http.ResponseWriter, r *http.Request, repo string) {
+	var in struct {
+		Body string `json:"body"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		s.ghError(w, r, 400, "Problems parsing JSON", nil)
+		return
+	}
+	if s.ghRejected(w, r, "IssueComment") {
+		return
+	}
+	s.mu.Lock()
+	c, n, ok := s.ghComment(repo, r)
+	var doc map[string]any
+	if ok {
+		c.Body = in.Body
+		c.Updated = c.Updated.Add(time.Minute)
+		s.touch(fmt.Sprintf("%s#%d", repo, n))
+		doc = s.ghCommentJSON(repo, n, c)
+	}
+	s.mu.Unlock()
+	if !ok {
+		s.ghError(w, r, 404, "Not Found", nil)
+		return
+	}
+	s.ghOK(w, 200, doc)
+}
