@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 
+	"github.com/the-loop/the-loop/internal/atomicfile"
 	"github.com/the-loop/the-loop/review"
 	"github.com/the-loop/the-loop/store"
 )
@@ -65,31 +67,15 @@ func (r Recorder) Record(ctx context.Context, repo, item, node string, e Envelop
 	return run, nil
 }
 
-// writeNew writes data to path through a temporary file and a rename that
-// refuses to replace an existing file: a run's output is written once.
+// writeNew writes a run's output once (atomicfile.WriteNew): a second
+// write of the same path is refused.
 func writeNew(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, ".run-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, os.ErrExist) {
+	if err := atomicfile.WriteNew(path, data, 0o600); err != nil {
+		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%s already exists; a run is recorded once", path)
 		}
 		return err

@@ -1,8 +1,9 @@
-// Package atomicfile replaces a file so that a reader sees either the old
+// Package atomicfile writes a file so that a reader sees either the old
 // content or the new, never part of either: the data goes to a temporary
 // file beside the target (".NAME.tmp-XXXX"), which is synced, given its
-// mode, renamed over the target, and the directory synced. A failed write
-// removes its temporary file and leaves the target as it was.
+// mode, renamed over the target (or, for a file written once, linked to
+// it), and the directory synced. A failed write removes its temporary file
+// and leaves the target as it was.
 package atomicfile
 
 import (
@@ -41,6 +42,22 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	return replace(osDir{}, path, data, perm)
 }
 
+// WriteNew writes data to a file at path that must not exist yet, with
+// mode perm: the file appears whole or not at all, and an existing one is
+// never replaced (the error wraps fs.ErrExist). The directory must exist.
+func WriteNew(path string, data []byte, perm os.FileMode) error {
+	tmp, err := writeTemp(osDir{}, path, data, perm)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(tmp) }()
+	if err := os.Link(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	SyncDir(filepath.Dir(path))
+	return nil
+}
+
 // WriteIn replaces name inside root with data, keeping the permission bits
 // of the file it replaces (0644 for a new one). Neither ".." nor a symlink
 // reaches outside root.
@@ -70,29 +87,9 @@ func TempName(target, suffix string) string {
 }
 
 func replace(d dir, name string, data []byte, perm os.FileMode) error {
-	tmp := TempName(name, rand.Text())
-	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	tmp, err := writeTemp(d, name, data, perm)
 	if err != nil {
-		return fmt.Errorf("write %s: create temp file: %w", name, err)
-	}
-	fail := func(step string, err error) error {
-		_ = f.Close()
-		_ = d.Remove(tmp)
-		return fmt.Errorf("write %s: %s: %w", name, step, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail("write temp file", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail("fsync temp file", err)
-	}
-	if err := f.Close(); err != nil {
-		_ = d.Remove(tmp)
-		return fmt.Errorf("write %s: close temp file: %w", name, err)
-	}
-	if err := d.Chmod(tmp, perm); err != nil {
-		_ = d.Remove(tmp)
-		return fmt.Errorf("write %s: chmod temp file: %w", name, err)
+		return err
 	}
 	if err := d.Rename(tmp, name); err != nil {
 		_ = d.Remove(tmp)
@@ -103,6 +100,36 @@ func replace(d dir, name string, data []byte, perm os.FileMode) error {
 		_ = dir.Close()
 	}
 	return nil
+}
+
+// writeTemp writes data, synced and with mode perm, to a new temporary file
+// beside name and returns its name; on failure nothing is left behind.
+func writeTemp(d dir, name string, data []byte, perm os.FileMode) (string, error) {
+	tmp := TempName(name, rand.Text())
+	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("write %s: create temp file: %w", name, err)
+	}
+	fail := func(step string, err error) (string, error) {
+		_ = f.Close()
+		_ = d.Remove(tmp)
+		return "", fmt.Errorf("write %s: %s: %w", name, step, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail("write temp file", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail("fsync temp file", err)
+	}
+	if err := f.Close(); err != nil {
+		_ = d.Remove(tmp)
+		return "", fmt.Errorf("write %s: close temp file: %w", name, err)
+	}
+	if err := d.Chmod(tmp, perm); err != nil {
+		_ = d.Remove(tmp)
+		return "", fmt.Errorf("write %s: chmod temp file: %w", name, err)
+	}
+	return tmp, nil
 }
 
 var _ dir = (*os.Root)(nil)

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -104,4 +105,17 @@ func TestWriteAtomicFailureKeepsOldFile(t *testing.T) {
 	err = Write(filepath.Join(dir, "missing", "f.md"), []byte("x"), 0o644)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "create temp file")
+}
+
+func TestWriteNewWritesOnceAndNeverReplaces(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.json")
+	require.NoError(t, WriteNew(path, []byte("first"), 0o600))
+	err := WriteNew(path, []byte("second"), 0o600)
+	require.ErrorIs(t, err, fs.ErrExist)
+	assert.Equal(t, "first", readText(t, path), "an existing file is never replaced")
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	assert.Equal(t, []string{"run.json"}, names(t, dir), "no temp file is left behind")
 }
