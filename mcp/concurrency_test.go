@@ -24,7 +24,7 @@ const concurrentClients = 32
 // loopHTTP serves every shipped tool bound to svc over HTTP.
 func loopHTTP(t testing.TB, svc *service.Service) string {
 	t.Helper()
-	return loopHTTPWith(t, NewServer(Deps{Backend: svc, DefaultRepo: svc.DefaultRepo, Logger: svc.Log}, AllTools(), "test"))
+	return loopHTTPWith(t, NewServer(Deps{Backend: svc, DefaultRepo: svc.DefaultRepo()}, AllTools(), "test"))
 }
 
 // loopHTTPWith serves srv over the real HTTP handler on a loopback

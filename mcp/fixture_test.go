@@ -16,9 +16,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/runtimetest"
 	"github.com/the-loop/the-loop/service"
+	"github.com/the-loop/the-loop/store"
 )
 
 // fixtureRepo is the shared fixture repository: six work items under
@@ -81,11 +83,19 @@ func cloneItem(t testing.TB, repo, from, to string) {
 // no ticket integration.
 func newLoopService(t testing.TB, repo string) *service.Service {
 	t.Helper()
-	svc, err := service.New(config.Default())
-	require.NoError(t, err)
-	svc.DBPath = filepath.Join(t.TempDir(), "state.db")
-	svc.DefaultRepo = repo
-	svc.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	return newLoopServiceWith(t, repo, config.Default(), nil)
+}
+
+// newLoopServiceWith is newLoopService over cfg with the ticket providers
+// of providers (nil: none).
+func newLoopServiceWith(t testing.TB, repo string, cfg *config.Config, providers func(string) (integrations.Provider, error)) *service.Service {
+	t.Helper()
+	svc := service.New(cfg, service.Deps{
+		Store:       store.NewHandle(filepath.Join(t.TempDir(), "state.db")),
+		Providers:   providers,
+		DefaultRepo: repo,
+		Log:         slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
 	t.Cleanup(func() { _ = svc.Close() })
 	return svc
 }
@@ -94,7 +104,7 @@ func newLoopService(t testing.TB, repo string) *service.Service {
 // bound to svc.
 func loopClient(t *testing.T, svc *service.Service) *client.Client {
 	t.Helper()
-	return inProcess(t, Deps{Backend: svc, DefaultRepo: svc.DefaultRepo, Operator: svc.Config.Routing.Operator}, AllTools()...)
+	return inProcess(t, Deps{Backend: svc, DefaultRepo: svc.DefaultRepo(), Operator: svc.Config().Routing.Operator}, AllTools()...)
 }
 
 // structured decodes a result's structured content as JSON, the shape a

@@ -71,7 +71,7 @@ func TestCheckToolWritesNothing(t *testing.T) {
 	callTool(t, c, "check", map[string]any{"all": true})
 	callTool(t, c, "check", map[string]any{"workItem": "issue-2", "recompute": true})
 	assert.Equal(t, before, treeSnapshot(t, repo), "check changes no file")
-	_, err := os.Stat(svc.DBPath)
+	_, err := os.Stat(svc.DBPath())
 	assert.ErrorIs(t, err, os.ErrNotExist, "check creates no state store")
 }
 

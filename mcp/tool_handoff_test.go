@@ -32,19 +32,18 @@ func newHandoffToolRig(t *testing.T) *handoffToolRig {
 	t.Helper()
 	gh := providertest.NewGitHub(t)
 	repo := t.TempDir()
-	svc := newLoopService(t, repo)
-	cfg := svc.Config
+	cfg := config.Default()
 	cfg.Integrations.GitHub.BaseURL = gh.URL()
 	cfg.Integrations.GitHub.TokenEnv = "TEST_GH_TOKEN"
 	cfg.Routing.AuthorizedUsers = []string{"dev", "alice"}
 	cfg.Routing.SelfLogins = []string{gh.BotLogin()}
 	cfg.Routing.Operator = "dev"
-	svc.Provider = func(system string) (integrations.Provider, error) {
+	svc := newLoopServiceWith(t, repo, cfg, func(system string) (integrations.Provider, error) {
 		return providers.New(cfg, system, func(string) string { return gh.Token() })
-	}
+	})
 	ref := gh.SeedIssue("Export CSV", nil, true)
 	return &handoffToolRig{gh: gh, svc: svc, ref: ref, id: fmt.Sprintf("issue-%d", ref.Number),
-		poller: &service.Poller{Svc: svc, Log: svc.Log, Sources: []config.Source{{System: "github", Repos: []string{providertest.GitHubRepo}, Checkout: repo}}}}
+		poller: &service.Poller{Svc: svc, Sources: []config.Source{{System: "github", Repos: []string{providertest.GitHubRepo}, Checkout: repo}}}}
 }
 
 // recordArg is a record as a tool argument: its JSON form as an object.

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/providers"
 	"github.com/the-loop/the-loop/integrations/providertest"
@@ -25,17 +26,16 @@ func newTicketRig(t *testing.T, projects ...string) *ticketRig {
 	t.Helper()
 	r := &ticketRig{gh: providertest.NewGitHub(t), jr: providertest.NewJira(t, "datacenter")}
 	r.vars = map[string]string{"TEST_GH_TOKEN": r.gh.Token(), "TEST_JIRA_TOKEN": r.jr.Token()}
-	r.svc = newLoopService(t, t.TempDir())
-	cfg := r.svc.Config
+	cfg := config.Default()
 	cfg.Integrations.GitHub.BaseURL = r.gh.URL()
 	cfg.Integrations.GitHub.TokenEnv = "TEST_GH_TOKEN"
 	cfg.Integrations.Jira.BaseURL = r.jr.URL()
 	cfg.Integrations.Jira.Auth = "datacenter"
 	cfg.Integrations.Jira.TokenEnv = "TEST_JIRA_TOKEN"
 	cfg.Integrations.Jira.Projects = projects
-	r.svc.Provider = func(system string) (integrations.Provider, error) {
+	r.svc = newLoopServiceWith(t, t.TempDir(), cfg, func(system string) (integrations.Provider, error) {
 		return providers.New(cfg, system, func(k string) string { return r.vars[k] })
-	}
+	})
 	return r
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/store"
 )
 
 // corpusDir is the shared corpus, when present beside the checkout.
@@ -25,7 +26,19 @@ func corpusDir(tb testing.TB) string {
 
 func benchService(tb testing.TB) *Service {
 	tb.Helper()
-	return &Service{Config: config.Default(), Signer: runtime.NewSigner(nil), DBPath: filepath.Join(tb.TempDir(), "none.db")}
+	return testService(tb, nil, Deps{})
+}
+
+// testService is New over cfg and deps with a private database in a
+// temporary folder when deps names none; it is closed when tb ends.
+func testService(tb testing.TB, cfg *config.Config, deps Deps) *Service {
+	tb.Helper()
+	if deps.Store == nil {
+		deps.Store = store.NewHandle(filepath.Join(tb.TempDir(), "none.db"))
+	}
+	svc := New(cfg, deps)
+	tb.Cleanup(func() { _ = svc.Close() })
+	return svc
 }
 
 // BenchmarkCheckCorpusRecompute is check --all --recompute over the corpus;

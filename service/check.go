@@ -166,7 +166,7 @@ func (s *Service) checkOne(ctx context.Context, p *persister, repo *Repo, signer
 	if warn != "" {
 		res.warns = append(res.warns, warn)
 	}
-	rt := &runtime.Runtime{Graph: g, Config: s.Config, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, Log: s.log()}
+	rt := &runtime.Runtime{Graph: g, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, Log: s.log()}
 	res.rep = rt.Status(ctx, id, state, recompute)
 	res.g = g
 	res.warns = append(res.warns, res.rep.Warnings...)

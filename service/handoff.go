@@ -88,7 +88,7 @@ func (p *Poller) arm(ctx context.Context, is integrations.Issue, req StartReques
 		res, _, err := svc.Start(ctx, req) // only the work-item loop has a place for a handoff
 		return res, err
 	}
-	hs, artifactURL, evs := FindHandoff(svc.Config, comments)
+	hs, artifactURL, evs := FindHandoff(svc.cfg, comments)
 	for _, e := range evs {
 		p.log().Info(e.Name, "workItem", req.WorkItem, "commentUrl", e.Data["commentUrl"], "reason", e.Data["reason"])
 	}
@@ -159,21 +159,6 @@ func (s *Service) frozenSession(ctx context.Context, req ItemRequest) (*session,
 	}
 	rec, err := handoff.DecodeFrozen(sess.state.Handoff.Record)
 	return sess, rec, err
-}
-
-// handoffProvider resolves the ticket integration of system.
-func (s *Service) handoffProvider(system string) (integrations.Provider, error) {
-	if s.Provider == nil {
-		return nil, fmt.Errorf("handoff on %s: %w", system, ErrNoIntegration)
-	}
-	p, err := s.Provider(system)
-	if err != nil {
-		return nil, fmt.Errorf("the %s integration is not usable: %w", system, err)
-	}
-	if p == nil {
-		return nil, fmt.Errorf("handoff on %s: %w", system, ErrNoIntegration)
-	}
-	return p, nil
 }
 
 // ErrNoHandoff marks a work item whose state holds no handoff.

@@ -97,7 +97,7 @@ func TestAbuseCase3NewRecordOnAStartedItemChangesNothing(t *testing.T) {
 	r.post(later)
 	r.poll()
 	// A second start through the service is refused by the runtime's guard.
-	hs, _, _ := FindHandoff(r.svc.Config, commentsOf(r))
+	hs, _, _ := FindHandoff(r.svc.Config(), commentsOf(r))
 	require.NotNil(t, hs)
 	require.NotEqual(t, firstURL, hs.CommentURL, "the newer record is the one a fresh item would take")
 	res, _, err := r.svc.startWith(r.ctx(), StartRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: r.id}, Handoff: hs}, "https://claude.ai/artifact/x")
@@ -232,17 +232,16 @@ func TestAbuseCase7ArmingTheJiraCopyIsRefused(t *testing.T) {
 	cfg.Integrations.Jira.TokenEnv = "TEST_JIRA_TOKEN"
 	cfg.Integrations.Jira.Projects = []string{"PROJ"}
 	cfg.Routing.AuthorizedUsers = []string{"dev"}
-	svc := &Service{Config: cfg, Signer: runtime.NewSigner([]byte("k")), DBPath: filepath.Join(t.TempDir(), "state.db"), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	svc.Provider = func(system string) (integrations.Provider, error) {
-		return providers.New(cfg, system, func(string) string { return jr.Token() })
-	}
-	t.Cleanup(func() { _ = svc.Close() })
+	svc := testService(t, cfg, Deps{Signer: runtime.NewSigner([]byte("k")), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Providers: func(system string) (integrations.Provider, error) {
+			return providers.New(cfg, system, func(string) string { return jr.Token() })
+		}})
 	repo := t.TempDir()
 	mirror := jr.SeedIssue("Copy of octo/widgets#2", []string{handoff.MirrorLabel}, true)
 	jr.AddComment(mirror, "dev", "", "the-loop start")
 	original := jr.SeedIssue("A real ticket", nil, true)
 	jr.AddComment(original, "dev", "", "the-loop start")
-	p := &Poller{Svc: svc, Log: svc.Log, Sources: []config.Source{{System: "jira", Projects: []string{"PROJ"}, Checkout: repo}}}
+	p := &Poller{Svc: svc, Sources: []config.Source{{System: "jira", Projects: []string{"PROJ"}, Checkout: repo}}}
 
 	acts := map[string]ItemAction{}
 	for _, src := range p.RunOnce(t.Context()).Sources {

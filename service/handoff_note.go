@@ -91,7 +91,7 @@ func (s *Service) HandoffNote(ctx context.Context, req HandoffNoteRequest) (Hand
 	}
 	hs := sess.state.Handoff
 	if len(res.Unverified) == 0 {
-		if c, ok := findComment(thread, hs.CommentURL); ok && IsSelfComment(s.Config, c) {
+		if c, ok := findComment(thread, hs.CommentURL); ok && IsSelfComment(s.cfg, c) {
 			edited := rec
 			edited.CarriedBy, edited.Branch, edited.PullRequest, edited.Files = handoff.CarriedByBranch, req.Branch, req.PullRequest, nil
 			if bodies, err := handoff.Render(edited); err == nil && len(bodies) == 1 {
@@ -106,7 +106,7 @@ func (s *Service) HandoffNote(ctx context.Context, req HandoffNoteRequest) (Hand
 	}
 	body := noteBody(rec, hs.CommentURL, req, path.Join(sess.repo.SpecRoot, req.WorkItem), res)
 	for _, c := range thread {
-		if strings.Contains(c.Body, handoffNoteMarker) && strings.Contains(c.Body, "("+hs.CommentURL+")") && IsSelfComment(s.Config, c) {
+		if strings.Contains(c.Body, handoffNoteMarker) && strings.Contains(c.Body, "("+hs.CommentURL+")") && IsSelfComment(s.cfg, c) {
 			out, err := p.EditComment(ctx, ref, c.ID, integrations.MarkSelfAuthored(body))
 			if err != nil {
 				return res, sess.warns, fmt.Errorf("update the superseding comment %s: %w", c.URL, err)

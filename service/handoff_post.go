@@ -81,7 +81,7 @@ func (s *Service) HandoffPost(ctx context.Context, req HandoffPostRequest) (Hand
 		return res, fmt.Errorf("%w: %v", ErrHandoffRefused, err)
 	}
 	bodies[0] = strings.TrimRight(bodies[0], "\n") + "\n" + postedBy + "\n"
-	p, err := s.handoffProvider(ref.System)
+	p, err := s.provider("handoff", ref.System)
 	if err != nil {
 		return res, err
 	}
@@ -116,7 +116,7 @@ func (s *Service) handoffPoster(by string) (string, error) {
 	switch {
 	case by == "":
 		return "", errors.New("nobody to attribute the record to: a handoff is posted for a person — set routing.operator to your ticket login (CLI and stdio), or call as an authenticated OAuth user")
-	case !IsAuthorized(s.Config, by):
+	case !IsAuthorized(s.cfg, by):
 		return "", fmt.Errorf("@%s is not in routing.authorizedUsers, so a record posted for them would never be honoured; a handoff needs an authorized person", by)
 	}
 	return handoff.PostedByLine(by)
@@ -132,7 +132,7 @@ func partName(i int) string {
 // ownComment finds a comment with exactly body that the loop itself posted.
 func (s *Service) ownComment(thread []integrations.Comment, body string) (integrations.Comment, bool) {
 	for _, c := range thread {
-		if c.Body == body && IsSelfComment(s.Config, c) {
+		if c.Body == body && IsSelfComment(s.cfg, c) {
 			return c, true
 		}
 	}
@@ -156,7 +156,7 @@ func (s *Service) checkPointers(ctx context.Context, p integrations.Provider, re
 	}
 	if rec.Mirror != "" {
 		_, key, _ := strings.Cut(strings.TrimPrefix(rec.Mirror, "jira:"), "/")
-		jp, err := s.handoffProvider("jira")
+		jp, err := s.provider("handoff", "jira")
 		if err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("mirror %s was not checked: %v", rec.Mirror, err))
 			return nil

@@ -43,17 +43,15 @@ func newHandoffRig(t *testing.T) *handoffRig {
 	cfg.Routing.AuthorizedUsers = []string{"dev", "alice"}
 	cfg.Routing.SelfLogins = []string{gh.BotLogin()}
 	vars := map[string]string{"TEST_GH_TOKEN": gh.Token()}
-	svc := &Service{Config: cfg, Signer: runtime.NewSigner([]byte("handoff-test-key")), DBPath: filepath.Join(t.TempDir(), "state.db"),
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	svc.Provider = func(system string) (integrations.Provider, error) {
-		return providers.New(cfg, system, func(k string) string { return vars[k] })
-	}
-	t.Cleanup(func() { _ = svc.Close() })
+	svc := testService(t, cfg, Deps{Signer: runtime.NewSigner([]byte("handoff-test-key")), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Providers: func(system string) (integrations.Provider, error) {
+			return providers.New(cfg, system, func(k string) string { return vars[k] })
+		}})
 	repo := filepath.Join(t.TempDir(), "checkout")
 	require.NoError(t, os.MkdirAll(repo, 0o755))
 	ref := gh.SeedIssue("Export CSV", nil, true)
 	return &handoffRig{t: t, gh: gh, svc: svc, repo: repo, ref: ref, id: fmt.Sprintf("issue-%d", ref.Number),
-		poller: &Poller{Svc: svc, Log: svc.Log, Sources: []config.Source{{System: "github", Repos: []string{providertest.GitHubRepo}, Checkout: repo}}}}
+		poller: &Poller{Svc: svc, Sources: []config.Source{{System: "github", Repos: []string{providertest.GitHubRepo}, Checkout: repo}}}}
 }
 
 func (r *handoffRig) ctx() context.Context { return r.t.Context() }

@@ -85,7 +85,7 @@ func TestHandoffPostSplitsIntoPartsAndRetriesWithoutRepeating(t *testing.T) {
 		assert.True(t, integrations.IsSelfAuthored(c.Body))
 		assert.Equal(t, r.gh.BotLogin(), c.Author)
 	}
-	hs, _, _ := FindHandoff(r.svc.Config, commentsOf(r))
+	hs, _, _ := FindHandoff(r.svc.Config(), commentsOf(r))
 	require.NotNil(t, hs, "the loop's own self-marked record and parts are honoured")
 	assert.Equal(t, res.Comments[0].URL, hs.CommentURL)
 
@@ -101,8 +101,8 @@ func TestSelfRecordNeedsSelfLogins(t *testing.T) {
 	r := newHandoffRig(t)
 	rec, _ := handofftest.Build(handofftest.Spec{Stage: handoff.StageBrainstormSettled, CarriedBy: handoff.CarriedByTicket})
 	r.post(rec)
-	r.svc.Config.Routing.SelfLogins = nil
-	hs, _, evs := FindHandoff(r.svc.Config, commentsOf(r))
+	r.svc.Config().Routing.SelfLogins = nil
+	hs, _, evs := FindHandoff(r.svc.Config(), commentsOf(r))
 	assert.Nil(t, hs, "without routing.selfLogins a marker proves nothing")
 	require.Len(t, evs, 1)
 	assert.Equal(t, string(handoff.CodeUnauthorized), evs[0].Data["code"])

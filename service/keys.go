@@ -57,7 +57,7 @@ func (s *Service) KeysInit(ctx context.Context, req KeysInitRequest) (KeysInitRe
 		return KeysInitResult{}, fmt.Errorf("the private key must stay outside the repository (%s is inside %s); use a path such as ~/.config/the-loop/signing.key", keyFile, repo.Root)
 	}
 	res := KeysInitResult{KeyFile: keyFile, PublicKeyFile: runtime.PublicKeyFile}
-	if cfg := s.Config.Signing.PrivateKeyFile; cfg != "" {
+	if cfg := s.cfg.Signing.PrivateKeyFile; cfg != "" {
 		abs, _ := filepath.Abs(cfg)
 		res.Configured = abs == keyFile
 	}
@@ -137,7 +137,7 @@ func (s *Service) KeysResign(ctx context.Context, req KeysResignRequest) (KeysRe
 	if (req.WorkItem == "") == !req.All {
 		return res, errors.New("give a work item id or --all")
 	}
-	if s.Signer == nil || !s.Signer.SignsWithEd25519() {
+	if !s.deps.Signer.SignsWithEd25519() {
 		return res, errors.New("no Ed25519 signing key is loaded: run `the-loop keys init` and set signing.privateKeyFile")
 	}
 	ids := []string{req.WorkItem}
@@ -164,5 +164,70 @@ func (s *Service) KeysResign(ctx context.Context, req KeysResignRequest) (KeysRe
 		}
 		res.Items = append(res.Items, ResignedItem{WorkItem: id, Resigned: n, Left: left})
 	}
+	return res, nil
+}
+
+// KeysShowRequest names the repository whose committed keys are shown.
+type KeysShowRequest struct {
+	Repo string `json:"repo"`
+}
+
+// KeyInfo is one Ed25519 public key.
+type KeyInfo struct {
+	ID        string `json:"id"`
+	PublicKey string `json:"publicKey"`
+}
+
+// Host signing modes of KeysShowResult.
+const (
+	SigningEd25519 = "ed25519"
+	SigningHMAC    = "hmac"
+	SigningNone    = "none"
+)
+
+// KeysShowResult is how this host signs and which keys the repository
+// trusts.
+type KeysShowResult struct {
+	// Signing is SigningEd25519, SigningHMAC (legacy) or SigningNone.
+	Signing string `json:"signing"`
+	// HostKeys are the public halves of the host's Ed25519 keys.
+	HostKeys []KeyInfo `json:"hostKeys"`
+	// Committed are the keys of the repository's .the-loop/signing.pub.
+	Committed []KeyInfo `json:"committed"`
+	// CommittedError says why that file could not be read ("" when it was).
+	CommittedError string   `json:"committedError,omitempty"`
+	Warnings       []string `json:"-"`
+}
+
+// KeysShow reports the host's signing key and the repository's committed
+// public keys. It reads only: nothing is created or changed.
+func (s *Service) KeysShow(ctx context.Context, req KeysShowRequest) (KeysShowResult, error) {
+	res := KeysShowResult{Signing: SigningNone, HostKeys: []KeyInfo{}, Committed: []KeyInfo{}}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	dir := s.repoDir(req.Repo)
+	if err := s.allowedRoot(dir); err != nil {
+		return res, err
+	}
+	signer := s.deps.Signer
+	switch {
+	case signer.SignsWithEd25519():
+		res.Signing = SigningEd25519
+		for _, k := range signer.PublicKeys() {
+			res.HostKeys = append(res.HostKeys, KeyInfo{ID: runtime.KeyID(k), PublicKey: runtime.EncodePublicKey(k)})
+		}
+	case signer.CanSign():
+		res.Signing = SigningHMAC
+	}
+	committed, err := runtime.ReadPublicKeyFile(filepath.Join(dir, filepath.FromSlash(runtime.PublicKeyFile)))
+	if err != nil {
+		res.CommittedError = err.Error()
+		return res, nil
+	}
+	for _, k := range committed {
+		res.Committed = append(res.Committed, KeyInfo{ID: runtime.KeyID(k), PublicKey: runtime.EncodePublicKey(k)})
+	}
+	_, res.Warnings = signer.ForRepo(dir)
 	return res, nil
 }

@@ -64,16 +64,16 @@ func (p *Poller) log() *slog.Logger {
 	if p.Log != nil {
 		return p.Log
 	}
-	return slog.Default()
+	return p.Svc.log()
 }
 
 // Run polls every interval until ctx is cancelled; a failing cycle is
 // logged and the next one runs.
 func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
-	if len(p.Svc.Config.Routing.AuthorizedUsers) == 0 {
+	if len(p.Svc.cfg.Routing.AuthorizedUsers) == 0 {
 		p.log().Warn("routing.authorizedUsers is empty: the poller acts on no comment and arms nothing until you set it")
 	}
-	if len(p.Svc.Config.Routing.SelfLogins) == 0 {
+	if len(p.Svc.cfg.Routing.SelfLogins) == 0 {
 		p.log().Warn("routing.selfLogins is empty: the loop cannot prove which comments are its own, so it never reads back its posted checklist; set it to the loop's account")
 	}
 	t := time.NewTicker(interval)
@@ -91,7 +91,7 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 
 // RunOnce runs one cycle over every source.
 func (p *Poller) RunOnce(ctx context.Context) CycleReport {
-	start := time.Now()
+	start := p.Svc.now()
 	rep := CycleReport{At: runtime.Now(), Sources: []SourceReport{}}
 	p.cleanCheckouts()
 	if p.CycleTimeout > 0 {
@@ -109,7 +109,7 @@ func (p *Poller) RunOnce(ctx context.Context) CycleReport {
 			rep.Sources = append(rep.Sources, p.pollContainer(ctx, src, c))
 		}
 	}
-	rep.Duration = time.Since(start).Round(time.Millisecond).String()
+	rep.Duration = p.Svc.now().Sub(start).Round(time.Millisecond).String()
 	if p.StatusPath != "" {
 		if b, err := runtime.MarshalJSON(rep); err == nil {
 			if err := runtime.WriteFileAtomic(p.StatusPath, b, 0o644); err != nil {
@@ -130,10 +130,10 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 	if src.Checkout == "" {
 		return fail(fmt.Errorf("polling source %s %s names no checkout: set polling.sources[].checkout to the repository the gates are evaluated in", src.System, container))
 	}
-	if p.Svc.Provider == nil {
-		return fail(errors.New("no ticket integration is configured"))
+	if p.Svc.deps.Providers == nil {
+		return fail(ErrNoIntegration)
 	}
-	prov, err := p.Svc.Provider(src.System)
+	prov, err := p.Svc.provider("poll", src.System)
 	if err != nil {
 		return fail(err)
 	}
@@ -205,12 +205,12 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		act.Action, act.Detail = "error", err.Error()
 		return act
 	}
-	comments, err := p.memo.comments(ctx, prov, memoScope{src.System, container}, refStr, ref, is.UpdatedAt)
+	comments, err := p.memo.comments(ctx, prov, memoScope{src.System, container}, refStr, ref, is.UpdatedAt, p.Svc.now())
 	if err != nil {
 		act.Action, act.Detail = "error", fmt.Sprintf("list comments: %v", err)
 		return act
 	}
-	cfg := p.Svc.Config
+	cfg := p.Svc.cfg
 	parser := control.New(cfg)
 	last := control.None
 	for _, c := range AuthorizedComments(cfg, comments) {

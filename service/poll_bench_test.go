@@ -20,10 +20,11 @@ func BenchmarkPollCycle(b *testing.B) {
 		for _, mode := range []string{"idle", "busy", "legacy"} {
 			b.Run(fmt.Sprintf("issues=%d/%s", n, mode), func(b *testing.B) {
 				r := newQuotaRig(b, n)
-				p := r.process(b)
+				process := r.process
 				if mode == "legacy" {
-					p.Svc.Provider = r.freshProviderEachCall(b)
+					process = r.legacyProcess
 				}
+				p := process(b)
 				r.cycle(b, p) // the first cycle reads everything once
 				changed := max(n/10, 1)
 				reqs, quota := 0, 0

@@ -59,7 +59,7 @@ func TestPollerRetractionSupersedesAnApproval(t *testing.T) {
 	d := r.state().Decisions["requirements-approval"]
 	require.NotNil(t, d)
 	assert.Equal(t, "@bob", d.By)
-	assert.Equal(t, runtime.Verified, r.svc.Signer.Verify(d))
+	assert.Equal(t, runtime.Verified, r.svc.deps.Signer.Verify(d))
 	require.Len(t, d.Data[gates.EvidenceKey], 1)
 }
 

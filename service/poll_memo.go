@@ -20,7 +20,6 @@ const CommentRecheck = 15 * time.Minute
 // container: it is sized to what is watched.
 type commentMemo struct {
 	mu    sync.Mutex
-	now   func() time.Time
 	byKey map[memoScope]map[string]memoEntry // ref -> entry, per watched container
 }
 
@@ -31,13 +30,6 @@ type memoEntry struct {
 	updated  time.Time
 	listed   time.Time
 	comments []integrations.Comment
-}
-
-func (m *commentMemo) clock() time.Time {
-	if m.now != nil {
-		return m.now()
-	}
-	return time.Now()
 }
 
 // keepOnly drops the entries of container whose issue is no longer listed.
@@ -60,10 +52,9 @@ func (m *commentMemo) keepOnly(scope memoScope, issues []integrations.Issue) {
 
 // comments returns the comments of ref: the remembered listing when the
 // issue has not moved since it was taken (and CommentRecheck has not
-// passed), else a fresh listing. An issue without an updated time is
-// always listed.
-func (m *commentMemo) comments(ctx context.Context, prov integrations.Provider, scope memoScope, key string, ref integrations.Ref, updated time.Time) ([]integrations.Comment, error) {
-	now := m.clock()
+// passed since now), else a fresh listing. An issue without an updated
+// time is always listed.
+func (m *commentMemo) comments(ctx context.Context, prov integrations.Provider, scope memoScope, key string, ref integrations.Ref, updated, now time.Time) ([]integrations.Comment, error) {
 	if !updated.IsZero() {
 		m.mu.Lock()
 		e, ok := m.byKey[scope][key]

@@ -15,6 +15,7 @@ import (
 	"github.com/the-loop/the-loop/integrations/providers"
 	"github.com/the-loop/the-loop/integrations/providertest"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/store"
 )
 
 // quotaRig watches n open issues of the fake GitHub through the providers a
@@ -53,9 +54,20 @@ func newQuotaRig(t testing.TB, n int) *quotaRig {
 // process starts what one poller process holds: a service and its poller.
 func (r *quotaRig) process(t testing.TB) *Poller {
 	t.Helper()
-	svc := &Service{Config: r.cfg, Signer: runtime.NewSigner([]byte("test-key")), DBPath: r.db}
-	svc.Provider = svc.ConfiguredProviders(r.getenv)
-	t.Cleanup(func() { svc.Close() })
+	db := store.NewHandle(r.db)
+	return r.processWith(t, db, ConfiguredProviders(r.cfg, r.getenv, db))
+}
+
+// legacyProcess is a poller process whose provider is built anew on every
+// call (see freshProviderEachCall).
+func (r *quotaRig) legacyProcess(t testing.TB) *Poller {
+	t.Helper()
+	return r.processWith(t, store.NewHandle(r.db), r.freshProviderEachCall(t))
+}
+
+func (r *quotaRig) processWith(t testing.TB, db *store.Handle, providers func(string) (integrations.Provider, error)) *Poller {
+	t.Helper()
+	svc := testService(t, r.cfg, Deps{Store: db, Signer: runtime.NewSigner([]byte("test-key")), Providers: providers})
 	return &Poller{Svc: svc, Sources: r.cfg.Polling.Sources}
 }
 
@@ -164,8 +176,7 @@ func (u undated) ListOpenIssues(ctx context.Context, container, label string) ([
 func TestTheLegacyFloorCostsOnePlusNPerCycle(t *testing.T) {
 	const n = 12
 	r := newQuotaRig(t, n)
-	p := r.process(t)
-	p.Svc.Provider = r.freshProviderEachCall(t)
+	p := r.legacyProcess(t)
 	r.cycle(t, p)
 	reqs, quota := r.cycle(t, p)
 	assert.Equal(t, 1+n, reqs)

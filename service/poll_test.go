@@ -36,9 +36,8 @@ func newPollRig(t *testing.T, authorized ...string) *pollRig {
 	cfg.Polling.Sources = []config.Source{src}
 	prov, err := github.New(github.Options{BaseURL: fake.URL(), Token: fake.Token()})
 	require.NoError(t, err)
-	svc := &Service{Config: cfg, Signer: runtime.NewSigner([]byte("test-key")), DBPath: filepath.Join(t.TempDir(), "state.db"),
-		Provider: func(string) (integrations.Provider, error) { return prov, nil }}
-	t.Cleanup(func() { svc.Close() })
+	svc := testService(t, cfg, Deps{Signer: runtime.NewSigner([]byte("test-key")),
+		Providers: func(string) (integrations.Provider, error) { return prov, nil }})
 	return &pollRig{t: t, fake: fake, svc: svc, repo: repo, ref: integrations.Ref{System: "github", Owner: "octo", Repo: "widgets", Number: 1},
 		poller: &Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: filepath.Join(t.TempDir(), "poll-status.json")}}
 }
@@ -121,7 +120,7 @@ func TestPollerRunsThePhaseSelectionGate(t *testing.T) {
 	d := st.Decisions["phase-selection"]
 	require.NotNil(t, d)
 	assert.Equal(t, "@alice", d.By)
-	assert.Equal(t, runtime.Verified, r.svc.Signer.Verify(d), "the recorded selection is signed")
+	assert.Equal(t, runtime.Verified, r.svc.deps.Signer.Verify(d), "the recorded selection is signed")
 	require.Contains(t, st.Skips, "brainstorming")
 	assert.Equal(t, runtime.ViaSelection, st.Skips["brainstorming"].Via)
 	assert.Equal(t, "idle", r.cycle().Action, "the poller never advances an agent's node")
@@ -149,7 +148,7 @@ func TestForceLeavesFourAuditRecords(t *testing.T) {
 
 	st := r.state()
 	require.Len(t, st.Forced, 1)
-	assert.Equal(t, runtime.Verified, r.svc.Signer.Verify(st.Forced[0]))
+	assert.Equal(t, runtime.Verified, r.svc.deps.Signer.Verify(st.Forced[0]))
 	evs, err := r.svc.Events(ctx, ItemRequest{Repo: r.repo, WorkItem: "issue-1"})
 	require.NoError(t, err)
 	var forcedEvent bool

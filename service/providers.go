@@ -4,17 +4,19 @@ import (
 	"context"
 	"sync"
 
+	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/httpx"
 	"github.com/the-loop/the-loop/integrations/providers"
+	"github.com/the-loop/the-loop/store"
 )
 
-// ConfiguredProviders returns the provider factory of a process: each
-// system's provider is built once, from the config, and then shared by
-// every poll cycle and tool call, with every request bounded by
-// integrations.requestTimeoutSeconds and conditional-request answers kept
-// in the state store, so they stay free across cycles and restarts.
-func (s *Service) ConfiguredProviders(getenv func(string) string) func(system string) (integrations.Provider, error) {
+// ConfiguredProviders returns the provider factory of a process (the
+// Providers of Deps): each system's provider is built once, from cfg, and
+// then shared by every poll cycle and tool call, with every request bounded
+// by integrations.requestTimeoutSeconds and conditional-request answers kept
+// in the state store db, so they stay free across cycles and restarts.
+func ConfiguredProviders(cfg *config.Config, getenv func(string) string, db *store.Handle) func(system string) (integrations.Provider, error) {
 	var mu sync.Mutex
 	built := map[string]integrations.Provider{}
 	return func(system string) (integrations.Provider, error) {
@@ -23,7 +25,7 @@ func (s *Service) ConfiguredProviders(getenv func(string) string) func(system st
 		if p, ok := built[system]; ok {
 			return p, nil
 		}
-		p, err := providers.NewWith(s.Config, system, getenv, providers.Options{Pages: storePages{s}})
+		p, err := providers.NewWith(cfg, system, getenv, providers.Options{Pages: storePages{db}})
 		if err != nil {
 			return nil, err
 		}
@@ -34,12 +36,12 @@ func (s *Service) ConfiguredProviders(getenv func(string) string) func(system st
 
 // storePages is the state store as the providers' page cache, opened on
 // first use.
-type storePages struct{ s *Service }
+type storePages struct{ db *store.Handle }
 
 var _ httpx.PageStore = storePages{}
 
 func (p storePages) LoadPage(ctx context.Context, key string) (httpx.Page, bool, error) {
-	st, err := p.s.writableStore(ctx)
+	st, err := p.db.Writable(ctx)
 	if err != nil {
 		return httpx.Page{}, false, err
 	}
@@ -47,7 +49,7 @@ func (p storePages) LoadPage(ctx context.Context, key string) (httpx.Page, bool,
 }
 
 func (p storePages) SavePage(ctx context.Context, key string, page httpx.Page) error {
-	st, err := p.s.writableStore(ctx)
+	st, err := p.db.Writable(ctx)
 	if err != nil {
 		return err
 	}
@@ -55,7 +57,7 @@ func (p storePages) SavePage(ctx context.Context, key string, page httpx.Page) e
 }
 
 func (p storePages) TouchPage(ctx context.Context, key string) error {
-	st, err := p.s.writableStore(ctx)
+	st, err := p.db.Writable(ctx)
 	if err != nil {
 		return err
 	}

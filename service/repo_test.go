@@ -106,9 +106,8 @@ func TestSymlinksNeverLeadOutOfTheRepository(t *testing.T) {
 
 func TestAllowedReposConfineRequests(t *testing.T) {
 	served, other := t.TempDir(), t.TempDir()
-	svc := benchService(t)
 	real, _ := filepath.EvalSymlinks(served)
-	svc.AllowedRepos = []string{real}
+	svc := testService(t, nil, Deps{AllowedRepos: []string{real}})
 	_, err := svc.Check(context.Background(), CheckRequest{Repo: other, All: true})
 	assert.ErrorContains(t, err, "outside the repositories this server serves")
 	_, err = svc.Check(context.Background(), CheckRequest{Repo: served, All: true})
@@ -124,9 +123,8 @@ func TestARepoMustBeAServedRoot(t *testing.T) {
 	served := t.TempDir()
 	sub := filepath.Join(served, "docs", "specs")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
-	svc := benchService(t)
 	real, _ := filepath.EvalSymlinks(served)
-	svc.AllowedRepos = []string{real}
+	svc := testService(t, nil, Deps{AllowedRepos: []string{real}})
 	ctx := context.Background()
 	_, err := svc.Check(ctx, CheckRequest{Repo: sub, All: true})
 	assert.ErrorContains(t, err, "a directory inside one is not its root")

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
@@ -16,106 +15,122 @@ import (
 	"github.com/the-loop/the-loop/store"
 )
 
-// Service holds the dependencies every operation needs. It is safe for
-// concurrent use; the MCP server shares one across calls.
-type Service struct {
-	Config *config.Config
-	Signer *runtime.Signer
-	// DBPath is the state database ("" = store.DefaultPath()).
-	DBPath string
-	// Provider returns the ticket integration for a system ("github",
-	// "jira"); nil means no integration is configured.
-	Provider func(system string) (integrations.Provider, error)
+// Deps are what a Service is built from besides its config. New is the only
+// constructor and nothing is set after it, so adding a dependency is one
+// field here and one line where the CLI's factory fills it.
+type Deps struct {
+	// Store is the state database, opened on first use (nil: the default
+	// path).
+	Store *store.Handle
+	// Providers returns the ticket integration of a system ("github",
+	// "jira"); nil means none is configured.
+	Providers func(system string) (integrations.Provider, error)
+	// Notifier delivers the notify hooks' messages (Slack); nil means none.
 	Notifier integrations.Notifier
-	Log      *slog.Logger
-	// DefaultRepo is used when a request names no repository.
+	// Signer signs and verifies recorded decisions (nil: no key, so
+	// decisions are unsigned and only committed public keys verify).
+	Signer *runtime.Signer
+	// Clock is the service's time source (nil: time.Now).
+	Clock func() time.Time
+	// Log receives operational messages (nil: slog.Default()).
+	Log *slog.Logger
+	// DefaultRepo is the repository a request that names none acts on
+	// ("": the working directory).
 	DefaultRepo string
 	// AllowedRepos, when set, are the only repository roots (and the only
 	// places handoff files are read from) a request may name: a remote MCP
 	// caller cannot point the server at arbitrary paths on its host.
 	AllowedRepos []string
-
-	mu    sync.Mutex
-	store *store.Store
 }
 
-// New returns a service over cfg with the signing keys it names (and the
-// process environment's THE_LOOP_SIGNING_KEY / THE_LOOP_SIGNING_PUBLIC_KEY).
-func New(cfg *config.Config) (*Service, error) { return NewWithEnv(cfg, nil) }
+// Service is the core every CLI verb and MCP tool calls. It is safe for
+// concurrent use; the MCP server shares one across calls.
+type Service struct {
+	cfg  *config.Config
+	deps Deps
+}
 
-// NewWithEnv is New reading the key variables through getenv.
-func NewWithEnv(cfg *config.Config, getenv func(string) string) (*Service, error) {
+// New returns the service over cfg (nil: the defaults) and deps, filling
+// the defaults of the deps left zero.
+func New(cfg *config.Config, deps Deps) *Service {
 	if cfg == nil {
 		cfg = config.Default()
 	}
-	signer, err := runtime.LoadSigner(cfg.Signing, getenv)
-	if err != nil {
-		return nil, err
+	if deps.Store == nil {
+		deps.Store = store.NewHandle(cfg.Store.Path)
 	}
-	return &Service{Config: cfg, Signer: signer, DBPath: cfg.Store.Path, Log: slog.Default()}, nil
+	if deps.Signer == nil {
+		deps.Signer = runtime.NewSigner(nil)
+	}
+	if deps.Clock == nil {
+		deps.Clock = time.Now
+	}
+	if deps.Log == nil {
+		deps.Log = slog.Default()
+	}
+	return &Service{cfg: cfg, deps: deps}
 }
+
+// Config is the operator config the service runs under.
+func (s *Service) Config() *config.Config { return s.cfg }
+
+// DefaultRepo is the repository a request that names none acts on ("":
+// the working directory).
+func (s *Service) DefaultRepo() string { return s.deps.DefaultRepo }
+
+// DBPath is the state database in use.
+func (s *Service) DBPath() string { return s.deps.Store.Path() }
 
 // Close releases the store.
-func (s *Service) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.store != nil {
-		err := s.store.Close()
-		s.store = nil
-		return err
-	}
-	return nil
+func (s *Service) Close() error { return s.deps.Store.Close() }
+
+// OpenStore opens the state store now, so a long-running server reads and
+// writes through one handle instead of opening the database per call.
+func (s *Service) OpenStore(ctx context.Context) error {
+	_, err := s.deps.Store.Writable(ctx)
+	return err
 }
 
-func (s *Service) dbPath() string {
-	if s.DBPath != "" {
-		return s.DBPath
-	}
-	return store.DefaultPath()
+// ErrNoIntegration marks an operation that needs a ticket integration on a
+// service that has none for the system.
+var ErrNoIntegration = errors.New("no ticket integration is configured")
+
+// Provider returns the ticket integration of system, or an error wrapping
+// ErrNoIntegration when none is configured.
+func (s *Service) Provider(system string) (integrations.Provider, error) {
+	return s.provider("a ticket operation", system)
 }
 
-// writableStore opens (once) the read-write store.
+// provider is Provider for op, which the errors name.
+func (s *Service) provider(op, system string) (integrations.Provider, error) {
+	if s.deps.Providers == nil {
+		return nil, fmt.Errorf("%s on %s: %w", op, system, ErrNoIntegration)
+	}
+	p, err := s.deps.Providers(system)
+	if err != nil {
+		return nil, fmt.Errorf("the %s integration is not usable: %w", system, err)
+	}
+	if p == nil {
+		return nil, fmt.Errorf("%s on %s: %w", op, system, ErrNoIntegration)
+	}
+	return p, nil
+}
+
 func (s *Service) writableStore(ctx context.Context) (*store.Store, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.store != nil {
-		return s.store, nil
-	}
-	st, err := store.Open(ctx, s.dbPath())
-	if err != nil {
-		return nil, fmt.Errorf("open the state store: %w", err)
-	}
-	s.store = st
-	return st, nil
+	return s.deps.Store.Writable(ctx)
 }
 
-// readStore returns the open store, or opens the database read-only for a
-// single read (nil when no database exists: the portable records are used).
 func (s *Service) readStore(ctx context.Context) (*store.Store, func(), error) {
-	s.mu.Lock()
-	if s.store != nil {
-		st := s.store
-		s.mu.Unlock()
-		return st, func() {}, nil
-	}
-	s.mu.Unlock()
-	path := s.dbPath()
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, func() {}, nil
-	}
-	st, err := store.OpenReadOnly(ctx, path)
-	if errors.Is(err, store.ErrNoStore) {
-		return nil, func() {}, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("open the state store %s read-only: %w", path, err)
-	}
-	return st, func() { st.Close() }, nil
+	return s.deps.Store.Reader(ctx)
 }
+
+func (s *Service) now() time.Time { return s.deps.Clock() }
+
+func (s *Service) log() *slog.Logger { return s.deps.Log }
 
 // tracker returns the provider for a state's ref system (nil when none).
 func (s *Service) tracker(repo *Repo, st *runtime.State) integrations.Provider {
-	if s.Provider == nil {
+	if s.deps.Providers == nil {
 		return nil
 	}
 	system := repo.Harness.Ticketing.System
@@ -125,19 +140,12 @@ func (s *Service) tracker(repo *Repo, st *runtime.State) integrations.Provider {
 	if system == "" {
 		system = "github"
 	}
-	p, err := s.Provider(system)
-	if err != nil {
+	p, err := s.deps.Providers(system)
+	if err != nil || p == nil {
 		s.log().Debug("no ticket integration", "system", system, "err", err)
 		return nil
 	}
 	return p
-}
-
-func (s *Service) log() *slog.Logger {
-	if s.Log != nil {
-		return s.Log
-	}
-	return slog.Default()
 }
 
 // session bundles what one mutating operation on a work item needs.
@@ -182,8 +190,8 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	}
 	signer, signWarns := s.signerFor(repo)
 	warns = append(warns, signWarns...)
-	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.Config, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot,
-		Tracker: s.tracker(repo, state), Notifier: s.Notifier, Log: s.log()}
+	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot,
+		Tracker: s.tracker(repo, state), Notifier: s.deps.Notifier, Log: s.log()}
 	p.adopt = func(ctx context.Context, st *runtime.State) []runtime.EventRecord {
 		return rt.VetAdoptedPointer(ctx, id, st)
 	}
@@ -193,30 +201,17 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 // signerFor is the signer for repo's decisions: the service's keys, plus the
 // public keys the repository commits where no key is pinned or held.
 func (s *Service) signerFor(repo *Repo) (*runtime.Signer, []string) {
-	if s.Signer == nil {
-		s.Signer = runtime.NewSigner(nil)
-	}
-	return s.Signer.ForRepo(repo.Root)
+	return s.deps.Signer.ForRepo(repo.Root)
 }
 
 func (s *Service) repoDir(dir string) string {
 	if dir != "" {
 		return dir
 	}
-	if s.DefaultRepo != "" {
-		return s.DefaultRepo
+	if s.deps.DefaultRepo != "" {
+		return s.deps.DefaultRepo
 	}
 	return "."
-}
-
-// DBPathOrDefault is the database path in use.
-func (s *Service) DBPathOrDefault() string { return s.dbPath() }
-
-// OpenStore opens the state store now, so a long-running server reads and
-// writes through one handle instead of opening the database per call.
-func (s *Service) OpenStore(ctx context.Context) error {
-	_, err := s.writableStore(ctx)
-	return err
 }
 
 // openRepo resolves a request's repository (default DefaultRepo, else the
@@ -239,7 +234,7 @@ func (s *Service) openRepo(dir string) (*Repo, error) {
 // allowedRoot refuses a repository that is not exactly one of AllowedRepos
 // (no restriction when empty).
 func (s *Service) allowedRoot(dir string) error {
-	if len(s.AllowedRepos) == 0 {
+	if len(s.deps.AllowedRepos) == 0 {
 		return nil
 	}
 	abs, err := filepath.Abs(dir)
@@ -249,17 +244,17 @@ func (s *Service) allowedRoot(dir string) error {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	for _, root := range s.AllowedRepos {
+	for _, root := range s.deps.AllowedRepos {
 		if abs == filepath.Clean(root) {
 			return nil
 		}
 	}
-	return fmt.Errorf("repo %q is outside the repositories this server serves (%s); name one of them exactly — a directory inside one is not its root", dir, strings.Join(s.AllowedRepos, ", "))
+	return fmt.Errorf("repo %q is outside the repositories this server serves (%s); name one of them exactly — a directory inside one is not its root", dir, strings.Join(s.deps.AllowedRepos, ", "))
 }
 
 // allowedPath refuses a path outside AllowedRepos (no restriction when empty).
 func (s *Service) allowedPath(p, what string) error {
-	if len(s.AllowedRepos) == 0 {
+	if len(s.deps.AllowedRepos) == 0 {
 		return nil
 	}
 	abs, err := filepath.Abs(p)
@@ -269,10 +264,10 @@ func (s *Service) allowedPath(p, what string) error {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	for _, root := range s.AllowedRepos {
+	for _, root := range s.deps.AllowedRepos {
 		if rel, err := filepath.Rel(root, abs); err == nil && (rel == "." || filepath.IsLocal(rel)) {
 			return nil
 		}
 	}
-	return fmt.Errorf("%s %q is outside the repositories this server serves (%s); pass a path inside one of them", what, p, strings.Join(s.AllowedRepos, ", "))
+	return fmt.Errorf("%s %q is outside the repositories this server serves (%s); pass a path inside one of them", what, p, strings.Join(s.deps.AllowedRepos, ", "))
 }

@@ -44,7 +44,7 @@ func OperationNeeds() (map[integrations.Op]string, error) {
 // operation the shipped loops need, naming the operation, what needs it and
 // both fixes. It is the start-up check of the poller and the MCP server.
 func (s *Service) CheckIntegrations(systems ...string) error {
-	if s.Provider == nil {
+	if s.deps.Providers == nil {
 		return nil
 	}
 	needs, err := OperationNeeds()

@@ -64,10 +64,9 @@ func (l limited) ListComments(context.Context, integrations.Ref) ([]integrations
 }
 
 func TestCheckIntegrationsRefusesAProviderMissingAnOperation(t *testing.T) {
-	svc := benchService(t)
-	svc.Provider = func(string) (integrations.Provider, error) {
+	svc := testService(t, nil, Deps{Providers: func(string) (integrations.Provider, error) {
 		return limited{ops: []integrations.Op{integrations.OpListComments, integrations.OpCreateComment}}, nil
-	}
+	}})
 	err := svc.CheckIntegrations("github")
 	var miss *integrations.MissingOperationError
 	require.ErrorAs(t, err, &miss)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/store"
 )
 
 // Fault 11 (messages): a damaged store names the damage and its fix, not an
@@ -20,8 +22,7 @@ func TestAStoreErrorNamesTheRealCause(t *testing.T) {
 		junk[i] = byte(i*7 + 3)
 	}
 	require.NoError(t, os.WriteFile(db, junk, 0o600))
-	svc := benchService(t)
-	svc.DBPath = db
+	svc := testService(t, nil, Deps{Store: store.NewHandle(db)})
 	_, _, err := svc.Start(context.Background(), StartRequest{ItemRequest: ItemRequest{Repo: dir, WorkItem: "issue-1"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not a valid the-loop SQLite database")
@@ -33,25 +34,23 @@ func TestAStoreErrorNamesTheRealCause(t *testing.T) {
 // store.
 func TestEventsOpenTheStoreReadOnly(t *testing.T) {
 	dir := t.TempDir()
-	svc := benchService(t)
-	svc.DBPath = filepath.Join(t.TempDir(), "state", "the-loop.db")
+	svc := testService(t, nil, Deps{Store: store.NewHandle(filepath.Join(t.TempDir(), "state", "the-loop.db"))})
 	evs, err := svc.Events(context.Background(), ItemRequest{Repo: dir, WorkItem: "issue-1"})
 	require.NoError(t, err)
 	assert.Empty(t, evs)
-	assert.NoFileExists(t, svc.DBPath, "no store is created to read an empty log")
+	assert.NoFileExists(t, svc.DBPath(), "no store is created to read an empty log")
 
 	_, _, err = svc.Start(context.Background(), StartRequest{ItemRequest: ItemRequest{Repo: dir, WorkItem: "issue-1"}})
 	require.NoError(t, err)
 	require.NoError(t, svc.Close())
-	before, err := os.ReadFile(svc.DBPath)
+	before, err := os.ReadFile(svc.DBPath())
 	require.NoError(t, err)
-	reader := benchService(t)
-	reader.DBPath = svc.DBPath
+	reader := testService(t, nil, Deps{Store: store.NewHandle(svc.DBPath())})
 	evs, err = reader.Events(context.Background(), ItemRequest{Repo: dir, WorkItem: "issue-1"})
 	require.NoError(t, err)
 	assert.NotEmpty(t, evs)
 	require.NoError(t, reader.Close())
-	after, err := os.ReadFile(svc.DBPath)
+	after, err := os.ReadFile(svc.DBPath())
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the database file is unchanged by a read")
 }

@@ -26,7 +26,7 @@ func (s *Service) CleanTempFiles(repoDir string) ([]string, error) {
 		return nil, err
 	}
 	root := filepath.Join(repo.Root, filepath.FromSlash(repo.SpecRoot))
-	cutoff := time.Now().Add(-TempGrace)
+	cutoff := s.now().Add(-TempGrace)
 	var removed []string
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -2,17 +2,11 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/tickets"
 )
-
-// ErrNoIntegration marks a ticket operation on a service that has no ticket
-// integration wired in (Service.Provider is nil).
-var ErrNoIntegration = errors.New("no ticket integration is configured")
 
 // TicketCreate creates one ticket: the core of the ticket_create tool. It
 // validates opts against the config before resolving any provider, creates
@@ -22,45 +16,30 @@ var ErrNoIntegration = errors.New("no ticket integration is configured")
 // ticket exists: Created is filled and the error is a
 // *tickets.MirrorLinkError.
 func (s *Service) TicketCreate(ctx context.Context, opts tickets.CreateOptions) (tickets.Created, error) {
-	o, err := tickets.Validate(s.Config, opts)
+	o, err := tickets.Validate(s.cfg, opts)
 	if err != nil {
 		return tickets.Created{}, err
 	}
-	p, err := s.ticketProvider(o.System)
+	p, err := s.provider("ticket create", o.System)
 	if err != nil {
 		return tickets.Created{}, err
 	}
 	if o.MirrorOf != "" && opts.MirrorTracker == nil {
-		gh, err := s.ticketProvider(github.System)
+		gh, err := s.provider("ticket create", github.System)
 		if err != nil {
 			return tickets.Created{}, fmt.Errorf("a mirror names the Jira key in the GitHub issue, which needs the GitHub integration: %w", err)
 		}
 		opts.MirrorTracker = gh
 	}
-	return tickets.Create(ctx, s.Config, p, opts)
+	return tickets.Create(ctx, s.cfg, p, opts)
 }
 
 // TicketProjects returns the configured Jira project keys (empty, never
 // nil, when none are configured): the core of the ticket_projects tool.
 func (s *Service) TicketProjects() []string {
-	keys := tickets.Projects(s.Config)
+	keys := tickets.Projects(s.cfg)
 	if keys == nil {
 		keys = []string{}
 	}
 	return keys
-}
-
-// ticketProvider resolves the provider for system through s.Provider.
-func (s *Service) ticketProvider(system string) (integrations.Provider, error) {
-	if s.Provider == nil {
-		return nil, fmt.Errorf("ticket create on %s: %w", system, ErrNoIntegration)
-	}
-	p, err := s.Provider(system)
-	if err != nil {
-		return nil, fmt.Errorf("the %s integration is not usable: %w", system, err)
-	}
-	if p == nil {
-		return nil, fmt.Errorf("ticket create on %s: %w", system, ErrNoIntegration)
-	}
-	return p, nil
 }

@@ -75,7 +75,7 @@ func (s *Service) lookupHandoff(ctx context.Context, sess *session, ref string) 
 	if err != nil {
 		return nil, "", fmt.Sprintf("could not read %s to look for a handoff (%v); starting without one", ref, err)
 	}
-	hs, url, _ := FindHandoff(s.Config, comments)
+	hs, url, _ := FindHandoff(s.cfg, comments)
 	return hs, url, ""
 }
 

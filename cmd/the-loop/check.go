@@ -19,7 +19,6 @@ type checkOptions struct {
 	service.CheckRequest
 	Format string
 	FailOn string
-	Config string
 	DB     string
 }
 
@@ -32,8 +31,8 @@ func init() {
 	})
 }
 
-func runCheckCmd(ctx context.Context, env *Env, args []string) error {
-	fs, cfgPath := flagSet(env, "check", commands["check"].Usage)
+func runCheckCmd(ctx context.Context, f *Factory, args []string) error {
+	fs := flagSet(f, "check", commands["check"].Usage)
 	opts := checkOptions{}
 	fs.StringVar(&opts.Repo, "repo", ".", "repository root")
 	fs.BoolVar(&opts.All, "all", false, "check every work item under the spec directory")
@@ -45,7 +44,6 @@ func runCheckCmd(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts.Config = *cfgPath
 	switch len(pos) {
 	case 0:
 	case 1:
@@ -62,26 +60,26 @@ func runCheckCmd(ctx context.Context, env *Env, args []string) error {
 	if opts.WorkItem == "" && !opts.All {
 		return usageErrorf("give a work item id, or --all")
 	}
-	return checkRun(ctx, env, opts)
+	return checkRun(ctx, f, opts)
 }
 
-func checkRun(ctx context.Context, env *Env, opts checkOptions) error {
-	tuneGCForBatch(env)
+func checkRun(ctx context.Context, f *Factory, opts checkOptions) error {
+	tuneGCForBatch(f)
 	var gh *githubOutput
 	if opts.Format == "github" {
-		gh = newGitHubOutput(env, opts)
+		gh = newGitHubOutput(f, opts)
 	}
-	svc, err := newService(env, opts.Config, opts.DB)
+	svc, err := f.Service(ServiceOptions{DB: opts.DB})
 	if err != nil {
 		if gh != nil {
-			gh.finish(env.Stdout, err)
+			gh.finish(f.Stdout, err)
 		}
 		return &usageError{msg: err.Error()}
 	}
 	defer svc.Close()
 	var (
 		failing, satisfied, total int
-		buf                       = bufio.NewWriterSize(env.Stdout, 64<<10)
+		buf                       = bufio.NewWriterSize(f.Stdout, 64<<10)
 	)
 	defer buf.Flush()
 	if opts.Format == "json" && opts.All {
@@ -119,7 +117,7 @@ func checkRun(ctx context.Context, env *Env, opts checkOptions) error {
 		if gh != nil {
 			gh.warn(buf, w)
 		} else {
-			fmt.Fprintln(env.Stderr, w)
+			fmt.Fprintln(f.Stderr, w)
 		}
 	}
 	if err != nil {
@@ -217,11 +215,11 @@ func renderCheckItem(w io.Writer, r runtime.Report, g *runtime.Graph, opts check
 // the collector runs a quarter as often, under a soft 48 MiB ceiling, so
 // peak memory stays well under 64 MiB at any corpus size. GOGC and
 // GOMEMLIMIT in the environment win.
-func tuneGCForBatch(env *Env) {
-	if env.Getenv("GOGC") == "" {
+func tuneGCForBatch(f *Factory) {
+	if f.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	if env.Getenv("GOMEMLIMIT") == "" {
+	if f.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(48 << 20)
 	}
 }

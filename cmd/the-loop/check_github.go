@@ -21,8 +21,8 @@ type githubOutput struct {
 	summaryPath string
 }
 
-func newGitHubOutput(env *Env, opts checkOptions) *githubOutput {
-	o := &githubOutput{report: service.GitHubReport{FailOn: opts.FailOn}, summaryPath: env.Getenv(EnvStepSummary)}
+func newGitHubOutput(f *Factory, opts checkOptions) *githubOutput {
+	o := &githubOutput{report: service.GitHubReport{FailOn: opts.FailOn}, summaryPath: f.Getenv(EnvStepSummary)}
 	if repo, err := service.OpenRepo(opts.Repo); err == nil {
 		o.report.Root = repo.Root
 	}

@@ -35,7 +35,7 @@ type Command struct {
 	Name    string
 	Usage   string
 	Summary string
-	Run     func(ctx context.Context, env *Env, args []string) error
+	Run     func(ctx context.Context, f *Factory, args []string) error
 }
 
 var commands = map[string]*Command{}
@@ -95,7 +95,7 @@ func Main(ctx context.Context, env *Env, args []string) int {
 		printUsage(env.Stderr)
 		return exitUsage
 	}
-	err := cmd.Run(ctx, env, args[1:])
+	err := cmd.Run(ctx, newFactory(env), args[1:])
 	return exitCode(env, err)
 }
 
@@ -137,16 +137,17 @@ func printUsage(w io.Writer) {
 }
 
 // flagSet returns a FlagSet that reports errors instead of exiting, writes
-// help to stderr, and carries the --config flag every subcommand accepts.
-func flagSet(env *Env, name, usage string) (*flag.FlagSet, *string) {
+// help to stderr, and binds the --config flag every subcommand accepts to
+// the factory.
+func flagSet(f *Factory, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs.SetOutput(f.Stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stderr, "usage: the-loop %s\n\nflags:\n", usage)
+		fmt.Fprintf(f.Stderr, "usage: the-loop %s\n\nflags:\n", usage)
 		fs.PrintDefaults()
 	}
-	cfg := fs.String("config", "", "config file (default $THE_LOOP_CONFIG, else ~/.config/the-loop/config.yaml)")
-	return fs, cfg
+	fs.StringVar(&f.ConfigPath, "config", "", "config file (default $THE_LOOP_CONFIG, else ~/.config/the-loop/config.yaml)")
+	return fs
 }
 
 // parseFlags parses args, allowing flags after positional arguments, and
@@ -170,24 +171,6 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
-}
-
-// loadConfig loads the config named by --config, else the default path.
-func loadConfig(env *Env, path string) (*config.Config, error) {
-	explicit := path != ""
-	if !explicit {
-		path = env.Getenv(config.EnvConfig)
-		explicit = path != ""
-	}
-	if !explicit {
-		path = config.DefaultPath()
-	}
-	cfg, err := config.Load(path, explicit)
-	if err != nil {
-		// A config the loop cannot use is the invocation's fault: exit 2.
-		return nil, &usageError{msg: err.Error()}
-	}
-	return cfg, nil
 }
 
 // oneOf validates an enum flag value.

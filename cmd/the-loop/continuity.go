@@ -25,7 +25,7 @@ func init() {
 
 type contVerb struct {
 	summary string
-	run     func(env *Env, args []string) error
+	run     func(f *Factory, args []string) error
 }
 
 var contVerbs = map[string]contVerb{
@@ -50,17 +50,17 @@ var contUsage = map[string]string{
 	"prompt": "continuity prompt --task TEXT [--allow-paths]",
 }
 
-func runContinuity(_ context.Context, env *Env, args []string) error {
+func runContinuity(_ context.Context, f *Factory, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintln(env.Stderr, "usage: the-loop continuity <verb> [flags]")
-		fmt.Fprintln(env.Stderr)
+		fmt.Fprintln(f.Stderr, "usage: the-loop continuity <verb> [flags]")
+		fmt.Fprintln(f.Stderr)
 		names := make([]string, 0, len(contVerbs))
 		for n := range contVerbs {
 			names = append(names, n)
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			fmt.Fprintf(env.Stderr, "  %-8s %s\n", n, contVerbs[n].summary)
+			fmt.Fprintf(f.Stderr, "  %-8s %s\n", n, contVerbs[n].summary)
 		}
 		if len(args) == 0 {
 			return usageErrorf("continuity needs a verb: init, resume, update, end, status, brief or prompt")
@@ -71,7 +71,7 @@ func runContinuity(_ context.Context, env *Env, args []string) error {
 	if !ok {
 		return usageErrorf("unknown continuity verb %q: use init, resume, update, end, status, brief or prompt", args[0])
 	}
-	return v.run(env, args[1:])
+	return v.run(f, args[1:])
 }
 
 // contCommon holds the flags every continuity verb takes.
@@ -81,8 +81,8 @@ type contCommon struct {
 	format *string
 }
 
-func contFlags(env *Env, verb string) *contCommon {
-	fs, _ := flagSet(env, "continuity "+verb, contUsage[verb])
+func contFlags(f *Factory, verb string) *contCommon {
+	fs := flagSet(f, "continuity "+verb, contUsage[verb])
 	return &contCommon{
 		fs:     fs,
 		repo:   fs.String("repo", "", "repository directory (default: the current directory)"),
@@ -91,7 +91,7 @@ func contFlags(env *Env, verb string) *contCommon {
 }
 
 // parse parses args and opens the continuity set of the repository.
-func (c *contCommon) parse(env *Env, args []string) (*continuity.Set, error) {
+func (c *contCommon) parse(f *Factory, args []string) (*continuity.Set, error) {
 	rest, err := parseFlags(c.fs, args)
 	if err != nil {
 		return nil, err
@@ -104,22 +104,22 @@ func (c *contCommon) parse(env *Env, args []string) (*continuity.Set, error) {
 	}
 	dir := *c.repo
 	if dir == "" {
-		dir = env.Cwd
+		dir = f.Cwd
 	} else if !filepath.IsAbs(dir) {
-		dir = filepath.Join(env.Cwd, dir)
+		dir = filepath.Join(f.Cwd, dir)
 	}
 	set, err := continuity.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	set.Harness = continuity.DetectHarness(env.Getenv)
+	set.Harness = continuity.DetectHarness(f.Getenv)
 	return set, nil
 }
 
 func (c *contCommon) json() bool { return *c.format == "json" }
 
 // contJSON prints v as indented UTF-8 JSON on stdout.
-func contJSON(env *Env, v any) error {
+func contJSON(f *Factory, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -127,7 +127,7 @@ func contJSON(env *Env, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encode JSON: %w", err)
 	}
-	_, err := env.Stdout.Write(buf.Bytes())
+	_, err := f.Stdout.Write(buf.Bytes())
 	return err
 }
 
@@ -151,14 +151,14 @@ type contRepeat []string
 func (l *contRepeat) String() string     { return strings.Join(*l, "; ") }
 func (l *contRepeat) Set(v string) error { *l = append(*l, v); return nil }
 
-func contInit(env *Env, args []string) error {
-	c := contFlags(env, "init")
+func contInit(f *Factory, args []string) error {
+	c := contFlags(f, "init")
 	var opts continuity.InitOptions
 	c.fs.StringVar(&opts.Goal, "goal", "", "the goal of the work (required)")
 	c.fs.StringVar(&opts.Scope, "scope", "", "what is in scope")
 	c.fs.StringVar(&opts.Rationale, "why", "", "the initial rationale")
 	c.fs.StringVar(&opts.Next, "next", "", "the first next action")
-	set, err := c.parse(env, args)
+	set, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
@@ -169,12 +169,12 @@ func contInit(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return printStart(env, c, res)
+	return printStart(f, c, res)
 }
 
-func contResume(env *Env, args []string) error {
-	c := contFlags(env, "resume")
-	set, err := c.parse(env, args)
+func contResume(f *Factory, args []string) error {
+	c := contFlags(f, "resume")
+	set, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
@@ -182,20 +182,20 @@ func contResume(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return printStart(env, c, res)
+	return printStart(f, c, res)
 }
 
-func printStart(env *Env, c *contCommon, res continuity.StartResult) error {
+func printStart(f *Factory, c *contCommon, res continuity.StartResult) error {
 	if res.Ignore.Added {
-		fmt.Fprintf(env.Stderr, "added /.handoff/ to the repository-local exclude (%s)\n", res.Ignore.Rule)
+		fmt.Fprintf(f.Stderr, "added /.handoff/ to the repository-local exclude (%s)\n", res.Ignore.Rule)
 	}
 	if res.Rejected != nil {
-		fmt.Fprintln(env.Stderr, res.Rejected.Message())
+		fmt.Fprintln(f.Stderr, res.Rejected.Message())
 	}
 	if c.json() {
-		return contJSON(env, res)
+		return contJSON(f, res)
 	}
-	w := env.Stdout
+	w := f.Stdout
 	fmt.Fprintf(w, "%s: session %s (%s)\n", res.Mode, res.Session, res.Status)
 	if res.Resumed != "" {
 		fmt.Fprintf(w, "resumed from: %s\n", res.Resumed)
@@ -204,8 +204,8 @@ func printStart(env *Env, c *contCommon, res continuity.StartResult) error {
 	return nil
 }
 
-func contUpdate(env *Env, args []string) error {
-	c := contFlags(env, "update")
+func contUpdate(f *Factory, args []string) error {
+	c := contFlags(f, "update")
 	var e continuity.Entry
 	var depends, files contList
 	c.fs.StringVar(&e.Kind, "kind", "", "decision, discovery, task, blocker or phase (required)")
@@ -218,7 +218,7 @@ func contUpdate(env *Env, args []string) error {
 	c.fs.StringVar(&e.Resolves, "resolves", "", "blocker id this decision or task resolves")
 	c.fs.Var(&files, "files", "active files the fact concerns (comma-separated or repeated)")
 	c.fs.StringVar(&e.Next, "next", "", "replace the recorded next action")
-	set, err := c.parse(env, args)
+	set, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
@@ -239,9 +239,9 @@ func contUpdate(env *Env, args []string) error {
 		return err
 	}
 	if c.json() {
-		return contJSON(env, res)
+		return contJSON(f, res)
 	}
-	printUpdate(env.Stdout, "recorded "+res.Kind, res)
+	printUpdate(f.Stdout, "recorded "+res.Kind, res)
 	return nil
 }
 
@@ -256,14 +256,14 @@ func printUpdate(w io.Writer, what string, res continuity.UpdateResult) {
 	fmt.Fprintf(w, "death point: %s\n", res.DeathPoint)
 }
 
-func contEnd(env *Env, args []string) error {
-	c := contFlags(env, "end")
+func contEnd(f *Factory, args []string) error {
+	c := contFlags(f, "end")
 	interrupted := c.fs.Bool("interrupted", false, "the session stops before the goal is done")
 	completed := c.fs.Bool("completed", false, "the goal is done")
 	var opts continuity.EndOptions
 	c.fs.StringVar(&opts.Next, "next", "", "the exact next action")
 	c.fs.StringVar(&opts.Result, "result", "", "what was achieved, with --completed (default: completed)")
-	set, err := c.parse(env, args)
+	set, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
@@ -282,15 +282,15 @@ func contEnd(env *Env, args []string) error {
 		return err
 	}
 	if c.json() {
-		return contJSON(env, res)
+		return contJSON(f, res)
 	}
-	printUpdate(env.Stdout, "marked "+res.Kind, res)
+	printUpdate(f.Stdout, "marked "+res.Kind, res)
 	return nil
 }
 
-func contStatus(env *Env, args []string) error {
-	c := contFlags(env, "status")
-	set, err := c.parse(env, args)
+func contStatus(f *Factory, args []string) error {
+	c := contFlags(f, "status")
+	set, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
@@ -299,9 +299,9 @@ func contStatus(env *Env, args []string) error {
 		return err
 	}
 	if c.json() {
-		return contJSON(env, st)
+		return contJSON(f, st)
 	}
-	w := env.Stdout
+	w := f.Stdout
 	state := st.State
 	if st.Started != "" {
 		state += " (" + st.Started + ")"
@@ -328,15 +328,15 @@ func contStatus(env *Env, args []string) error {
 	return nil
 }
 
-func contBrief(env *Env, args []string) error {
-	c := contFlags(env, "brief")
+func contBrief(f *Factory, args []string) error {
+	c := contFlags(f, "brief")
 	var opts continuity.BriefOptions
 	var exclude contList
 	c.fs.StringVar(&opts.Source, "source", "", "exact session handle to brief (default: the live set)")
 	c.fs.StringVar(&opts.Out, "out", "", "file name to write under .handoff/handoffs/ (default: stdout)")
 	c.fs.Var(&exclude, "exclude", "projects or paths that must not be packaged (comma-separated or repeated)")
 	c.fs.IntVar(&opts.Budget, "budget", continuity.BriefBudget, "byte budget, at most 6144")
-	set, err := c.parse(env, args)
+	set, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
@@ -346,29 +346,29 @@ func contBrief(env *Env, args []string) error {
 		return err
 	}
 	if b.Receipt.Warning != "" {
-		fmt.Fprintln(env.Stderr, "warning: "+b.Receipt.Warning)
+		fmt.Fprintln(f.Stderr, "warning: "+b.Receipt.Warning)
 	}
 	if b.Receipt.Visibility != "" {
-		fmt.Fprintln(env.Stderr, "note: "+b.Receipt.Visibility)
+		fmt.Fprintln(f.Stderr, "note: "+b.Receipt.Visibility)
 	}
 	where := "stdout"
 	if b.Path != "" {
 		where = b.Path
 	}
-	fmt.Fprintf(env.Stderr, "brief: %d of %d bytes to %s; continuity status: %s (death point: %s)\n", b.Bytes, b.Budget, where, b.ContinuityStatus, b.DeathPoint)
+	fmt.Fprintf(f.Stderr, "brief: %d of %d bytes to %s; continuity status: %s (death point: %s)\n", b.Bytes, b.Budget, where, b.ContinuityStatus, b.DeathPoint)
 	switch {
 	case c.json():
-		return contJSON(env, b)
+		return contJSON(f, b)
 	case b.Path != "":
-		fmt.Fprintf(env.Stdout, "wrote %s\n", b.Path)
+		fmt.Fprintf(f.Stdout, "wrote %s\n", b.Path)
 	default:
-		fmt.Fprint(env.Stdout, b.Text)
+		fmt.Fprint(f.Stdout, b.Text)
 	}
 	return nil
 }
 
-func contPrompt(env *Env, args []string) error {
-	c := contFlags(env, "prompt")
+func contPrompt(f *Factory, args []string) error {
+	c := contFlags(f, "prompt")
 	var opts continuity.PromptOptions
 	var ctxs, constraints, criteria, nonGoals, validation contRepeat
 	c.fs.StringVar(&opts.Task, "task", "", "the task to delegate (required)")
@@ -380,7 +380,7 @@ func contPrompt(env *Env, args []string) error {
 	c.fs.Var(&validation, "validation", "a check the receiver should run (repeatable)")
 	c.fs.BoolVar(&opts.AllowPaths, "allow-paths", false, "keep filesystem paths (only when explicitly wanted)")
 	printIt := c.fs.Bool("print", false, "also print the prompt after copying it")
-	set, err := c.parse(env, args)
+	set, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
@@ -388,30 +388,30 @@ func contPrompt(env *Env, args []string) error {
 		return usageErrorf("continuity prompt needs --task TEXT: name the task the receiving agent should review; no prompt emitted")
 	}
 	opts.Context, opts.Constraints, opts.Criteria, opts.NonGoals, opts.Validation = ctxs, constraints, criteria, nonGoals, validation
-	opts.Clipboard = continuity.NewSystemClipboard(env.Getenv("PATH"), env.Getenv)
+	opts.Clipboard = continuity.NewSystemClipboard(f.Getenv("PATH"), f.Getenv)
 	p, err := set.Prompt(opts)
 	if err != nil {
 		return err
 	}
 	for _, r := range p.Rewritten {
-		fmt.Fprintln(env.Stderr, "rewrote a path as "+r)
+		fmt.Fprintln(f.Stderr, "rewrote a path as "+r)
 	}
 	for _, o := range p.Omitted {
-		fmt.Fprintln(env.Stderr, "omitted: "+o)
+		fmt.Fprintln(f.Stderr, "omitted: "+o)
 	}
 	if p.Notice != "" {
-		fmt.Fprintln(env.Stderr, p.Notice)
+		fmt.Fprintln(f.Stderr, p.Notice)
 	}
 	switch {
 	case c.json():
-		return contJSON(env, p)
+		return contJSON(f, p)
 	case p.Copied:
-		fmt.Fprintf(env.Stdout, "copied to the clipboard (%s): %s\n", p.Tool, p.Title)
+		fmt.Fprintf(f.Stdout, "copied to the clipboard (%s): %s\n", p.Tool, p.Title)
 		if *printIt {
-			fmt.Fprint(env.Stdout, p.Text)
+			fmt.Fprint(f.Stdout, p.Text)
 		}
 	default:
-		fmt.Fprint(env.Stdout, p.Text)
+		fmt.Fprint(f.Stdout, p.Text)
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ type hookInput struct {
 // config it cannot load, a repository or store it cannot read — each is a
 // warning on stderr and the stop is allowed (exit 0; for cursor, "{}").
 // Only a blocked node, evaluated, blocks.
-func runGate(ctx context.Context, env *Env, args []string) error {
+func runGate(ctx context.Context, f *Factory, args []string) error {
 	harness := "claude"
 	for i, a := range args {
 		if v, ok := strings.CutPrefix(a, "--harness="); ok {
@@ -41,20 +41,20 @@ func runGate(ctx context.Context, env *Env, args []string) error {
 			harness = args[i+1]
 		}
 	}
-	err := gateRun(ctx, env, args)
+	err := gateRun(ctx, f, args)
 	var ee *exitCodeError
 	if err == nil || errors.As(err, &ee) && ee.code == 2 || errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "the-loop gate: warning: the gate could not run (%v); the stop is allowed\n", err)
+	fmt.Fprintf(f.Stderr, "the-loop gate: warning: the gate could not run (%v); the stop is allowed\n", err)
 	if harness == "cursor" {
-		return writeJSON(env.Stdout, map[string]string{})
+		return writeJSON(f.Stdout, map[string]string{})
 	}
 	return nil
 }
 
-func gateRun(ctx context.Context, env *Env, args []string) error {
-	fs, cfgPath := flagSet(env, "gate", commands["gate"].Usage)
+func gateRun(ctx context.Context, f *Factory, args []string) error {
+	fs := flagSet(f, "gate", commands["gate"].Usage)
 	harness := fs.String("harness", "claude", "claude (exit 2 blocks the stop) or cursor (followup_message JSON)")
 	repo := fs.String("repo", "", "repository root (default: the hook payload's cwd, else the working directory)")
 	var items multiFlag
@@ -68,8 +68,8 @@ func gateRun(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	var in hookInput
-	if env.Stdin != nil && !isTerminal(env.Stdin) {
-		data, _ := io.ReadAll(io.LimitReader(env.Stdin, 1<<20))
+	if f.Stdin != nil && !isTerminal(f.Stdin) {
+		data, _ := io.ReadAll(io.LimitReader(f.Stdin, 1<<20))
 		_ = json.Unmarshal(data, &in)
 	}
 	dir := *repo
@@ -80,14 +80,14 @@ func gateRun(ctx context.Context, env *Env, args []string) error {
 		dir = in.WorkspaceRoots[0]
 	}
 	if dir == "" {
-		dir = env.Cwd
+		dir = f.Cwd
 	}
 	if len(items) == 0 {
-		if v := strings.TrimSpace(env.Getenv("THE_LOOP_WORK_ITEM")); v != "" {
+		if v := strings.TrimSpace(f.Getenv("THE_LOOP_WORK_ITEM")); v != "" {
 			items = multiFlag{v}
 		}
 	}
-	svc, err := newService(env, *cfgPath, *db)
+	svc, err := f.Service(ServiceOptions{DB: *db})
 	if err != nil {
 		return err
 	}
@@ -97,14 +97,14 @@ func gateRun(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	for _, id := range res.GaveUp {
-		fmt.Fprintf(env.Stderr, "the-loop gate: %s is still blocked; giving up after %d attempts so the session can stop\n", id, *maxAttempts)
+		fmt.Fprintf(f.Stderr, "the-loop gate: %s is still blocked; giving up after %d attempts so the session can stop\n", id, *maxAttempts)
 	}
 	if *harness == "cursor" {
 		out := map[string]string{}
 		if res.Block {
 			out["followup_message"] = res.Summary()
 		}
-		return writeJSON(env.Stdout, out)
+		return writeJSON(f.Stdout, out)
 	}
 	if res.Block {
 		return exitWith(2, res.Summary())

@@ -22,7 +22,7 @@ func init() {
 	})
 }
 
-var graphActions = map[string]func(ctx context.Context, env *Env, args []string) error{
+var graphActions = map[string]func(ctx context.Context, f *Factory, args []string) error{
 	"show":     graphShow,
 	"status":   graphStatus,
 	"start":    graphStart,
@@ -33,7 +33,7 @@ var graphActions = map[string]func(ctx context.Context, env *Env, args []string)
 	"events":   graphEvents,
 }
 
-func runGraph(ctx context.Context, env *Env, args []string) error {
+func runGraph(ctx context.Context, f *Factory, args []string) error {
 	if len(args) == 0 {
 		names := make([]string, 0, len(graphActions))
 		for n := range graphActions {
@@ -48,18 +48,18 @@ func runGraph(ctx context.Context, env *Env, args []string) error {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		fmt.Fprintf(env.Stderr, "usage: the-loop graph <%s> ...\n\nRun 'the-loop graph <action> -h' for an action's flags.\n", strings.Join(names, "|"))
+		fmt.Fprintf(f.Stderr, "usage: the-loop graph <%s> ...\n\nRun 'the-loop graph <action> -h' for an action's flags.\n", strings.Join(names, "|"))
 		return nil
 	}
 	act, ok := graphActions[args[0]]
 	if !ok {
 		return usageErrorf("unknown graph action %q", args[0])
 	}
-	return act(ctx, env, args[1:])
+	return act(ctx, f, args[1:])
 }
 
-func graphShow(ctx context.Context, env *Env, args []string) error {
-	fs, _ := flagSet(env, "graph show", "graph show [--loop NAME] [--format table|json|mermaid]")
+func graphShow(ctx context.Context, f *Factory, args []string) error {
+	fs := flagSet(f, "graph show", "graph show [--loop NAME] [--format table|json|mermaid]")
 	loop := fs.String("loop", "", "shipped loop (default pdlc-work-item-loop)")
 	format := fs.String("format", "table", "table, json or mermaid")
 	if _, err := parseFlags(fs, args); err != nil {
@@ -74,18 +74,18 @@ func graphShow(ctx context.Context, env *Env, args []string) error {
 	}
 	switch *format {
 	case "json":
-		return writeJSON(env.Stdout, view)
+		return writeJSON(f.Stdout, view)
 	case "mermaid":
-		_, err := io.WriteString(env.Stdout, service.Mermaid(g))
+		_, err := io.WriteString(f.Stdout, service.Mermaid(g))
 		return err
 	}
-	_, err = io.WriteString(env.Stdout, service.GraphText(g))
+	_, err = io.WriteString(f.Stdout, service.GraphText(g))
 	return err
 }
 
 // openItem parses the common flags and one positional work item id.
-func openItem(env *Env, name, usage string, args []string, bind func(fs *flagSetT)) (*service.Service, service.ItemRequest, string, error) {
-	fs, cfgPath := flagSet(env, name, usage)
+func openItem(f *Factory, name, usage string, args []string, bind func(fs *flagSetT)) (*service.Service, service.ItemRequest, string, error) {
+	fs := flagSet(f, name, usage)
 	repo := fs.String("repo", ".", "repository root")
 	db := fs.String("db", "", "state database (default $THE_LOOP_DB)")
 	format := fs.String("format", "table", "table or json")
@@ -102,24 +102,23 @@ func openItem(env *Env, name, usage string, args []string, bind func(fs *flagSet
 	if err := oneOf("format", *format, "table", "json"); err != nil {
 		return nil, service.ItemRequest{}, "", err
 	}
-	svc, err := newService(env, *cfgPath, *db)
+	svc, err := f.Service(ServiceOptions{DB: *db})
 	if err != nil {
 		return nil, service.ItemRequest{}, "", &usageError{msg: err.Error()}
 	}
 	// Walk verbs read the ticket (a gate's comments, a handoff record) and
 	// post audit comments when an integration is configured.
-	svc.Provider = providerFactory(svc, env)
 	return svc, service.ItemRequest{Repo: *repo, WorkItem: pos[0]}, *format, nil
 }
 
-func printWarnings(env *Env, warns []string) {
+func printWarnings(f *Factory, warns []string) {
 	for _, w := range warns {
-		fmt.Fprintln(env.Stderr, w)
+		fmt.Fprintln(f.Stderr, w)
 	}
 }
 
-func graphStatus(ctx context.Context, env *Env, args []string) error {
-	svc, req, format, err := openItem(env, "graph status", "graph status <id> [--repo DIR] [--format table|json]", args, nil)
+func graphStatus(ctx context.Context, f *Factory, args []string) error {
+	svc, req, format, err := openItem(f, "graph status", "graph status <id> [--repo DIR] [--format table|json]", args, nil)
 	if err != nil {
 		return err
 	}
@@ -128,17 +127,17 @@ func graphStatus(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(env, warns)
+	printWarnings(f, warns)
 	if format == "json" {
-		return writeJSON(env.Stdout, gs)
+		return writeJSON(f.Stdout, gs)
 	}
-	fmt.Fprintln(env.Stdout, gs.GraphContext)
+	fmt.Fprintln(f.Stdout, gs.GraphContext)
 	return nil
 }
 
-func graphStart(ctx context.Context, env *Env, args []string) error {
+func graphStart(ctx context.Context, f *Factory, args []string) error {
 	var loop, ref *string
-	svc, req, format, err := openItem(env, "graph start", "graph start <id> [--loop NAME] [--ref REF] [--repo DIR]", args, func(fs *flagSetT) {
+	svc, req, format, err := openItem(f, "graph start", "graph start <id> [--loop NAME] [--ref REF] [--repo DIR]", args, func(fs *flagSetT) {
 		loop = fs.String("loop", "", "shipped loop (default pdlc-work-item-loop)")
 		ref = fs.String("ref", "", "ticket ref, e.g. github:owner/repo#12 (default derived from the harness config)")
 	})
@@ -150,23 +149,23 @@ func graphStart(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(env, warns)
+	printWarnings(f, warns)
 	if format == "json" {
-		return writeJSON(env.Stdout, res)
+		return writeJSON(f.Stdout, res)
 	}
 	if res.Started {
-		fmt.Fprintf(env.Stdout, "%s: started %s at %s\n", res.WorkItem, res.Loop, res.Node)
+		fmt.Fprintf(f.Stdout, "%s: started %s at %s\n", res.WorkItem, res.Loop, res.Node)
 	} else {
-		fmt.Fprintf(env.Stdout, "%s: already started, at %s\n", res.WorkItem, res.Node)
+		fmt.Fprintf(f.Stdout, "%s: already started, at %s\n", res.WorkItem, res.Node)
 	}
 	for _, m := range res.Messages {
-		fmt.Fprintf(env.Stdout, "  · %s\n", m)
+		fmt.Fprintf(f.Stdout, "  · %s\n", m)
 	}
 	return nil
 }
 
-func graphAdvance(ctx context.Context, env *Env, args []string) error {
-	svc, req, format, err := openItem(env, "graph advance", "graph advance <id> [--repo DIR] [--format table|json]", args, nil)
+func graphAdvance(ctx context.Context, f *Factory, args []string) error {
+	svc, req, format, err := openItem(f, "graph advance", "graph advance <id> [--repo DIR] [--format table|json]", args, nil)
 	if err != nil {
 		return err
 	}
@@ -175,15 +174,15 @@ func graphAdvance(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(env, warns)
+	printWarnings(f, warns)
 	if format == "json" {
-		if err := writeJSON(env.Stdout, rep); err != nil {
+		if err := writeJSON(f.Stdout, rep); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(env.Stdout, "%s: %s → %s\n", req.WorkItem, rep.Node, rep.Status)
+		fmt.Fprintf(f.Stdout, "%s: %s → %s\n", req.WorkItem, rep.Node, rep.Status)
 		for _, m := range rep.Messages {
-			fmt.Fprintf(env.Stdout, "  · %s\n", m)
+			fmt.Fprintf(f.Stdout, "  · %s\n", m)
 		}
 	}
 	if rep.Status == string(runtime.Pass) || rep.Status == string(runtime.Wait) {
@@ -192,9 +191,9 @@ func graphAdvance(ctx context.Context, env *Env, args []string) error {
 	return exitWith(exitUnmet, "")
 }
 
-func graphComplete(ctx context.Context, env *Env, args []string) error {
+func graphComplete(ctx context.Context, f *Factory, args []string) error {
 	var node, actor *string
-	svc, req, _, err := openItem(env, "graph complete", "graph complete <id> [--node N] [--actor WHO] [--repo DIR]", args, func(fs *flagSetT) {
+	svc, req, _, err := openItem(f, "graph complete", "graph complete <id> [--node N] [--actor WHO] [--repo DIR]", args, func(fs *flagSetT) {
 		node = fs.String("node", "", "the node claimed done (default the current node)")
 		actor = fs.String("actor", "", "who claims it (default cli)")
 	})
@@ -206,14 +205,14 @@ func graphComplete(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(env, warns)
-	return writeJSON(env.Stdout, envl)
+	printWarnings(f, warns)
+	return writeJSON(f.Stdout, envl)
 }
 
-func graphSkip(ctx context.Context, env *Env, args []string) error {
+func graphSkip(ctx context.Context, f *Factory, args []string) error {
 	var nodes multiFlag
 	var reason, actor *string
-	svc, req, format, err := openItem(env, "graph skip", "graph skip <id> --node N [--node N...] --reason R [--actor WHO] [--repo DIR]", args, func(fs *flagSetT) {
+	svc, req, format, err := openItem(f, "graph skip", "graph skip <id> --node N [--node N...] --reason R [--actor WHO] [--repo DIR]", args, func(fs *flagSetT) {
 		fs.Var(&nodes, "node", "a skippable node or skip set (repeatable)")
 		reason = fs.String("reason", "", "why this work item does not walk the phase (required)")
 		actor = fs.String("actor", "", "who declares it (default (shell))")
@@ -229,23 +228,23 @@ func graphSkip(ctx context.Context, env *Env, args []string) error {
 		}
 		return err
 	}
-	printWarnings(env, warns)
+	printWarnings(f, warns)
 	if format == "json" {
-		if err := writeJSON(env.Stdout, res); err != nil {
+		if err := writeJSON(f.Stdout, res); err != nil {
 			return err
 		}
 	} else {
 		for _, d := range res.Declared {
-			fmt.Fprintf(env.Stdout, "declared: %s will be skipped\n", d)
+			fmt.Fprintf(f.Stdout, "declared: %s will be skipped\n", d)
 		}
 		for _, r := range res.Rejected {
-			fmt.Fprintf(env.Stdout, "rejected: %s — %s\n", r.Token, r.Why)
+			fmt.Fprintf(f.Stdout, "rejected: %s — %s\n", r.Token, r.Why)
 		}
 		for _, w := range res.Warnings {
-			fmt.Fprintf(env.Stdout, "  WARNING: %s\n", w)
+			fmt.Fprintf(f.Stdout, "  WARNING: %s\n", w)
 		}
 		if len(res.Declared) > 0 {
-			fmt.Fprintln(env.Stdout, "  note: these are declarations, not verdicts — `the-loop check` reports each node as skipped by declaration, and the never-skippable gates still run.")
+			fmt.Fprintln(f.Stdout, "  note: these are declarations, not verdicts — `the-loop check` reports each node as skipped by declaration, and the never-skippable gates still run.")
 		}
 	}
 	if len(res.Declared) == 0 {
@@ -254,9 +253,9 @@ func graphSkip(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-func graphForce(ctx context.Context, env *Env, args []string) error {
+func graphForce(ctx context.Context, f *Factory, args []string) error {
 	var to, reason, actor *string
-	svc, req, format, err := openItem(env, "graph force", "graph force <id> --to NODE --reason R [--actor WHO] [--repo DIR]", args, func(fs *flagSetT) {
+	svc, req, format, err := openItem(f, "graph force", "graph force <id> --to NODE --reason R [--actor WHO] [--repo DIR]", args, func(fs *flagSetT) {
 		to = fs.String("to", "", "the node to move the pointer to (required)")
 		reason = fs.String("reason", "", "why you are bypassing the gate (required)")
 		actor = fs.String("actor", "", "who forces it (default (shell))")
@@ -272,20 +271,20 @@ func graphForce(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return exitWith(exitUsage, "refused: "+err.Error())
 	}
-	printWarnings(env, warns)
+	printWarnings(f, warns)
 	if format == "json" {
-		return writeJSON(env.Stdout, res)
+		return writeJSON(f.Stdout, res)
 	}
-	fmt.Fprintf(env.Stdout, "forced %s: %s → %s\n  reason: %s\n", res.WorkItem, res.FromNode, res.ToNode, res.Reason)
+	fmt.Fprintf(f.Stdout, "forced %s: %s → %s\n  reason: %s\n", res.WorkItem, res.FromNode, res.ToNode, res.Reason)
 	for _, w := range res.Warnings {
-		fmt.Fprintf(env.Stdout, "  WARNING: %s\n", w)
+		fmt.Fprintf(f.Stdout, "  WARNING: %s\n", w)
 	}
-	fmt.Fprintln(env.Stdout, "  note: this moved the pointer only — the bypassed gate keeps its real verdict, so `the-loop check --recompute` will still report it.")
+	fmt.Fprintln(f.Stdout, "  note: this moved the pointer only — the bypassed gate keeps its real verdict, so `the-loop check --recompute` will still report it.")
 	return nil
 }
 
-func graphEvents(ctx context.Context, env *Env, args []string) error {
-	svc, req, format, err := openItem(env, "graph events", "graph events <id> [--repo DIR] [--format table|json]", args, nil)
+func graphEvents(ctx context.Context, f *Factory, args []string) error {
+	svc, req, format, err := openItem(f, "graph events", "graph events <id> [--repo DIR] [--format table|json]", args, nil)
 	if err != nil {
 		return err
 	}
@@ -298,7 +297,7 @@ func graphEvents(ctx context.Context, env *Env, args []string) error {
 		if evs == nil {
 			evs = []runtime.EventRecord{}
 		}
-		return writeJSON(env.Stdout, evs)
+		return writeJSON(f.Stdout, evs)
 	}
 	for _, e := range evs {
 		line := fmt.Sprintf("%4d  %s  %-24s %s", e.Seq, e.At, e.Name, e.Node)
@@ -314,7 +313,7 @@ func graphEvents(ctx context.Context, env *Env, args []string) error {
 			}
 			line += "  " + strings.Join(parts, " ")
 		}
-		fmt.Fprintln(env.Stdout, strings.TrimRight(line, " "))
+		fmt.Fprintln(f.Stdout, strings.TrimRight(line, " "))
 	}
 	return nil
 }

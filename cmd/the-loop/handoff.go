@@ -27,16 +27,16 @@ func init() {
 	})
 }
 
-var handoffActions = map[string]func(ctx context.Context, env *Env, args []string) error{
-	"parse":  func(_ context.Context, env *Env, args []string) error { return runHandoffParse(env, args) },
-	"render": func(_ context.Context, env *Env, args []string) error { return runHandoffRender(env, args) },
+var handoffActions = map[string]func(ctx context.Context, f *Factory, args []string) error{
+	"parse":  func(_ context.Context, f *Factory, args []string) error { return runHandoffParse(f, args) },
+	"render": func(_ context.Context, f *Factory, args []string) error { return runHandoffRender(f, args) },
 	"post":   handoffPost,
 	"show":   handoffShow,
 	"import": handoffImport,
 	"note":   handoffNote,
 }
 
-func runHandoff(ctx context.Context, env *Env, args []string) error {
+func runHandoff(ctx context.Context, f *Factory, args []string) error {
 	names := make([]string, 0, len(handoffActions))
 	for n := range handoffActions {
 		names = append(names, n)
@@ -49,13 +49,13 @@ func runHandoff(ctx context.Context, env *Env, args []string) error {
 	if !ok {
 		return usageErrorf("unknown handoff action %q: use one of %s", args[0], strings.Join(names, ", "))
 	}
-	return act(ctx, env, args[1:])
+	return act(ctx, f, args[1:])
 }
 
 // handoffPost renders a JSON record (and its carried files) and posts the
 // record and its continuation parts on the ticket, self-marked.
-func handoffPost(ctx context.Context, env *Env, args []string) error {
-	fs, cfgPath := flagSet(env, "handoff post", handoffPostUsage)
+func handoffPost(ctx context.Context, f *Factory, args []string) error {
+	fs := flagSet(f, "handoff post", handoffPostUsage)
 	workItem := fs.String("work-item", "", "the ticket: github:OWNER/REPO#N, OWNER/REPO#N, jira:KEY-1")
 	recordPath := fs.String("record", "", "the record as JSON (- for stdin)")
 	filesDir := fs.String("files", "", "directory holding the carried files (carried-by ticket)")
@@ -76,26 +76,25 @@ func handoffPost(ctx context.Context, env *Env, args []string) error {
 	if err := oneOf("format", *format, "table", "json"); err != nil {
 		return err
 	}
-	rec, err := handoffLoadRecord(env, *recordPath, *filesDir)
+	rec, err := handoffLoadRecord(f, *recordPath, *filesDir)
 	if err != nil {
 		return err
 	}
-	svc, err := newService(env, *cfgPath, "")
+	svc, err := f.Service(ServiceOptions{})
 	if err != nil {
 		return &usageError{msg: err.Error()}
 	}
 	defer svc.Close()
-	svc.Provider = providerFactory(svc, env)
-	res, err := svc.HandoffPost(ctx, service.HandoffPostRequest{Repo: handoffPath(env, *repo), WorkItem: *workItem, Record: rec, By: svc.Config.Routing.Operator})
+	res, err := svc.HandoffPost(ctx, service.HandoffPostRequest{Repo: handoffPath(f, *repo), WorkItem: *workItem, Record: rec, By: svc.Config().Routing.Operator})
 	if errors.Is(err, service.ErrHandoffRefused) {
 		return exitWith(exitUnmet, err.Error())
 	}
 	if err != nil {
 		return err
 	}
-	printWarnings(env, res.Warnings)
+	printWarnings(f, res.Warnings)
 	if *format == "json" {
-		return writeJSON(env.Stdout, res)
+		return writeJSON(f.Stdout, res)
 	}
 	for _, c := range res.Comments {
 		what := "posted"
@@ -106,15 +105,15 @@ func handoffPost(ctx context.Context, env *Env, args []string) error {
 		if c.Part > 0 {
 			name = fmt.Sprintf("part %d", c.Part)
 		}
-		fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", name, what, c.URL)
+		fmt.Fprintf(f.Stdout, "%s\t%s\t%s\n", name, what, c.URL)
 	}
 	return nil
 }
 
 // handoffLoadRecord reads a JSON record strictly and, for carried-by
 // ticket, its bodies from filesDir.
-func handoffLoadRecord(env *Env, recordPath, filesDir string) (handoff.Record, error) {
-	data, err := handoffReadInput(env, recordPath)
+func handoffLoadRecord(f *Factory, recordPath, filesDir string) (handoff.Record, error) {
+	data, err := handoffReadInput(f, recordPath)
 	if err != nil {
 		return handoff.Record{}, err
 	}
@@ -128,7 +127,7 @@ func handoffLoadRecord(env *Env, recordPath, filesDir string) (handoff.Record, e
 	case rec.CarriedBy != handoff.CarriedByTicket && filesDir != "":
 		return rec, usageErrorf("--files is only for carried-by ticket records (this one is carried-by %q); drop --files", rec.CarriedBy)
 	case filesDir != "":
-		src := handoff.DirSource(handoffPath(env, filesDir))
+		src := handoff.DirSource(handoffPath(f, filesDir))
 		rec.Files = map[string]string{}
 		for _, name := range rec.Names() {
 			body, err := src.Read(name)
@@ -142,34 +141,34 @@ func handoffLoadRecord(env *Env, recordPath, filesDir string) (handoff.Record, e
 }
 
 // handoffShow prints the handoff frozen in state (read-only).
-func handoffShow(ctx context.Context, env *Env, args []string) error {
-	svc, req, format, err := openItem(env, "handoff show", handoffShowUsage, args, nil)
+func handoffShow(ctx context.Context, f *Factory, args []string) error {
+	svc, req, format, err := openItem(f, "handoff show", handoffShowUsage, args, nil)
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
-	req.Repo = handoffPath(env, req.Repo)
+	req.Repo = handoffPath(f, req.Repo)
 	v, warns, err := svc.HandoffShow(ctx, req)
 	if err != nil {
 		return err
 	}
-	printWarnings(env, warns)
+	printWarnings(f, warns)
 	if format == "json" {
-		if err := writeJSON(env.Stdout, v); err != nil {
+		if err := writeJSON(f.Stdout, v); err != nil {
 			return err
 		}
 	} else if v.Handoff != nil {
 		rec, _ := handoff.DecodeJSON(v.Handoff.Record)
-		fmt.Fprintf(env.Stdout, "%s: handed off by @%s at %s, enter %s, carried by %s\n", v.WorkItem, strings.TrimLeft(v.Handoff.Author, "@"), rec.Stage, rec.Enter, rec.CarriedBy)
-		fmt.Fprintf(env.Stdout, "  record: %s (frozen %s)\n", v.Handoff.CommentURL, v.Handoff.RecordedAt)
+		fmt.Fprintf(f.Stdout, "%s: handed off by @%s at %s, enter %s, carried by %s\n", v.WorkItem, strings.TrimLeft(v.Handoff.Author, "@"), rec.Stage, rec.Enter, rec.CarriedBy)
+		fmt.Fprintf(f.Stdout, "  record: %s (frozen %s)\n", v.Handoff.CommentURL, v.Handoff.RecordedAt)
 		for _, a := range rec.Artifacts {
-			fmt.Fprintf(env.Stdout, "  - %s sha256:%s\n", a.Name, a.SHA256)
+			fmt.Fprintf(f.Stdout, "  - %s sha256:%s\n", a.Name, a.SHA256)
 		}
 		if v.ClaudeArtifactURL != "" {
-			fmt.Fprintf(env.Stdout, "  spec-chain artifact: %s\n", v.ClaudeArtifactURL)
+			fmt.Fprintf(f.Stdout, "  spec-chain artifact: %s\n", v.ClaudeArtifactURL)
 		}
 		for _, d := range v.HandoffDemoted {
-			fmt.Fprintf(env.Stdout, "  demoted to %s (%s): %s\n", d.Node, d.Artifact, d.Reason)
+			fmt.Fprintf(f.Stdout, "  demoted to %s (%s): %s\n", d.Node, d.Artifact, d.Reason)
 		}
 	}
 	if v.Handoff == nil {
@@ -179,9 +178,9 @@ func handoffShow(ctx context.Context, env *Env, args []string) error {
 }
 
 // handoffImport writes the carried files into the spec folder, verified.
-func handoffImport(ctx context.Context, env *Env, args []string) error {
+func handoffImport(ctx context.Context, f *Factory, args []string) error {
 	var fromDir, fromArtifact *string
-	svc, req, format, err := openItem(env, "handoff import", handoffImportUsage, args, func(fs *flagSetT) {
+	svc, req, format, err := openItem(f, "handoff import", handoffImportUsage, args, func(fs *flagSetT) {
 		fromDir = fs.String("from-dir", "", "directory holding the files extracted from the spec-chain artifact")
 		fromArtifact = fs.String("from-artifact", "", "a saved spec-chain artifact page (its embedded files are read)")
 	})
@@ -189,33 +188,32 @@ func handoffImport(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer svc.Close()
-	svc.Provider = providerFactory(svc, env)
-	ireq := service.HandoffImportRequest{ItemRequest: service.ItemRequest{Repo: handoffPath(env, req.Repo), WorkItem: req.WorkItem}}
+	ireq := service.HandoffImportRequest{ItemRequest: service.ItemRequest{Repo: handoffPath(f, req.Repo), WorkItem: req.WorkItem}}
 	if *fromDir != "" {
-		ireq.FromDir = handoffPath(env, *fromDir)
+		ireq.FromDir = handoffPath(f, *fromDir)
 	}
 	if *fromArtifact != "" {
-		ireq.FromArtifact = handoffPath(env, *fromArtifact)
+		ireq.FromArtifact = handoffPath(f, *fromArtifact)
 	}
 	res, warns, err := svc.HandoffImport(ctx, ireq)
 	if err != nil {
 		return err
 	}
-	printWarnings(env, warns)
+	printWarnings(f, warns)
 	if format == "json" {
-		if err := writeJSON(env.Stdout, res); err != nil {
+		if err := writeJSON(f.Stdout, res); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(env.Stdout, "%s: imported from %s into %s/\n", res.WorkItem, res.Source, res.SpecDir)
+		fmt.Fprintf(f.Stdout, "%s: imported from %s into %s/\n", res.WorkItem, res.Source, res.SpecDir)
 		for _, n := range res.Written {
-			fmt.Fprintf(env.Stdout, "  verified  %s\n", n)
+			fmt.Fprintf(f.Stdout, "  verified  %s\n", n)
 		}
-		for _, f := range res.Failed {
-			fmt.Fprintf(env.Stdout, "  REFUSED   %s — %s; not written\n", f.Name, f.Reason)
+		for _, bad := range res.Failed {
+			fmt.Fprintf(f.Stdout, "  REFUSED   %s — %s; not written\n", bad.Name, bad.Reason)
 		}
 		for _, n := range res.Held {
-			fmt.Fprintf(env.Stdout, "  held      %s — verified, but after a refused file; its phase runs again\n", n)
+			fmt.Fprintf(f.Stdout, "  held      %s — verified, but after a refused file; its phase runs again\n", n)
 		}
 	}
 	if !res.OK {
@@ -225,10 +223,10 @@ func handoffImport(ctx context.Context, env *Env, args []string) error {
 }
 
 // handoffNote points the record at the committed files and the PR.
-func handoffNote(ctx context.Context, env *Env, args []string) error {
+func handoffNote(ctx context.Context, f *Factory, args []string) error {
 	var branch *string
 	var pr *int
-	svc, req, format, err := openItem(env, "handoff note", handoffNoteUsage, args, func(fs *flagSetT) {
+	svc, req, format, err := openItem(f, "handoff note", handoffNoteUsage, args, func(fs *flagSetT) {
 		branch = fs.String("branch", "", "the branch the files were committed on (the-loop/...)")
 		pr = fs.Int("pull-request", 0, "that branch's pull request number")
 	})
@@ -242,19 +240,18 @@ func handoffNote(ctx context.Context, env *Env, args []string) error {
 	case *pr <= 0:
 		return usageErrorf("handoff note needs --pull-request N, the branch's pull request")
 	}
-	svc.Provider = providerFactory(svc, env)
-	res, warns, err := svc.HandoffNote(ctx, service.HandoffNoteRequest{ItemRequest: service.ItemRequest{Repo: handoffPath(env, req.Repo), WorkItem: req.WorkItem},
+	res, warns, err := svc.HandoffNote(ctx, service.HandoffNoteRequest{ItemRequest: service.ItemRequest{Repo: handoffPath(f, req.Repo), WorkItem: req.WorkItem},
 		Branch: *branch, PullRequest: *pr})
 	if err != nil {
 		return err
 	}
-	printWarnings(env, warns)
+	printWarnings(f, warns)
 	if format == "json" {
-		return writeJSON(env.Stdout, res)
+		return writeJSON(f.Stdout, res)
 	}
-	fmt.Fprintf(env.Stdout, "%s: %s %s\n", req.WorkItem, res.Action, res.CommentURL)
+	fmt.Fprintf(f.Stdout, "%s: %s %s\n", req.WorkItem, res.Action, res.CommentURL)
 	if len(res.Unverified) > 0 {
-		fmt.Fprintf(env.Stdout, "  not committed as handed off: %s\n", strings.Join(res.Unverified, ", "))
+		fmt.Fprintf(f.Stdout, "  not committed as handed off: %s\n", strings.Join(res.Unverified, ", "))
 	}
 	return nil
 }

@@ -14,8 +14,8 @@ import (
 // wire-format record (with its continuation parts, in order, either in the
 // same file or as further files; "-" reads stdin) and prints the record as
 // JSON, or the rejection on stderr with exit 1.
-func runHandoffParse(env *Env, args []string) error {
-	fs, _ := flagSet(env, "handoff parse", "handoff parse FILE [PART-FILE...]")
+func runHandoffParse(f *Factory, args []string) error {
+	fs := flagSet(f, "handoff parse", "handoff parse FILE [PART-FILE...]")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -25,7 +25,7 @@ func runHandoffParse(env *Env, args []string) error {
 	}
 	bodies := make([]string, 0, len(pos))
 	for _, p := range pos {
-		data, err := handoffReadInput(env, p)
+		data, err := handoffReadInput(f, p)
 		if err != nil {
 			return err
 		}
@@ -39,7 +39,7 @@ func runHandoffParse(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, err = env.Stdout.Write(out)
+	_, err = f.Stdout.Write(out)
 	return err
 }
 
@@ -48,8 +48,8 @@ func runHandoffParse(env *Env, args []string) error {
 // reasons parse gives. Bodies for carried-by ticket come from --files DIR.
 // Without --out the comments go to stdout joined by newlines (a form parse
 // reads back); with --out they are written as record.md, part-1.md, ...
-func runHandoffRender(env *Env, args []string) error {
-	fs, _ := flagSet(env, "handoff render", "handoff render --record FILE.json [--files DIR] [--out DIR]")
+func runHandoffRender(f *Factory, args []string) error {
+	fs := flagSet(f, "handoff render", "handoff render --record FILE.json [--files DIR] [--out DIR]")
 	recordPath := fs.String("record", "", "the record as JSON (the state's handoff block shape)")
 	filesDir := fs.String("files", "", "directory holding the carried files (carried-by ticket)")
 	outDir := fs.String("out", "", "write record.md and part-N.md here instead of stdout")
@@ -63,7 +63,7 @@ func runHandoffRender(env *Env, args []string) error {
 	if *recordPath == "" {
 		return usageErrorf("handoff render needs --record FILE.json")
 	}
-	data, err := handoffReadInput(env, *recordPath)
+	data, err := handoffReadInput(f, *recordPath)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func runHandoffRender(env *Env, args []string) error {
 	case rec.CarriedBy != handoff.CarriedByTicket && *filesDir != "":
 		return usageErrorf("--files is only for carried-by ticket records (this one is carried-by %q); drop --files", rec.CarriedBy)
 	case *filesDir != "":
-		src := handoff.DirSource(handoffPath(env, *filesDir))
+		src := handoff.DirSource(handoffPath(f, *filesDir))
 		rec.Files = map[string]string{}
 		for _, name := range rec.Names() {
 			body, err := src.Read(name)
@@ -92,10 +92,10 @@ func runHandoffRender(env *Env, args []string) error {
 		return exitWith(exitUnmet, err.Error())
 	}
 	if *outDir == "" {
-		_, err := io.WriteString(env.Stdout, strings.Join(comments, "\n"))
+		_, err := io.WriteString(f.Stdout, strings.Join(comments, "\n"))
 		return err
 	}
-	dir := handoffPath(env, *outDir)
+	dir := handoffPath(f, *outDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -108,21 +108,21 @@ func runHandoffRender(env *Env, args []string) error {
 		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
-		fmt.Fprintln(env.Stdout, path)
+		fmt.Fprintln(f.Stdout, path)
 	}
 	return nil
 }
 
 // handoffReadInput reads a file named on the command line, or stdin for "-".
-func handoffReadInput(env *Env, path string) ([]byte, error) {
+func handoffReadInput(f *Factory, path string) ([]byte, error) {
 	if path == "-" {
-		data, err := io.ReadAll(env.Stdin)
+		data, err := io.ReadAll(f.Stdin)
 		if err != nil {
 			return nil, fmt.Errorf("read stdin: %w", err)
 		}
 		return data, nil
 	}
-	data, err := os.ReadFile(handoffPath(env, path))
+	data, err := os.ReadFile(handoffPath(f, path))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -130,9 +130,9 @@ func handoffReadInput(env *Env, path string) ([]byte, error) {
 }
 
 // handoffPath makes path relative to the command's working directory.
-func handoffPath(env *Env, path string) string {
-	if filepath.IsAbs(path) || env.Cwd == "" {
+func handoffPath(f *Factory, path string) string {
+	if filepath.IsAbs(path) || f.Cwd == "" {
 		return path
 	}
-	return filepath.Join(env.Cwd, path)
+	return filepath.Join(f.Cwd, path)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -29,9 +30,9 @@ func newHandoffRun(t *testing.T, stdin string) *handoffRun {
 	}
 }
 
-// code runs fn and maps its error to the process exit code, as Main does.
-func (r *handoffRun) code(fn func(*Env, []string) error, args ...string) int {
-	return exitCode(r.env, fn(r.env, args))
+// code runs `the-loop handoff <verb> args...` and returns its exit code.
+func (r *handoffRun) code(verb string, args ...string) int {
+	return Main(context.Background(), r.env, append([]string{"handoff", verb}, args...))
 }
 
 func handoffWriteFile(t *testing.T, dir, name, body string) string {
@@ -72,12 +73,12 @@ func handoffSampleJSON(extra string) string {
 func TestHandoffRenderThenParseRoundTrip(t *testing.T) {
 	r := newHandoffRun(t, "")
 	in := handoffWriteFile(t, r.env.Cwd, "rec.json", handoffSampleJSON(""))
-	require.Equal(t, 0, r.code(runHandoffRender, "--record", "rec.json"), r.stderr.String())
+	require.Equal(t, 0, r.code("render", "--record", "rec.json"), r.stderr.String())
 	wire := r.stdout.String()
 	assert.True(t, strings.HasPrefix(wire, handoff.RecordMarker+"\n"))
 
 	p := newHandoffRun(t, wire)
-	require.Equal(t, 0, p.code(runHandoffParse, "-"), p.stderr.String())
+	require.Equal(t, 0, p.code("parse", "-"), p.stderr.String())
 	var want, got map[string]any
 	raw, err := os.ReadFile(in)
 	require.NoError(t, err)
@@ -98,7 +99,7 @@ func TestHandoffRenderTicketWithPartsToDirectory(t *testing.T) {
 	handoffWriteFile(t, r.env.Cwd, "rec.json", string(js))
 	handofftest.WriteFiles(t, filepath.Join(r.env.Cwd, "files"), files)
 
-	require.Equal(t, 0, r.code(runHandoffRender, "--record", "rec.json", "--files", "files", "--out", "out"), r.stderr.String())
+	require.Equal(t, 0, r.code("render", "--record", "rec.json", "--files", "files", "--out", "out"), r.stderr.String())
 	paths := strings.Fields(r.stdout.String())
 	require.Greater(t, len(paths), 2, "the bodies need continuation parts")
 	assert.Equal(t, filepath.Join(r.env.Cwd, "out", "record.md"), paths[0])
@@ -106,7 +107,7 @@ func TestHandoffRenderTicketWithPartsToDirectory(t *testing.T) {
 
 	p := newHandoffRun(t, "")
 	p.env.Cwd = r.env.Cwd
-	require.Equal(t, 0, p.code(runHandoffParse, paths...), p.stderr.String())
+	require.Equal(t, 0, p.code("parse", paths...), p.stderr.String())
 	assert.JSONEq(t, string(js), p.stdout.String())
 }
 
@@ -118,17 +119,17 @@ func TestHandoffParseRejects(t *testing.T) {
 
 	r := newHandoffRun(t, "")
 	handoffWriteFile(t, r.env.Cwd, "bad.md", bad)
-	assert.Equal(t, 1, r.code(runHandoffParse, "bad.md"))
+	assert.Equal(t, 1, r.code("parse", "bad.md"))
 	assert.Empty(t, r.stdout.String())
 	assert.Contains(t, r.stderr.String(), "enter-not-allowed")
 	assert.Contains(t, r.stderr.String(), "implementation")
 
 	u := newHandoffRun(t, "")
-	assert.Equal(t, 2, u.code(runHandoffParse))
+	assert.Equal(t, 2, u.code("parse"))
 	assert.Contains(t, u.stderr.String(), "needs FILE")
 
 	m := newHandoffRun(t, "")
-	assert.Equal(t, 1, m.code(runHandoffParse, "missing.md"))
+	assert.Equal(t, 1, m.code("parse", "missing.md"))
 	assert.Contains(t, m.stderr.String(), "missing.md")
 }
 
@@ -153,20 +154,20 @@ func TestHandoffRenderRefusesWithParseReasons(t *testing.T) {
 			r := newHandoffRun(t, "")
 			handoffWriteFile(t, r.env.Cwd, "rec.json", tc.json)
 			args := append([]string{"--record", "rec.json"}, tc.args...)
-			assert.Equal(t, tc.code, r.code(runHandoffRender, args...))
+			assert.Equal(t, tc.code, r.code("render", args...))
 			assert.Empty(t, r.stdout.String())
 			assert.Contains(t, r.stderr.String(), tc.msg)
 		})
 	}
 	r := newHandoffRun(t, "")
-	assert.Equal(t, 2, r.code(runHandoffRender))
+	assert.Equal(t, 2, r.code("render"))
 	assert.Contains(t, r.stderr.String(), "--record")
 }
 
 func TestHandoffRenderAcceptsStateBlockFields(t *testing.T) {
 	r := newHandoffRun(t, "")
 	handoffWriteFile(t, r.env.Cwd, "rec.json", handoffSampleJSON(`"author": "dev", "commentUrl": "https://github.com/a/b/issues/1#issuecomment-2", "recordedAt": "2026-10-21T09:00:00Z"`))
-	require.Equal(t, 0, r.code(runHandoffRender, "--record", "rec.json"), r.stderr.String())
+	require.Equal(t, 0, r.code("render", "--record", "rec.json"), r.stderr.String())
 	assert.NotContains(t, r.stdout.String(), "dev\n", "the author is never written into the record")
 	assert.NotContains(t, r.stdout.String(), "author")
 }

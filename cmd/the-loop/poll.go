@@ -21,8 +21,8 @@ func init() {
 	})
 }
 
-func runPoll(ctx context.Context, env *Env, args []string) error {
-	fs, cfgPath := flagSet(env, "poll", commands["poll"].Usage)
+func runPoll(ctx context.Context, f *Factory, args []string) error {
+	fs := flagSet(f, "poll", commands["poll"].Usage)
 	once := fs.Bool("once", false, "run one cycle, print its report as JSON, and exit")
 	interval := fs.Duration("interval", 0, "time between cycles (default polling.intervalSeconds)")
 	statusFile := fs.String("status-file", "", "heartbeat file written after each cycle (default beside the database)")
@@ -34,15 +34,13 @@ func runPoll(ctx context.Context, env *Env, args []string) error {
 	if err := oneOf("log-format", *logFormat, "text", "json"); err != nil {
 		return err
 	}
-	svc, err := newService(env, *cfgPath, *db)
+	logger := newLogger(f, *logFormat)
+	svc, err := f.Service(ServiceOptions{DB: *db, Log: logger})
 	if err != nil {
-		return &usageError{msg: err.Error()}
+		return err
 	}
 	defer svc.Close()
-	logger := newLogger(env, *logFormat)
-	svc.Log = logger
-	svc.Provider = providerFactory(svc, env)
-	cfg := svc.Config
+	cfg := svc.Config()
 	if len(cfg.Polling.Sources) == 0 {
 		return usageErrorf("polling.sources is empty in %s: add a source, e.g. {system: github, repos: [OWNER/REPO], checkout: /srv/checkout}", configName(cfg.Path))
 	}
@@ -57,7 +55,7 @@ func runPoll(ctx context.Context, env *Env, args []string) error {
 	if err := svc.CheckIntegrations(systems...); err != nil {
 		return fmt.Errorf("poll: %w", err)
 	}
-	lock, err := service.LockPoller(svc.DBPathOrDefault())
+	lock, err := service.LockPoller(svc.DBPath())
 	if err != nil {
 		return fmt.Errorf("poll: %w", err)
 	}
@@ -65,10 +63,10 @@ func runPoll(ctx context.Context, env *Env, args []string) error {
 	p := &service.Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: *statusFile, Log: logger,
 		CycleTimeout: time.Duration(cfg.Polling.CycleTimeoutSeconds) * time.Second}
 	if p.StatusPath == "" {
-		p.StatusPath = service.DefaultPollStatusPath(svc.DBPathOrDefault())
+		p.StatusPath = service.DefaultPollStatusPath(svc.DBPath())
 	}
 	if *once {
-		return writeJSON(env.Stdout, p.RunOnce(ctx))
+		return writeJSON(f.Stdout, p.RunOnce(ctx))
 	}
 	every := *interval
 	if every <= 0 {
@@ -89,17 +87,11 @@ func configName(p string) string {
 	return p
 }
 
-// providerFactory builds each ticket provider once per process, from the
-// config, with its conditional-request cache in the state store.
-func providerFactory(svc *service.Service, env *Env) func(system string) (integrationsProvider, error) {
-	return svc.ConfiguredProviders(env.Getenv)
-}
-
-func newLogger(env *Env, format string) *slog.Logger {
+func newLogger(f *Factory, format string) *slog.Logger {
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(env.Stderr, nil))
+		return slog.New(slog.NewJSONHandler(f.Stderr, nil))
 	}
-	return slog.New(slog.NewTextHandler(env.Stderr, nil))
+	return slog.New(slog.NewTextHandler(f.Stderr, nil))
 }
 
 // sdNotify sends a systemd notification when NOTIFY_SOCKET is set.

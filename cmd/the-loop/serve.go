@@ -32,8 +32,8 @@ func init() {
 	})
 }
 
-func runServe(ctx context.Context, env *Env, args []string) error {
-	fs, cfgPath := flagSet(env, "serve", commands["serve"].Usage)
+func runServe(ctx context.Context, f *Factory, args []string) error {
+	fs := flagSet(f, "serve", commands["serve"].Usage)
 	repo := fs.String("repo", "", "repository checkout the tools act on (default: the current directory)")
 	workItem := fs.String("work-item", "", "confine the server to one work item (a session the loop launched): only its check, graph_status, graph_complete and continuity tools answer; handoff_post and ticket_create are refused")
 	httpAddr := fs.String("http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765; a bare :PORT binds loopback) instead of stdio")
@@ -51,7 +51,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if *httpAddr == "" && (*tokenFile != "" || len(origins) > 0) {
 		return usageErrorf("--token-file and --allow-origin apply only with --http ADDR")
 	}
-	repoDir, err := resolveRepo(env, *repo)
+	repoDir, err := resolveRepo(f, *repo)
 	if err != nil {
 		return err
 	}
@@ -62,25 +62,25 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	// stdout carries protocol frames only (stdio) or nothing (HTTP): logs
 	// always go to stderr.
-	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	svc, err := newServeService(env, *cfgPath, fs.Lookup("db").Value.String(), repoDir, *workItem != "", logger)
+	logger := slog.New(slog.NewTextHandler(f.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	svc, err := newServeService(f, fs.Lookup("db").Value.String(), repoDir, *workItem != "", logger)
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
-	cfg := svc.Config
+	cfg := svc.Config()
 	deps := loopmcp.Deps{Logger: logger, DefaultRepo: repoDir, Backend: svc, Operator: cfg.Routing.Operator, WorkItem: *workItem}
 	srv := loopmcp.NewServer(deps, loopmcp.AllTools(), Version())
 
 	if *httpAddr == "" {
-		if err := loopmcp.ServeStdio(ctx, srv, env.Stdin, env.Stdout, env.Stderr); err != nil {
+		if err := loopmcp.ServeStdio(ctx, srv, f.Stdin, f.Stdout, f.Stderr); err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
 		return nil
 	}
 
 	h := cfg.MCP.HTTP
-	token, source, err := loopmcp.ResolveToken(*tokenFile, h.TokenEnv, env.Getenv)
+	token, source, err := loopmcp.ResolveToken(*tokenFile, h.TokenEnv, f.Getenv)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -96,7 +96,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		// Per-client cap: connections from one address.
 		MaxConnectionsPerClient: h.MaxConnectionsPerClient,
 		Ready: func(endpoint string) {
-			fmt.Fprintf(env.Stderr, "the-loop serve: listening on %s\n", endpoint)
+			fmt.Fprintf(f.Stderr, "the-loop serve: listening on %s\n", endpoint)
 		},
 	}
 	if o := h.OAuth; o.Issuer != "" || o.ResourceURL != "" {
@@ -115,25 +115,27 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 // service the CLI verbs build (config, signing key, state store), with the
 // ticket providers the CLI uses and repoDir as the default repository. A
 // confined server serves repoDir alone (never mcp.repos).
-func newServeService(env *Env, cfgPath, db, repoDir string, confined bool, logger *slog.Logger) (*service.Service, error) {
-	svc, err := newService(env, cfgPath, db)
+func newServeService(f *Factory, db, repoDir string, confined bool, logger *slog.Logger) (*service.Service, error) {
+	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
 	}
-	svc.Log = logger
-	svc.DefaultRepo = repoDir
-	svc.Provider = providerFactory(svc, env)
-	roots := append([]string{repoDir}, svc.Config.MCP.Repos...)
+	roots := append([]string{repoDir}, cfg.MCP.Repos...)
 	if confined {
 		roots = roots[:1]
 	}
+	allowed := make([]string, 0, len(roots))
 	for _, r := range roots {
 		if real, err := filepath.EvalSymlinks(r); err == nil {
 			r = real
 		}
-		svc.AllowedRepos = append(svc.AllowedRepos, r)
+		allowed = append(allowed, r)
 	}
-	for _, r := range svc.AllowedRepos {
+	svc, err := f.Service(ServiceOptions{DB: db, Log: logger, DefaultRepo: repoDir, AllowedRepos: allowed})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range allowed {
 		removed, err := svc.CleanTempFiles(r)
 		if err != nil {
 			logger.Warn("could not clean temporary files", "repo", r, "err", err)
@@ -151,12 +153,12 @@ func newServeService(env *Env, cfgPath, db, repoDir string, confined bool, logge
 
 // resolveRepo makes --repo absolute (against the working directory) and
 // checks that it is a directory.
-func resolveRepo(env *Env, repo string) (string, error) {
+func resolveRepo(f *Factory, repo string) (string, error) {
 	if repo == "" {
-		repo = env.Cwd
+		repo = f.Cwd
 	}
 	if !filepath.IsAbs(repo) {
-		repo = filepath.Join(env.Cwd, repo)
+		repo = filepath.Join(f.Cwd, repo)
 	}
 	info, err := os.Stat(repo)
 	if err != nil {

@@ -237,7 +237,9 @@ func (p *parity) cli(args ...string) string {
 func (p *parity) tool(repo, name string, args map[string]any) string {
 	p.t.Helper()
 	env := p.env()
-	svc, err := newServeService(env, p.config, "", repo, false, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	f := newFactory(env)
+	f.ConfigPath = p.config
+	svc, err := newServeService(f, "", repo, false, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(p.t, err)
 	defer svc.Close()
 	srv := loopmcp.NewServer(loopmcp.Deps{Backend: svc, DefaultRepo: repo}, loopmcp.AllTools(), Version())

@@ -27,24 +27,24 @@ func init() {
 	})
 }
 
-func runTicket(ctx context.Context, env *Env, args []string) error {
+func runTicket(ctx context.Context, f *Factory, args []string) error {
 	if len(args) == 0 {
 		return usageErrorf("ticket needs a subcommand: create or projects")
 	}
 	switch args[0] {
 	case "create":
-		return ticketCreate(ctx, env, args[1:])
+		return ticketCreate(ctx, f, args[1:])
 	case "projects":
-		return ticketProjects(env, args[1:])
+		return ticketProjects(f, args[1:])
 	case "-h", "--help", "help":
-		fmt.Fprintf(env.Stderr, "usage:\n  the-loop %s\n  the-loop %s\n", ticketCreateUsage, ticketProjectsUsage)
+		fmt.Fprintf(f.Stderr, "usage:\n  the-loop %s\n  the-loop %s\n", ticketCreateUsage, ticketProjectsUsage)
 		return flag.ErrHelp
 	}
 	return usageErrorf("unknown ticket subcommand %q: use create or projects", args[0])
 }
 
-func ticketCreate(ctx context.Context, env *Env, args []string) error {
-	fs, cfgPath := flagSet(env, "ticket create", ticketCreateUsage)
+func ticketCreate(ctx context.Context, f *Factory, args []string) error {
+	fs := flagSet(f, "ticket create", ticketCreateUsage)
 	var o tickets.CreateOptions
 	var bodyFile, labels, format string
 	fs.StringVar(&o.System, "system", "", "ticket system: github or jira")
@@ -76,7 +76,7 @@ func ticketCreate(ctx context.Context, env *Env, args []string) error {
 	case !set["body"] && !set["body-file"]:
 		return usageErrorf("--body or --body-file is required")
 	case set["body-file"]:
-		body, err := readBody(env, bodyFile)
+		body, err := readBody(f, bodyFile)
 		if err != nil {
 			return usageErrorf("--body-file: %v", err)
 		}
@@ -85,19 +85,19 @@ func ticketCreate(ctx context.Context, env *Env, args []string) error {
 	if labels != "" {
 		o.Labels = strings.Split(labels, ",")
 	}
-	cfg, err := loadConfig(env, *cfgPath)
+	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
 	if _, err := tickets.Validate(cfg, o); err != nil {
 		return usageErrorf("%v", err)
 	}
-	p, err := providers.New(cfg, o.System, env.Getenv)
+	p, err := providers.New(cfg, o.System, f.Getenv)
 	if err != nil {
 		return err
 	}
 	if o.MirrorOf != "" {
-		gh, err := providers.New(cfg, "github", env.Getenv)
+		gh, err := providers.New(cfg, "github", f.Getenv)
 		if err != nil {
 			return fmt.Errorf("--mirror-of names the Jira key in the GitHub issue, which needs GitHub credentials: %w", err)
 		}
@@ -108,15 +108,15 @@ func ticketCreate(ctx context.Context, env *Env, args []string) error {
 	if err != nil && !errors.As(err, &mle) {
 		return err
 	}
-	if werr := writeCreated(env.Stdout, format, created); werr != nil {
+	if werr := writeCreated(f.Stdout, format, created); werr != nil {
 		return werr
 	}
 	return err
 }
 
-func readBody(env *Env, path string) (string, error) {
+func readBody(f *Factory, path string) (string, error) {
 	if path == "-" {
-		data, err := io.ReadAll(env.Stdin)
+		data, err := io.ReadAll(f.Stdin)
 		return string(data), err
 	}
 	data, err := os.ReadFile(path)
@@ -134,8 +134,8 @@ func writeCreated(w io.Writer, format string, c tickets.Created) error {
 	return err
 }
 
-func ticketProjects(env *Env, args []string) error {
-	fs, cfgPath := flagSet(env, "ticket projects", ticketProjectsUsage)
+func ticketProjects(f *Factory, args []string) error {
+	fs := flagSet(f, "ticket projects", ticketProjectsUsage)
 	format := fs.String("format", "table", "output: table or json")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -147,7 +147,7 @@ func ticketProjects(env *Env, args []string) error {
 	if err := oneOf("format", *format, "table", "json"); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(env, *cfgPath)
+	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
@@ -156,14 +156,14 @@ func ticketProjects(env *Env, args []string) error {
 		if keys == nil {
 			keys = []string{}
 		}
-		return json.NewEncoder(env.Stdout).Encode(map[string][]string{"projects": keys})
+		return json.NewEncoder(f.Stdout).Encode(map[string][]string{"projects": keys})
 	}
 	if len(keys) == 0 {
-		fmt.Fprintln(env.Stderr, "no Jira projects are configured; add keys to integrations.jira.projects")
+		fmt.Fprintln(f.Stderr, "no Jira projects are configured; add keys to integrations.jira.projects")
 		return nil
 	}
 	for _, k := range keys {
-		fmt.Fprintln(env.Stdout, k)
+		fmt.Fprintln(f.Stdout, k)
 	}
 	return nil
 }

@@ -26,8 +26,8 @@ func init() {
 		Name:    "version",
 		Usage:   "version",
 		Summary: "print the version",
-		Run: func(ctx context.Context, env *Env, args []string) error {
-			fmt.Fprintf(env.Stdout, "the-loop %s\n", Version())
+		Run: func(ctx context.Context, f *Factory, args []string) error {
+			fmt.Fprintf(f.Stdout, "the-loop %s\n", Version())
 			return nil
 		},
 	})

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/integrations/providers"
+	"github.com/the-loop/the-loop/integrations/slack"
+	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/service"
+	"github.com/the-loop/the-loop/store"
+)
+
+// Factory is what every command is built from: the process's streams and
+// environment, the operator config, and the one place the core service is
+// constructed. A command never builds a dependency of its own, so adding one
+// is a field of service.Deps and a line in Service below.
+type Factory struct {
+	*Env
+	// ConfigPath is --config ("" = $THE_LOOP_CONFIG, else the default path);
+	// every command's flag set binds it.
+	ConfigPath string
+
+	cfg *config.Config
+}
+
+func newFactory(env *Env) *Factory { return &Factory{Env: env} }
+
+// Config loads the operator config once: --config, else $THE_LOOP_CONFIG,
+// else the default path (which may be absent).
+func (f *Factory) Config() (*config.Config, error) {
+	if f.cfg != nil {
+		return f.cfg, nil
+	}
+	path, explicit := f.ConfigPath, f.ConfigPath != ""
+	if !explicit {
+		path = f.Getenv(config.EnvConfig)
+		explicit = path != ""
+	}
+	if !explicit {
+		path = config.DefaultPath()
+	}
+	cfg, err := config.Load(path, explicit)
+	if err != nil {
+		// A config the loop cannot use is the invocation's fault: exit 2.
+		return nil, &usageError{msg: err.Error()}
+	}
+	f.cfg = cfg
+	return cfg, nil
+}
+
+// ServiceOptions are what a command adds to the config when it builds the
+// core.
+type ServiceOptions struct {
+	// DB is --db ("" = $THE_LOOP_DB, else store.path, else the default).
+	DB string
+	// Log receives the service's messages (nil: slog.Default()).
+	Log *slog.Logger
+	// DefaultRepo and AllowedRepos are service.Deps' (the MCP server's).
+	DefaultRepo  string
+	AllowedRepos []string
+	// NoSigningKey builds the service without loading the signing key:
+	// keys init makes the key the config names, so it cannot require it.
+	NoSigningKey bool
+}
+
+// Service builds the core service: the only call of service.New in the
+// CLI. Every dependency is wired here, from the config and the environment:
+// the state store, the ticket providers (with their conditional-request
+// cache in that store), the Slack notifier, the signing keys, the clock and
+// the logger.
+func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	signer := runtime.NewSigner(nil)
+	if !o.NoSigningKey {
+		if signer, err = runtime.LoadSigner(cfg.Signing, f.Getenv); err != nil {
+			return nil, &usageError{msg: err.Error()}
+		}
+	}
+	notifier, err := providers.NewNotifier(cfg, f.Getenv, slack.Options{Logger: log})
+	if err != nil {
+		return nil, &usageError{msg: fmt.Sprintf("integrations.slack: %v", err)}
+	}
+	db := store.NewHandle(f.dbPath(o.DB, cfg))
+	return service.New(cfg, service.Deps{
+		Store:        db,
+		Providers:    service.ConfiguredProviders(cfg, f.Getenv, db),
+		Notifier:     notifier,
+		Signer:       signer,
+		Clock:        time.Now,
+		Log:          log,
+		DefaultRepo:  o.DefaultRepo,
+		AllowedRepos: o.AllowedRepos,
+	}), nil
+}
+
+// dbPath is --db, else $THE_LOOP_DB, else store.path ("" leaves the
+// default to the store).
+func (f *Factory) dbPath(flag string, cfg *config.Config) string {
+	if flag != "" {
+		return flag
+	}
+	if p := f.Getenv(store.EnvDB); p != "" {
+		return p
+	}
+	return cfg.Store.Path
+}
