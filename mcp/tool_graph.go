@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -93,18 +92,7 @@ var graphCompleteTool = Tool{
 			if err != nil {
 				return coreError("graph_complete", err), nil
 			}
-			claimed := env.Node
-			if claimed == "" {
-				claimed = item
-			}
-			text := fmt.Sprintf("%s: %s (%s) — now at %s", claimed, env.Status, env.Outcome, env.CurrentNode)
-			if env.Reason != "" {
-				text = fmt.Sprintf("%s: %s (%s)", claimed, env.Status, env.Reason)
-			}
-			if len(env.Messages) > 0 {
-				text += "\n- " + strings.Join(env.Messages, "\n- ")
-			}
-			return mcp.NewToolResultStructured(env, text), nil
+			return mcp.NewToolResultStructured(env, service.ClaimText(env, item)), nil
 		}
 	},
 }

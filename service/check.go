@@ -2,7 +2,7 @@ package service
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	goruntime "runtime"
 
 	"github.com/the-loop/the-loop/runtime"
@@ -51,10 +51,10 @@ func (s *Service) CheckEach(ctx context.Context, req CheckRequest, emit func(run
 func (s *Service) CheckRendered(ctx context.Context, req CheckRequest, render func(runtime.Report) ([]byte, error),
 	emit func(runtime.Report, *runtime.Graph, []byte) error) ([]string, error) {
 	if req.WorkItem == "" && !req.All {
-		return nil, fmt.Errorf("give a work item id, or --all")
+		return nil, invalid(errors.New("give a work item id, or --all"))
 	}
 	if req.WorkItem != "" && req.All {
-		return nil, fmt.Errorf("give either a work item id or --all, not both")
+		return nil, invalid(errors.New("give either a work item id or --all, not both"))
 	}
 	repo, err := s.openRepo(req.Repo)
 	if err != nil {
@@ -65,7 +65,7 @@ func (s *Service) CheckRendered(ctx context.Context, req CheckRequest, render fu
 		if ids, err = repo.WorkItems(); err != nil {
 			return nil, err
 		}
-	} else if err := runtime.ValidateID(req.WorkItem); err != nil {
+	} else if err := validID(req.WorkItem); err != nil {
 		return nil, err
 	} else if err := repo.CheckItemDir(req.WorkItem); err != nil {
 		return nil, err

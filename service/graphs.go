@@ -29,7 +29,7 @@ func Graph(name string) (*runtime.Graph, error) {
 	}
 	src, err := graphs.Source(name)
 	if err != nil {
-		return nil, err
+		return nil, invalid(err)
 	}
 	reg, err := hooks.Registry()
 	if err != nil {

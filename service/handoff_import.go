@@ -31,7 +31,7 @@ type HandoffView struct {
 // HandoffShow returns the handoff frozen in state. It is read-only: it opens
 // the store read-only (or reads the portable record) and changes nothing.
 func (s *Service) HandoffShow(ctx context.Context, req ItemRequest) (HandoffView, []string, error) {
-	if err := runtime.ValidateID(req.WorkItem); err != nil {
+	if err := validID(req.WorkItem); err != nil {
 		return HandoffView{}, nil, err
 	}
 	repo, err := s.openRepo(req.Repo)
@@ -149,7 +149,7 @@ func (s *Service) importSource(ctx context.Context, sess *session, rec handoff.R
 	}
 	switch {
 	case given > 1:
-		return nil, errors.New("give one source: a directory, a saved spec-chain artifact page, or the files themselves")
+		return nil, invalid(errors.New("give one source: a directory, a saved spec-chain artifact page, or the files themselves"))
 	case req.FromDir != "":
 		if err := s.allowedPath(req.FromDir, "fromDir"); err != nil {
 			return nil, err

@@ -47,10 +47,10 @@ type HandoffNoteResult struct {
 // another. State is not touched: what the walk relies on was frozen at start.
 func (s *Service) HandoffNote(ctx context.Context, req HandoffNoteRequest) (HandoffNoteResult, []string, error) {
 	if err := handoff.ValidateBranch(req.Branch); err != nil {
-		return HandoffNoteResult{}, nil, fmt.Errorf("branch: %w", err)
+		return HandoffNoteResult{}, nil, invalid(fmt.Errorf("branch: %w", err))
 	}
 	if req.PullRequest <= 0 {
-		return HandoffNoteResult{}, nil, errors.New("pullRequest: give the number of the pull request the files were committed for, e.g. 43")
+		return HandoffNoteResult{}, nil, invalid(errors.New("pullRequest: give the number of the pull request the files were committed for, e.g. 43"))
 	}
 	sess, rec, err := s.frozenSession(ctx, req.ItemRequest)
 	if err != nil {

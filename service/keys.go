@@ -47,14 +47,14 @@ func (s *Service) KeysInit(ctx context.Context, req KeysInitRequest) (KeysInitRe
 		return KeysInitResult{}, err
 	}
 	if req.KeyFile == "" {
-		return KeysInitResult{}, errors.New("no private key path: give --key-file or set signing.privateKeyFile")
+		return KeysInitResult{}, invalid(errors.New("no private key path: give --key-file or set signing.privateKeyFile"))
 	}
 	keyFile, err := filepath.Abs(req.KeyFile)
 	if err != nil {
 		return KeysInitResult{}, fmt.Errorf("--key-file %s: %w", req.KeyFile, err)
 	}
 	if inside(repo.Root, keyFile) {
-		return KeysInitResult{}, fmt.Errorf("the private key must stay outside the repository (%s is inside %s); use a path such as ~/.config/the-loop/signing.key", keyFile, repo.Root)
+		return KeysInitResult{}, invalid(fmt.Errorf("the private key must stay outside the repository (%s is inside %s); use a path such as ~/.config/the-loop/signing.key", keyFile, repo.Root))
 	}
 	res := KeysInitResult{KeyFile: keyFile, PublicKeyFile: runtime.PublicKeyFile}
 	if cfg := s.cfg.Signing.PrivateKeyFile; cfg != "" {
@@ -135,10 +135,10 @@ type ResignedItem struct {
 func (s *Service) KeysResign(ctx context.Context, req KeysResignRequest) (KeysResignResult, error) {
 	res := KeysResignResult{Items: []ResignedItem{}}
 	if (req.WorkItem == "") == !req.All {
-		return res, errors.New("give a work item id or --all")
+		return res, invalid(errors.New("give a work item id or --all"))
 	}
 	if !s.deps.Signer.SignsWithEd25519() {
-		return res, errors.New("no Ed25519 signing key is loaded: run `the-loop keys init` and set signing.privateKeyFile")
+		return res, invalid(errors.New("no Ed25519 signing key is loaded: run `the-loop keys init` and set signing.privateKeyFile"))
 	}
 	ids := []string{req.WorkItem}
 	if req.All {

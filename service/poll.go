@@ -60,6 +60,17 @@ type CycleReport struct {
 	Sources  []SourceReport `json:"sources"`
 }
 
+// AllFailed reports a cycle in which every source failed (none when there
+// were no sources).
+func (r CycleReport) AllFailed() bool {
+	for _, s := range r.Sources {
+		if s.Error == "" {
+			return false
+		}
+	}
+	return len(r.Sources) > 0
+}
+
 func (p *Poller) log() *slog.Logger {
 	if p.Log != nil {
 		return p.Log

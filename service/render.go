@@ -85,3 +85,21 @@ func Mermaid(g *runtime.Graph) string {
 	}
 	return b.String()
 }
+
+// ClaimText renders a completion claim's verdict for people: the claimed
+// node (the work item when none was resolved), its status and where the
+// item now stands, then the messages to act on.
+func ClaimText(env runtime.Envelope, workItem string) string {
+	claimed := env.Node
+	if claimed == "" {
+		claimed = workItem
+	}
+	text := fmt.Sprintf("%s: %s (%s) — now at %s", claimed, env.Status, env.Outcome, env.CurrentNode)
+	if env.Reason != "" {
+		text = fmt.Sprintf("%s: %s (%s)", claimed, env.Status, env.Reason)
+	}
+	if len(env.Messages) > 0 {
+		text += "\n- " + strings.Join(env.Messages, "\n- ")
+	}
+	return text
+}

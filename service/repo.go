@@ -127,20 +127,20 @@ func (r *Repo) readHarness() error {
 		return nil
 	}
 	if err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file; make it one, or remove it to use the defaults", HarnessConfigPath)
+		return mark(fmt.Errorf("%s is not a regular file; make it one, or remove it to use the defaults", HarnessConfigPath), ErrRepoConfig)
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", p, err)
 	}
 	if err := yaml.Unmarshal(data, &r.Harness); err != nil {
-		return fmt.Errorf("%s is not valid YAML: %w (fix the file; workflow.specDir is the key the engine reads)", HarnessConfigPath, err)
+		return mark(fmt.Errorf("%s is not valid YAML: %w (fix the file; workflow.specDir is the key the engine reads)", HarnessConfigPath, err), ErrRepoConfig)
 	}
 	r.Harness.Present = true
 	if sd := strings.TrimSpace(r.Harness.Workflow.SpecDir); sd != "" {
 		clean := path.Clean(filepath.ToSlash(sd))
 		if !filepath.IsLocal(filepath.FromSlash(clean)) {
-			return fmt.Errorf("%s: workflow.specDir %q leaves the repository; give a path inside it, e.g. docs/specs", HarnessConfigPath, sd)
+			return mark(fmt.Errorf("%s: workflow.specDir %q leaves the repository; give a path inside it, e.g. docs/specs", HarnessConfigPath, sd), ErrRepoConfig)
 		}
 		r.SpecRoot = clean
 	}
@@ -159,7 +159,7 @@ func (r *Repo) checkSpecRoot() error {
 		return fmt.Errorf("resolve the spec directory %s: %w", r.SpecRoot, err)
 	}
 	if rel, err := filepath.Rel(r.Root, real); err != nil || !filepath.IsLocal(rel) {
-		return fmt.Errorf("the spec directory %s resolves to %s, outside the repository; spec folders must live inside it", r.SpecRoot, real)
+		return mark(fmt.Errorf("the spec directory %s resolves to %s, outside the repository; spec folders must live inside it", r.SpecRoot, real), ErrRepoConfig)
 	}
 	return nil
 }

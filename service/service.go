@@ -159,7 +159,7 @@ type session struct {
 // open resolves the repository, loads the item's state and builds the
 // runtime for the loop the item walks (loop overrides a fresh item's loop).
 func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session, error) {
-	if err := runtime.ValidateID(id); err != nil {
+	if err := validID(id); err != nil {
 		return nil, err
 	}
 	repo, err := s.openRepo(repoDir)
@@ -249,7 +249,7 @@ func (s *Service) allowedRoot(dir string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("repo %q is outside the repositories this server serves (%s); name one of them exactly — a directory inside one is not its root", dir, strings.Join(s.deps.AllowedRepos, ", "))
+	return invalid(fmt.Errorf("repo %q is outside the repositories this server serves (%s); name one of them exactly — a directory inside one is not its root", dir, strings.Join(s.deps.AllowedRepos, ", ")))
 }
 
 // allowedPath refuses a path outside AllowedRepos (no restriction when empty).
@@ -269,5 +269,5 @@ func (s *Service) allowedPath(p, what string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%s %q is outside the repositories this server serves (%s); pass a path inside one of them", what, p, strings.Join(s.deps.AllowedRepos, ", "))
+	return invalid(fmt.Errorf("%s %q is outside the repositories this server serves (%s); pass a path inside one of them", what, p, strings.Join(s.deps.AllowedRepos, ", ")))
 }

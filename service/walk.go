@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/the-loop/the-loop/graphs"
@@ -151,6 +152,9 @@ func (s *Service) Force(ctx context.Context, req ForceRequest) (runtime.ForceRes
 		return runtime.ForceResult{}, nil, err
 	}
 	res, err := sess.rt.Force(ctx, req.WorkItem, req.To, req.Reason, req.Actor)
+	if _, known := sess.rt.Graph.Node(req.To); err != nil && (!known || errors.Is(err, runtime.ErrReasonRequired)) {
+		err = invalid(err) // the operator named no node of the loop, or no reason
+	}
 	return res, sess.warns, err
 }
 
@@ -169,13 +173,16 @@ func (s *Service) Skip(ctx context.Context, req SkipRequest) (runtime.SkipResult
 		return runtime.SkipResult{}, nil, err
 	}
 	res, err := sess.rt.DeclareSkips(ctx, req.WorkItem, req.Nodes, req.Reason, req.Actor)
+	if err != nil && (len(req.Nodes) == 0 || errors.Is(err, runtime.ErrReasonRequired)) {
+		err = invalid(err) // the operator named no node, or no reason
+	}
 	return res, sess.warns, err
 }
 
 // Events returns the item's event log, read-only: it never creates,
 // migrates or writes the store (no store yet is an empty log).
 func (s *Service) Events(ctx context.Context, req ItemRequest) ([]runtime.EventRecord, error) {
-	if err := runtime.ValidateID(req.WorkItem); err != nil {
+	if err := validID(req.WorkItem); err != nil {
 		return nil, err
 	}
 	repo, err := s.openRepo(req.Repo)

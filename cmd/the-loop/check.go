@@ -74,7 +74,7 @@ func checkRun(ctx context.Context, f *Factory, opts checkOptions) error {
 		if gh != nil {
 			gh.finish(f.Stdout, err)
 		}
-		return &usageError{msg: err.Error()}
+		return err
 	}
 	defer svc.Close()
 	var (
@@ -125,7 +125,7 @@ func checkRun(ctx context.Context, f *Factory, opts checkOptions) error {
 			gh.finish(buf, err)
 		}
 		buf.Flush()
-		return &usageError{msg: err.Error()}
+		return err
 	}
 	if opts.Format == "json" && opts.All {
 		if total > 0 {
@@ -141,7 +141,7 @@ func checkRun(ctx context.Context, f *Factory, opts checkOptions) error {
 	}
 	if failing > 0 {
 		buf.Flush()
-		return exitWith(exitUnmet, "")
+		return unmet("")
 	}
 	return nil
 }

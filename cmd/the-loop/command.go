@@ -48,34 +48,6 @@ func register(c *Command) {
 	commands[c.Name] = c
 }
 
-// Exit codes, mapped in one place.
-const (
-	exitOK    = 0
-	exitUnmet = 1
-	exitUsage = 2
-)
-
-// usageError is a bad invocation: exit 2 with the message.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usageErrorf(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
-}
-
-// exitCodeError ends the command with a code; msg (optional) goes to stderr.
-type exitCodeError struct {
-	code int
-	msg  string
-}
-
-func (e *exitCodeError) Error() string { return e.msg }
-
-// exitWith returns an error that makes the process exit with code, printing
-// msg to stderr when non-empty.
-func exitWith(code int, msg string) error { return &exitCodeError{code: code, msg: msg} }
-
 // Main runs the CLI and returns the exit code. Data goes to stdout,
 // messages to stderr.
 func Main(ctx context.Context, env *Env, args []string) int {
@@ -96,30 +68,7 @@ func Main(ctx context.Context, env *Env, args []string) int {
 		return exitUsage
 	}
 	err := cmd.Run(ctx, newFactory(env), args[1:])
-	return exitCode(env, err)
-}
-
-func exitCode(env *Env, err error) int {
-	if err == nil {
-		return exitOK
-	}
-	var ue *usageError
-	var ee *exitCodeError
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return exitOK
-	case errors.As(err, &ue):
-		fmt.Fprintf(env.Stderr, "error: %s\n", ue.msg)
-		return exitUsage
-	case errors.As(err, &ee):
-		if ee.msg != "" {
-			fmt.Fprintln(env.Stderr, ee.msg)
-		}
-		return ee.code
-	default:
-		fmt.Fprintf(env.Stderr, "error: %s\n", err)
-		return exitUnmet
-	}
+	return exitCode(env.Stderr, err)
 }
 
 func printUsage(w io.Writer) {

@@ -59,10 +59,10 @@ func TestAConfiguredSlackWebhookReceivesTheEscalation(t *testing.T) {
 	// issue-2 blocks at requirements-definition; the same failing claim
 	// twice in a row escalates to a human.
 	_, errOut, code := runCLI(t, env, "graph", "complete", "issue-2", "--repo", repo)
-	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, exitUnmet, code, errOut)
 	assert.Empty(t, hook.received(), "a block is not an escalation")
 	out, errOut, code := runCLI(t, env, "graph", "complete", "issue-2", "--repo", repo)
-	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, exitUnmet, code, errOut)
 	assert.Contains(t, out, `"currentNode": "escalated"`)
 
 	got := hook.received()
@@ -78,7 +78,7 @@ func TestWithoutASlackWebhookTheWalkStillEscalates(t *testing.T) {
 	env := map[string]string{"THE_LOOP_DB": filepath.Join(t.TempDir(), "state.db")}
 	runCLI(t, env, "graph", "complete", "issue-2", "--repo", repo)
 	out, errOut, code := runCLI(t, env, "graph", "complete", "issue-2", "--repo", repo)
-	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, exitUnmet, code, errOut)
 	assert.Contains(t, out, `"currentNode": "escalated"`, "the walk escalates with no channel configured")
 }
 

@@ -31,7 +31,8 @@ type hookInput struct {
 // runGate never blocks a stop because of its own failure: a bad flag, a
 // config it cannot load, a repository or store it cannot read — each is a
 // warning on stderr and the stop is allowed (exit 0; for cursor, "{}").
-// Only a blocked node, evaluated, blocks.
+// Only a blocked node, evaluated, blocks: blockStop is the one error that
+// passes, so no failure can reach the exit-code map as a block.
 func runGate(ctx context.Context, f *Factory, args []string) error {
 	harness := "claude"
 	for i, a := range args {
@@ -42,8 +43,7 @@ func runGate(ctx context.Context, f *Factory, args []string) error {
 		}
 	}
 	err := gateRun(ctx, f, args)
-	var ee *exitCodeError
-	if err == nil || errors.As(err, &ee) && ee.code == 2 || errors.Is(err, flag.ErrHelp) {
+	if err == nil || errors.Is(err, errStopBlocked) || errors.Is(err, flag.ErrHelp) {
 		return err
 	}
 	fmt.Fprintf(f.Stderr, "the-loop gate: warning: the gate could not run (%v); the stop is allowed\n", err)
@@ -107,7 +107,7 @@ func gateRun(ctx context.Context, f *Factory, args []string) error {
 		return writeJSON(f.Stdout, out)
 	}
 	if res.Block {
-		return exitWith(2, res.Summary())
+		return blockStop(res.Summary())
 	}
 	return nil
 }

@@ -70,7 +70,7 @@ func graphShow(ctx context.Context, f *Factory, args []string) error {
 	}
 	view, g, err := service.Show(*loop)
 	if err != nil {
-		return &usageError{msg: err.Error()}
+		return err
 	}
 	switch *format {
 	case "json":
@@ -85,10 +85,15 @@ func graphShow(ctx context.Context, f *Factory, args []string) error {
 
 // openItem parses the common flags and one positional work item id.
 func openItem(f *Factory, name, usage string, args []string, bind func(fs *flagSetT)) (*service.Service, service.ItemRequest, string, error) {
+	return openItemFormat(f, name, usage, "table", args, bind)
+}
+
+// openItemFormat is openItem with the default of --format.
+func openItemFormat(f *Factory, name, usage, defaultFormat string, args []string, bind func(fs *flagSetT)) (*service.Service, service.ItemRequest, string, error) {
 	fs := flagSet(f, name, usage)
 	repo := fs.String("repo", ".", "repository root")
 	db := fs.String("db", "", "state database (default $THE_LOOP_DB)")
-	format := fs.String("format", "table", "table or json")
+	format := fs.String("format", defaultFormat, "table or json")
 	if bind != nil {
 		bind(fs)
 	}
@@ -104,7 +109,7 @@ func openItem(f *Factory, name, usage string, args []string, bind func(fs *flagS
 	}
 	svc, err := f.Service(ServiceOptions{DB: *db})
 	if err != nil {
-		return nil, service.ItemRequest{}, "", &usageError{msg: err.Error()}
+		return nil, service.ItemRequest{}, "", err
 	}
 	// Walk verbs read the ticket (a gate's comments, a handoff record) and
 	// post audit comments when an integration is configured.
@@ -185,15 +190,12 @@ func graphAdvance(ctx context.Context, f *Factory, args []string) error {
 			fmt.Fprintf(f.Stdout, "  · %s\n", m)
 		}
 	}
-	if rep.Status == string(runtime.Pass) || rep.Status == string(runtime.Wait) {
-		return nil
-	}
-	return exitWith(exitUnmet, "")
+	return walkVerdict(rep.Status)
 }
 
 func graphComplete(ctx context.Context, f *Factory, args []string) error {
 	var node, actor *string
-	svc, req, _, err := openItem(f, "graph complete", "graph complete <id> [--node N] [--actor WHO] [--repo DIR]", args, func(fs *flagSetT) {
+	svc, req, format, err := openItemFormat(f, "graph complete", "graph complete <id> [--node N] [--actor WHO] [--repo DIR] [--format json|table]", "json", args, func(fs *flagSetT) {
 		node = fs.String("node", "", "the node claimed done (default the current node)")
 		actor = fs.String("actor", "", "who claims it (default cli)")
 	})
@@ -206,7 +208,12 @@ func graphComplete(ctx context.Context, f *Factory, args []string) error {
 		return err
 	}
 	printWarnings(f, warns)
-	return writeJSON(f.Stdout, envl)
+	if format == "table" {
+		fmt.Fprintln(f.Stdout, service.ClaimText(envl, req.WorkItem))
+	} else if err := writeJSON(f.Stdout, envl); err != nil {
+		return err
+	}
+	return walkVerdict(envl.Status)
 }
 
 func graphSkip(ctx context.Context, f *Factory, args []string) error {
@@ -223,8 +230,8 @@ func graphSkip(ctx context.Context, f *Factory, args []string) error {
 	defer svc.Close()
 	res, warns, err := svc.Skip(ctx, service.SkipRequest{ItemRequest: req, Nodes: nodes, Reason: *reason, Actor: *actor})
 	if err != nil {
-		if errors.Is(err, runtime.ErrReasonRequired) || len(nodes) == 0 {
-			return exitWith(exitUsage, "refused: "+err.Error())
+		if errors.Is(err, service.ErrInvalidRequest) {
+			return refused(err)
 		}
 		return err
 	}
@@ -248,7 +255,7 @@ func graphSkip(ctx context.Context, f *Factory, args []string) error {
 		}
 	}
 	if len(res.Declared) == 0 {
-		return exitWith(exitUnmet, "")
+		return unmet("")
 	}
 	return nil
 }
@@ -268,8 +275,11 @@ func graphForce(ctx context.Context, f *Factory, args []string) error {
 		return usageErrorf("--to is required: name the node to move the pointer to")
 	}
 	res, warns, err := svc.Force(ctx, service.ForceRequest{ItemRequest: req, To: *to, Reason: *reason, Actor: *actor})
+	if errors.Is(err, service.ErrInvalidRequest) {
+		return refused(err)
+	}
 	if err != nil {
-		return exitWith(exitUsage, "refused: "+err.Error())
+		return err
 	}
 	printWarnings(f, warns)
 	if format == "json" {

@@ -75,7 +75,7 @@ func TestGraphVerbsWalkAndAudit(t *testing.T) {
 	assert.Contains(t, out, "issue-1: phase-selection → wait")
 
 	out, _, code = run("graph", "complete", "issue-1")
-	require.Equal(t, 0, code)
+	require.Equal(t, exitUnmet, code, "a refused claim is unmet work")
 	var env1 map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &env1))
 	assert.Equal(t, "human-gate", env1["reason"])
@@ -113,4 +113,23 @@ func TestGraphVerbsWalkAndAudit(t *testing.T) {
 	out, _, _ = runCLI(t, ci, "check", "issue-1", "--recompute", "--format", "json", "--repo", repo)
 	assert.Contains(t, out, `skipped by declaration — via cli, token \"review-chain\", by (shell), reason: docs-only change`, "verified keyless")
 	assert.NotContains(t, out, `"drift"`)
+}
+
+// graph complete prints its envelope as JSON by default and as a line for
+// people with --format table; an unknown format is a usage error.
+func TestGraphCompleteHonoursFormat(t *testing.T) {
+	repo := copyDir(t, fixtureRepo(t))
+	env := map[string]string{"THE_LOOP_DB": filepath.Join(t.TempDir(), "state.db")}
+	out, _, code := runCLI(t, env, "graph", "complete", "issue-3", "--repo", repo, "--format", "table")
+	assert.Equal(t, exitUnmet, code)
+	assert.Equal(t, "design-approval: refused (human-gate)\n- design-approval is a human gate: it completes when an authorized reviewer answers on the ticket, never by a claim\n", out)
+
+	out, _, _ = runCLI(t, env, "graph", "complete", "issue-3", "--repo", repo)
+	var envl map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &envl), "JSON by default")
+	assert.Equal(t, "refused", envl["status"])
+
+	_, errOut, code := runCLI(t, env, "graph", "complete", "issue-3", "--repo", repo, "--format", "xml")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "--format")
 }

@@ -82,12 +82,12 @@ func handoffPost(ctx context.Context, f *Factory, args []string) error {
 	}
 	svc, err := f.Service(ServiceOptions{})
 	if err != nil {
-		return &usageError{msg: err.Error()}
+		return err
 	}
 	defer svc.Close()
 	res, err := svc.HandoffPost(ctx, service.HandoffPostRequest{Repo: handoffPath(f, *repo), WorkItem: *workItem, Record: rec, By: svc.Config().Routing.Operator})
 	if errors.Is(err, service.ErrHandoffRefused) {
-		return exitWith(exitUnmet, err.Error())
+		return unmet(err.Error())
 	}
 	if err != nil {
 		return err
@@ -119,7 +119,7 @@ func handoffLoadRecord(f *Factory, recordPath, filesDir string) (handoff.Record,
 	}
 	rec, err := handoff.DecodeJSON(data)
 	if err != nil {
-		return handoff.Record{}, exitWith(exitUnmet, err.Error())
+		return handoff.Record{}, unmet(err.Error())
 	}
 	switch {
 	case rec.CarriedBy == handoff.CarriedByTicket && filesDir == "":
@@ -132,7 +132,7 @@ func handoffLoadRecord(f *Factory, recordPath, filesDir string) (handoff.Record,
 		for _, name := range rec.Names() {
 			body, err := src.Read(name)
 			if err != nil {
-				return rec, exitWith(exitUnmet, fmt.Sprintf("handoff post: %v", err))
+				return rec, unmet(fmt.Sprintf("handoff post: %v", err))
 			}
 			rec.Files[name] = string(body)
 		}
@@ -172,7 +172,7 @@ func handoffShow(ctx context.Context, f *Factory, args []string) error {
 		}
 	}
 	if v.Handoff == nil {
-		return exitWith(exitUnmet, fmt.Sprintf("%s carries no handoff (a record is read once, when the item is armed)", v.WorkItem))
+		return unmet(fmt.Sprintf("%s carries no handoff (a record is read once, when the item is armed)", v.WorkItem))
 	}
 	return nil
 }
@@ -217,7 +217,7 @@ func handoffImport(ctx context.Context, f *Factory, args []string) error {
 		}
 	}
 	if !res.OK {
-		return exitWith(exitUnmet, "some carried files were refused: the import-handoff node demotes the walk to the phase that produces the first one")
+		return unmet("some carried files were refused: the import-handoff node demotes the walk to the phase that produces the first one")
 	}
 	return nil
 }

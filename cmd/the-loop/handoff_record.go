@@ -33,7 +33,7 @@ func runHandoffParse(f *Factory, args []string) error {
 	}
 	rec, err := handoff.ParseComments(bodies[0], bodies[1:])
 	if err != nil {
-		return exitWith(exitUnmet, err.Error())
+		return unmet(err.Error())
 	}
 	out, err := handoff.EncodeJSON(rec)
 	if err != nil {
@@ -69,7 +69,7 @@ func runHandoffRender(f *Factory, args []string) error {
 	}
 	rec, err := handoff.DecodeJSON(data)
 	if err != nil {
-		return exitWith(exitUnmet, err.Error())
+		return unmet(err.Error())
 	}
 	switch {
 	case rec.CarriedBy == handoff.CarriedByTicket && *filesDir == "":
@@ -82,14 +82,14 @@ func runHandoffRender(f *Factory, args []string) error {
 		for _, name := range rec.Names() {
 			body, err := src.Read(name)
 			if err != nil {
-				return exitWith(exitUnmet, fmt.Sprintf("handoff render: %v", err))
+				return unmet(fmt.Sprintf("handoff render: %v", err))
 			}
 			rec.Files[name] = string(body)
 		}
 	}
 	comments, err := handoff.Render(rec)
 	if err != nil {
-		return exitWith(exitUnmet, err.Error())
+		return unmet(err.Error())
 	}
 	if *outDir == "" {
 		_, err := io.WriteString(f.Stdout, strings.Join(comments, "\n"))

@@ -74,7 +74,7 @@ func runKeysInit(ctx context.Context, f *Factory, args []string) error {
 	}
 	res, err := svc.KeysInit(ctx, service.KeysInitRequest{Repo: resolveDir(f, *repo), KeyFile: path, Force: *force})
 	if err != nil {
-		return &usageError{msg: err.Error()}
+		return err
 	}
 	made := "kept (already there)"
 	if res.Created {
@@ -100,7 +100,7 @@ func runKeysShow(ctx context.Context, f *Factory, args []string) error {
 	}
 	svc, err := f.Service(ServiceOptions{})
 	if err != nil {
-		return &usageError{msg: err.Error()}
+		return err
 	}
 	defer svc.Close()
 	res, err := svc.KeysShow(ctx, service.KeysShowRequest{Repo: resolveDir(f, *repo)})
@@ -145,12 +145,12 @@ func runKeysResign(ctx context.Context, f *Factory, args []string) error {
 	}
 	svc, err := f.Service(ServiceOptions{DB: *db})
 	if err != nil {
-		return &usageError{msg: err.Error()}
+		return err
 	}
 	defer svc.Close()
 	res, err := svc.KeysResign(ctx, req)
 	if err != nil {
-		return &usageError{msg: err.Error()}
+		return err
 	}
 	left := 0
 	for _, it := range res.Items {

@@ -66,7 +66,14 @@ func runPoll(ctx context.Context, f *Factory, args []string) error {
 		p.StatusPath = service.DefaultPollStatusPath(svc.DBPath())
 	}
 	if *once {
-		return writeJSON(f.Stdout, p.RunOnce(ctx))
+		rep := p.RunOnce(ctx)
+		if err := writeJSON(f.Stdout, rep); err != nil {
+			return err
+		}
+		if rep.AllFailed() {
+			return unmet("poll: every source failed this cycle; each one's error is in the report")
+		}
+		return nil
 	}
 	every := *interval
 	if every <= 0 {
