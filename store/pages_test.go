@@ -111,3 +111,27 @@ func TestSavingAPageInsideAnUpdateDoesNotWait(t *testing.T) {
 	require.True(t, found, "Close writes what is queued")
 	assert.Equal(t, "b", string(got.Body))
 }
+
+// A page taken from the queue for writing stays visible until its batch is
+// committed: a lookup in between is never a miss (which would send an
+// unconditional request and spend quota).
+func TestACachedPageBeingWrittenIsStillFound(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	page := httpx.Page{ETag: `W/"7"`, Header: http.Header{}, Body: []byte(`[7]`)}
+	s.pages.writeMu.Lock() // hold the writer as if a batch were in flight
+	require.NoError(t, s.SavePage(ctx, "k", page))
+	q := s.pages.take()
+	require.Contains(t, q, "k")
+	got, found, err := s.LoadPage(ctx, "k")
+	require.NoError(t, err)
+	assert.True(t, found, "taken for writing, not yet committed: still found")
+	assert.Equal(t, page, got)
+	s.writePages(q)
+	s.pages.written()
+	s.pages.writeMu.Unlock()
+	got, found, err = s.LoadPage(ctx, "k")
+	require.NoError(t, err)
+	assert.True(t, found, "committed: found in the database")
+	assert.Equal(t, page.ETag, got.ETag)
+}
