@@ -66,6 +66,18 @@ func checkArguments(def mcp.Tool, req mcp.CallToolRequest) *mcp.CallToolResult {
 	return mcp.NewToolResultError(fmt.Sprintf("%s: %s. Fix the arguments and call again.", def.Name, strings.Join(problems, "; ")))
 }
 
+// checkBlank refuses a required string argument that is empty or only
+// white space, unless the tool allows it (Tool.MayBeEmpty).
+func checkBlank(t Tool, req mcp.CallToolRequest) *mcp.CallToolResult {
+	args, _ := argumentsOf(req)
+	for _, name := range t.Def.InputSchema.Required {
+		if s, ok := args[name].(string); ok && strings.TrimSpace(s) == "" && !contains(t.MayBeEmpty, name) {
+			return argError(req, "argument %q is empty; give a value", name)
+		}
+	}
+	return nil
+}
+
 // checkValue checks one argument value against its property schema and
 // returns a problem sentence, or "" when it fits.
 func checkValue(name string, schema map[string]any, v any) string {

@@ -59,7 +59,7 @@ func benchServer(b *testing.B) *server.MCPServer {
 	b.Cleanup(func() { slog.SetDefault(prev) })
 	repo := copyFixture(b)
 	svc := newLoopService(b, repo)
-	_, _, err := svc.Complete(context.Background(), service.CompleteRequest{ItemRequest: service.ItemRequest{WorkItem: "issue-3"}})
+	_, err := svc.Complete(context.Background(), service.CompleteRequest{ItemRequest: service.ItemRequest{WorkItem: "issue-3"}})
 	require.NoError(b, err)
 	return NewServer(Deps{Backend: svc, DefaultRepo: repo}, append(AllTools(), noopTool), "bench")
 }

@@ -134,7 +134,8 @@ func TestConcurrentHTTPClientsShareOneStore(t *testing.T) {
 		"the shared item's claims were serialised: one block, one escalation, the rest refused at the human gate")
 
 	claims := func(id string) int {
-		evs, err := svc.Events(ctx, service.ItemRequest{WorkItem: id})
+		evlog, err := svc.Events(ctx, service.ItemRequest{WorkItem: id})
+		evs := evlog.Events
 		require.NoError(t, err)
 		n := 0
 		for _, e := range evs {

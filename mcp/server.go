@@ -51,7 +51,7 @@ func NewServer(deps Deps, tools []Tool, version string) *server.MCPServer {
 			panic(fmt.Sprintf("tool %q given twice", t.Def.Name))
 		}
 		seen[t.Def.Name] = true
-		handler := checked(t.Def, t.Handler(deps))
+		handler := checked(t, t.Handler(deps))
 		if deps.WorkItem != "" {
 			handler = confine(t.Def, deps, handler)
 		}
@@ -63,10 +63,13 @@ func NewServer(deps Deps, tools []Tool, version string) *server.MCPServer {
 	return srv
 }
 
-// checked runs the schema check before the handler.
-func checked(def mcp.Tool, next server.ToolHandlerFunc) server.ToolHandlerFunc {
+// checked runs the schema check, then the blank check, before the handler.
+func checked(t Tool, next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if bad := checkArguments(def, req); bad != nil {
+		if bad := checkArguments(t.Def, req); bad != nil {
+			return bad, nil
+		}
+		if bad := checkBlank(t, req); bad != nil {
 			return bad, nil
 		}
 		return next(ctx, req)

@@ -38,6 +38,9 @@ type Tool struct {
 	Def mcp.Tool
 	// Handler builds the call handler from the dependencies.
 	Handler func(deps Deps) server.ToolHandlerFunc
+	// MayBeEmpty names the required string arguments that may be "" (a
+	// ticket's body); every other required string must say something.
+	MayBeEmpty []string
 }
 
 // Annotations are the behaviour hints every tool must state. They are a
@@ -123,6 +126,12 @@ func ValidateTool(t Tool) error {
 	for _, name := range d.InputSchema.Required {
 		if _, ok := d.InputSchema.Properties[name]; !ok {
 			return fmt.Errorf("tool %q: required argument %q is not a property", d.Name, name)
+		}
+	}
+	for _, name := range t.MayBeEmpty {
+		prop, _ := d.InputSchema.Properties[name].(map[string]any)
+		if kind, _ := prop["type"].(string); kind != "string" || !contains(d.InputSchema.Required, name) {
+			return fmt.Errorf("tool %q: MayBeEmpty names %q, which is not a required string argument", d.Name, name)
 		}
 	}
 	return nil

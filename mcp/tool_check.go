@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
@@ -36,42 +35,19 @@ var checkTool = Tool{
 		mcp.WithBoolean(argAll, mcp.Description("Check every work item under the spec directory.")),
 		mcp.WithBoolean(argRecompute, mcp.Description("Derive every verdict from the artifacts and signed decisions alone, ignoring the stored pointer.")),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			repo, bad := OptionalString(req, argRepo, deps.DefaultRepo)
-			if bad != nil {
-				return bad, nil
-			}
-			item, bad := OptionalString(req, ArgWorkItem, "")
-			if bad != nil {
-				return bad, nil
-			}
-			all, bad := OptionalBool(req, argAll, false)
-			if bad != nil {
-				return bad, nil
-			}
-			recompute, bad := OptionalBool(req, argRecompute, false)
-			if bad != nil {
-				return bad, nil
-			}
-			if (item == "") == !all {
-				return mcp.NewToolResultError("give either workItem (one item, e.g. issue-12) or all=true, not both and not neither"), nil
-			}
-			res, err := deps.Backend.Check(ctx, service.CheckRequest{Repo: repo, WorkItem: item, All: all, Recompute: recompute})
-			if err != nil {
-				return coreError("check", err), nil
-			}
-			summary := checkSummary(res)
-			if !all {
-				return mcp.NewToolResultStructured(res.Reports[0], summary), nil
-			}
-			reports := res.Reports
-			if reports == nil {
-				reports = []runtime.Report{}
-			}
-			return mcp.NewToolResultStructured(map[string]any{"reports": reports}, summary), nil
+	Handler: handle(func(ctx context.Context, deps Deps, in service.CheckRequest) *mcp.CallToolResult {
+		if (in.WorkItem == "") == !in.All {
+			return mcp.NewToolResultError("give either workItem (one item, e.g. issue-12) or all=true, not both and not neither")
 		}
-	},
+		res, err := deps.Backend.Check(ctx, in)
+		if err != nil {
+			return coreError("check", err)
+		}
+		if !in.All {
+			return result(res.Reports[0], checkSummary(res), res.Warnings)
+		}
+		return result(res, checkSummary(res), res.Warnings)
+	}),
 }
 
 // checkSummary is the short text beside the structured report.

@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/the-loop/the-loop/continuity"
+	"github.com/the-loop/the-loop/service"
 )
 
 func init() {
@@ -64,40 +64,16 @@ var continuityUpdateTool = Tool{
 		stringList(argFiles, "Files the fact concerns, relative to the repository root."),
 		mcp.WithString(argNext, mcp.Description("Replace the recorded next action with this one.")),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			repo, bad := OptionalString(req, argRepo, deps.DefaultRepo)
-			if bad != nil {
-				return bad, nil
-			}
-			var e continuity.Entry
-			if e.Kind, bad = RequiredString(req, argKind); bad != nil {
-				return bad, nil
-			}
-			for _, f := range []struct {
-				name string
-				dst  *string
-			}{{argText, &e.Text}, {argWhy, &e.Why}, {argNode, &e.Node}, {argStatus, &e.Status}, {argBlocks, &e.Blocks}, {argResolves, &e.Resolves}, {argNext, &e.Next}} {
-				if *f.dst, bad = OptionalString(req, f.name, ""); bad != nil {
-					return bad, nil
-				}
-			}
-			if e.DependsOn, bad = OptionalStringList(req, argDependsOn); bad != nil {
-				return bad, nil
-			}
-			if e.Files, bad = OptionalStringList(req, argFiles); bad != nil {
-				return bad, nil
-			}
-			if strings.TrimSpace(e.Text) == "" && (e.Node == "" || e.Status == "") {
-				return mcp.NewToolResultError("continuity_update: give text (the changed fact), or node with status to change an existing task or blocker. Fix the arguments and call again."), nil
-			}
-			res, err := deps.Backend.ContinuityUpdate(ctx, repo, e)
-			if err != nil {
-				return coreError("continuity_update", err), nil
-			}
-			return mcp.NewToolResultStructured(res, updateSummary(res)), nil
+	Handler: handle(func(ctx context.Context, deps Deps, in service.ContinuityUpdateRequest) *mcp.CallToolResult {
+		if strings.TrimSpace(in.Text) == "" && (in.Node == "" || in.Status == "") {
+			return mcp.NewToolResultError("continuity_update: give text (the changed fact), or node with status to change an existing task or blocker. Fix the arguments and call again.")
 		}
-	},
+		res, err := deps.Backend.ContinuityUpdate(ctx, in)
+		if err != nil {
+			return coreError("continuity_update", err)
+		}
+		return result(res, updateSummary(res.UpdateResult), res.Warnings)
+	}),
 }
 
 // updateSummary is the short text beside an update's structured result.
@@ -123,29 +99,13 @@ var continuityBriefTool = Tool{
 		stringList(argExclude, "Projects or paths that must not be packaged; a matching source is refused or withheld."),
 		mcp.WithInteger(argBudget, mcp.Min(1), mcp.Max(continuity.BriefBudget), mcp.Description("Byte budget of the brief, 1 to 6144 (default 6144).")),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			repo, bad := OptionalString(req, argRepo, deps.DefaultRepo)
-			if bad != nil {
-				return bad, nil
-			}
-			var opts continuity.BriefOptions
-			if opts.Source, bad = OptionalString(req, argSource, ""); bad != nil {
-				return bad, nil
-			}
-			if opts.Exclude, bad = OptionalStringList(req, argExclude); bad != nil {
-				return bad, nil
-			}
-			if opts.Budget, bad = OptionalInt(req, argBudget, continuity.BriefBudget); bad != nil {
-				return bad, nil
-			}
-			b, err := deps.Backend.ContinuityBrief(ctx, repo, opts)
-			if err != nil {
-				return coreError("continuity_brief", err), nil
-			}
-			return mcp.NewToolResultStructured(b, b.Text), nil
+	Handler: handle(func(ctx context.Context, deps Deps, in service.ContinuityBriefRequest) *mcp.CallToolResult {
+		b, err := deps.Backend.ContinuityBrief(ctx, in)
+		if err != nil {
+			return coreError("continuity_brief", err)
 		}
-	},
+		return result(b, b.Text, b.Warnings)
+	}),
 }
 
 var continuityPromptTool = Tool{
@@ -164,35 +124,11 @@ var continuityPromptTool = Tool{
 		stringList(argValidation, "Checks the receiving agent should run."),
 		mcp.WithBoolean(argAllowPaths, mcp.Description("Keep filesystem paths as written; only when the user explicitly asked for them.")),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			repo, bad := OptionalString(req, argRepo, deps.DefaultRepo)
-			if bad != nil {
-				return bad, nil
-			}
-			var opts continuity.PromptOptions
-			if opts.Task, bad = RequiredString(req, argTask); bad != nil {
-				return bad, nil
-			}
-			if opts.Title, bad = OptionalString(req, argTitle, ""); bad != nil {
-				return bad, nil
-			}
-			for _, f := range []struct {
-				name string
-				dst  *[]string
-			}{{argContext, &opts.Context}, {argConstraints, &opts.Constraints}, {argCriteria, &opts.Criteria}, {argNonGoals, &opts.NonGoals}, {argValidation, &opts.Validation}} {
-				if *f.dst, bad = OptionalStringList(req, f.name); bad != nil {
-					return bad, nil
-				}
-			}
-			if opts.AllowPaths, bad = OptionalBool(req, argAllowPaths, false); bad != nil {
-				return bad, nil
-			}
-			p, err := deps.Backend.ContinuityPrompt(ctx, repo, opts)
-			if err != nil {
-				return coreError("continuity_prompt", err), nil
-			}
-			return mcp.NewToolResultStructured(p, p.Text), nil
+	Handler: handle(func(ctx context.Context, deps Deps, in service.ContinuityPromptRequest) *mcp.CallToolResult {
+		p, err := deps.Backend.ContinuityPrompt(ctx, in)
+		if err != nil {
+			return coreError("continuity_prompt", err)
 		}
-	},
+		return result(p, p.Text, p.Warnings)
+	}),
 }

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/the-loop/the-loop/continuity"
+	"github.com/the-loop/the-loop/service"
 )
 
 func init() { register(continuityResumeTool) }
@@ -19,19 +19,14 @@ var continuityResumeTool = Tool{
 			"from the goal it recorded. The same core as `the-loop continuity resume --format json`. Call it when continuity_update says to resume; nothing is deleted."),
 		continuityRepoArg(),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			repo, bad := OptionalString(req, argRepo, deps.DefaultRepo)
-			if bad != nil {
-				return bad, nil
-			}
-			res, err := deps.Backend.ContinuityResume(ctx, repo)
-			if err != nil {
-				return coreError("continuity_resume", err), nil
-			}
-			return mcp.NewToolResultStructured(res, resumeSummary(res)), nil
+	Handler: handle(func(ctx context.Context, deps Deps, in service.ContinuityResumeRequest) *mcp.CallToolResult {
+		in.Harness = "mcp"
+		res, err := deps.Backend.ContinuityResume(ctx, in)
+		if err != nil {
+			return coreError("continuity_resume", err)
 		}
-	},
+		return result(res, resumeSummary(res.StartResult), res.Warnings)
+	}),
 }
 
 // resumeSummary is the short text beside a resume's structured result.

@@ -2,10 +2,8 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/the-loop/the-loop/service"
 )
@@ -22,23 +20,13 @@ var graphStatusTool = Tool{
 		repoArg(),
 		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description("Work item id: a folder under the spec directory, e.g. issue-12.")),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			repo, bad := OptionalString(req, argRepo, deps.DefaultRepo)
-			if bad != nil {
-				return bad, nil
-			}
-			item, bad := RequiredString(req, ArgWorkItem)
-			if bad != nil {
-				return bad, nil
-			}
-			gs, _, err := deps.Backend.Status(ctx, service.ItemRequest{Repo: repo, WorkItem: item})
-			if err != nil {
-				return coreError("graph_status", err), nil
-			}
-			return mcp.NewToolResultStructured(gs, gs.GraphContext), nil
+	Handler: handle(func(ctx context.Context, deps Deps, in service.ItemRequest) *mcp.CallToolResult {
+		gs, err := deps.Backend.Status(ctx, in)
+		if err != nil {
+			return coreError("graph_status", err)
 		}
-	},
+		return result(gs, gs.GraphContext, gs.Warnings)
+	}),
 }
 
 var graphShowTool = Tool{
@@ -46,19 +34,13 @@ var graphShowTool = Tool{
 		mcp.WithDescription("The nodes and edges of a shipped loop: each node's actor, artifacts, hooks and flags, and the edges it routes on."),
 		mcp.WithString(argLoop, mcp.Description("Shipped loop (default pdlc-work-item-loop)."), mcp.Enum(service.Loops()...)),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			loop, bad := OptionalString(req, argLoop, "")
-			if bad != nil {
-				return bad, nil
-			}
-			view, g, err := service.Show(loop)
-			if err != nil {
-				return mcp.NewToolResultError(fmt.Sprintf("graph_show failed: %v", err)), nil
-			}
-			return mcp.NewToolResultStructured(view, service.GraphText(g)), nil
+	Handler: handle(func(ctx context.Context, deps Deps, in service.GraphShowRequest) *mcp.CallToolResult {
+		view, err := deps.Backend.GraphShow(ctx, in)
+		if err != nil {
+			return coreError("graph_show", err)
 		}
-	},
+		return result(view, service.GraphText(view.Graph), view.Warnings)
+	}),
 }
 
 var graphCompleteTool = Tool{
@@ -70,29 +52,15 @@ var graphCompleteTool = Tool{
 		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description("Work item id, e.g. issue-12.")),
 		mcp.WithString(argNode, mcp.Description("The node claimed done (default: the current node).")),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			repo, bad := OptionalString(req, argRepo, deps.DefaultRepo)
-			if bad != nil {
-				return bad, nil
-			}
-			item, bad := RequiredString(req, ArgWorkItem)
-			if bad != nil {
-				return bad, nil
-			}
-			node, bad := OptionalString(req, argNode, "")
-			if bad != nil {
-				return bad, nil
-			}
-			actor := "mcp"
-			if p, ok := PrincipalFromContext(ctx); ok && p.Subject != "" {
-				actor = "mcp:" + p.Subject
-			}
-			env, _, err := deps.Backend.Complete(ctx, service.CompleteRequest{ItemRequest: service.ItemRequest{Repo: repo, WorkItem: item}, Node: node, Actor: actor})
-			if err != nil {
-				return coreError("graph_complete", err), nil
-			}
-			return mcp.NewToolResultStructured(env, service.ClaimText(env, item)), nil
+	Handler: handle(func(ctx context.Context, deps Deps, in service.CompleteRequest) *mcp.CallToolResult {
+		in.Actor = "mcp"
+		if p, ok := PrincipalFromContext(ctx); ok && p.Subject != "" {
+			in.Actor = "mcp:" + p.Subject
 		}
-	},
+		claim, err := deps.Backend.Complete(ctx, in)
+		if err != nil {
+			return coreError("graph_complete", err)
+		}
+		return result(claim, service.ClaimText(claim.Envelope, in.WorkItem), claim.Warnings)
+	}),
 }

@@ -90,7 +90,8 @@ func TestGraphCompleteTool(t *testing.T) {
 	assert.Contains(t, resultText(t, res), "requirements-definition: block")
 	assert.Contains(t, resultText(t, res), "- required section is empty: Security considerations")
 
-	evs, err := svc.Events(context.Background(), service.ItemRequest{WorkItem: "issue-2"})
+	evlog, err := svc.Events(context.Background(), service.ItemRequest{WorkItem: "issue-2"})
+	evs := evlog.Events
 	require.NoError(t, err)
 	var claims []map[string]any
 	for _, e := range evs {

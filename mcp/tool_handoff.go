@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -14,18 +13,6 @@ import (
 	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/service"
 )
-
-// HandoffBackend is the part of the core the handoff tools call. It is kept
-// apart from Backend so a backend without handoffs still serves every other
-// tool; the handoff tools refuse with a tool error on such a backend.
-type HandoffBackend interface {
-	HandoffPost(ctx context.Context, req service.HandoffPostRequest) (service.HandoffPostResult, error)
-	HandoffShow(ctx context.Context, req service.ItemRequest) (service.HandoffView, []string, error)
-	HandoffImport(ctx context.Context, req service.HandoffImportRequest) (service.HandoffImportResult, []string, error)
-	HandoffNote(ctx context.Context, req service.HandoffNoteRequest) (service.HandoffNoteResult, []string, error)
-}
-
-var _ HandoffBackend = (*service.Service)(nil)
 
 func init() {
 	register(handoffPostTool)
@@ -44,50 +31,6 @@ const (
 	argHandoffPullRequest  = "pullRequest"
 )
 
-// handoffBackend returns the handoff core, or the tool error to return.
-func handoffBackend(deps Deps, tool string) (HandoffBackend, *mcp.CallToolResult) {
-	if hb, ok := deps.Backend.(HandoffBackend); ok {
-		return hb, nil
-	}
-	return nil, mcp.NewToolResultError(tool + " is not available: this server's core does not implement handoffs. Nothing was done.")
-}
-
-func handoffItemArgs(req mcp.CallToolRequest, deps Deps) (service.ItemRequest, *mcp.CallToolResult) {
-	repo, bad := OptionalString(req, argRepo, deps.DefaultRepo)
-	if bad != nil {
-		return service.ItemRequest{}, bad
-	}
-	item, bad := RequiredString(req, ArgWorkItem)
-	if bad != nil {
-		return service.ItemRequest{}, bad
-	}
-	return service.ItemRequest{Repo: repo, WorkItem: item}, nil
-}
-
-// handoffFilesArg reads an object of artifact name → text; nil when absent.
-func handoffFilesArg(req mcp.CallToolRequest) (map[string]string, *mcp.CallToolResult) {
-	raw, ok := req.GetArguments()[argHandoffFiles]
-	if !ok || raw == nil {
-		return nil, nil
-	}
-	obj, ok := raw.(map[string]any)
-	if !ok {
-		return nil, argError(req, "argument %q must be an object of artifact name to file text", argHandoffFiles)
-	}
-	out := make(map[string]string, len(obj))
-	for _, k := range sortedKeys(obj) {
-		s, ok := obj[k].(string)
-		if !ok {
-			return nil, argError(req, "argument %q: the value of %q must be the file's text as a string", argHandoffFiles, k)
-		}
-		if !handoff.IsArtifactName(k) {
-			return nil, argError(req, "argument %q: %q is not an artifact name; use %s", argHandoffFiles, k, strings.Join(handoff.ChainOrder(), ", "))
-		}
-		out[k] = s
-	}
-	return out, nil
-}
-
 var handoffPostTool = Tool{
 	Def: NewToolDef("handoff_post", Annotations{Title: "Post a handoff record", Idempotent: true, OpenWorld: true},
 		mcp.WithDescription("Render a handoff record and post it, with its continuation parts, on the ticket as the loop's own comments, for the caller: "+
@@ -102,54 +45,30 @@ var handoffPostTool = Tool{
 			mcp.AdditionalProperties(map[string]any{"type": "string"})),
 		mcp.WithString(argRepo, mcp.Description("Repository checkout whose harness config names the spec folder (default: the server's --repo).")),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			hb, bad := handoffBackend(deps, "handoff_post")
-			if bad != nil {
-				return bad, nil
-			}
-			ref, bad := RequiredString(req, ArgWorkItem)
-			if bad != nil {
-				return bad, nil
-			}
-			repo, bad := OptionalString(req, argRepo, deps.DefaultRepo)
-			if bad != nil {
-				return bad, nil
-			}
-			raw, err := json.Marshal(req.GetArguments()[argHandoffRecord])
-			if err != nil {
-				return argError(req, "argument %q is not JSON data", argHandoffRecord), nil
-			}
-			rec, err := handoff.DecodeJSON(raw)
-			if err != nil {
-				return argError(req, "argument %q: %v", argHandoffRecord, err), nil
-			}
-			if rec.Files, bad = handoffFilesArg(req); bad != nil {
-				return bad, nil
-			}
-			// The record is posted for the caller's person, never the loop.
-			principal, _ := PrincipalFromContext(ctx)
-			res, err := hb.HandoffPost(ctx, service.HandoffPostRequest{Repo: repo, WorkItem: ref, Record: rec, By: principal.Person(deps.Operator)})
-			switch {
-			case errors.Is(err, service.ErrHandoffRefused):
-				return mcp.NewToolResultError("handoff_post: " + err.Error() + ". Fix the record or post what it points at first, then call again."), nil
-			case err != nil:
-				return coreError("handoff_post", err), nil
-			}
-			lines := []string{fmt.Sprintf("handoff record on %s:", res.Ref)}
-			for _, c := range res.Comments {
-				what := "posted"
-				if c.Existing {
-					what = "already there"
-				}
-				lines = append(lines, fmt.Sprintf("- comment %d %s: %s", c.Part, what, c.URL))
-			}
-			for _, w := range res.Warnings {
-				lines = append(lines, "- warning: "+w)
-			}
-			return mcp.NewToolResultStructured(res, strings.Join(lines, "\n")), nil
+	Handler: handoffHandler("handoff_post", func(ctx context.Context, deps Deps, hb HandoffBackend, in service.HandoffPostRequest) *mcp.CallToolResult {
+		// The record is posted for the caller's person, never the loop.
+		principal, _ := PrincipalFromContext(ctx)
+		in.By = principal.Person(deps.Operator)
+		res, err := hb.HandoffPost(ctx, in)
+		switch {
+		case errors.Is(err, service.ErrHandoffRefused):
+			return mcp.NewToolResultError("handoff_post: " + err.Error() + ". Fix the record or post what it points at first, then call again.")
+		case err != nil:
+			return coreError("handoff_post", err)
 		}
-	},
+		lines := []string{fmt.Sprintf("handoff record on %s:", res.Ref)}
+		for _, c := range res.Comments {
+			what := "posted"
+			if c.Existing {
+				what = "already there"
+			}
+			lines = append(lines, fmt.Sprintf("- comment %d %s: %s", c.Part, what, c.URL))
+		}
+		for _, w := range res.Warnings {
+			lines = append(lines, "- warning: "+w)
+		}
+		return mcp.NewToolResultStructured(res, strings.Join(lines, "\n"))
+	}),
 }
 
 var handoffShowTool = Tool{
@@ -160,29 +79,19 @@ var handoffShowTool = Tool{
 		repoArg(),
 		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description("Work item id: a folder under the spec directory, e.g. issue-12.")),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			hb, bad := handoffBackend(deps, "handoff_show")
-			if bad != nil {
-				return bad, nil
-			}
-			item, bad := handoffItemArgs(req, deps)
-			if bad != nil {
-				return bad, nil
-			}
-			v, _, err := hb.HandoffShow(ctx, item)
-			if err != nil {
-				return coreError("handoff_show", err), nil
-			}
-			if v.Handoff == nil {
-				return mcp.NewToolResultStructured(v, v.WorkItem+" carries no handoff: it walks the ordinary loop."), nil
-			}
-			rec, _ := handoff.DecodeJSON(v.Handoff.Record)
-			text := fmt.Sprintf("%s: handed off by @%s at %s, enter %s, carried by %s; record %s; %d demotion(s)",
-				v.WorkItem, strings.TrimLeft(v.Handoff.Author, "@"), rec.Stage, rec.Enter, rec.CarriedBy, v.Handoff.CommentURL, len(v.HandoffDemoted))
-			return mcp.NewToolResultStructured(v, text), nil
+	Handler: handoffHandler("handoff_show", func(ctx context.Context, _ Deps, hb HandoffBackend, in service.ItemRequest) *mcp.CallToolResult {
+		v, err := hb.HandoffShow(ctx, in)
+		if err != nil {
+			return coreError("handoff_show", err)
 		}
-	},
+		if v.Handoff == nil {
+			return result(v, v.WorkItem+" carries no handoff: it walks the ordinary loop.", v.Warnings)
+		}
+		rec, _ := handoff.DecodeJSON(v.Handoff.Record)
+		text := fmt.Sprintf("%s: handed off by @%s at %s, enter %s, carried by %s; record %s; %d demotion(s)",
+			v.WorkItem, strings.TrimLeft(v.Handoff.Author, "@"), rec.Stage, rec.Enter, rec.CarriedBy, v.Handoff.CommentURL, len(v.HandoffDemoted))
+		return result(v, text, v.Warnings)
+	}),
 }
 
 var handoffImportTool = Tool{
@@ -199,48 +108,28 @@ var handoffImportTool = Tool{
 		mcp.WithObject(argHandoffFiles, mcp.Description("The extracted files themselves, by artifact name, e.g. {\"design.md\": \"# Design ...\"}."),
 			mcp.AdditionalProperties(map[string]any{"type": "string"})),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			hb, bad := handoffBackend(deps, "handoff_import")
-			if bad != nil {
-				return bad, nil
-			}
-			item, bad := handoffItemArgs(req, deps)
-			if bad != nil {
-				return bad, nil
-			}
-			ireq := service.HandoffImportRequest{ItemRequest: item}
-			if ireq.FromDir, bad = OptionalString(req, argHandoffFromDir, ""); bad != nil {
-				return bad, nil
-			}
-			if ireq.FromArtifact, bad = OptionalString(req, argHandoffFromArtifact, ""); bad != nil {
-				return bad, nil
-			}
-			if ireq.Files, bad = handoffFilesArg(req); bad != nil {
-				return bad, nil
-			}
-			res, _, err := hb.HandoffImport(ctx, ireq)
-			if err != nil {
-				return coreError("handoff_import", err), nil
-			}
-			text := fmt.Sprintf("%s: verified and written into %s: %s", res.WorkItem, res.SpecDir, strings.Join(res.Written, ", "))
-			if len(res.Written) == 0 {
-				text = fmt.Sprintf("%s: nothing verified, nothing written into %s", res.WorkItem, res.SpecDir)
-			}
-			if res.OK {
-				return mcp.NewToolResultStructured(res, text), nil
-			}
-			refused := make([]string, 0, len(res.Failed))
-			for _, f := range res.Failed {
-				refused = append(refused, f.Name+" "+f.Reason)
-			}
-			sort.Strings(refused)
-			out := mcp.NewToolResultStructured(res, text+". Refused: "+strings.Join(refused, "; ")+
-				". Claiming import-handoff now makes the walk redo the phase that produces the first refused file.")
-			out.IsError = true
-			return out, nil
+	Handler: handoffHandler("handoff_import", func(ctx context.Context, _ Deps, hb HandoffBackend, in service.HandoffImportRequest) *mcp.CallToolResult {
+		res, err := hb.HandoffImport(ctx, in)
+		if err != nil {
+			return coreError("handoff_import", err)
 		}
-	},
+		text := fmt.Sprintf("%s: verified and written into %s: %s", res.WorkItem, res.SpecDir, strings.Join(res.Written, ", "))
+		if len(res.Written) == 0 {
+			text = fmt.Sprintf("%s: nothing verified, nothing written into %s", res.WorkItem, res.SpecDir)
+		}
+		if res.OK {
+			return result(res, text, res.Warnings)
+		}
+		refused := make([]string, 0, len(res.Failed))
+		for _, f := range res.Failed {
+			refused = append(refused, f.Name+" "+f.Reason)
+		}
+		sort.Strings(refused)
+		out := result(res, text+". Refused: "+strings.Join(refused, "; ")+
+			". Claiming import-handoff now makes the walk redo the phase that produces the first refused file.", res.Warnings)
+		out.IsError = true
+		return out
+	}),
 }
 
 var handoffNoteTool = Tool{
@@ -253,32 +142,31 @@ var handoffNoteTool = Tool{
 		mcp.WithString(argHandoffBranch, mcp.Required(), mcp.Description("The branch the files were committed on, the-loop/<name>.")),
 		mcp.WithInteger(argHandoffPullRequest, mcp.Required(), mcp.Min(1), mcp.Description("That branch's pull request number.")),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			hb, bad := handoffBackend(deps, "handoff_note")
-			if bad != nil {
-				return bad, nil
-			}
-			item, bad := handoffItemArgs(req, deps)
-			if bad != nil {
-				return bad, nil
-			}
-			nreq := service.HandoffNoteRequest{ItemRequest: item}
-			if nreq.Branch, bad = RequiredString(req, argHandoffBranch); bad != nil {
-				return bad, nil
-			}
-			if nreq.PullRequest, bad = OptionalInt(req, argHandoffPullRequest, 0); bad != nil {
-				return bad, nil
-			}
-			res, _, err := hb.HandoffNote(ctx, nreq)
-			if err != nil {
-				return coreError("handoff_note", err), nil
-			}
-			text := fmt.Sprintf("%s: %s %s", item.WorkItem, res.Action, res.CommentURL)
-			if len(res.Unverified) > 0 {
-				text += "; not committed as handed off: " + strings.Join(res.Unverified, ", ")
-			}
-			return mcp.NewToolResultStructured(res, text), nil
+	Handler: handoffHandler("handoff_note", func(ctx context.Context, _ Deps, hb HandoffBackend, in service.HandoffNoteRequest) *mcp.CallToolResult {
+		res, err := hb.HandoffNote(ctx, in)
+		if err != nil {
+			return coreError("handoff_note", err)
 		}
-	},
+		text := fmt.Sprintf("%s: %s %s", in.WorkItem, res.Action, res.CommentURL)
+		if len(res.Unverified) > 0 {
+			text += "; not committed as handed off: " + strings.Join(res.Unverified, ", ")
+		}
+		return result(res, text, res.Warnings)
+	}),
+}
+
+// handoffHandler is handle for a handoff tool: on a backend without
+// handoffs it refuses before reading any argument, and does nothing.
+func handoffHandler[R any](tool string, call func(ctx context.Context, deps Deps, hb HandoffBackend, in R) *mcp.CallToolResult) func(Deps) server.ToolHandlerFunc {
+	return func(deps Deps) server.ToolHandlerFunc {
+		hb, ok := deps.Backend.(HandoffBackend)
+		if !ok {
+			return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultError(tool + " is not available: this server's core does not implement handoffs. Nothing was done."), nil
+			}
+		}
+		return handle(func(ctx context.Context, deps Deps, in R) *mcp.CallToolResult {
+			return call(ctx, deps, hb, in)
+		})(deps)
+	}
 }

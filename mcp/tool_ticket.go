@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/the-loop/the-loop/integrations/tickets"
 	"github.com/the-loop/the-loop/service"
@@ -49,41 +48,21 @@ var ticketCreateTool = Tool{
 		mcp.WithString(argMirrorOf, mcp.Description("GitHub issue URL this Jira issue mirrors (system jira only): the issue gets the mirror label, "+
 			"its description opens with the URL, and the GitHub issue body is edited to name the new key.")),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var o tickets.CreateOptions
-			var bad *mcp.CallToolResult
-			if o.System, bad = RequiredString(req, argSystem); bad != nil {
-				return bad, nil
-			}
-			if o.Title, bad = RequiredString(req, argTitle); bad != nil {
-				return bad, nil
-			}
-			for _, f := range []struct {
-				name string
-				dst  *string
-			}{{argRepo, &o.Repo}, {argProject, &o.Project}, {argBody, &o.Body}, {argIssueType, &o.IssueType}, {argParent, &o.Parent}, {argMirrorOf, &o.MirrorOf}} {
-				if *f.dst, bad = OptionalString(req, f.name, ""); bad != nil {
-					return bad, nil
-				}
-			}
-			if o.Labels, bad = OptionalStringList(req, argLabels); bad != nil {
-				return bad, nil
-			}
-			created, err := deps.Backend.TicketCreate(ctx, o)
-			var mle *tickets.MirrorLinkError
-			switch {
-			case errors.As(err, &mle):
-				res := mcp.NewToolResultStructured(created, fmt.Sprintf("created %s (%s), but the GitHub issue could not be edited to name it: %s. "+
-					"The ticket exists: do not create it again; add the key to the GitHub issue by hand.", created.Key, created.URL, argNames(mle.Err.Error())))
-				res.IsError = true
-				return res, nil
-			case err != nil:
-				return ticketError(err), nil
-			}
-			return mcp.NewToolResultStructured(created, fmt.Sprintf("created %s %s", created.Key, created.URL)), nil
+	MayBeEmpty: []string{argBody},
+	Handler: handle(func(ctx context.Context, deps Deps, in service.TicketCreateRequest) *mcp.CallToolResult {
+		created, err := deps.Backend.TicketCreate(ctx, in)
+		var mle *tickets.MirrorLinkError
+		switch {
+		case errors.As(err, &mle):
+			res := result(created, fmt.Sprintf("created %s (%s), but the GitHub issue could not be edited to name it: %s. "+
+				"The ticket exists: do not create it again; add the key to the GitHub issue by hand.", created.Key, created.URL, argNames(mle.Err.Error())), created.Warnings)
+			res.IsError = true
+			return res
+		case err != nil:
+			return ticketError(err)
 		}
-	},
+		return result(created, fmt.Sprintf("created %s %s", created.Key, created.URL), created.Warnings)
+	}),
 }
 
 var ticketProjectsTool = Tool{
@@ -91,16 +70,17 @@ var ticketProjectsTool = Tool{
 		mcp.WithDescription("The Jira project keys tickets may be created in (integrations.jira.projects in the server's config), as {\"projects\": [...]}. "+
 			"The same list as `the-loop ticket projects --format json`. Read-only; sends no request."),
 	),
-	Handler: func(deps Deps) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			keys := deps.Backend.TicketProjects()
-			text := "configured Jira projects: " + strings.Join(keys, ", ")
-			if len(keys) == 0 {
-				text = "no Jira projects are configured; the operator adds keys to integrations.jira.projects"
-			}
-			return mcp.NewToolResultStructured(map[string][]string{"projects": keys}, text), nil
+	Handler: handle(func(ctx context.Context, deps Deps, in service.TicketProjectsRequest) *mcp.CallToolResult {
+		res, err := deps.Backend.TicketProjects(ctx, in)
+		if err != nil {
+			return coreError("ticket_projects", err)
 		}
-	},
+		text := "configured Jira projects: " + strings.Join(res.Projects, ", ")
+		if len(res.Projects) == 0 {
+			text = "no Jira projects are configured; the operator adds keys to integrations.jira.projects"
+		}
+		return result(res, text, res.Warnings)
+	}),
 }
 
 // ticketError turns a refused option or a provider failure into a tool

@@ -50,7 +50,7 @@ func BenchmarkCheckCorpusRecompute(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		n := 0
-		if _, err := svc.CheckEach(ctx, CheckRequest{Repo: dir, All: true, Recompute: true}, func(runtime.Report, *runtime.Graph) error { n++; return nil }); err != nil {
+		if _, err := svc.Check(ctx, CheckRequest{Repo: dir, All: true, Recompute: true, Emit: func(runtime.Report, *runtime.Graph, []byte) error { n++; return nil }}); err != nil {
 			b.Fatal(err)
 		}
 		if n == 0 {

@@ -8,48 +8,55 @@ import (
 	"github.com/the-loop/the-loop/runtime"
 )
 
-// CheckRequest selects what check evaluates.
+// CheckRequest selects what check evaluates and, for a caller that
+// streams, where each report goes.
 type CheckRequest struct {
 	Repo      string `json:"repo"`
 	WorkItem  string `json:"workItem"`
 	All       bool   `json:"all"`
 	Recompute bool   `json:"recompute"`
+
+	// Emit, when set, receives each report in work-item order instead of
+	// the result collecting them, so a caller streams thousands of items in
+	// constant memory. Its bytes are Render's.
+	Emit func(rep runtime.Report, g *runtime.Graph, rendered []byte) error `json:"-"`
+	// Render, when set, encodes each report on the worker that evaluated it
+	// (in parallel): a caller printing thousands of reports encodes them on
+	// every core.
+	Render func(runtime.Report) ([]byte, error) `json:"-"`
 }
 
-// CheckResult is the reports plus what the user should be warned about.
+// CheckResult is the reports (none when the request streams them through
+// Emit) plus what the user should be warned about.
 type CheckResult struct {
-	Reports  []runtime.Report
-	Warnings []string
+	Reports []runtime.Report `json:"reports"`
 	// Graphs maps a work item to the loop its report was computed on.
-	Graphs map[string]*runtime.Graph
+	Graphs   map[string]*runtime.Graph `json:"-"`
+	Warnings []string                  `json:"-"`
 }
 
-// Check evaluates work items read-only and collects the reports.
+// Check evaluates work items read-only — no network, no subprocess, no
+// write. Without Recompute it starts from stored state (the store, else the
+// portable record); with it, every verdict is derived from the artifacts
+// and the verified decisions alone.
 func (s *Service) Check(ctx context.Context, req CheckRequest) (CheckResult, error) {
-	res := CheckResult{Graphs: map[string]*runtime.Graph{}}
-	warns, err := s.CheckEach(ctx, req, func(rep runtime.Report, g *runtime.Graph) error {
-		res.Reports = append(res.Reports, rep)
-		res.Graphs[rep.WorkItem] = g
-		return nil
-	})
+	res := CheckResult{Reports: []runtime.Report{}, Graphs: map[string]*runtime.Graph{}}
+	emit := req.Emit
+	if emit == nil {
+		emit = func(rep runtime.Report, g *runtime.Graph, _ []byte) error {
+			res.Reports = append(res.Reports, rep)
+			res.Graphs[rep.WorkItem] = g
+			return nil
+		}
+	}
+	warns, err := s.check(ctx, req, emit)
 	res.Warnings = warns
 	return res, err
 }
 
-// CheckEach evaluates work items read-only — no network, no subprocess, no
-// write — calling emit with each report in work-item order, so a caller can
-// stream thousands of items in constant memory. Without Recompute it starts
-// from stored state (the store, else the portable record); with it, every
-// verdict is derived from the artifacts and the verified decisions alone.
-func (s *Service) CheckEach(ctx context.Context, req CheckRequest, emit func(runtime.Report, *runtime.Graph) error) ([]string, error) {
-	return s.CheckRendered(ctx, req, nil, func(rep runtime.Report, g *runtime.Graph, _ []byte) error { return emit(rep, g) })
-}
-
-// CheckRendered is CheckEach with render run on the worker that evaluated
-// each item (in parallel), its bytes handed to emit in work-item order: a
-// caller printing thousands of reports encodes them on every core.
-func (s *Service) CheckRendered(ctx context.Context, req CheckRequest, render func(runtime.Report) ([]byte, error),
-	emit func(runtime.Report, *runtime.Graph, []byte) error) ([]string, error) {
+// check evaluates the requested items on every core and hands each report
+// to emit in work-item order.
+func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime.Report, *runtime.Graph, []byte) error) ([]string, error) {
 	if req.WorkItem == "" && !req.All {
 		return nil, invalid(errors.New("give a work item id, or --all"))
 	}
@@ -82,8 +89,21 @@ func (s *Service) CheckRendered(ctx context.Context, req CheckRequest, render fu
 	if req.Recompute && !signer.HasKey() {
 		warnings = append(warnings, "warning: no signing key is configured and "+runtime.PublicKeyFile+" is absent, so no recorded decision can be verified: under --recompute none is honoured (commit the public key `the-loop keys init` writes, or pin "+runtime.EnvPublicKey+")")
 	}
-	// Items are independent: evaluate them on every core, and emit in
-	// work-item order through a bounded window so memory stays flat.
+	evaluate := func(ctx context.Context, id string) itemResult {
+		r := s.checkOne(ctx, p, repo, signer, id, req.Recompute)
+		if r.err == nil && req.Render != nil {
+			r.out, r.err = req.Render(r.rep)
+		}
+		return r
+	}
+	return inOrder(ctx, ids, evaluate, warnings, emit)
+}
+
+// inOrder evaluates the items on every core — they are independent — and
+// emits them in work-item order through a bounded window, so memory stays
+// flat however many there are. The first failure stops the rest.
+func inOrder(ctx context.Context, ids []string, evaluate func(context.Context, string) itemResult, warnings []string,
+	emit func(runtime.Report, *runtime.Graph, []byte) error) ([]string, error) {
 	workers := goruntime.GOMAXPROCS(0)
 	if workers > len(ids) {
 		workers = len(ids)
@@ -99,11 +119,7 @@ func (s *Service) CheckRendered(ctx context.Context, req CheckRequest, render fu
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := range next {
-				r := s.checkOne(ctx, p, repo, signer, ids[i], req.Recompute)
-				if r.err == nil && render != nil {
-					r.out, r.err = render(r.rep)
-				}
-				slots[i] <- r
+				slots[i] <- evaluate(ctx, ids[i])
 			}
 		}()
 	}

@@ -18,7 +18,7 @@ func (s *Service) noteChangedEvidence(ctx context.Context, repoDir, id string, s
 	}
 	seen := map[string]bool{}
 	if past, err := s.Events(ctx, ItemRequest{Repo: repoDir, WorkItem: id}); err == nil {
-		for _, e := range past {
+		for _, e := range past.Events {
 			if e.Name == gates.EventDecisionCommentChanged {
 				seen[changeKey(e.Node, e.Data)] = true
 			}

@@ -16,15 +16,15 @@ import (
 
 // GateRequest configures one stop-hook evaluation.
 type GateRequest struct {
-	Repo string
+	Repo string `json:"repo"`
 	// WorkItems to gate; empty means every started item that is not at a
 	// terminal node.
-	WorkItems []string
+	WorkItems []string `json:"workItems"`
 	// MaxAttempts caps how many consecutive stops are blocked per
 	// (repository, work item) before the gate lets go.
-	MaxAttempts int
-	// CounterDir holds the attempt counters.
-	CounterDir string
+	MaxAttempts int `json:"maxAttempts"`
+	// CounterDir holds the attempt counters ("" = under $XDG_STATE_HOME).
+	CounterDir string `json:"-"`
 }
 
 // GateFinding is one blocking node.
@@ -42,7 +42,8 @@ type GateResult struct {
 	Block    bool          `json:"block"`
 	Findings []GateFinding `json:"findings"`
 	// GaveUp lists items whose attempt cap was reached.
-	GaveUp []string `json:"gaveUp"`
+	GaveUp   []string `json:"gaveUp"`
+	Warnings []string `json:"-"`
 }
 
 // Gate runs the equivalent of `check --recompute` and blocks only on a

@@ -85,8 +85,8 @@ func (p *Poller) arm(ctx context.Context, is integrations.Issue, req StartReques
 		loop = graphs.Default
 	}
 	if loop != graphs.Default {
-		res, _, err := svc.Start(ctx, req) // only the work-item loop has a place for a handoff
-		return res, err
+		res, err := svc.Start(ctx, req) // only the work-item loop has a place for a handoff
+		return res.StartResult, err
 	}
 	hs, artifactURL, evs := FindHandoff(svc.cfg, comments)
 	for _, e := range evs {

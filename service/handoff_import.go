@@ -26,33 +26,35 @@ type HandoffView struct {
 	Handoff           *runtime.HandoffState `json:"handoff"`
 	HandoffDemoted    []runtime.Demotion    `json:"handoffDemoted"`
 	ClaudeArtifactURL string                `json:"claudeArtifactUrl,omitempty"`
+	Warnings          []string              `json:"-"`
 }
 
 // HandoffShow returns the handoff frozen in state. It is read-only: it opens
 // the store read-only (or reads the portable record) and changes nothing.
-func (s *Service) HandoffShow(ctx context.Context, req ItemRequest) (HandoffView, []string, error) {
+func (s *Service) HandoffShow(ctx context.Context, req ItemRequest) (HandoffView, error) {
 	if err := validID(req.WorkItem); err != nil {
-		return HandoffView{}, nil, err
+		return HandoffView{}, err
 	}
 	repo, err := s.openRepo(req.Repo)
 	if err != nil {
-		return HandoffView{}, nil, err
+		return HandoffView{}, err
 	}
 	st, release, err := s.readStore(ctx)
 	if err != nil {
-		return HandoffView{}, nil, err
+		return HandoffView{}, err
 	}
 	defer release()
 	state, warns, err := (&persister{st: st, repo: repo}).Load(ctx, req.WorkItem)
 	if err != nil {
-		return HandoffView{}, warns, err
+		return HandoffView{Warnings: warns}, err
 	}
 	v := HandoffView{WorkItem: req.WorkItem, Started: state.CurrentNode != "", CurrentNode: state.CurrentNode,
 		Handoff: state.Handoff, HandoffDemoted: state.HandoffDemoted, ClaudeArtifactURL: state.ClaudeArtifactURL}
 	if v.HandoffDemoted == nil {
 		v.HandoffDemoted = []runtime.Demotion{}
 	}
-	return v, append(repo.Warnings, warns...), nil
+	v.Warnings = append(repo.Warnings, warns...)
+	return v, nil
 }
 
 // HandoffImportRequest materializes a handoff's carried files. At most one
@@ -91,7 +93,8 @@ type HandoffImportResult struct {
 	// failure and everything after it.
 	Held []string `json:"held"`
 	// OK is true when every carried file verified and was written.
-	OK bool `json:"ok"`
+	OK       bool     `json:"ok"`
+	Warnings []string `json:"-"`
 }
 
 // HandoffImport writes the carried files into docs/specs/<id>/ (the folder
@@ -105,25 +108,29 @@ type HandoffImportResult struct {
 // would discard the good ones and demote the walk further than needed.
 // Import is refused once the walk has passed import-handoff: from then on
 // the files are the walk's own artifacts.
-func (s *Service) HandoffImport(ctx context.Context, req HandoffImportRequest) (HandoffImportResult, []string, error) {
+func (s *Service) HandoffImport(ctx context.Context, req HandoffImportRequest) (HandoffImportResult, error) {
+	if err := validFiles(req.Files); err != nil {
+		return HandoffImportResult{}, err
+	}
 	sess, rec, err := s.frozenSession(ctx, req.ItemRequest)
 	if err != nil {
-		return HandoffImportResult{}, nil, err
+		return HandoffImportResult{}, err
 	}
+	refused := HandoffImportResult{Warnings: sess.warns}
 	if r := sess.state.Nodes[importNode]; r != nil && r.ExitedAt != "" {
-		return HandoffImportResult{}, sess.warns, fmt.Errorf("%s has already passed %s (%s); its files are the walk's artifacts now and are not re-imported", req.WorkItem, importNode, r.Outcome)
+		return refused, fmt.Errorf("%s has already passed %s (%s); its files are the walk's artifacts now and are not re-imported", req.WorkItem, importNode, r.Outcome)
 	}
 	specDir := sess.repo.SpecDir(req.WorkItem)
 	src, err := s.importSource(ctx, sess, rec, req, specDir)
 	if err != nil {
-		return HandoffImportResult{}, sess.warns, err
+		return refused, err
 	}
 	written, failed, err := handoff.MaterializePrefix(specDir, rec, src)
 	if err != nil {
-		return HandoffImportResult{}, sess.warns, fmt.Errorf("import the handoff of %s: %w", req.WorkItem, err)
+		return refused, fmt.Errorf("import the handoff of %s: %w", req.WorkItem, err)
 	}
 	res := HandoffImportResult{WorkItem: req.WorkItem, SpecDir: path.Join(sess.repo.SpecRoot, req.WorkItem), Source: src.String(),
-		Written: handoffList(written), Failed: []HandoffFileFailure{}, Held: []string{}}
+		Written: handoffList(written), Failed: []HandoffFileFailure{}, Held: []string{}, Warnings: sess.warns}
 	bad := map[string]bool{}
 	for _, c := range failed {
 		bad[c.Name] = true
@@ -136,7 +143,7 @@ func (s *Service) HandoffImport(ctx context.Context, req HandoffImportRequest) (
 	}
 	res.OK = len(res.Failed) == 0
 	s.log().Info("handoff imported", "workItem", req.WorkItem, "written", len(written), "failed", len(failed))
-	return res, sess.warns, nil
+	return res, nil
 }
 
 // importSource picks where the files come from.

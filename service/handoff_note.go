@@ -35,6 +35,7 @@ type HandoffNoteResult struct {
 	Committed []string `json:"committed"`
 	// Unverified are the carried files that are missing or differ.
 	Unverified []string `json:"unverified"`
+	Warnings   []string `json:"-"`
 }
 
 // HandoffNote points the handoff record at the files committed under the
@@ -45,16 +46,16 @@ type HandoffNoteResult struct {
 // verify — one superseding comment says where the files are and which ones
 // verified; running note again rewrites that comment instead of adding
 // another. State is not touched: what the walk relies on was frozen at start.
-func (s *Service) HandoffNote(ctx context.Context, req HandoffNoteRequest) (HandoffNoteResult, []string, error) {
+func (s *Service) HandoffNote(ctx context.Context, req HandoffNoteRequest) (HandoffNoteResult, error) {
 	if err := handoff.ValidateBranch(req.Branch); err != nil {
-		return HandoffNoteResult{}, nil, invalid(fmt.Errorf("branch: %w", err))
+		return HandoffNoteResult{}, invalid(fmt.Errorf("branch: %w", err))
 	}
 	if req.PullRequest <= 0 {
-		return HandoffNoteResult{}, nil, invalid(errors.New("pullRequest: give the number of the pull request the files were committed for, e.g. 43"))
+		return HandoffNoteResult{}, invalid(errors.New("pullRequest: give the number of the pull request the files were committed for, e.g. 43"))
 	}
 	sess, rec, err := s.frozenSession(ctx, req.ItemRequest)
 	if err != nil {
-		return HandoffNoteResult{}, nil, err
+		return HandoffNoteResult{}, err
 	}
 	res := HandoffNoteResult{Committed: []string{}, Unverified: []string{}}
 	for _, c := range handoff.Verify(rec, handoff.DirSource(sess.repo.SpecDir(req.WorkItem))) {
@@ -65,29 +66,29 @@ func (s *Service) HandoffNote(ctx context.Context, req HandoffNoteRequest) (Hand
 		}
 	}
 	if len(res.Committed) == 0 && len(rec.Artifacts) > 0 {
-		return res, sess.warns, fmt.Errorf("none of the carried files (%s) verifies in %s; run `the-loop handoff import %s` and commit the files first",
+		return res, fmt.Errorf("none of the carried files (%s) verifies in %s; run `the-loop handoff import %s` and commit the files first",
 			joinNames(rec.Names()), path.Join(sess.repo.SpecRoot, req.WorkItem), req.WorkItem)
 	}
 	p := sess.rt.Tracker
 	ref, err := runtime.ParseTicketRef(sess.state.Ref)
 	switch {
 	case p == nil:
-		return res, sess.warns, fmt.Errorf("handoff note: %w", ErrNoIntegration)
+		return res, fmt.Errorf("handoff note: %w", ErrNoIntegration)
 	case err != nil:
-		return res, sess.warns, fmt.Errorf("handoff note: the item's ticket is unknown: %w", err)
+		return res, fmt.Errorf("handoff note: the item's ticket is unknown: %w", err)
 	}
 	if ref.System == "github" && integrations.Supports(p, integrations.OpGetPullRequest) {
 		pr, err := p.GetPullRequest(ctx, ref.Owner, ref.Repo, req.PullRequest)
 		if err != nil {
-			return res, sess.warns, fmt.Errorf("pull request #%d: %w", req.PullRequest, err)
+			return res, fmt.Errorf("pull request #%d: %w", req.PullRequest, err)
 		}
 		if pr.Head != req.Branch {
-			return res, sess.warns, fmt.Errorf("pull request #%d is from %q, not %q; give the branch the files were committed on", req.PullRequest, pr.Head, req.Branch)
+			return res, fmt.Errorf("pull request #%d is from %q, not %q; give the branch the files were committed on", req.PullRequest, pr.Head, req.Branch)
 		}
 	}
 	thread, err := p.ListComments(ctx, ref)
 	if err != nil {
-		return res, sess.warns, fmt.Errorf("read the comments of %s: %w", ref, err)
+		return res, fmt.Errorf("read the comments of %s: %w", ref, err)
 	}
 	hs := sess.state.Handoff
 	if len(res.Unverified) == 0 {
@@ -98,9 +99,9 @@ func (s *Service) HandoffNote(ctx context.Context, req HandoffNoteRequest) (Hand
 				out, err := p.EditComment(ctx, ref, c.ID, integrations.MarkSelfAuthored(bodies[0]))
 				if err == nil {
 					res.Action, res.CommentURL = "edited", out.URL
-					return res, sess.warns, nil
+					return res, nil
 				}
-				sess.warns = append(sess.warns, fmt.Sprintf("the record could not be edited (%v); posting a superseding comment instead", err))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("the record could not be edited (%v); posting a superseding comment instead", err))
 			}
 		}
 	}
@@ -109,18 +110,18 @@ func (s *Service) HandoffNote(ctx context.Context, req HandoffNoteRequest) (Hand
 		if strings.Contains(c.Body, handoffNoteMarker) && strings.Contains(c.Body, "("+hs.CommentURL+")") && IsSelfComment(s.cfg, c) {
 			out, err := p.EditComment(ctx, ref, c.ID, integrations.MarkSelfAuthored(body))
 			if err != nil {
-				return res, sess.warns, fmt.Errorf("update the superseding comment %s: %w", c.URL, err)
+				return res, fmt.Errorf("update the superseding comment %s: %w", c.URL, err)
 			}
 			res.Action, res.CommentURL = "updated", out.URL
-			return res, sess.warns, nil
+			return res, nil
 		}
 	}
 	out, err := p.CreateComment(ctx, ref, integrations.MarkSelfAuthored(body))
 	if err != nil {
-		return res, sess.warns, fmt.Errorf("post the superseding comment on %s: %w", ref, err)
+		return res, fmt.Errorf("post the superseding comment on %s: %w", ref, err)
 	}
 	res.Action, res.CommentURL = "posted", out.URL
-	return res, sess.warns, nil
+	return res, nil
 }
 
 func findComment(thread []integrations.Comment, url string) (integrations.Comment, bool) {

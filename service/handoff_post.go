@@ -2,9 +2,12 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -29,6 +32,40 @@ type HandoffPostRequest struct {
 	// an OAuth caller's subject). It must be in routing.authorizedUsers: the
 	// loop never stands as a record's author.
 	By string `json:"-"`
+}
+
+// UnmarshalJSON decodes a request (the handoff_post tool's arguments) with
+// the record read strictly, as handoff.DecodeJSON reads it: an unknown
+// field is refused. "files" holds the carried files' bodies by artifact
+// name, for a record carried by the ticket.
+func (r *HandoffPostRequest) UnmarshalJSON(data []byte) error {
+	var in struct {
+		Repo     string            `json:"repo"`
+		WorkItem string            `json:"workItem"`
+		Record   json.RawMessage   `json:"record"`
+		Files    map[string]string `json:"files"`
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	rec, err := handoff.DecodeJSON(in.Record)
+	if err != nil {
+		return invalid(fmt.Errorf("record: %w", err))
+	}
+	rec.Files = in.Files
+	r.Repo, r.WorkItem, r.Record = in.Repo, in.WorkItem, rec
+	return nil
+}
+
+// validFiles refuses carried-file bodies keyed by anything but an
+// artifact name.
+func validFiles(files map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if !handoff.IsArtifactName(name) {
+			return invalid(fmt.Errorf("files: %q is not an artifact name; use %s", name, strings.Join(handoff.ChainOrder(), ", ")))
+		}
+	}
+	return nil
 }
 
 // PostedComment is one comment of a posted record.
@@ -72,6 +109,9 @@ func (s *Service) HandoffPost(ctx context.Context, req HandoffPostRequest) (Hand
 		return HandoffPostResult{}, fmt.Errorf("%w: workItem: %v", ErrHandoffRefused, err)
 	}
 	res := HandoffPostResult{Ref: ref.String(), WorkItem: workItemID(ref), Comments: []PostedComment{}, Warnings: []string{}}
+	if err := validFiles(req.Record.Files); err != nil {
+		return res, fmt.Errorf("%w: %w", ErrHandoffRefused, err)
+	}
 	postedBy, err := s.handoffPoster(req.By)
 	if err != nil {
 		return res, fmt.Errorf("%w: %v", ErrHandoffRefused, err)

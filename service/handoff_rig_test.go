@@ -115,14 +115,15 @@ func (r *handoffRig) state() *runtime.State {
 
 func (r *handoffRig) complete() runtime.Envelope {
 	r.t.Helper()
-	env, _, err := r.svc.Complete(r.ctx(), CompleteRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: r.id}, Actor: "agent"})
+	env, err := r.svc.Complete(r.ctx(), CompleteRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: r.id}, Actor: "agent"})
 	require.NoError(r.t, err)
-	return env
+	return env.Envelope
 }
 
 func (r *handoffRig) events(name string) []runtime.EventRecord {
 	r.t.Helper()
-	evs, err := r.svc.Events(r.ctx(), ItemRequest{Repo: r.repo, WorkItem: r.id})
+	evlog, err := r.svc.Events(r.ctx(), ItemRequest{Repo: r.repo, WorkItem: r.id})
+	evs := evlog.Events
 	require.NoError(r.t, err)
 	var out []runtime.EventRecord
 	for _, e := range evs {

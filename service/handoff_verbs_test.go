@@ -110,7 +110,7 @@ func TestSelfRecordNeedsSelfLogins(t *testing.T) {
 
 func TestHandoffShow(t *testing.T) {
 	r := newHandoffRig(t)
-	v, _, err := r.svc.HandoffShow(r.ctx(), ItemRequest{Repo: r.repo, WorkItem: r.id})
+	v, err := r.svc.HandoffShow(r.ctx(), ItemRequest{Repo: r.repo, WorkItem: r.id})
 	require.NoError(t, err)
 	assert.Nil(t, v.Handoff)
 	assert.False(t, v.Started)
@@ -119,40 +119,40 @@ func TestHandoffShow(t *testing.T) {
 	url := r.post(rec)
 	r.say("dev", "the-loop start")
 	r.poll()
-	v, _, err = r.svc.HandoffShow(r.ctx(), ItemRequest{Repo: r.repo, WorkItem: r.id})
+	v, err = r.svc.HandoffShow(r.ctx(), ItemRequest{Repo: r.repo, WorkItem: r.id})
 	require.NoError(t, err)
 	require.NotNil(t, v.Handoff)
 	assert.Equal(t, url, v.Handoff.CommentURL)
 	assert.Equal(t, rec.SpecArtifact, v.ClaudeArtifactURL)
 	assert.Equal(t, "phase-selection", v.CurrentNode)
 	assert.Empty(t, v.HandoffDemoted)
-	_, _, err = r.svc.HandoffShow(r.ctx(), ItemRequest{Repo: r.repo, WorkItem: "../etc"})
+	_, err = r.svc.HandoffShow(r.ctx(), ItemRequest{Repo: r.repo, WorkItem: "../etc"})
 	assert.Error(t, err)
 }
 
 func TestHandoffImportRefusals(t *testing.T) {
 	r := newHandoffRig(t)
-	_, _, err := r.svc.HandoffImport(r.ctx(), HandoffImportRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: r.id}})
+	_, err := r.svc.HandoffImport(r.ctx(), HandoffImportRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: r.id}})
 	require.ErrorIs(t, err, ErrNoHandoff)
 
 	rec, files := handofftest.Build(handofftest.Spec{Stage: handoff.StageBrainstormSettled, CarriedBy: handoff.CarriedByArtifact})
 	r.post(rec)
 	r.armAndSelect()
 	req := HandoffImportRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: r.id}}
-	_, _, err = r.svc.HandoffImport(r.ctx(), req)
+	_, err = r.svc.HandoffImport(r.ctx(), req)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `<script id="the-loop-spec-files">`, "an artifact-carried record needs its extracted files")
 
 	both := req
 	both.FromDir, both.Files = t.TempDir(), files
-	_, _, err = r.svc.HandoffImport(r.ctx(), both)
+	_, err = r.svc.HandoffImport(r.ctx(), both)
 	assert.ErrorContains(t, err, "give one source")
 
 	dir := t.TempDir()
 	handofftest.WriteFiles(t, dir, files)
 	fromDir := req
 	fromDir.FromDir = dir
-	res, _, err := r.svc.HandoffImport(r.ctx(), fromDir)
+	res, err := r.svc.HandoffImport(r.ctx(), fromDir)
 	require.NoError(t, err)
 	assert.True(t, res.OK)
 	assert.Equal(t, "docs/specs/"+r.id, res.SpecDir)
@@ -161,7 +161,7 @@ func TestHandoffImportRefusals(t *testing.T) {
 	assert.Equal(t, files[handoff.Brainstorm], string(got))
 
 	r.complete()
-	_, _, err = r.svc.HandoffImport(r.ctx(), fromDir)
+	_, err = r.svc.HandoffImport(r.ctx(), fromDir)
 	assert.ErrorContains(t, err, "already passed import-handoff", "after the node the files are the walk's own")
 }
 
@@ -170,13 +170,13 @@ func TestHandoffNoteEditsTheLoopsOwnRecord(t *testing.T) {
 	rec, files := handofftest.Build(handofftest.Spec{Stage: handoff.StageRequirementsSettled, CarriedBy: handoff.CarriedByTicket})
 	url := r.post(rec)
 	r.armAndSelect()
-	_, _, err := r.svc.HandoffImport(r.ctx(), HandoffImportRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: r.id}})
+	_, err := r.svc.HandoffImport(r.ctx(), HandoffImportRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: r.id}})
 	require.NoError(t, err)
 	branchRec := rec
 	r.pushBranch(&branchRec, files)
 
 	req := HandoffNoteRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: r.id}, Branch: branchRec.Branch, PullRequest: branchRec.PullRequest}
-	res, _, err := r.svc.HandoffNote(r.ctx(), req)
+	res, err := r.svc.HandoffNote(r.ctx(), req)
 	require.NoError(t, err)
 	assert.Equal(t, "edited", res.Action)
 	assert.Equal(t, url, res.CommentURL)
@@ -195,9 +195,9 @@ func TestHandoffNoteEditsTheLoopsOwnRecord(t *testing.T) {
 	assert.Equal(t, rec.Artifacts, edited.Artifacts, "the hashes are kept")
 	assert.Equal(t, rec.Enter, edited.Enter)
 
-	_, _, err = r.svc.HandoffNote(r.ctx(), HandoffNoteRequest{ItemRequest: req.ItemRequest, Branch: "main", PullRequest: 1})
+	_, err = r.svc.HandoffNote(r.ctx(), HandoffNoteRequest{ItemRequest: req.ItemRequest, Branch: "main", PullRequest: 1})
 	assert.ErrorContains(t, err, "the-loop/")
-	_, _, err = r.svc.HandoffNote(r.ctx(), HandoffNoteRequest{ItemRequest: req.ItemRequest, Branch: branchRec.Branch + "-x", PullRequest: branchRec.PullRequest})
+	_, err = r.svc.HandoffNote(r.ctx(), HandoffNoteRequest{ItemRequest: req.ItemRequest, Branch: branchRec.Branch + "-x", PullRequest: branchRec.PullRequest})
 	assert.ErrorContains(t, err, "give the branch the files were committed on")
 }
 
@@ -212,7 +212,7 @@ func TestHandoffNotePostsOneSupersedingComment(t *testing.T) {
 	handofftest.WriteFiles(t, r.specDir(), map[string]string{handoff.Brainstorm: files[handoff.Brainstorm]})
 	req := HandoffNoteRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: r.id}, Branch: branchRec.Branch, PullRequest: branchRec.PullRequest}
 
-	res, _, err := r.svc.HandoffNote(r.ctx(), req)
+	res, err := r.svc.HandoffNote(r.ctx(), req)
 	require.NoError(t, err)
 	assert.Equal(t, "posted", res.Action, "a developer's record is not the loop's to edit")
 	assert.Equal(t, []string{handoff.Requirements}, res.Unverified)
@@ -228,7 +228,7 @@ func TestHandoffNotePostsOneSupersedingComment(t *testing.T) {
 		}
 	}
 
-	again, _, err := r.svc.HandoffNote(r.ctx(), req)
+	again, err := r.svc.HandoffNote(r.ctx(), req)
 	require.NoError(t, err)
 	assert.Equal(t, "updated", again.Action)
 	assert.Len(t, r.gh.Comments(r.ref), len(stored), "one superseding comment, however often note runs")

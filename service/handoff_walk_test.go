@@ -84,7 +84,7 @@ func TestHandoffWalkEveryStageTableRow(t *testing.T) {
 					assert.Equal(t, "pass", nr.Status, nr.Messages)
 				}
 			}
-			gs, _, err := r.svc.Status(r.ctx(), ItemRequest{Repo: r.repo, WorkItem: r.id})
+			gs, err := r.svc.Status(r.ctx(), ItemRequest{Repo: r.repo, WorkItem: r.id})
 			require.NoError(t, err)
 			assert.Contains(t, gs.GraphContext, "handed off: stage "+row.Spec.Stage+", enter "+row.Enter+", carried by branch; record "+recordURL)
 			assert.Len(t, r.events(EventHandoffHonoured), 1)

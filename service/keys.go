@@ -15,11 +15,11 @@ import (
 
 // KeysInitRequest makes (or reuses) the host's signing key pair.
 type KeysInitRequest struct {
-	Repo string
+	Repo string `json:"repo"`
 	// KeyFile is where the private key lives on this host.
-	KeyFile string
+	KeyFile string `json:"keyFile"`
 	// Force replaces an existing private key with a new one.
-	Force bool
+	Force bool `json:"force"`
 }
 
 // KeysInitResult says what was written.
@@ -31,7 +31,8 @@ type KeysInitResult struct {
 	PublicKey     string `json:"publicKey"`
 	KeyID         string `json:"keyId"`
 	// Configured is true when signing.privateKeyFile already names KeyFile.
-	Configured bool `json:"configured"`
+	Configured bool     `json:"configured"`
+	Warnings   []string `json:"-"`
 }
 
 // KeysInit writes the host's Ed25519 private key (mode 0600, never inside
@@ -112,14 +113,15 @@ func inside(root, path string) bool {
 
 // KeysResignRequest selects the items whose decisions are re-signed.
 type KeysResignRequest struct {
-	Repo     string
-	WorkItem string
-	All      bool
+	Repo     string `json:"repo"`
+	WorkItem string `json:"workItem"`
+	All      bool   `json:"all"`
 }
 
 // KeysResignResult counts, per item, what was re-signed and what was left.
 type KeysResignResult struct {
-	Items []ResignedItem `json:"items"`
+	Items    []ResignedItem `json:"items"`
+	Warnings []string       `json:"-"`
 }
 
 // ResignedItem is one item's re-signing.

@@ -110,7 +110,8 @@ func TestRepeatedParkedEventsFoldIntoOnePerVisit(t *testing.T) {
 	for range 4 {
 		assert.Equal(t, "wait", r.cycle().Status)
 	}
-	evs, err := r.svc.Events(context.Background(), ItemRequest{Repo: r.repo, WorkItem: "issue-1"})
+	evlog, err := r.svc.Events(context.Background(), ItemRequest{Repo: r.repo, WorkItem: "issue-1"})
+	evs := evlog.Events
 	require.NoError(t, err)
 	parked := 0
 	for _, e := range evs {

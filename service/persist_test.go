@@ -85,7 +85,7 @@ func TestAnAdoptedPointerNeverSkipsAhead(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "docs/specs/issue-8/work-item-state.json"),
 		`{"version": 1, "workItem": "issue-8", "loop": "pdlc-work-item-loop", "currentNode": "tasks-breakdown"}`)
 	svc := benchService(t)
-	env, _, err := svc.Complete(context.Background(), CompleteRequest{ItemRequest: ItemRequest{Repo: dir, WorkItem: "issue-8"}, Node: "tasks-breakdown"})
+	env, err := svc.Complete(context.Background(), CompleteRequest{ItemRequest: ItemRequest{Repo: dir, WorkItem: "issue-8"}, Node: "tasks-breakdown"})
 	require.NoError(t, err)
 	assert.Equal(t, "refused", env.Status)
 	assert.Equal(t, "not-current", env.Reason)

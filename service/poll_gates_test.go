@@ -29,7 +29,7 @@ func (r *pollRig) toRequirementsApproval() {
 	r.cycle()
 	r.fake.AddComment(r.ref, "alice", "OWNER", "- [ ] brainstorming\n\nthe-loop execute")
 	require.Equal(r.t, "pass", r.cycle().Status)
-	env, _, err := r.svc.Complete(context.Background(), CompleteRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: "issue-1"}})
+	env, err := r.svc.Complete(context.Background(), CompleteRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: "issue-1"}})
 	require.NoError(r.t, err)
 	require.Equal(r.t, "requirements-approval", env.CurrentNode, "%+v", env)
 }
@@ -96,7 +96,8 @@ func TestPollerEditedCommentsAreNeverDecisions(t *testing.T) {
 	require.True(t, ok)
 	r.cycle()
 	r.cycle()
-	evs, err := r.svc.Events(context.Background(), ItemRequest{Repo: r.repo, WorkItem: "issue-1"})
+	evlog, err := r.svc.Events(context.Background(), ItemRequest{Repo: r.repo, WorkItem: "issue-1"})
+	evs := evlog.Events
 	require.NoError(t, err)
 	var changed []runtime.EventRecord
 	for _, e := range evs {

@@ -142,14 +142,15 @@ func TestForceLeavesFourAuditRecords(t *testing.T) {
 	r.fake.AddComment(r.ref, "alice", "OWNER", "the-loop start")
 	r.cycle()
 	ctx := context.Background()
-	res, _, err := r.svc.Force(ctx, ForceRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: "issue-1"}, To: "design", Reason: "spec agreed offline", Actor: "@ops"})
+	res, err := r.svc.Force(ctx, ForceRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: "issue-1"}, To: "design", Reason: "spec agreed offline", Actor: "@ops"})
 	require.NoError(t, err)
 	assert.Equal(t, "phase-selection", res.FromNode)
 
 	st := r.state()
 	require.Len(t, st.Forced, 1)
 	assert.Equal(t, runtime.Verified, r.svc.deps.Signer.Verify(st.Forced[0]))
-	evs, err := r.svc.Events(ctx, ItemRequest{Repo: r.repo, WorkItem: "issue-1"})
+	evlog, err := r.svc.Events(ctx, ItemRequest{Repo: r.repo, WorkItem: "issue-1"})
+	evs := evlog.Events
 	require.NoError(t, err)
 	var forcedEvent bool
 	for _, e := range evs {

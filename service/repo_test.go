@@ -9,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/the-loop/the-loop/continuity"
 )
 
 func writeFile(t *testing.T, path, body string) {
@@ -92,7 +90,7 @@ func TestSymlinksNeverLeadOutOfTheRepository(t *testing.T) {
 	svc := benchService(t)
 	_, err = svc.Check(context.Background(), CheckRequest{Repo: dir, WorkItem: "issue-9"})
 	assert.ErrorContains(t, err, "is a symbolic link")
-	_, _, err = svc.Start(context.Background(), StartRequest{ItemRequest: ItemRequest{Repo: dir, WorkItem: "issue-9"}})
+	_, err = svc.Start(context.Background(), StartRequest{ItemRequest: ItemRequest{Repo: dir, WorkItem: "issue-9"}})
 	assert.ErrorContains(t, err, "is a symbolic link")
 	entries, _ := os.ReadDir(outside)
 	assert.Empty(t, entries, "nothing was written through the link")
@@ -128,14 +126,35 @@ func TestARepoMustBeAServedRoot(t *testing.T) {
 	ctx := context.Background()
 	_, err := svc.Check(ctx, CheckRequest{Repo: sub, All: true})
 	assert.ErrorContains(t, err, "a directory inside one is not its root")
-	_, _, err = svc.Status(ctx, ItemRequest{Repo: sub, WorkItem: "issue-1"})
+	_, err = svc.Status(ctx, ItemRequest{Repo: sub, WorkItem: "issue-1"})
 	assert.ErrorContains(t, err, "outside the repositories this server serves")
 	for _, dir := range []string{sub, t.TempDir()} {
-		_, err = svc.ContinuityBrief(ctx, dir, continuity.BriefOptions{})
+		scope := ContinuityScope{Repo: dir}
+		_, err = svc.ContinuityBrief(ctx, ContinuityBriefRequest{ContinuityScope: scope})
 		assert.ErrorContains(t, err, "outside the repositories this server serves", dir)
-		_, err = svc.ContinuityUpdate(ctx, dir, continuity.Entry{})
+		_, err = svc.ContinuityUpdate(ctx, ContinuityUpdateRequest{ContinuityScope: scope})
 		assert.ErrorContains(t, err, "outside the repositories this server serves", dir)
-		_, err = svc.ContinuityPrompt(ctx, dir, continuity.PromptOptions{})
+		_, err = svc.ContinuityPrompt(ctx, ContinuityPromptRequest{ContinuityScope: scope})
 		assert.ErrorContains(t, err, "outside the repositories this server serves", dir)
+		for name, call := range map[string]func() error{
+			"init": func() error {
+				_, err := svc.ContinuityInit(ctx, ContinuityInitRequest{ContinuityScope: scope})
+				return err
+			},
+			"resume": func() error {
+				_, err := svc.ContinuityResume(ctx, ContinuityResumeRequest{ContinuityScope: scope})
+				return err
+			},
+			"end": func() error {
+				_, err := svc.ContinuityEnd(ctx, ContinuityEndRequest{ContinuityScope: scope})
+				return err
+			},
+			"status": func() error {
+				_, err := svc.ContinuityStatus(ctx, ContinuityStatusRequest{ContinuityScope: scope})
+				return err
+			},
+		} {
+			assert.ErrorContains(t, call(), "outside the repositories this server serves", name)
+		}
 	}
 }

@@ -21,32 +21,33 @@ type GraphStatus struct {
 	Parked      *runtime.Parked     `json:"parked"`
 	Escalation  *runtime.Escalation `json:"escalation,omitempty"`
 	// GraphContext is the $graph_context block for the agent's prompt.
-	GraphContext string `json:"graphContext"`
+	GraphContext string   `json:"graphContext"`
+	Warnings     []string `json:"-"`
 }
 
 // Status reports where one work item stands, read-only.
-func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, []string, error) {
+func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, error) {
 	res, err := s.Check(ctx, CheckRequest{Repo: req.Repo, WorkItem: req.WorkItem})
 	if err != nil {
-		return GraphStatus{}, nil, err
+		return GraphStatus{Warnings: res.Warnings}, err
 	}
 	repo, err := s.openRepo(req.Repo)
 	if err != nil {
-		return GraphStatus{}, nil, err
+		return GraphStatus{}, err
 	}
 	st, release, err := s.readStore(ctx)
 	if err != nil {
-		return GraphStatus{}, nil, err
+		return GraphStatus{}, err
 	}
 	defer release()
 	state, _, err := (&persister{st: st, repo: repo}).Load(ctx, req.WorkItem)
 	if err != nil {
-		return GraphStatus{}, nil, err
+		return GraphStatus{}, err
 	}
 	rep := res.Reports[0]
 	g := res.Graphs[req.WorkItem]
 	out := GraphStatus{WorkItem: req.WorkItem, Loop: g.Name, Started: state.CurrentNode != "", CurrentNode: rep.CurrentNode,
-		Parked: rep.Parked, Escalation: state.Escalation, Needs: []string{}}
+		Parked: rep.Parked, Escalation: state.Escalation, Needs: []string{}, Warnings: res.Warnings}
 	n, _ := g.Node(rep.CurrentNode)
 	if n != nil {
 		out.Actor = n.Actor
@@ -58,7 +59,7 @@ func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, []s
 		}
 	}
 	out.GraphContext = graphContext(g, n, state, out)
-	return out, res.Warnings, nil
+	return out, nil
 }
 
 // graphContext renders the block an agent's prompt carries.
@@ -108,6 +109,12 @@ func graphContext(g *runtime.Graph, n *runtime.Node, st *runtime.State, gs Graph
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// GraphShowRequest names a shipped loop.
+type GraphShowRequest struct {
+	// Loop is the shipped loop ("" = the default loop).
+	Loop string `json:"loop"`
+}
+
 // GraphView is a shipped loop's nodes and edges.
 type GraphView struct {
 	Version int             `json:"version"`
@@ -117,13 +124,19 @@ type GraphView struct {
 	Edges   []runtime.Edge  `json:"edges"`
 	// SkipSets maps a set name to its member nodes.
 	SkipSets map[string][]string `json:"skipSets"`
+	// Graph is the compiled loop, for the renderers (GraphText, Mermaid).
+	Graph    *runtime.Graph `json:"-"`
+	Warnings []string       `json:"-"`
 }
 
-// Show returns a shipped loop ("" = the default).
-func Show(loop string) (GraphView, *runtime.Graph, error) {
-	g, err := Graph(loop)
-	if err != nil {
-		return GraphView{}, nil, err
+// GraphShow returns a shipped loop.
+func (s *Service) GraphShow(ctx context.Context, req GraphShowRequest) (GraphView, error) {
+	if err := ctx.Err(); err != nil {
+		return GraphView{}, err
 	}
-	return GraphView{Version: g.Version, Name: g.Name, Start: g.Start, Nodes: g.Nodes, Edges: g.Edges, SkipSets: g.SkipSets}, g, nil
+	g, err := Graph(req.Loop)
+	if err != nil {
+		return GraphView{}, err
+	}
+	return GraphView{Version: g.Version, Name: g.Name, Start: g.Start, Nodes: g.Nodes, Edges: g.Edges, SkipSets: g.SkipSets, Graph: g}, nil
 }

@@ -23,7 +23,7 @@ func TestAStoreErrorNamesTheRealCause(t *testing.T) {
 	}
 	require.NoError(t, os.WriteFile(db, junk, 0o600))
 	svc := testService(t, nil, Deps{Store: store.NewHandle(db)})
-	_, _, err := svc.Start(context.Background(), StartRequest{ItemRequest: ItemRequest{Repo: dir, WorkItem: "issue-1"}})
+	_, err := svc.Start(context.Background(), StartRequest{ItemRequest: ItemRequest{Repo: dir, WorkItem: "issue-1"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not a valid the-loop SQLite database")
 	assert.Contains(t, err.Error(), "move the file and its -wal/-shm companions aside")
@@ -35,18 +35,20 @@ func TestAStoreErrorNamesTheRealCause(t *testing.T) {
 func TestEventsOpenTheStoreReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	svc := testService(t, nil, Deps{Store: store.NewHandle(filepath.Join(t.TempDir(), "state", "the-loop.db"))})
-	evs, err := svc.Events(context.Background(), ItemRequest{Repo: dir, WorkItem: "issue-1"})
+	evlog, err := svc.Events(context.Background(), ItemRequest{Repo: dir, WorkItem: "issue-1"})
+	evs := evlog.Events
 	require.NoError(t, err)
 	assert.Empty(t, evs)
 	assert.NoFileExists(t, svc.DBPath(), "no store is created to read an empty log")
 
-	_, _, err = svc.Start(context.Background(), StartRequest{ItemRequest: ItemRequest{Repo: dir, WorkItem: "issue-1"}})
+	_, err = svc.Start(context.Background(), StartRequest{ItemRequest: ItemRequest{Repo: dir, WorkItem: "issue-1"}})
 	require.NoError(t, err)
 	require.NoError(t, svc.Close())
 	before, err := os.ReadFile(svc.DBPath())
 	require.NoError(t, err)
 	reader := testService(t, nil, Deps{Store: store.NewHandle(svc.DBPath())})
-	evs, err = reader.Events(context.Background(), ItemRequest{Repo: dir, WorkItem: "issue-1"})
+	evlog, err = reader.Events(context.Background(), ItemRequest{Repo: dir, WorkItem: "issue-1"})
+	evs = evlog.Events
 	require.NoError(t, err)
 	assert.NotEmpty(t, evs)
 	require.NoError(t, reader.Close())

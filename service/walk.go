@@ -26,19 +26,25 @@ type StartRequest struct {
 	Handoff *runtime.HandoffState `json:"-"`
 }
 
+// StartResult is where the walk began, with what the user should know.
+type StartResult struct {
+	runtime.StartResult
+	Warnings []string `json:"-"`
+}
+
 // Start begins a walk at the loop's start node (idempotent).
-func (s *Service) Start(ctx context.Context, req StartRequest) (runtime.StartResult, []string, error) {
+func (s *Service) Start(ctx context.Context, req StartRequest) (StartResult, error) {
 	if req.Loop != "" {
 		if _, err := Graph(req.Loop); err != nil {
-			return runtime.StartResult{}, nil, err
+			return StartResult{}, err
 		}
 	}
 	sess, err := s.open(ctx, req.Repo, req.WorkItem, req.Loop)
 	if err != nil {
-		return runtime.StartResult{}, nil, err
+		return StartResult{}, err
 	}
 	if sess.state.CurrentNode != "" && req.Loop != "" && sess.state.Loop != req.Loop {
-		return runtime.StartResult{}, sess.warns, fmt.Errorf("%s already walks %s; a started item keeps its loop", req.WorkItem, sess.state.Loop)
+		return StartResult{Warnings: sess.warns}, fmt.Errorf("%s already walks %s; a started item keeps its loop", req.WorkItem, sess.state.Loop)
 	}
 	ref := req.Ref
 	if ref == "" {
@@ -59,7 +65,7 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (runtime.StartRes
 	if res.Started && req.Handoff != nil {
 		res.Messages = append(res.Messages, "handed off: the walk starts from the handoff record "+req.Handoff.CommentURL)
 	}
-	return res, warns, err
+	return StartResult{StartResult: res, Warnings: warns}, err
 }
 
 // lookupHandoff reads the ticket's comments for a handoff record; any
@@ -80,12 +86,18 @@ func (s *Service) lookupHandoff(ctx context.Context, sess *session, ref string) 
 	return hs, url, ""
 }
 
+// AdvanceResult is the current node's verdict and where the item went.
+type AdvanceResult struct {
+	runtime.NodeReport
+	Warnings []string `json:"-"`
+}
+
 // Advance evaluates the current node with the ticket's comments (when an
 // integration is configured) and routes.
-func (s *Service) Advance(ctx context.Context, req ItemRequest) (runtime.NodeReport, []string, error) {
+func (s *Service) Advance(ctx context.Context, req ItemRequest) (AdvanceResult, error) {
 	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
 	if err != nil {
-		return runtime.NodeReport{}, nil, err
+		return AdvanceResult{}, err
 	}
 	ev, warn := s.event(ctx, sess)
 	warns := sess.warns
@@ -93,7 +105,7 @@ func (s *Service) Advance(ctx context.Context, req ItemRequest) (runtime.NodeRep
 		warns = append(warns, warn)
 	}
 	rep, err := sess.rt.Advance(ctx, req.WorkItem, ev)
-	return rep, warns, err
+	return AdvanceResult{NodeReport: rep, Warnings: warns}, err
 }
 
 // event reads the ticket's comments for a gate; nil when no integration or
@@ -117,15 +129,23 @@ func (s *Service) event(ctx context.Context, sess *session) (*runtime.Event, str
 type CompleteRequest struct {
 	ItemRequest
 	// Node is the claimed node ("" = the current node).
-	Node  string `json:"node"`
-	Actor string `json:"actor"`
+	Node string `json:"node"`
+	// Actor is who claims it, set by the surface (the CLI's --actor, the
+	// MCP caller); never an argument a tool accepts.
+	Actor string `json:"-"`
+}
+
+// CompleteResult is the claim's verdict.
+type CompleteResult struct {
+	runtime.Envelope
+	Warnings []string `json:"-"`
 }
 
 // Complete runs the claimed node's exit chain and advances on pass.
-func (s *Service) Complete(ctx context.Context, req CompleteRequest) (runtime.Envelope, []string, error) {
+func (s *Service) Complete(ctx context.Context, req CompleteRequest) (CompleteResult, error) {
 	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
 	if err != nil {
-		return runtime.Envelope{}, nil, err
+		return CompleteResult{}, err
 	}
 	// The claimed node's checks may read authorized comments (a security
 	// sign-off); a gate never counts anything else.
@@ -134,65 +154,92 @@ func (s *Service) Complete(ctx context.Context, req CompleteRequest) (runtime.En
 		sess.warns = append(sess.warns, warn)
 	}
 	env, err := sess.rt.CompleteWith(ctx, req.WorkItem, req.Node, req.Actor, ev)
-	return env, sess.warns, err
+	return CompleteResult{Envelope: env, Warnings: sess.warns}, err
 }
 
 // ForceRequest moves the pointer (an operator act; CLI only).
 type ForceRequest struct {
 	ItemRequest
-	To     string
-	Reason string
-	Actor  string
+	To     string `json:"to"`
+	Reason string `json:"reason"`
+	Actor  string `json:"-"`
+}
+
+// ForceResult is the move. The embedded result's own warnings (the
+// bypassed gate is required, ...) are part of its JSON; Warnings are the
+// service's, printed on stderr.
+type ForceResult struct {
+	runtime.ForceResult
+	Warnings []string `json:"-"`
 }
 
 // Force moves the pointer without forging a verdict.
-func (s *Service) Force(ctx context.Context, req ForceRequest) (runtime.ForceResult, []string, error) {
+func (s *Service) Force(ctx context.Context, req ForceRequest) (ForceResult, error) {
 	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
 	if err != nil {
-		return runtime.ForceResult{}, nil, err
+		return ForceResult{}, err
 	}
 	res, err := sess.rt.Force(ctx, req.WorkItem, req.To, req.Reason, req.Actor)
 	if _, known := sess.rt.Graph.Node(req.To); err != nil && (!known || errors.Is(err, runtime.ErrReasonRequired)) {
 		err = invalid(err) // the operator named no node of the loop, or no reason
 	}
-	return res, sess.warns, err
+	return ForceResult{ForceResult: res, Warnings: sess.warns}, err
 }
 
 // SkipRequest declares skips (an operator act; CLI only).
 type SkipRequest struct {
 	ItemRequest
-	Nodes  []string
-	Reason string
-	Actor  string
+	Nodes  []string `json:"nodes"`
+	Reason string   `json:"reason"`
+	Actor  string   `json:"-"`
+}
+
+// SkipResult is what was declared and refused; like ForceResult, the
+// embedded result's warnings are part of its JSON.
+type SkipResult struct {
+	runtime.SkipResult
+	Warnings []string `json:"-"`
 }
 
 // Skip declares skips for nodes the pointer has not reached.
-func (s *Service) Skip(ctx context.Context, req SkipRequest) (runtime.SkipResult, []string, error) {
+func (s *Service) Skip(ctx context.Context, req SkipRequest) (SkipResult, error) {
 	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
 	if err != nil {
-		return runtime.SkipResult{}, nil, err
+		return SkipResult{}, err
 	}
 	res, err := sess.rt.DeclareSkips(ctx, req.WorkItem, req.Nodes, req.Reason, req.Actor)
 	if err != nil && (len(req.Nodes) == 0 || errors.Is(err, runtime.ErrReasonRequired)) {
 		err = invalid(err) // the operator named no node, or no reason
 	}
-	return res, sess.warns, err
+	return SkipResult{SkipResult: res, Warnings: sess.warns}, err
+}
+
+// EventsResult is an item's event log, oldest first (never nil).
+type EventsResult struct {
+	Events   []runtime.EventRecord `json:"events"`
+	Warnings []string              `json:"-"`
 }
 
 // Events returns the item's event log, read-only: it never creates,
 // migrates or writes the store (no store yet is an empty log).
-func (s *Service) Events(ctx context.Context, req ItemRequest) ([]runtime.EventRecord, error) {
+func (s *Service) Events(ctx context.Context, req ItemRequest) (EventsResult, error) {
+	res := EventsResult{Events: []runtime.EventRecord{}}
 	if err := validID(req.WorkItem); err != nil {
-		return nil, err
+		return res, err
 	}
 	repo, err := s.openRepo(req.Repo)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	st, release, err := s.readStore(ctx)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	defer release()
-	return (&persister{st: st, repo: repo}).Events(ctx, req.WorkItem)
+	evs, err := (&persister{st: st, repo: repo}).Events(ctx, req.WorkItem)
+	if evs != nil {
+		res.Events = evs
+	}
+	res.Warnings = repo.Warnings
+	return res, err
 }

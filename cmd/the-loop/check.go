@@ -85,11 +85,11 @@ func checkRun(ctx context.Context, f *Factory, opts checkOptions) error {
 	if opts.Format == "json" && opts.All {
 		buf.WriteString("[")
 	}
-	var render func(runtime.Report) ([]byte, error)
+	req := opts.CheckRequest
 	if opts.Format == "json" {
-		render = func(rep runtime.Report) ([]byte, error) { return encodeReport(rep, opts.All) }
+		req.Render = func(rep runtime.Report) ([]byte, error) { return encodeReport(rep, opts.All) }
 	}
-	warns, err := svc.CheckRendered(ctx, opts.CheckRequest, render, func(rep runtime.Report, g *runtime.Graph, out []byte) error {
+	req.Emit = func(rep runtime.Report, g *runtime.Graph, out []byte) error {
 		fails := rep.Fails(g, opts.FailOn)
 		if fails {
 			failing++
@@ -112,8 +112,9 @@ func checkRun(ctx context.Context, f *Factory, opts checkOptions) error {
 		}
 		total++
 		return nil
-	})
-	for _, w := range warns {
+	}
+	res, err := svc.Check(ctx, req)
+	for _, w := range res.Warnings {
 		if gh != nil {
 			gh.warn(buf, w)
 		} else {

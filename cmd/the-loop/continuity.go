@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/continuity"
+	"github.com/the-loop/the-loop/service"
 )
 
 func init() {
@@ -90,17 +91,19 @@ func contFlags(f *Factory, verb string) *contCommon {
 	}
 }
 
-// parse parses args and opens the continuity set of the repository.
-func (c *contCommon) parse(f *Factory, args []string) (*continuity.Set, error) {
+// parse parses args and builds the core and the scope of the repository's
+// continuity set; call the returned function when done.
+func (c *contCommon) parse(f *Factory, args []string) (*service.Service, service.ContinuityScope, error) {
+	var scope service.ContinuityScope
 	rest, err := parseFlags(c.fs, args)
 	if err != nil {
-		return nil, err
+		return nil, scope, err
 	}
 	if len(rest) > 0 {
-		return nil, usageErrorf("unexpected argument %q; every value is passed with a flag", rest[0])
+		return nil, scope, usageErrorf("unexpected argument %q; every value is passed with a flag", rest[0])
 	}
 	if err := oneOf("format", *c.format, "text", "json"); err != nil {
-		return nil, err
+		return nil, scope, err
 	}
 	dir := *c.repo
 	if dir == "" {
@@ -108,12 +111,11 @@ func (c *contCommon) parse(f *Factory, args []string) (*continuity.Set, error) {
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(f.Cwd, dir)
 	}
-	set, err := continuity.Open(dir)
+	svc, err := f.Service(ServiceOptions{})
 	if err != nil {
-		return nil, err
+		return nil, scope, err
 	}
-	set.Harness = continuity.DetectHarness(f.Getenv)
-	return set, nil
+	return svc, service.ContinuityScope{Repo: dir, Harness: continuity.DetectHarness(f.Getenv)}, nil
 }
 
 func (c *contCommon) json() bool { return *c.format == "json" }
@@ -158,31 +160,33 @@ func contInit(f *Factory, args []string) error {
 	c.fs.StringVar(&opts.Scope, "scope", "", "what is in scope")
 	c.fs.StringVar(&opts.Rationale, "why", "", "the initial rationale")
 	c.fs.StringVar(&opts.Next, "next", "", "the first next action")
-	set, err := c.parse(f, args)
+	svc, scope, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
 	if strings.TrimSpace(opts.Goal) == "" {
 		return usageErrorf("continuity init needs --goal TEXT: say what this work is for (use `continuity resume` to carry on without one)")
 	}
-	res, err := set.Init(opts)
+	defer svc.Close()
+	res, err := svc.ContinuityInit(context.Background(), service.ContinuityInitRequest{ContinuityScope: scope, InitOptions: opts})
 	if err != nil {
 		return err
 	}
-	return printStart(f, c, res)
+	return printStart(f, c, res.StartResult)
 }
 
 func contResume(f *Factory, args []string) error {
 	c := contFlags(f, "resume")
-	set, err := c.parse(f, args)
+	svc, scope, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
-	res, err := set.Resume()
+	defer svc.Close()
+	res, err := svc.ContinuityResume(context.Background(), service.ContinuityResumeRequest{ContinuityScope: scope})
 	if err != nil {
 		return err
 	}
-	return printStart(f, c, res)
+	return printStart(f, c, res.StartResult)
 }
 
 func printStart(f *Factory, c *contCommon, res continuity.StartResult) error {
@@ -218,7 +222,7 @@ func contUpdate(f *Factory, args []string) error {
 	c.fs.StringVar(&e.Resolves, "resolves", "", "blocker id this decision or task resolves")
 	c.fs.Var(&files, "files", "active files the fact concerns (comma-separated or repeated)")
 	c.fs.StringVar(&e.Next, "next", "", "replace the recorded next action")
-	set, err := c.parse(f, args)
+	svc, scope, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
@@ -234,14 +238,15 @@ func contUpdate(f *Factory, args []string) error {
 		return usageErrorf("continuity update needs --text TEXT (or --node ID with --status to change an existing task or blocker)")
 	}
 	e.DependsOn, e.Files = depends, files
-	res, err := set.Update(e)
+	defer svc.Close()
+	res, err := svc.ContinuityUpdate(context.Background(), service.ContinuityUpdateRequest{ContinuityScope: scope, Entry: e})
 	if err != nil {
 		return err
 	}
 	if c.json() {
 		return contJSON(f, res)
 	}
-	printUpdate(f.Stdout, "recorded "+res.Kind, res)
+	printUpdate(f.Stdout, "recorded "+res.Kind, res.UpdateResult)
 	return nil
 }
 
@@ -263,7 +268,7 @@ func contEnd(f *Factory, args []string) error {
 	var opts continuity.EndOptions
 	c.fs.StringVar(&opts.Next, "next", "", "the exact next action")
 	c.fs.StringVar(&opts.Result, "result", "", "what was achieved, with --completed (default: completed)")
-	set, err := c.parse(f, args)
+	svc, scope, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
@@ -277,24 +282,26 @@ func contEnd(f *Factory, args []string) error {
 	default:
 		opts.Kind = continuity.EndCompleted
 	}
-	res, err := set.End(opts)
+	defer svc.Close()
+	res, err := svc.ContinuityEnd(context.Background(), service.ContinuityEndRequest{ContinuityScope: scope, EndOptions: opts})
 	if err != nil {
 		return err
 	}
 	if c.json() {
 		return contJSON(f, res)
 	}
-	printUpdate(f.Stdout, "marked "+res.Kind, res)
+	printUpdate(f.Stdout, "marked "+res.Kind, res.UpdateResult)
 	return nil
 }
 
 func contStatus(f *Factory, args []string) error {
 	c := contFlags(f, "status")
-	set, err := c.parse(f, args)
+	svc, scope, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
-	st, err := set.Status()
+	defer svc.Close()
+	st, err := svc.ContinuityStatus(context.Background(), service.ContinuityStatusRequest{ContinuityScope: scope})
 	if err != nil {
 		return err
 	}
@@ -336,12 +343,13 @@ func contBrief(f *Factory, args []string) error {
 	c.fs.StringVar(&opts.Out, "out", "", "file name to write under .handoff/handoffs/ (default: stdout)")
 	c.fs.Var(&exclude, "exclude", "projects or paths that must not be packaged (comma-separated or repeated)")
 	c.fs.IntVar(&opts.Budget, "budget", continuity.BriefBudget, "byte budget, at most 6144")
-	set, err := c.parse(f, args)
+	svc, scope, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
 	opts.Exclude = exclude
-	b, err := set.Brief(opts)
+	defer svc.Close()
+	b, err := svc.ContinuityBrief(context.Background(), service.ContinuityBriefRequest{ContinuityScope: scope, BriefOptions: opts})
 	if err != nil {
 		return err
 	}
@@ -380,7 +388,7 @@ func contPrompt(f *Factory, args []string) error {
 	c.fs.Var(&validation, "validation", "a check the receiver should run (repeatable)")
 	c.fs.BoolVar(&opts.AllowPaths, "allow-paths", false, "keep filesystem paths (only when explicitly wanted)")
 	printIt := c.fs.Bool("print", false, "also print the prompt after copying it")
-	set, err := c.parse(f, args)
+	svc, scope, err := c.parse(f, args)
 	if err != nil {
 		return err
 	}
@@ -389,7 +397,8 @@ func contPrompt(f *Factory, args []string) error {
 	}
 	opts.Context, opts.Constraints, opts.Criteria, opts.NonGoals, opts.Validation = ctxs, constraints, criteria, nonGoals, validation
 	opts.Clipboard = continuity.NewSystemClipboard(f.Getenv("PATH"), f.Getenv)
-	p, err := set.Prompt(opts)
+	defer svc.Close()
+	p, err := svc.ContinuityPrompt(context.Background(), service.ContinuityPromptRequest{ContinuityScope: scope, PromptOptions: opts})
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func generatedLoops(t *testing.T) string {
 	var b strings.Builder
 	b.WriteString(genBegin + "\n")
 	for _, name := range service.Loops() {
-		_, g, err := service.Show(name)
+		g, err := service.Graph(name)
 		require.NoError(t, err)
 		b.WriteString("\n### " + name + "\n\n```mermaid\n" + service.Mermaid(g) + "```\n")
 	}

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
 )
 
@@ -68,10 +67,16 @@ func graphShow(ctx context.Context, f *Factory, args []string) error {
 	if err := oneOf("format", *format, "table", "text", "json", "mermaid"); err != nil {
 		return err
 	}
-	view, g, err := service.Show(*loop)
+	svc, err := f.Service(ServiceOptions{})
 	if err != nil {
 		return err
 	}
+	defer svc.Close()
+	view, err := svc.GraphShow(ctx, service.GraphShowRequest{Loop: *loop})
+	if err != nil {
+		return err
+	}
+	g := view.Graph
 	switch *format {
 	case "json":
 		return writeJSON(f.Stdout, view)
@@ -128,11 +133,11 @@ func graphStatus(ctx context.Context, f *Factory, args []string) error {
 		return err
 	}
 	defer svc.Close()
-	gs, warns, err := svc.Status(ctx, req)
+	gs, err := svc.Status(ctx, req)
 	if err != nil {
 		return err
 	}
-	printWarnings(f, warns)
+	printWarnings(f, gs.Warnings)
 	if format == "json" {
 		return writeJSON(f.Stdout, gs)
 	}
@@ -150,11 +155,11 @@ func graphStart(ctx context.Context, f *Factory, args []string) error {
 		return err
 	}
 	defer svc.Close()
-	res, warns, err := svc.Start(ctx, service.StartRequest{ItemRequest: req, Loop: *loop, Ref: *ref})
+	res, err := svc.Start(ctx, service.StartRequest{ItemRequest: req, Loop: *loop, Ref: *ref})
 	if err != nil {
 		return err
 	}
-	printWarnings(f, warns)
+	printWarnings(f, res.Warnings)
 	if format == "json" {
 		return writeJSON(f.Stdout, res)
 	}
@@ -175,11 +180,11 @@ func graphAdvance(ctx context.Context, f *Factory, args []string) error {
 		return err
 	}
 	defer svc.Close()
-	rep, warns, err := svc.Advance(ctx, req)
+	rep, err := svc.Advance(ctx, req)
 	if err != nil {
 		return err
 	}
-	printWarnings(f, warns)
+	printWarnings(f, rep.Warnings)
 	if format == "json" {
 		if err := writeJSON(f.Stdout, rep); err != nil {
 			return err
@@ -203,13 +208,13 @@ func graphComplete(ctx context.Context, f *Factory, args []string) error {
 		return err
 	}
 	defer svc.Close()
-	envl, warns, err := svc.Complete(ctx, service.CompleteRequest{ItemRequest: req, Node: *node, Actor: *actor})
+	envl, err := svc.Complete(ctx, service.CompleteRequest{ItemRequest: req, Node: *node, Actor: *actor})
 	if err != nil {
 		return err
 	}
-	printWarnings(f, warns)
+	printWarnings(f, envl.Warnings)
 	if format == "table" {
-		fmt.Fprintln(f.Stdout, service.ClaimText(envl, req.WorkItem))
+		fmt.Fprintln(f.Stdout, service.ClaimText(envl.Envelope, req.WorkItem))
 	} else if err := writeJSON(f.Stdout, envl); err != nil {
 		return err
 	}
@@ -228,14 +233,14 @@ func graphSkip(ctx context.Context, f *Factory, args []string) error {
 		return err
 	}
 	defer svc.Close()
-	res, warns, err := svc.Skip(ctx, service.SkipRequest{ItemRequest: req, Nodes: nodes, Reason: *reason, Actor: *actor})
+	res, err := svc.Skip(ctx, service.SkipRequest{ItemRequest: req, Nodes: nodes, Reason: *reason, Actor: *actor})
 	if err != nil {
 		if errors.Is(err, service.ErrInvalidRequest) {
 			return refused(err)
 		}
 		return err
 	}
-	printWarnings(f, warns)
+	printWarnings(f, res.Warnings)
 	if format == "json" {
 		if err := writeJSON(f.Stdout, res); err != nil {
 			return err
@@ -247,7 +252,7 @@ func graphSkip(ctx context.Context, f *Factory, args []string) error {
 		for _, r := range res.Rejected {
 			fmt.Fprintf(f.Stdout, "rejected: %s — %s\n", r.Token, r.Why)
 		}
-		for _, w := range res.Warnings {
+		for _, w := range res.SkipResult.Warnings {
 			fmt.Fprintf(f.Stdout, "  WARNING: %s\n", w)
 		}
 		if len(res.Declared) > 0 {
@@ -274,19 +279,19 @@ func graphForce(ctx context.Context, f *Factory, args []string) error {
 	if *to == "" {
 		return usageErrorf("--to is required: name the node to move the pointer to")
 	}
-	res, warns, err := svc.Force(ctx, service.ForceRequest{ItemRequest: req, To: *to, Reason: *reason, Actor: *actor})
+	res, err := svc.Force(ctx, service.ForceRequest{ItemRequest: req, To: *to, Reason: *reason, Actor: *actor})
 	if errors.Is(err, service.ErrInvalidRequest) {
 		return refused(err)
 	}
 	if err != nil {
 		return err
 	}
-	printWarnings(f, warns)
+	printWarnings(f, res.Warnings)
 	if format == "json" {
 		return writeJSON(f.Stdout, res)
 	}
 	fmt.Fprintf(f.Stdout, "forced %s: %s → %s\n  reason: %s\n", res.WorkItem, res.FromNode, res.ToNode, res.Reason)
-	for _, w := range res.Warnings {
+	for _, w := range res.ForceResult.Warnings {
 		fmt.Fprintf(f.Stdout, "  WARNING: %s\n", w)
 	}
 	fmt.Fprintln(f.Stdout, "  note: this moved the pointer only — the bypassed gate keeps its real verdict, so `the-loop check --recompute` will still report it.")
@@ -299,17 +304,15 @@ func graphEvents(ctx context.Context, f *Factory, args []string) error {
 		return err
 	}
 	defer svc.Close()
-	evs, err := svc.Events(ctx, req)
+	res, err := svc.Events(ctx, req)
 	if err != nil {
 		return err
 	}
+	printWarnings(f, res.Warnings)
 	if format == "json" {
-		if evs == nil {
-			evs = []runtime.EventRecord{}
-		}
-		return writeJSON(f.Stdout, evs)
+		return writeJSON(f.Stdout, res.Events)
 	}
-	for _, e := range evs {
+	for _, e := range res.Events {
 		line := fmt.Sprintf("%4d  %s  %-24s %s", e.Seq, e.At, e.Name, e.Node)
 		if len(e.Data) > 0 {
 			keys := make([]string, 0, len(e.Data))

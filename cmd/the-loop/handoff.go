@@ -148,11 +148,11 @@ func handoffShow(ctx context.Context, f *Factory, args []string) error {
 	}
 	defer svc.Close()
 	req.Repo = handoffPath(f, req.Repo)
-	v, warns, err := svc.HandoffShow(ctx, req)
+	v, err := svc.HandoffShow(ctx, req)
 	if err != nil {
 		return err
 	}
-	printWarnings(f, warns)
+	printWarnings(f, v.Warnings)
 	if format == "json" {
 		if err := writeJSON(f.Stdout, v); err != nil {
 			return err
@@ -195,11 +195,11 @@ func handoffImport(ctx context.Context, f *Factory, args []string) error {
 	if *fromArtifact != "" {
 		ireq.FromArtifact = handoffPath(f, *fromArtifact)
 	}
-	res, warns, err := svc.HandoffImport(ctx, ireq)
+	res, err := svc.HandoffImport(ctx, ireq)
 	if err != nil {
 		return err
 	}
-	printWarnings(f, warns)
+	printWarnings(f, res.Warnings)
 	if format == "json" {
 		if err := writeJSON(f.Stdout, res); err != nil {
 			return err
@@ -240,12 +240,12 @@ func handoffNote(ctx context.Context, f *Factory, args []string) error {
 	case *pr <= 0:
 		return usageErrorf("handoff note needs --pull-request N, the branch's pull request")
 	}
-	res, warns, err := svc.HandoffNote(ctx, service.HandoffNoteRequest{ItemRequest: service.ItemRequest{Repo: handoffPath(f, req.Repo), WorkItem: req.WorkItem},
+	res, err := svc.HandoffNote(ctx, service.HandoffNoteRequest{ItemRequest: service.ItemRequest{Repo: handoffPath(f, req.Repo), WorkItem: req.WorkItem},
 		Branch: *branch, PullRequest: *pr})
 	if err != nil {
 		return err
 	}
-	printWarnings(f, warns)
+	printWarnings(f, res.Warnings)
 	if format == "json" {
 		return writeJSON(f.Stdout, res)
 	}

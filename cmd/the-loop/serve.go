@@ -69,8 +69,7 @@ func runServe(ctx context.Context, f *Factory, args []string) error {
 	}
 	defer svc.Close()
 	cfg := svc.Config()
-	deps := loopmcp.Deps{Logger: logger, DefaultRepo: repoDir, Backend: svc, Operator: cfg.Routing.Operator, WorkItem: *workItem}
-	srv := loopmcp.NewServer(deps, loopmcp.AllTools(), Version())
+	srv := loopmcp.NewServer(serverDeps(svc, logger, repoDir, *workItem), loopmcp.AllTools(), Version())
 
 	if *httpAddr == "" {
 		if err := loopmcp.ServeStdio(ctx, srv, f.Stdin, f.Stdout, f.Stderr); err != nil {
@@ -149,6 +148,13 @@ func newServeService(f *Factory, db, repoDir string, confined bool, logger *slog
 		logger.Warn("the state store could not be opened; graph_complete will fail until it can", "err", err)
 	}
 	return svc, nil
+}
+
+// serverDeps are what the MCP tools are built from: the core, the default
+// repository, the operator a stdio or static-token caller acts as, and the
+// work item a launched session's server is confined to.
+func serverDeps(svc *service.Service, logger *slog.Logger, repoDir, workItem string) loopmcp.Deps {
+	return loopmcp.Deps{Logger: logger, DefaultRepo: repoDir, Backend: svc, Operator: svc.Config().Routing.Operator, WorkItem: workItem}
 }
 
 // resolveRepo makes --repo absolute (against the working directory) and

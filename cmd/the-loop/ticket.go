@@ -10,8 +10,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/the-loop/the-loop/integrations/providers"
 	"github.com/the-loop/the-loop/integrations/tickets"
+	"github.com/the-loop/the-loop/service"
 )
 
 const ticketCreateUsage = "ticket create --system github|jira (--repo OWNER/REPO | --project KEY) --title T (--body-file F | --body B) [--labels a,b] [--issue-type Story] [--parent KEY-1] [--mirror-of URL] [--format table|json]"
@@ -85,30 +85,17 @@ func ticketCreate(ctx context.Context, f *Factory, args []string) error {
 	if labels != "" {
 		o.Labels = strings.Split(labels, ",")
 	}
-	cfg, err := f.Config()
+	svc, err := f.Service(ServiceOptions{})
 	if err != nil {
 		return err
 	}
-	if _, err := tickets.Validate(cfg, o); err != nil {
-		return usageErrorf("%v", err)
-	}
-	p, err := providers.New(cfg, o.System, f.Getenv)
-	if err != nil {
-		return err
-	}
-	if o.MirrorOf != "" {
-		gh, err := providers.New(cfg, "github", f.Getenv)
-		if err != nil {
-			return fmt.Errorf("--mirror-of names the Jira key in the GitHub issue, which needs GitHub credentials: %w", err)
-		}
-		o.MirrorTracker = gh
-	}
-	created, err := tickets.Create(ctx, cfg, p, o)
+	defer svc.Close()
+	created, err := svc.TicketCreate(ctx, service.TicketCreateRequest{CreateOptions: o})
 	var mle *tickets.MirrorLinkError
 	if err != nil && !errors.As(err, &mle) {
 		return err
 	}
-	if werr := writeCreated(f.Stdout, format, created); werr != nil {
+	if werr := writeCreated(f.Stdout, format, created.Created); werr != nil {
 		return werr
 	}
 	return err
@@ -147,16 +134,18 @@ func ticketProjects(f *Factory, args []string) error {
 	if err := oneOf("format", *format, "table", "json"); err != nil {
 		return err
 	}
-	cfg, err := f.Config()
+	svc, err := f.Service(ServiceOptions{})
 	if err != nil {
 		return err
 	}
-	keys := tickets.Projects(cfg)
+	defer svc.Close()
+	res, err := svc.TicketProjects(context.Background(), service.TicketProjectsRequest{})
+	if err != nil {
+		return err
+	}
+	keys := res.Projects
 	if *format == "json" {
-		if keys == nil {
-			keys = []string{}
-		}
-		return json.NewEncoder(f.Stdout).Encode(map[string][]string{"projects": keys})
+		return json.NewEncoder(f.Stdout).Encode(res)
 	}
 	if len(keys) == 0 {
 		fmt.Fprintln(f.Stderr, "no Jira projects are configured; add keys to integrations.jira.projects")

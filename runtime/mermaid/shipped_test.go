@@ -18,7 +18,7 @@ import (
 // `graph show --format mermaid` does and parses it.
 func TestShippedLoopDiagramsParse(t *testing.T) {
 	for _, name := range graphs.Names() {
-		_, g, err := service.Show(name)
+		g, err := service.Graph(name)
 		require.NoError(t, err)
 		res := mermaid.Check(service.Mermaid(g))
 		assert.True(t, res.Checked, name)
