@@ -50,29 +50,10 @@ func decode[R any](req mcp.CallToolRequest) (R, *mcp.CallToolResult) {
 func trimLists(args map[string]any) map[string]any {
 	out := make(map[string]any, len(args))
 	for k, v := range args {
-		var items []any
-		switch x := v.(type) {
-		case []any:
-			items = x
-		case []string:
-			for _, s := range x {
-				items = append(items, s)
-			}
-		default:
-			out[k] = v
-			continue
+		out[k] = v
+		if items, ok := listOf(v); ok {
+			out[k] = trimmed(items)
 		}
-		kept := make([]any, 0, len(items))
-		for _, item := range items {
-			if s, ok := item.(string); ok {
-				if s = strings.TrimSpace(s); s == "" {
-					continue
-				}
-				item = s
-			}
-			kept = append(kept, item)
-		}
-		out[k] = kept
 	}
 	return out
 }

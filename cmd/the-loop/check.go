@@ -14,6 +14,8 @@ import (
 	"github.com/the-loop/the-loop/service"
 )
 
+const checkUsage = "check [<id>] [--repo DIR] [--all] [--recompute] [--format table|json|github] [--fail-on unmet|block] [--db FILE]"
+
 // checkOptions are the flags of `the-loop check`.
 type checkOptions struct {
 	service.CheckRequest
@@ -22,48 +24,46 @@ type checkOptions struct {
 	DB     string
 }
 
-func init() {
-	register(&Command{
-		Name:    "check",
-		Usage:   "check [<id>] [--repo DIR] [--all] [--recompute] [--format table|json|github] [--fail-on unmet|block] [--db FILE]",
+func checkCmd() *Command {
+	return &Command{Name: "check", Usage: checkUsage,
 		Summary: "report where work items stand (read-only; the CI and stop-hook verb)",
-		Run:     runCheckCmd,
-	})
+		Run: func(ctx context.Context, f *Factory, args []string) error {
+			opts := &checkOptions{}
+			fs := f.flagSet("check", checkUsage)
+			fs.StringVar(&opts.Repo, "repo", ".", "repository root")
+			fs.BoolVar(&opts.All, "all", false, "check every work item under the spec directory")
+			fs.BoolVar(&opts.Recompute, "recompute", false, "derive every verdict from the artifacts and verified decisions alone")
+			fs.StringVar(&opts.Format, "format", "table", "output format: table, json, or github (workflow-command annotations and a job summary)")
+			fs.StringVar(&opts.FailOn, "fail-on", "unmet", "exit 1 when a work item is unmet, or only when a node blocks (block)")
+			fs.StringVar(&opts.DB, "db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
+			pos, err := parseFlags(fs, args)
+			if err != nil {
+				return err
+			}
+			switch len(pos) {
+			case 0:
+			case 1:
+				opts.WorkItem = pos[0]
+			default:
+				return usageErrorf("check takes at most one work item id; got %s", strings.Join(pos, " "))
+			}
+			if err := oneOf("format", opts.Format, "table", "json", "github"); err != nil {
+				return err
+			}
+			if err := oneOf("fail-on", opts.FailOn, "unmet", "block"); err != nil {
+				return err
+			}
+			if opts.WorkItem == "" && !opts.All {
+				return usageErrorf("give a work item id, or --all")
+			}
+			return runCheck(ctx, f, opts)
+		},
+	}
 }
 
-func runCheckCmd(ctx context.Context, f *Factory, args []string) error {
-	fs := flagSet(f, "check", commands["check"].Usage)
-	opts := checkOptions{}
-	fs.StringVar(&opts.Repo, "repo", ".", "repository root")
-	fs.BoolVar(&opts.All, "all", false, "check every work item under the spec directory")
-	fs.BoolVar(&opts.Recompute, "recompute", false, "derive every verdict from the artifacts and verified decisions alone")
-	fs.StringVar(&opts.Format, "format", "table", "output format: table, json, or github (workflow-command annotations and a job summary)")
-	fs.StringVar(&opts.FailOn, "fail-on", "unmet", "exit 1 when a work item is unmet, or only when a node blocks (block)")
-	fs.StringVar(&opts.DB, "db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	switch len(pos) {
-	case 0:
-	case 1:
-		opts.WorkItem = pos[0]
-	default:
-		return usageErrorf("check takes at most one work item id; got %s", strings.Join(pos, " "))
-	}
-	if err := oneOf("format", opts.Format, "table", "json", "github"); err != nil {
-		return err
-	}
-	if err := oneOf("fail-on", opts.FailOn, "unmet", "block"); err != nil {
-		return err
-	}
-	if opts.WorkItem == "" && !opts.All {
-		return usageErrorf("give a work item id, or --all")
-	}
-	return checkRun(ctx, f, opts)
-}
-
-func checkRun(ctx context.Context, f *Factory, opts checkOptions) error {
+// runCheck streams the reports: each is rendered on the worker that
+// evaluated it and printed in work-item order, so memory stays flat.
+func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 	tuneGCForBatch(f)
 	var gh *githubOutput
 	if opts.Format == "github" {
@@ -77,42 +77,15 @@ func checkRun(ctx context.Context, f *Factory, opts checkOptions) error {
 		return err
 	}
 	defer svc.Close()
-	var (
-		failing, satisfied, total int
-		buf                       = bufio.NewWriterSize(f.Stdout, 64<<10)
-	)
+	buf := bufio.NewWriterSize(f.Stdout, 64<<10)
 	defer buf.Flush()
-	if opts.Format == "json" && opts.All {
-		buf.WriteString("[")
-	}
+	p := &checkPrinter{w: buf, opts: opts, gh: gh}
 	req := opts.CheckRequest
 	if opts.Format == "json" {
 		req.Render = func(rep runtime.Report) ([]byte, error) { return encodeReport(rep, opts.All) }
 	}
-	req.Emit = func(rep runtime.Report, g *runtime.Graph, out []byte) error {
-		fails := rep.Fails(g, opts.FailOn)
-		if fails {
-			failing++
-		} else {
-			satisfied++
-		}
-		switch opts.Format {
-		case "table":
-			renderCheckItem(buf, rep, g, opts)
-		case "github":
-			gh.item(buf, rep, g)
-		default:
-			if opts.All {
-				if total > 0 {
-					buf.WriteString(",")
-				}
-				buf.WriteString("\n")
-			}
-			buf.Write(out)
-		}
-		total++
-		return nil
-	}
+	req.Emit = p.item
+	p.begin()
 	res, err := svc.Check(ctx, req)
 	for _, w := range res.Warnings {
 		if gh != nil {
@@ -125,26 +98,66 @@ func checkRun(ctx context.Context, f *Factory, opts checkOptions) error {
 		if gh != nil {
 			gh.finish(buf, err)
 		}
-		buf.Flush()
 		return err
 	}
-	if opts.Format == "json" && opts.All {
-		if total > 0 {
-			buf.WriteString("\n")
-		}
-		buf.WriteString("]\n")
-	}
-	if opts.Format == "table" && opts.All {
-		fmt.Fprintf(buf, "\n%d/%d work items satisfied\n", satisfied, total)
-	}
-	if gh != nil {
-		gh.finish(buf, nil)
-	}
-	if failing > 0 {
-		buf.Flush()
+	p.end()
+	if p.failing > 0 {
 		return unmet("")
 	}
 	return nil
+}
+
+// checkPrinter prints check's reports as they come, in the chosen format,
+// and counts them.
+type checkPrinter struct {
+	w                         *bufio.Writer
+	opts                      *checkOptions
+	gh                        *githubOutput
+	failing, satisfied, total int
+}
+
+func (p *checkPrinter) begin() {
+	if p.opts.Format == "json" && p.opts.All {
+		p.w.WriteString("[")
+	}
+}
+
+func (p *checkPrinter) item(rep runtime.Report, g *runtime.Graph, out []byte) error {
+	if rep.Fails(g, p.opts.FailOn) {
+		p.failing++
+	} else {
+		p.satisfied++
+	}
+	switch p.opts.Format {
+	case "table":
+		renderCheckItem(p.w, rep, g, p.opts)
+	case "github":
+		p.gh.item(p.w, rep, g)
+	default:
+		if p.opts.All {
+			if p.total > 0 {
+				p.w.WriteString(",")
+			}
+			p.w.WriteString("\n")
+		}
+		p.w.Write(out)
+	}
+	p.total++
+	return nil
+}
+
+func (p *checkPrinter) end() {
+	switch {
+	case p.opts.Format == "json" && p.opts.All:
+		if p.total > 0 {
+			p.w.WriteString("\n")
+		}
+		p.w.WriteString("]\n")
+	case p.opts.Format == "table" && p.opts.All:
+		fmt.Fprintf(p.w, "\n%d/%d work items satisfied\n", p.satisfied, p.total)
+	case p.gh != nil:
+		p.gh.finish(p.w, nil)
+	}
 }
 
 // encodeReport renders one report: the whole document, or (inArray) an
@@ -169,7 +182,7 @@ func encodeReport(rep runtime.Report, inArray bool) ([]byte, error) {
 }
 
 // renderCheckItem prints one item's block of the people's format.
-func renderCheckItem(w io.Writer, r runtime.Report, g *runtime.Graph, opts checkOptions) {
+func renderCheckItem(w io.Writer, r runtime.Report, g *runtime.Graph, opts *checkOptions) {
 	head := "ok"
 	switch {
 	case len(r.Drift) > 0:

@@ -21,7 +21,7 @@ type githubOutput struct {
 	summaryPath string
 }
 
-func newGitHubOutput(f *Factory, opts checkOptions) *githubOutput {
+func newGitHubOutput(f *Factory, opts *checkOptions) *githubOutput {
 	o := &githubOutput{report: service.GitHubReport{FailOn: opts.FailOn}, summaryPath: f.Getenv(EnvStepSummary)}
 	if repo, err := service.OpenRepo(opts.Repo); err == nil {
 		o.report.Root = repo.Root

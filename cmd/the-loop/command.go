@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/the-loop/the-loop/config"
@@ -30,65 +30,113 @@ func newEnv() *Env {
 	return &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: config.WithCredentials(os.Getenv), Cwd: cwd}
 }
 
-// Command is one subcommand. Run receives the arguments after the name.
+// Command is a verb, or a group of verbs. A verb's Run parses its flags
+// into its options and calls its run function; a group's Sub are its verbs,
+// reached through dispatch.
 type Command struct {
 	Name    string
-	Usage   string
+	Usage   string // the synopsis after "the-loop "
 	Summary string
 	Run     func(ctx context.Context, f *Factory, args []string) error
+	// Noun is what a group calls its verbs in messages ("action", "verb",
+	// "subcommand"); Sub are the verbs.
+	Noun string
+	Sub  []*Command
 }
 
-var commands = map[string]*Command{}
-
-// register adds a subcommand; each command file calls it from init.
-func register(c *Command) {
-	if _, dup := commands[c.Name]; dup {
-		panic("duplicate command " + c.Name)
-	}
-	commands[c.Name] = c
+// theLoop is the root of the command tree: every verb of the CLI, in one
+// list. A new verb is a line here and a file of its own.
+func theLoop() *Command {
+	return &Command{Noun: "command", Sub: []*Command{
+		checkCmd(), continuityCmd(), gateCmd(), graphCmd(), handoffCmd(), keysCmd(),
+		pollCmd(), serveCmd(), ticketCmd(), versionCmd(),
+	}}
 }
 
 // Main runs the CLI and returns the exit code. Data goes to stdout,
 // messages to stderr.
 func Main(ctx context.Context, env *Env, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(env.Stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	if args[0] == "--version" {
+	if len(args) > 0 && args[0] == "--version" {
 		args = []string{"version"}
 	}
-	cmd, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(env.Stderr, "error: unknown command %q\n\n", args[0])
-		printUsage(env.Stderr)
-		return exitUsage
-	}
-	err := cmd.Run(ctx, newFactory(env), args[1:])
-	return exitCode(env.Stderr, err)
+	return exitCode(env.Stderr, theLoop().dispatch(ctx, newFactory(env), args))
 }
 
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: the-loop <command> [flags]")
-	fmt.Fprintln(w)
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
+// dispatch runs the verb args name, through as many groups as it takes:
+// the one dispatcher of every command and sub-command. A group given no
+// verb prints its help and is a usage error; -h, --help and help print it.
+func (c *Command) dispatch(ctx context.Context, f *Factory, args []string) error {
+	if c.Sub == nil {
+		return c.Run(ctx, f, args)
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].Summary)
+	if len(args) == 0 {
+		c.help(f.Stderr)
+		return usageErrorf("%s needs %s %s: %s", c.path(), article(c.Noun), c.Noun, strings.Join(c.verbs(), ", "))
 	}
-	fmt.Fprintln(w, "\nRun 'the-loop <command> -h' for a command's flags.")
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		c.help(f.Stderr)
+		return nil
+	}
+	i := slices.IndexFunc(c.Sub, func(s *Command) bool { return s.Name == args[0] })
+	if i < 0 {
+		verbs := c.verbs()
+		return usageErrorf("unknown %s%s %q: use %s or %s", c.prefix(), c.Noun, args[0],
+			strings.Join(verbs[:len(verbs)-1], ", "), verbs[len(verbs)-1])
+	}
+	return c.Sub[i].dispatch(ctx, f, args[1:])
+}
+
+// help prints a group's synopsis and its verbs.
+func (c *Command) help(w io.Writer) {
+	fmt.Fprintf(w, "usage: the-loop %s<%s> [flags]\n\n", c.prefix(), c.Noun)
+	width := 0
+	for _, s := range c.Sub {
+		width = max(width, len(s.Name))
+	}
+	for _, name := range c.verbs() {
+		s := c.Sub[slices.IndexFunc(c.Sub, func(s *Command) bool { return s.Name == name })]
+		fmt.Fprintf(w, "  %-*s  %s\n", max(width, 10), s.Name, s.Summary)
+	}
+	fmt.Fprintf(w, "\nRun 'the-loop %s<%s> -h' for its flags.\n", c.prefix(), c.Noun)
+}
+
+// verbs are a group's verb names, sorted.
+func (c *Command) verbs() []string {
+	names := make([]string, 0, len(c.Sub))
+	for _, s := range c.Sub {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// path names the group in messages ("the-loop" for the root).
+func (c *Command) path() string {
+	if c.Name == "" {
+		return "the-loop"
+	}
+	return c.Name
+}
+
+// prefix is the group's name and a space ("" for the root).
+func (c *Command) prefix() string {
+	if c.Name == "" {
+		return ""
+	}
+	return c.Name + " "
+}
+
+func article(noun string) string {
+	if strings.ContainsAny(noun[:1], "aeiou") {
+		return "an"
+	}
+	return "a"
 }
 
 // flagSet returns a FlagSet that reports errors instead of exiting, writes
-// help to stderr, and binds the --config flag every subcommand accepts to
-// the factory.
-func flagSet(f *Factory, name, usage string) *flag.FlagSet {
+// help to stderr, and binds the --config flag every command accepts to the
+// factory.
+func (f *Factory) flagSet(name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(f.Stderr)
 	fs.Usage = func() {
@@ -124,10 +172,8 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // oneOf validates an enum flag value.
 func oneOf(flagName, value string, allowed ...string) error {
-	for _, a := range allowed {
-		if value == a {
-			return nil
-		}
+	if slices.Contains(allowed, value) {
+		return nil
 	}
 	return usageErrorf("--%s %q is not one of %s", flagName, value, strings.Join(allowed, ", "))
 }

@@ -13,13 +13,13 @@ import (
 	"github.com/the-loop/the-loop/service"
 )
 
-func init() {
-	register(&Command{
-		Name:    "gate",
-		Usage:   "gate [--harness claude|cursor] [--repo DIR] [--work-item ID] [--max-attempts N]",
-		Summary: "stop-hook gate for Claude Code and Cursor: blocks a stop only on a blocked node",
-		Run:     runGate,
-	})
+const gateUsage = "gate [--harness claude|cursor] [--repo DIR] [--work-item ID] [--max-attempts N]"
+
+// gateOptions are the flags of `the-loop gate`, the stop check.
+type gateOptions struct {
+	service.GateRequest
+	Harness string
+	DB      string
 }
 
 // hookInput is the part of a harness stop-hook payload the gate reads.
@@ -28,21 +28,26 @@ type hookInput struct {
 	WorkspaceRoots []string `json:"workspace_roots"`
 }
 
-// runGate never blocks a stop because of its own failure: a bad flag, a
-// config it cannot load, a repository or store it cannot read — each is a
-// warning on stderr and the stop is allowed (exit 0; for cursor, "{}").
-// Only a blocked node, evaluated, blocks: blockStop is the one error that
-// passes, so no failure can reach the exit-code map as a block.
-func runGate(ctx context.Context, f *Factory, args []string) error {
-	harness := "claude"
-	for i, a := range args {
-		if v, ok := strings.CutPrefix(a, "--harness="); ok {
-			harness = v
-		} else if a == "--harness" && i+1 < len(args) {
-			harness = args[i+1]
-		}
-	}
-	err := gateRun(ctx, f, args)
+func gateCmd() *Command {
+	return &Command{Name: "gate", Usage: gateUsage,
+		Summary: "stop check for Claude Code and Cursor: blocks a stop only on a blocked node",
+		Run: func(ctx context.Context, f *Factory, args []string) error {
+			opts := &gateOptions{Harness: harnessArg(args)}
+			err := parseGate(f, opts, args)
+			if err == nil {
+				err = runGate(ctx, f, opts)
+			}
+			return allowStop(f, opts.Harness, err)
+		}}
+}
+
+// allowStop is the stop check's promise: it never blocks a stop because of
+// its own failure. A bad flag, a config it cannot load, a repository or
+// store it cannot read — each is a warning on stderr and the stop is
+// allowed (exit 0; for cursor, "{}"). Only a blocked node, evaluated,
+// blocks: blockStop is the one error that passes, so no failure reaches
+// the exit-code map as a block.
+func allowStop(f *Factory, harness string, err error) error {
 	if err == nil || errors.Is(err, errStopBlocked) || errors.Is(err, flag.ErrHelp) {
 		return err
 	}
@@ -53,18 +58,31 @@ func runGate(ctx context.Context, f *Factory, args []string) error {
 	return nil
 }
 
-func gateRun(ctx context.Context, f *Factory, args []string) error {
-	fs := flagSet(f, "gate", commands["gate"].Usage)
-	harness := fs.String("harness", "claude", "claude (exit 2 blocks the stop) or cursor (followup_message JSON)")
-	repo := fs.String("repo", "", "repository root (default: the hook payload's cwd, else the working directory)")
-	var items multiFlag
-	fs.Var(&items, "work-item", "work item to gate (repeatable; default $THE_LOOP_WORK_ITEM, else every active item)")
-	maxAttempts := fs.Int("max-attempts", 3, "consecutive blocked stops per work item before the gate lets go")
-	db := fs.String("db", "", "state database")
+// harnessArg finds --harness before the flags are parsed, so that even a
+// flag error answers in the harness's protocol.
+func harnessArg(args []string) string {
+	harness := "claude"
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--harness="); ok {
+			harness = v
+		} else if a == "--harness" && i+1 < len(args) {
+			harness = args[i+1]
+		}
+	}
+	return harness
+}
+
+func parseGate(f *Factory, opts *gateOptions, args []string) error {
+	fs := f.flagSet("gate", gateUsage)
+	fs.StringVar(&opts.Harness, "harness", "claude", "claude (exit 2 blocks the stop) or cursor (followup_message JSON)")
+	fs.StringVar(&opts.Repo, "repo", "", "repository root (default: the hook payload's cwd, else the working directory)")
+	fs.Var(stringsFlag{dst: &opts.WorkItems}, "work-item", "work item to gate (repeatable; default $THE_LOOP_WORK_ITEM, else every active item)")
+	fs.IntVar(&opts.MaxAttempts, "max-attempts", 3, "consecutive blocked stops per work item before the gate lets go")
+	fs.StringVar(&opts.DB, "db", "", "state database")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := oneOf("harness", *harness, "claude", "cursor"); err != nil {
+	if err := oneOf("harness", opts.Harness, "claude", "cursor"); err != nil {
 		return err
 	}
 	var in hookInput
@@ -72,34 +90,29 @@ func gateRun(ctx context.Context, f *Factory, args []string) error {
 		data, _ := io.ReadAll(io.LimitReader(f.Stdin, 1<<20))
 		_ = json.Unmarshal(data, &in)
 	}
-	dir := *repo
-	if dir == "" {
-		dir = in.Cwd
-	}
-	if dir == "" && len(in.WorkspaceRoots) > 0 {
-		dir = in.WorkspaceRoots[0]
-	}
-	if dir == "" {
-		dir = f.Cwd
-	}
-	if len(items) == 0 {
-		if v := strings.TrimSpace(f.Getenv("THE_LOOP_WORK_ITEM")); v != "" {
-			items = multiFlag{v}
+	for _, dir := range append([]string{opts.Repo, in.Cwd}, append(in.WorkspaceRoots, f.Cwd)...) {
+		if opts.Repo = f.path(dir); dir != "" {
+			break
 		}
 	}
-	svc, err := f.Service(ServiceOptions{DB: *db})
+	if len(opts.WorkItems) == 0 {
+		if v := strings.TrimSpace(f.Getenv("THE_LOOP_WORK_ITEM")); v != "" {
+			opts.WorkItems = []string{v}
+		}
+	}
+	return nil
+}
+
+func runGate(ctx context.Context, f *Factory, opts *gateOptions) error {
+	res, err := call(ctx, f, ServiceOptions{DB: opts.DB}, (*service.Service).Gate, opts.GateRequest)
 	if err != nil {
 		return err
 	}
-	defer svc.Close()
-	res, err := svc.Gate(ctx, service.GateRequest{Repo: dir, WorkItems: items, MaxAttempts: *maxAttempts})
-	if err != nil {
-		return err
-	}
+	f.printWarnings(res.Warnings)
 	for _, id := range res.GaveUp {
-		fmt.Fprintf(f.Stderr, "the-loop gate: %s is still blocked; giving up after %d attempts so the session can stop\n", id, *maxAttempts)
+		fmt.Fprintf(f.Stderr, "the-loop gate: %s is still blocked; giving up after %d attempts so the session can stop\n", id, opts.MaxAttempts)
 	}
-	if *harness == "cursor" {
+	if opts.Harness == "cursor" {
 		out := map[string]string{}
 		if res.Block {
 			out["followup_message"] = res.Summary()
@@ -113,10 +126,10 @@ func gateRun(ctx context.Context, f *Factory, args []string) error {
 }
 
 func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+	file, ok := r.(*os.File)
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
+	fi, err := file.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,22 +11,30 @@ import (
 	"github.com/the-loop/the-loop/handoff"
 )
 
-// runHandoffParse implements "handoff parse FILE [PART...]": it validates a
-// wire-format record (with its continuation parts, in order, either in the
-// same file or as further files; "-" reads stdin) and prints the record as
-// JSON, or the rejection on stderr with exit 1.
-func runHandoffParse(f *Factory, args []string) error {
-	fs := flagSet(f, "handoff parse", "handoff parse FILE [PART-FILE...]")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		return usageErrorf("handoff parse needs FILE, the record comment to check (- for stdin)")
-	}
-	bodies := make([]string, 0, len(pos))
-	for _, p := range pos {
-		data, err := handoffReadInput(f, p)
+func handoffParseCmd() *Command {
+	const usage = "handoff parse FILE [PART-FILE...]"
+	return &Command{Name: "parse", Usage: usage, Summary: "check a record comment locally and print it as JSON",
+		Run: func(_ context.Context, f *Factory, args []string) error {
+			fs := f.flagSet("handoff parse", usage)
+			files, err := parseFlags(fs, args)
+			if err != nil {
+				return err
+			}
+			if len(files) == 0 {
+				return usageErrorf("handoff parse needs FILE, the record comment to check (- for stdin)")
+			}
+			return runHandoffParse(f, files)
+		}}
+}
+
+// runHandoffParse validates a wire-format record (with its continuation
+// parts, in order, either in the same file or as further files; "-" reads
+// stdin) and prints the record as JSON, or the rejection on stderr with
+// exit 1.
+func runHandoffParse(f *Factory, files []string) error {
+	bodies := make([]string, 0, len(files))
+	for _, p := range files {
+		data, err := readInput(f, p)
 		if err != nil {
 			return err
 		}
@@ -43,59 +52,52 @@ func runHandoffParse(f *Factory, args []string) error {
 	return err
 }
 
-// runHandoffRender implements "handoff render --record FILE.json": it turns
-// a JSON record into its wire format, refusing an invalid record with the
-// reasons parse gives. Bodies for carried-by ticket come from --files DIR.
-// Without --out the comments go to stdout joined by newlines (a form parse
-// reads back); with --out they are written as record.md, part-1.md, ...
-func runHandoffRender(f *Factory, args []string) error {
-	fs := flagSet(f, "handoff render", "handoff render --record FILE.json [--files DIR] [--out DIR]")
-	recordPath := fs.String("record", "", "the record as JSON (the state's handoff block shape)")
-	filesDir := fs.String("files", "", "directory holding the carried files (carried-by ticket)")
-	outDir := fs.String("out", "", "write record.md and part-N.md here instead of stdout")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usageErrorf("handoff render takes no positional arguments (got %q); pass the record with --record FILE.json", pos[0])
-	}
-	if *recordPath == "" {
-		return usageErrorf("handoff render needs --record FILE.json")
-	}
-	data, err := handoffReadInput(f, *recordPath)
-	if err != nil {
-		return err
-	}
-	rec, err := handoff.DecodeJSON(data)
-	if err != nil {
-		return unmet(err.Error())
-	}
-	switch {
-	case rec.CarriedBy == handoff.CarriedByTicket && *filesDir == "":
-		return usageErrorf("the record is carried-by ticket; pass --files DIR holding %s", strings.Join(rec.Names(), ", "))
-	case rec.CarriedBy != handoff.CarriedByTicket && *filesDir != "":
-		return usageErrorf("--files is only for carried-by ticket records (this one is carried-by %q); drop --files", rec.CarriedBy)
-	case *filesDir != "":
-		src := handoff.DirSource(handoffPath(f, *filesDir))
-		rec.Files = map[string]string{}
-		for _, name := range rec.Names() {
-			body, err := src.Read(name)
+// handoffRenderOptions are the flags of `the-loop handoff render`.
+type handoffRenderOptions struct {
+	RecordFile, FilesDir, OutDir string
+}
+
+func handoffRenderCmd() *Command {
+	const usage = "handoff render --record FILE.json [--files DIR] [--out DIR]"
+	return &Command{Name: "render", Usage: usage, Summary: "turn a JSON record into its comment wire format",
+		Run: func(_ context.Context, f *Factory, args []string) error {
+			opts := &handoffRenderOptions{}
+			fs := f.flagSet("handoff render", usage)
+			fs.StringVar(&opts.RecordFile, "record", "", "the record as JSON (the state's handoff block shape)")
+			fs.StringVar(&opts.FilesDir, "files", "", "directory holding the carried files (carried-by ticket)")
+			fs.StringVar(&opts.OutDir, "out", "", "write record.md and part-N.md here instead of stdout")
+			pos, err := parseFlags(fs, args)
 			if err != nil {
-				return unmet(fmt.Sprintf("handoff render: %v", err))
+				return err
 			}
-			rec.Files[name] = string(body)
-		}
+			if len(pos) > 0 {
+				return usageErrorf("handoff render takes no positional arguments (got %q); pass the record with --record FILE.json", pos[0])
+			}
+			if opts.RecordFile == "" {
+				return usageErrorf("handoff render needs --record FILE.json")
+			}
+			return runHandoffRender(f, opts)
+		}}
+}
+
+// runHandoffRender turns a JSON record into its wire format, refusing an
+// invalid record with the reasons parse gives. Without --out the comments
+// go to stdout joined by newlines (a form parse reads back); with --out
+// they are written as record.md, part-1.md, ...
+func runHandoffRender(f *Factory, opts *handoffRenderOptions) error {
+	rec, err := loadRecord(f, "handoff render", opts.RecordFile, opts.FilesDir)
+	if err != nil {
+		return err
 	}
 	comments, err := handoff.Render(rec)
 	if err != nil {
 		return unmet(err.Error())
 	}
-	if *outDir == "" {
+	if opts.OutDir == "" {
 		_, err := io.WriteString(f.Stdout, strings.Join(comments, "\n"))
 		return err
 	}
-	dir := handoffPath(f, *outDir)
+	dir := f.path(opts.OutDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -111,28 +113,4 @@ func runHandoffRender(f *Factory, args []string) error {
 		fmt.Fprintln(f.Stdout, path)
 	}
 	return nil
-}
-
-// handoffReadInput reads a file named on the command line, or stdin for "-".
-func handoffReadInput(f *Factory, path string) ([]byte, error) {
-	if path == "-" {
-		data, err := io.ReadAll(f.Stdin)
-		if err != nil {
-			return nil, fmt.Errorf("read stdin: %w", err)
-		}
-		return data, nil
-	}
-	data, err := os.ReadFile(handoffPath(f, path))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return data, nil
-}
-
-// handoffPath makes path relative to the command's working directory.
-func handoffPath(f *Factory, path string) string {
-	if filepath.IsAbs(path) || f.Cwd == "" {
-		return path
-	}
-	return filepath.Join(f.Cwd, path)
 }

@@ -88,14 +88,7 @@ func (f *handoffCLI) writeRecord(rec handoff.Record) string {
 // the files, and claims import-handoff: the walk lands on the entry node.
 func TestHandoffCLIEndToEnd(t *testing.T) {
 	f := newHandoffCLI(t)
-	rec, files := handofftest.Build(handofftest.Spec{Stage: handoff.StageRequirementsSettled})
-	rec.Branch = "the-loop/" + f.id + "-export-csv"
-	f.gh.SeedBranch(providertest.GitHubRepo, rec.Branch, providertest.GitHubMainSHA)
-	for name, body := range files {
-		f.gh.SeedFile(providertest.GitHubRepo, rec.Branch, "docs/specs/"+f.id+"/"+name, body)
-	}
-	rec.PullRequest = newGitHubPR(f, rec.Branch)
-	handofftest.WriteFiles(t, filepath.Join(f.checkout, "docs", "specs", f.id), files)
+	rec := f.specBranch(handoff.StageRequirementsSettled)
 
 	code, out, stderr := f.run("handoff", "post", "--work-item", f.ref.String(), "--record", f.writeRecord(rec), "--repo", f.checkout, "--format", "json")
 	require.Equal(t, 0, code, stderr)
@@ -140,6 +133,22 @@ func TestHandoffCLIEndToEnd(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &view))
 	assert.Equal(t, "requirements-approval", view["currentNode"])
 	assert.Equal(t, []any{}, view["handoffDemoted"])
+}
+
+// specBranch builds a record carried by a spec branch at stage: the files
+// are on the branch of the fake, with a draft pull request, and checked out
+// in the checkout.
+func (f *handoffCLI) specBranch(stage string) handoff.Record {
+	f.t.Helper()
+	rec, files := handofftest.Build(handofftest.Spec{Stage: stage})
+	rec.Branch = "the-loop/" + f.id + "-export-csv"
+	f.gh.SeedBranch(providertest.GitHubRepo, rec.Branch, providertest.GitHubMainSHA)
+	for name, body := range files {
+		f.gh.SeedFile(providertest.GitHubRepo, rec.Branch, "docs/specs/"+f.id+"/"+name, body)
+	}
+	rec.PullRequest = newGitHubPR(f, rec.Branch)
+	handofftest.WriteFiles(f.t, filepath.Join(f.checkout, "docs", "specs", f.id), files)
+	return rec
 }
 
 // newGitHubPR opens a draft pull request from branch on the fake.

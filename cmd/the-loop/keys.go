@@ -10,54 +10,32 @@ import (
 	"github.com/the-loop/the-loop/service"
 )
 
-func init() {
-	register(&Command{
-		Name:    "keys",
-		Usage:   "keys init [--repo DIR] [--key-file PATH] [--force] | keys show [--repo DIR] | keys resign (<id> | --all) [--repo DIR] [--db FILE]",
+func keysCmd() *Command {
+	return &Command{Name: "keys", Noun: "subcommand", Usage: "keys <subcommand> ...",
 		Summary: "make the decision-signing key pair on this host, show it, or re-sign legacy HMAC decisions",
-		Run:     runKeys,
-	})
+		Sub:     []*Command{keysInitCmd(), keysShowCmd(), keysResignCmd()}}
 }
 
-func runKeys(ctx context.Context, f *Factory, args []string) error {
-	if len(args) == 0 {
-		return usageErrorf("keys needs a subcommand: init, show or resign")
-	}
-	switch args[0] {
-	case "init":
-		return runKeysInit(ctx, f, args[1:])
-	case "show":
-		return runKeysShow(ctx, f, args[1:])
-	case "resign":
-		return runKeysResign(ctx, f, args[1:])
-	}
-	return usageErrorf("keys has no subcommand %q; use init, show or resign", args[0])
+func keysInitCmd() *Command {
+	const usage = "keys init [--repo DIR] [--key-file PATH] [--force]"
+	return &Command{Name: "init", Usage: usage, Summary: "make (or reuse) this host's key pair and commit its public half",
+		Run: func(ctx context.Context, f *Factory, args []string) error {
+			opts := &service.KeysInitRequest{}
+			fs := f.flagSet("keys init", usage)
+			fs.StringVar(&opts.Repo, "repo", ".", "repository whose .the-loop/signing.pub receives the public key")
+			fs.StringVar(&opts.KeyFile, "key-file", "", "private key path on this host (default signing.privateKeyFile, else ~/.config/the-loop/signing.key)")
+			fs.BoolVar(&opts.Force, "force", false, "replace an existing private key with a new one")
+			if pos, err := parseFlags(fs, args); err != nil {
+				return err
+			} else if len(pos) > 0 {
+				return usageErrorf("keys init takes no arguments, got %q", strings.Join(pos, " "))
+			}
+			opts.Repo = f.path(opts.Repo)
+			return runKeysInit(ctx, f, opts)
+		}}
 }
 
-// defaultKeyFile is where keys init puts the private key when neither
-// --key-file nor signing.privateKeyFile names a place.
-func defaultKeyFile(f *Factory) string {
-	dir := f.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home := f.Getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "the-loop", "signing.key")
-}
-
-func runKeysInit(ctx context.Context, f *Factory, args []string) error {
-	fs := flagSet(f, "keys init", "keys init [--repo DIR] [--key-file PATH] [--force]")
-	repo := fs.String("repo", ".", "repository whose .the-loop/signing.pub receives the public key")
-	keyFile := fs.String("key-file", "", "private key path on this host (default signing.privateKeyFile, else ~/.config/the-loop/signing.key)")
-	force := fs.Bool("force", false, "replace an existing private key with a new one")
-	if pos, err := parseFlags(fs, args); err != nil {
-		return err
-	} else if len(pos) > 0 {
-		return usageErrorf("keys init takes no arguments, got %q", strings.Join(pos, " "))
-	}
+func runKeysInit(ctx context.Context, f *Factory, opts *service.KeysInitRequest) error {
 	// keys init makes the key the configuration names, so it must not
 	// require that key to exist: it builds the service without loading keys.
 	svc, err := f.Service(ServiceOptions{NoSigningKey: true})
@@ -65,17 +43,17 @@ func runKeysInit(ctx context.Context, f *Factory, args []string) error {
 		return err
 	}
 	defer svc.Close()
-	path := *keyFile
-	if path == "" {
-		path = svc.Config().Signing.PrivateKeyFile
+	if opts.KeyFile == "" {
+		opts.KeyFile = svc.Config().Signing.PrivateKeyFile
 	}
-	if path == "" {
-		path = defaultKeyFile(f)
+	if opts.KeyFile == "" {
+		opts.KeyFile = defaultKeyFile(f)
 	}
-	res, err := svc.KeysInit(ctx, service.KeysInitRequest{Repo: resolveDir(f, *repo), KeyFile: path, Force: *force})
+	res, err := svc.KeysInit(ctx, *opts)
 	if err != nil {
 		return err
 	}
+	f.printWarnings(res.Warnings)
 	made := "kept (already there)"
 	if res.Created {
 		made = "created"
@@ -92,18 +70,37 @@ func runKeysInit(ctx context.Context, f *Factory, args []string) error {
 	return nil
 }
 
-func runKeysShow(ctx context.Context, f *Factory, args []string) error {
-	fs := flagSet(f, "keys show", "keys show [--repo DIR]")
-	repo := fs.String("repo", ".", "repository whose committed key to show")
-	if _, err := parseFlags(fs, args); err != nil {
-		return err
+// defaultKeyFile is where keys init puts the private key when neither
+// --key-file nor signing.privateKeyFile names a place.
+func defaultKeyFile(f *Factory) string {
+	dir := f.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home := f.Getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
 	}
-	svc, err := f.Service(ServiceOptions{})
-	if err != nil {
-		return err
-	}
-	defer svc.Close()
-	res, err := svc.KeysShow(ctx, service.KeysShowRequest{Repo: resolveDir(f, *repo)})
+	return filepath.Join(dir, "the-loop", "signing.key")
+}
+
+func keysShowCmd() *Command {
+	const usage = "keys show [--repo DIR]"
+	return &Command{Name: "show", Usage: usage, Summary: "how this host signs and which keys the repository trusts",
+		Run: func(ctx context.Context, f *Factory, args []string) error {
+			opts := &service.KeysShowRequest{}
+			fs := f.flagSet("keys show", usage)
+			fs.StringVar(&opts.Repo, "repo", ".", "repository whose committed key to show")
+			if _, err := parseFlags(fs, args); err != nil {
+				return err
+			}
+			opts.Repo = f.path(opts.Repo)
+			return runKeysShow(ctx, f, opts)
+		}}
+}
+
+func runKeysShow(ctx context.Context, f *Factory, opts *service.KeysShowRequest) error {
+	res, err := call(ctx, f, ServiceOptions{}, (*service.Service).KeysShow, *opts)
 	if err != nil {
 		return err
 	}
@@ -124,34 +121,45 @@ func runKeysShow(ctx context.Context, f *Factory, args []string) error {
 	for _, k := range res.Committed {
 		fmt.Fprintf(f.Stdout, "%s trusts key %s\n", runtime.PublicKeyFile, k.ID)
 	}
-	printWarnings(f, res.Warnings)
+	f.printWarnings(res.Warnings)
 	return nil
 }
 
-func runKeysResign(ctx context.Context, f *Factory, args []string) error {
-	fs := flagSet(f, "keys resign", "keys resign (<id> | --all) [--repo DIR] [--db FILE]")
-	repo := fs.String("repo", ".", "repository root")
-	all := fs.Bool("all", false, "every work item with recorded state")
-	db := fs.String("db", "", "state database")
-	pos, err := parseFlags(fs, args)
+// keysResignOptions are the flags of `the-loop keys resign`.
+type keysResignOptions struct {
+	service.KeysResignRequest
+	DB string
+}
+
+func keysResignCmd() *Command {
+	const usage = "keys resign (<id> | --all) [--repo DIR] [--db FILE]"
+	return &Command{Name: "resign", Usage: usage, Summary: "re-sign with Ed25519 the decisions the legacy HMAC key signed",
+		Run: func(ctx context.Context, f *Factory, args []string) error {
+			opts := &keysResignOptions{}
+			fs := f.flagSet("keys resign", usage)
+			fs.StringVar(&opts.Repo, "repo", ".", "repository root")
+			fs.BoolVar(&opts.All, "all", false, "every work item with recorded state")
+			fs.StringVar(&opts.DB, "db", "", "state database")
+			pos, err := parseFlags(fs, args)
+			if err != nil {
+				return err
+			}
+			if len(pos) > 1 {
+				return usageErrorf("keys resign takes at most one work item id")
+			} else if len(pos) == 1 {
+				opts.WorkItem = pos[0]
+			}
+			opts.Repo = f.path(opts.Repo)
+			return runKeysResign(ctx, f, opts)
+		}}
+}
+
+func runKeysResign(ctx context.Context, f *Factory, opts *keysResignOptions) error {
+	res, err := call(ctx, f, ServiceOptions{DB: opts.DB}, (*service.Service).KeysResign, opts.KeysResignRequest)
 	if err != nil {
 		return err
 	}
-	req := service.KeysResignRequest{Repo: resolveDir(f, *repo), All: *all}
-	if len(pos) == 1 {
-		req.WorkItem = pos[0]
-	} else if len(pos) > 1 {
-		return usageErrorf("keys resign takes at most one work item id")
-	}
-	svc, err := f.Service(ServiceOptions{DB: *db})
-	if err != nil {
-		return err
-	}
-	defer svc.Close()
-	res, err := svc.KeysResign(ctx, req)
-	if err != nil {
-		return err
-	}
+	f.printWarnings(res.Warnings)
 	left := 0
 	for _, it := range res.Items {
 		fmt.Fprintf(f.Stdout, "%s: %d decision(s) re-signed with Ed25519, %d left as they were\n", it.WorkItem, it.Resigned, it.Left)
@@ -161,12 +169,4 @@ func runKeysResign(ctx context.Context, f *Factory, args []string) error {
 		fmt.Fprintln(f.Stderr, "decisions left as they were do not verify with the HMAC key (set THE_LOOP_SIGNING_KEY or signing.keyFile) and stay unhonoured")
 	}
 	return nil
-}
-
-// resolveDir makes dir absolute against the command's working directory.
-func resolveDir(f *Factory, dir string) string {
-	if dir == "" || filepath.IsAbs(dir) {
-		return dir
-	}
-	return filepath.Join(f.Cwd, dir)
 }

@@ -22,8 +22,6 @@ import (
 
 	"github.com/the-loop/the-loop/continuity"
 	"github.com/the-loop/the-loop/handoff"
-	"github.com/the-loop/the-loop/handoff/handofftest"
-	"github.com/the-loop/the-loop/integrations/providertest"
 	loopmcp "github.com/the-loop/the-loop/mcp"
 )
 
@@ -275,15 +273,7 @@ type handoffParity struct {
 func newHandoffParity(t *testing.T) *handoffParity {
 	t.Helper()
 	f := newHandoffCLI(t)
-	rec, files := handofftest.Build(handofftest.Spec{Stage: handoff.StageRequirementsSettled})
-	rec.Branch = "the-loop/" + f.id + "-export-csv"
-	f.gh.SeedBranch(providertest.GitHubRepo, rec.Branch, providertest.GitHubMainSHA)
-	for name, body := range files {
-		f.gh.SeedFile(providertest.GitHubRepo, rec.Branch, "docs/specs/"+f.id+"/"+name, body)
-	}
-	rec.PullRequest = newGitHubPR(f, rec.Branch)
-	handofftest.WriteFiles(t, filepath.Join(f.checkout, "docs", "specs", f.id), files)
-	return &handoffParity{handoffCLI: f, rec: rec,
+	return &handoffParity{handoffCLI: f, rec: f.specBranch(handoff.StageRequirementsSettled),
 		p: newParity(t, f.config, map[string]string{"TEST_GH_TOKEN": f.gh.Token(), "THE_LOOP_DB": f.db})}
 }
 

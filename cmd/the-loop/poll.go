@@ -12,37 +12,82 @@ import (
 	"github.com/the-loop/the-loop/service"
 )
 
-func init() {
-	register(&Command{
-		Name:    "poll",
-		Usage:   "poll [--once] [--interval DURATION] [--status-file FILE] [--log-format text|json]",
-		Summary: "the poller daemon: arms work items from ticket comments and runs the human gates",
-		Run:     runPoll,
-	})
+const pollUsage = "poll [--once] [--interval DURATION] [--status-file FILE] [--log-format text|json]"
+
+// pollOptions are the flags of `the-loop poll`.
+type pollOptions struct {
+	Once       bool
+	Interval   time.Duration
+	StatusFile string
+	LogFormat  string
+	DB         string
 }
 
-func runPoll(ctx context.Context, f *Factory, args []string) error {
-	fs := flagSet(f, "poll", commands["poll"].Usage)
-	once := fs.Bool("once", false, "run one cycle, print its report as JSON, and exit")
-	interval := fs.Duration("interval", 0, "time between cycles (default polling.intervalSeconds)")
-	statusFile := fs.String("status-file", "", "heartbeat file written after each cycle (default beside the database)")
-	logFormat := fs.String("log-format", "text", "text or json (json under systemd)")
-	db := fs.String("db", "", "state database")
-	if _, err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := oneOf("log-format", *logFormat, "text", "json"); err != nil {
-		return err
-	}
-	logger := newLogger(f, *logFormat)
-	svc, err := f.Service(ServiceOptions{DB: *db, Log: logger})
+func pollCmd() *Command {
+	return &Command{Name: "poll", Usage: pollUsage,
+		Summary: "the poller daemon: arms work items from ticket comments and runs the human gates",
+		Run: func(ctx context.Context, f *Factory, args []string) error {
+			opts := &pollOptions{}
+			fs := f.flagSet("poll", pollUsage)
+			fs.BoolVar(&opts.Once, "once", false, "run one cycle, print its report as JSON, and exit")
+			fs.DurationVar(&opts.Interval, "interval", 0, "time between cycles (default polling.intervalSeconds)")
+			fs.StringVar(&opts.StatusFile, "status-file", "", "heartbeat file written after each cycle (default beside the database)")
+			fs.StringVar(&opts.LogFormat, "log-format", "text", "text or json (json under systemd)")
+			fs.StringVar(&opts.DB, "db", "", "state database")
+			if _, err := parseFlags(fs, args); err != nil {
+				return err
+			}
+			if err := oneOf("log-format", opts.LogFormat, "text", "json"); err != nil {
+				return err
+			}
+			return runPoll(ctx, f, opts)
+		}}
+}
+
+func runPoll(ctx context.Context, f *Factory, opts *pollOptions) error {
+	logger := newLogger(f, opts.LogFormat)
+	svc, err := f.Service(ServiceOptions{DB: opts.DB, Log: logger})
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
+	p, err := newPoller(svc, opts, logger)
+	if err != nil {
+		return err
+	}
+	lock, err := service.LockPoller(svc.DBPath())
+	if err != nil {
+		return fmt.Errorf("poll: %w", err)
+	}
+	defer func() { _ = lock.Release() }()
+	if opts.Once {
+		rep := p.RunOnce(ctx)
+		if err := writeJSON(f.Stdout, rep); err != nil {
+			return err
+		}
+		if rep.AllFailed() {
+			return unmet("poll: every source failed this cycle; each one's error is in the report")
+		}
+		return nil
+	}
+	every := opts.Interval
+	if every <= 0 {
+		every = time.Duration(svc.Config().Polling.IntervalSeconds) * time.Second
+	}
+	sdNotify("READY=1\nSTATUS=polling every " + every.String())
+	logger.Info("poller started", "interval", every.String(), "sources", len(p.Sources))
+	err = p.Run(ctx, every)
+	sdNotify("STOPPING=1")
+	logger.Info("poller stopped")
+	return err
+}
+
+// newPoller checks the polling config and that every polled system's
+// integration can do what the shipped loops need, and builds the poller.
+func newPoller(svc *service.Service, opts *pollOptions, logger *slog.Logger) (*service.Poller, error) {
 	cfg := svc.Config()
 	if len(cfg.Polling.Sources) == 0 {
-		return usageErrorf("polling.sources is empty in %s: add a source, e.g. {system: github, repos: [OWNER/REPO], checkout: /srv/checkout}", configName(cfg.Path))
+		return nil, usageErrorf("polling.sources is empty in %s: add a source, e.g. {system: github, repos: [OWNER/REPO], checkout: /srv/checkout}", configName(cfg.Path))
 	}
 	seen := map[string]bool{}
 	var systems []string
@@ -53,38 +98,14 @@ func runPoll(ctx context.Context, f *Factory, args []string) error {
 		}
 	}
 	if err := svc.CheckIntegrations(systems...); err != nil {
-		return fmt.Errorf("poll: %w", err)
+		return nil, fmt.Errorf("poll: %w", err)
 	}
-	lock, err := service.LockPoller(svc.DBPath())
-	if err != nil {
-		return fmt.Errorf("poll: %w", err)
-	}
-	defer func() { _ = lock.Release() }()
-	p := &service.Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: *statusFile, Log: logger,
+	p := &service.Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: opts.StatusFile, Log: logger,
 		CycleTimeout: time.Duration(cfg.Polling.CycleTimeoutSeconds) * time.Second}
 	if p.StatusPath == "" {
 		p.StatusPath = service.DefaultPollStatusPath(svc.DBPath())
 	}
-	if *once {
-		rep := p.RunOnce(ctx)
-		if err := writeJSON(f.Stdout, rep); err != nil {
-			return err
-		}
-		if rep.AllFailed() {
-			return unmet("poll: every source failed this cycle; each one's error is in the report")
-		}
-		return nil
-	}
-	every := *interval
-	if every <= 0 {
-		every = time.Duration(cfg.Polling.IntervalSeconds) * time.Second
-	}
-	sdNotify("READY=1\nSTATUS=polling every " + every.String())
-	logger.Info("poller started", "interval", every.String(), "sources", len(cfg.Polling.Sources))
-	err = p.Run(ctx, every)
-	sdNotify("STOPPING=1")
-	logger.Info("poller stopped")
-	return err
+	return p, nil
 }
 
 func configName(p string) string {

@@ -8,86 +8,92 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mark3labs/mcp-go/server"
+
 	loopmcp "github.com/the-loop/the-loop/mcp"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
 )
 
-// stringList is a repeatable string flag.
-type stringList []string
+const serveUsage = "serve [--repo DIR] [--work-item ID] [--http ADDR [--token-file FILE] [--allow-origin ORIGIN]...] [--config FILE]"
 
-func (s *stringList) String() string { return strings.Join(*s, ",") }
-
-func (s *stringList) Set(v string) error {
-	*s = append(*s, v)
-	return nil
+// serveOptions are the flags of `the-loop serve`.
+type serveOptions struct {
+	Repo      string
+	WorkItem  string
+	HTTP      string
+	TokenFile string
+	Origins   []string
+	DB        string
 }
 
-func init() {
-	register(&Command{
-		Name:    "serve",
-		Usage:   "serve [--repo DIR] [--work-item ID] [--http ADDR [--token-file FILE] [--allow-origin ORIGIN]...] [--config FILE]",
-		Summary: "run the MCP server (stdio by default, or streamable HTTP)",
-		Run:     runServe,
-	})
+func serveCmd() *Command {
+	return &Command{Name: "serve", Usage: serveUsage, Summary: "run the MCP server (stdio by default, or streamable HTTP)",
+		Run: func(ctx context.Context, f *Factory, args []string) error {
+			opts := &serveOptions{}
+			fs := f.flagSet("serve", serveUsage)
+			fs.StringVar(&opts.Repo, "repo", "", "repository checkout the tools act on (default: the current directory)")
+			fs.StringVar(&opts.WorkItem, "work-item", "", "confine the server to one work item (a session the loop launched): only its check, graph_status, graph_complete and continuity tools answer; handoff_post and ticket_create are refused")
+			fs.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765; a bare :PORT binds loopback) instead of stdio")
+			fs.StringVar(&opts.TokenFile, "token-file", "", "read the HTTP bearer token from FILE (default: $THE_LOOP_MCP_TOKEN, or the variable named by mcp.http.tokenEnv)")
+			fs.StringVar(&opts.DB, "db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
+			fs.Var(stringsFlag{dst: &opts.Origins}, "allow-origin", "accept browser requests from ORIGIN (repeatable; adds to mcp.http.allowedOrigins)")
+			positional, err := parseFlags(fs, args)
+			if err != nil {
+				return err
+			}
+			if len(positional) > 0 {
+				return usageErrorf("serve takes no arguments, got %q", strings.Join(positional, " "))
+			}
+			if opts.HTTP == "" && (opts.TokenFile != "" || len(opts.Origins) > 0) {
+				return usageErrorf("--token-file and --allow-origin apply only with --http ADDR")
+			}
+			if opts.Repo, err = resolveRepo(f, opts.Repo); err != nil {
+				return err
+			}
+			if opts.WorkItem != "" {
+				if err := runtime.ValidateID(opts.WorkItem); err != nil {
+					return usageErrorf("--work-item: %v", err)
+				}
+			}
+			return runServe(ctx, f, opts)
+		}}
 }
 
-func runServe(ctx context.Context, f *Factory, args []string) error {
-	fs := flagSet(f, "serve", commands["serve"].Usage)
-	repo := fs.String("repo", "", "repository checkout the tools act on (default: the current directory)")
-	workItem := fs.String("work-item", "", "confine the server to one work item (a session the loop launched): only its check, graph_status, graph_complete and continuity tools answer; handoff_post and ticket_create are refused")
-	httpAddr := fs.String("http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765; a bare :PORT binds loopback) instead of stdio")
-	tokenFile := fs.String("token-file", "", "read the HTTP bearer token from FILE (default: $THE_LOOP_MCP_TOKEN, or the variable named by mcp.http.tokenEnv)")
-	fs.String("db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
-	var origins stringList
-	fs.Var(&origins, "allow-origin", "accept browser requests from ORIGIN (repeatable; adds to mcp.http.allowedOrigins)")
-	positional, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(positional) > 0 {
-		return usageErrorf("serve takes no arguments, got %q", strings.Join(positional, " "))
-	}
-	if *httpAddr == "" && (*tokenFile != "" || len(origins) > 0) {
-		return usageErrorf("--token-file and --allow-origin apply only with --http ADDR")
-	}
-	repoDir, err := resolveRepo(f, *repo)
-	if err != nil {
-		return err
-	}
-	if *workItem != "" {
-		if err := runtime.ValidateID(*workItem); err != nil {
-			return usageErrorf("--work-item: %v", err)
-		}
-	}
+func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 	// stdout carries protocol frames only (stdio) or nothing (HTTP): logs
 	// always go to stderr.
 	logger := slog.New(slog.NewTextHandler(f.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	svc, err := newServeService(f, fs.Lookup("db").Value.String(), repoDir, *workItem != "", logger)
+	svc, err := newServeService(f, opts.DB, opts.Repo, opts.WorkItem != "", logger)
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
-	cfg := svc.Config()
-	srv := loopmcp.NewServer(serverDeps(svc, logger, repoDir, *workItem), loopmcp.AllTools(), Version())
-
-	if *httpAddr == "" {
-		if err := loopmcp.ServeStdio(ctx, srv, f.Stdin, f.Stdout, f.Stderr); err != nil {
-			return fmt.Errorf("serve: %w", err)
-		}
-		return nil
+	srv := loopmcp.NewServer(serverDeps(svc, logger, opts.Repo, opts.WorkItem), loopmcp.AllTools(), Version())
+	if opts.HTTP == "" {
+		err = loopmcp.ServeStdio(ctx, srv, f.Stdin, f.Stdout, f.Stderr)
+	} else {
+		err = serveHTTP(ctx, f, svc, srv, opts, logger)
 	}
-
-	h := cfg.MCP.HTTP
-	token, source, err := loopmcp.ResolveToken(*tokenFile, h.TokenEnv, f.Getenv)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	opts := loopmcp.HTTPOptions{
-		Addr:           *httpAddr,
+	return nil
+}
+
+// serveHTTP serves srv over streamable HTTP with the config's security
+// settings (mcp.http.*) and the flags'.
+func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *server.MCPServer, opts *serveOptions, logger *slog.Logger) error {
+	h := svc.Config().MCP.HTTP
+	token, source, err := loopmcp.ResolveToken(opts.TokenFile, h.TokenEnv, f.Getenv)
+	if err != nil {
+		return err
+	}
+	o := loopmcp.HTTPOptions{
+		Addr:           opts.HTTP,
 		Token:          token,
 		TokenEnv:       h.TokenEnv,
-		AllowedOrigins: append(append([]string(nil), h.AllowedOrigins...), origins...),
+		AllowedOrigins: append(append([]string(nil), h.AllowedOrigins...), opts.Origins...),
 		MaxBodyBytes:   h.MaxBodyBytes,
 		MaxSessions:    h.MaxSessions,
 		MaxConnections: h.MaxConnections,
@@ -98,16 +104,13 @@ func runServe(ctx context.Context, f *Factory, args []string) error {
 			fmt.Fprintf(f.Stderr, "the-loop serve: listening on %s\n", endpoint)
 		},
 	}
-	if o := h.OAuth; o.Issuer != "" || o.ResourceURL != "" {
-		opts.OAuth = &loopmcp.OAuthOptions{Issuer: o.Issuer, ResourceURL: o.ResourceURL, JWKSURL: o.JWKSURL, Scopes: o.Scopes}
+	if a := h.OAuth; a.Issuer != "" || a.ResourceURL != "" {
+		o.OAuth = &loopmcp.OAuthOptions{Issuer: a.Issuer, ResourceURL: a.ResourceURL, JWKSURL: a.JWKSURL, Scopes: a.Scopes}
 	}
 	if token != "" {
 		logger.Info("mcp http: bearer token configured", "source", source)
 	}
-	if err := loopmcp.ServeHTTP(ctx, srv, opts); err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	return nil
+	return loopmcp.ServeHTTP(ctx, srv, o)
 }
 
 // newServeService builds the core the server's tools bind to: the same

@@ -21,14 +21,10 @@ func Version() string {
 	return "dev"
 }
 
-func init() {
-	register(&Command{
-		Name:    "version",
-		Usage:   "version",
-		Summary: "print the version",
+func versionCmd() *Command {
+	return &Command{Name: "version", Usage: "version", Summary: "print the version",
 		Run: func(ctx context.Context, f *Factory, args []string) error {
 			fmt.Fprintf(f.Stdout, "the-loop %s\n", Version())
 			return nil
-		},
-	})
+		}}
 }

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/the-loop/the-loop/service"
+)
+
+// graphSkipOptions are the flags of `the-loop graph skip`.
+type graphSkipOptions struct {
+	itemOptions
+	Nodes         []string
+	Reason, Actor string
+}
+
+func graphSkipCmd() *Command {
+	const usage = "graph skip <id> --node N [--node N...] --reason R [--actor WHO] [--repo DIR]"
+	return &Command{Name: "skip", Usage: usage, Summary: "operator act: declare a phase skipped before the walk reaches it",
+		Run: func(ctx context.Context, f *Factory, args []string) error {
+			opts := &graphSkipOptions{}
+			fs := f.flagSet("graph skip", usage)
+			opts.bind(fs, "table")
+			fs.Var(stringsFlag{dst: &opts.Nodes}, "node", "a skippable node or skip set (repeatable)")
+			fs.StringVar(&opts.Reason, "reason", "", "why this work item does not walk the phase (required)")
+			fs.StringVar(&opts.Actor, "actor", "", "who declares it (default (shell))")
+			if err := opts.parse(f, fs, args, usage); err != nil {
+				return err
+			}
+			return runGraphSkip(ctx, f, opts)
+		}}
+}
+
+func runGraphSkip(ctx context.Context, f *Factory, opts *graphSkipOptions) error {
+	res, err := call(ctx, f, opts.store(), (*service.Service).Skip, service.SkipRequest{ItemRequest: opts.ItemRequest, Nodes: opts.Nodes, Reason: opts.Reason, Actor: opts.Actor})
+	if errors.Is(err, service.ErrInvalidRequest) {
+		return refused(err)
+	}
+	if err != nil {
+		return err
+	}
+	err = f.emit(opts.Format, res.Warnings, res, func(w io.Writer) {
+		for _, d := range res.Declared {
+			fmt.Fprintf(w, "declared: %s will be skipped\n", d)
+		}
+		for _, r := range res.Rejected {
+			fmt.Fprintf(w, "rejected: %s — %s\n", r.Token, r.Why)
+		}
+		for _, warning := range res.SkipResult.Warnings {
+			fmt.Fprintf(w, "  WARNING: %s\n", warning)
+		}
+		if len(res.Declared) > 0 {
+			fmt.Fprintln(w, "  note: these are declarations, not verdicts — `the-loop check` reports each node as skipped by declaration, and the never-skippable gates still run.")
+		}
+	})
+	if err == nil && len(res.Declared) == 0 {
+		return unmet("")
+	}
+	return err
+}
+
+// graphForceOptions are the flags of `the-loop graph force`.
+type graphForceOptions struct {
+	itemOptions
+	To, Reason, Actor string
+}
+
+func graphForceCmd() *Command {
+	const usage = "graph force <id> --to NODE --reason R [--actor WHO] [--repo DIR]"
+	return &Command{Name: "force", Usage: usage, Summary: "operator act: move the pointer; never forges a verdict",
+		Run: func(ctx context.Context, f *Factory, args []string) error {
+			opts := &graphForceOptions{}
+			fs := f.flagSet("graph force", usage)
+			opts.bind(fs, "table")
+			fs.StringVar(&opts.To, "to", "", "the node to move the pointer to (required)")
+			fs.StringVar(&opts.Reason, "reason", "", "why you are bypassing the gate (required)")
+			fs.StringVar(&opts.Actor, "actor", "", "who forces it (default (shell))")
+			if err := opts.parse(f, fs, args, usage); err != nil {
+				return err
+			}
+			if opts.To == "" {
+				return usageErrorf("--to is required: name the node to move the pointer to")
+			}
+			return runGraphForce(ctx, f, opts)
+		}}
+}
+
+func runGraphForce(ctx context.Context, f *Factory, opts *graphForceOptions) error {
+	res, err := call(ctx, f, opts.store(), (*service.Service).Force, service.ForceRequest{ItemRequest: opts.ItemRequest, To: opts.To, Reason: opts.Reason, Actor: opts.Actor})
+	if errors.Is(err, service.ErrInvalidRequest) {
+		return refused(err)
+	}
+	if err != nil {
+		return err
+	}
+	return f.emit(opts.Format, res.Warnings, res, func(w io.Writer) {
+		fmt.Fprintf(w, "forced %s: %s → %s\n  reason: %s\n", res.WorkItem, res.FromNode, res.ToNode, res.Reason)
+		for _, warning := range res.ForceResult.Warnings {
+			fmt.Fprintf(w, "  WARNING: %s\n", warning)
+		}
+		fmt.Fprintln(w, "  note: this moved the pointer only — the bypassed gate keeps its real verdict, so `the-loop check --recompute` will still report it.")
+	})
+}
