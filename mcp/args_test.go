@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -104,23 +105,22 @@ func TestCheckArgumentsTypes(t *testing.T) {
 	}
 }
 
-func TestRegisterAndAllTools(t *testing.T) {
-	saved := registry
-	t.Cleanup(func() { registry = saved })
-	registry = nil
-
-	second := echoTool
-	second.Def.Name = "another_echo"
-	register(echoTool)
-	register(second)
+// The shipped tools are one sorted list; a server refuses a tool given
+// twice or one with a forbidden name.
+func TestAllToolsAndTheServersChecks(t *testing.T) {
 	names := []string{}
 	for _, tool := range AllTools() {
 		names = append(names, tool.Def.Name)
+		assert.NoError(t, ValidateTool(tool), tool.Def.Name)
 	}
-	assert.Equal(t, []string{"another_echo", "echo_item"}, names, "sorted by name")
-	assert.Panics(t, func() { register(echoTool) }, "a duplicate name")
+	assert.True(t, slices.IsSorted(names), "sorted by name: %v", names)
+	assert.Len(t, names, len(slices.Compact(slices.Clone(names))), "no name twice")
+
+	second := echoTool
+	second.Def.Name = "another_echo"
+	assert.NotPanics(t, func() { NewServer(Deps{}, []Tool{echoTool, second}, "test") })
+	assert.Panics(t, func() { NewServer(Deps{}, []Tool{echoTool, echoTool}, "test") }, "a duplicate name")
 	bad := echoTool
 	bad.Def.Name = "force_it"
-	assert.Panics(t, func() { register(bad) }, "a forbidden name")
-	assert.Len(t, AllTools(), 2)
+	assert.Panics(t, func() { NewServer(Deps{}, []Tool{bad}, "test") }, "a forbidden name")
 }

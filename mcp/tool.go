@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"regexp"
 	"sort"
-	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -137,36 +136,20 @@ func ValidateTool(t Tool) error {
 	return nil
 }
 
-var (
-	registryMu sync.Mutex
-	registry   []Tool
-)
-
-// register adds a shipped tool; each tool file calls it from init. An
-// invalid or duplicate tool panics at start-up, and the tests run over
-// AllTools so that happens in CI first.
-func register(t Tool) {
-	if err := ValidateTool(t); err != nil {
-		panic(err)
-	}
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	for _, have := range registry {
-		if have.Def.Name == t.Def.Name {
-			panic(fmt.Sprintf("tool %q registered twice", t.Def.Name))
-		}
-	}
-	registry = append(registry, t)
-}
-
 // AllTools returns the shipped tools sorted by name; `the-loop serve`
-// registers exactly these.
+// serves exactly these. It is the one list of tools: a new tool is a static
+// value in its file and a line here. NewServer refuses an invalid tool or
+// a name given twice, and the tests run it over this list.
 func AllTools() []Tool {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	out := append([]Tool(nil), registry...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Def.Name < out[j].Def.Name })
-	return out
+	tools := []Tool{
+		checkTool,
+		graphStatusTool, graphShowTool, graphCompleteTool,
+		handoffPostTool, handoffShowTool, handoffImportTool, handoffNoteTool,
+		ticketCreateTool, ticketProjectsTool,
+		continuityUpdateTool, continuityBriefTool, continuityPromptTool, continuityResumeTool,
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Def.Name < tools[j].Def.Name })
+	return tools
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -11,8 +11,6 @@ import (
 	"github.com/the-loop/the-loop/service"
 )
 
-func init() { register(checkTool) }
-
 // Argument names shared by the graph tools (camelCase, as the CLI's JSON).
 const (
 	argRepo      = "repo"

@@ -11,12 +11,6 @@ import (
 	"github.com/the-loop/the-loop/service"
 )
 
-func init() {
-	register(continuityUpdateTool)
-	register(continuityBriefTool)
-	register(continuityPromptTool)
-}
-
 // Argument names of the continuity tools (camelCase, as the JSON of
 // continuity.Entry, BriefOptions and PromptOptions).
 const (

@@ -10,8 +10,6 @@ import (
 	"github.com/the-loop/the-loop/service"
 )
 
-func init() { register(continuityResumeTool) }
-
 var continuityResumeTool = Tool{
 	Def: NewToolDef("continuity_resume", Annotations{Title: "Resume the continuity record"},
 		mcp.WithDescription("Resume the live continuity record so continuity_update can record again: an interrupted set carries on as a new session; "+

@@ -8,12 +8,6 @@ import (
 	"github.com/the-loop/the-loop/service"
 )
 
-func init() {
-	register(graphStatusTool)
-	register(graphShowTool)
-	register(graphCompleteTool)
-}
-
 var graphStatusTool = Tool{
 	Def: NewToolDef("graph_status", Annotations{Title: "Where a work item stands", ReadOnly: true, Idempotent: true},
 		mcp.WithDescription("Where a work item stands: its current node, what that node's exit checks still need, and the graph context block to keep in your prompt. Call this first."),

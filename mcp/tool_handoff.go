@@ -14,13 +14,6 @@ import (
 	"github.com/the-loop/the-loop/service"
 )
 
-func init() {
-	register(handoffPostTool)
-	register(handoffShowTool)
-	register(handoffImportTool)
-	register(handoffNoteTool)
-}
-
 // Argument names of the handoff tools (camelCase, as the core's JSON).
 const (
 	argHandoffRecord       = "record"

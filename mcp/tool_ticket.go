@@ -13,11 +13,6 @@ import (
 	"github.com/the-loop/the-loop/service"
 )
 
-func init() {
-	register(ticketCreateTool)
-	register(ticketProjectsTool)
-}
-
 // Argument names of ticket_create (camelCase, as the JSON of
 // tickets.CreateOptions).
 const (
