@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
+	clienttransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/mcp/transport"
 	"github.com/the-loop/the-loop/service"
 )
 
@@ -73,9 +74,9 @@ func benchStdioClient(b *testing.B) *client.Client {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = ServeStdio(ctx, srv, stdinR, stdoutW, io.Discard)
+		_ = transport.ServeStdio(ctx, srv, stdinR, stdoutW, io.Discard)
 	}()
-	c := client.NewClient(transport.NewIO(stdoutR, stdinW, io.NopCloser(strings.NewReader(""))))
+	c := client.NewClient(clienttransport.NewIO(stdoutR, stdinW, io.NopCloser(strings.NewReader(""))))
 	initClient(b, c)
 	b.Cleanup(func() {
 		cancel()
@@ -93,7 +94,7 @@ func benchHTTPURL(b *testing.B) string {
 
 func benchHTTPClient(b *testing.B, url string) *client.Client {
 	b.Helper()
-	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + testToken}))
+	tr, err := clienttransport.NewStreamableHTTP(url, clienttransport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + testToken}))
 	require.NoError(b, err)
 	c := client.NewClient(tr)
 	initClient(b, c)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/mcp/transport"
 	"github.com/the-loop/the-loop/service"
 )
 
@@ -31,14 +32,14 @@ func loopHTTP(t testing.TB, svc *service.Service) string {
 // listener and returns the /mcp URL.
 func loopHTTPWith(t testing.TB, srv *server.MCPServer) string {
 	t.Helper()
-	h, err := NewHTTPHandler(context.Background(), srv, HTTPOptions{Token: testToken, MaxSessions: 4 * concurrentClients})
+	h, err := transport.NewHTTPHandler(context.Background(), srv, transport.HTTPOptions{Token: testToken, MaxSessions: 4 * concurrentClients})
 	require.NoError(t, err)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
 		_ = h.Shutdown(context.Background())
 		ts.Close()
 	})
-	return ts.URL + EndpointPath
+	return ts.URL + transport.EndpointPath
 }
 
 // call is one tool call's outcome as a remote client sees it.

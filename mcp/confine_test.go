@@ -8,6 +8,7 @@ import (
 
 	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/handoff/handofftest"
+	"github.com/the-loop/the-loop/mcp/transport"
 )
 
 // A session's server (serve --work-item) answers for its own item only, and
@@ -59,17 +60,17 @@ func TestHandoffPostIsAttributedToTheCaller(t *testing.T) {
 	res := callTool(t, c, "handoff_post", args)
 	assert.True(t, res.IsError, "no authenticated caller")
 	assert.Contains(t, resultText(t, res), "nobody to attribute the record to")
-	res = callToolAs(t, c, Principal{Subject: "mallory", Method: "oauth"}, "handoff_post", args)
+	res = callToolAs(t, c, transport.Principal{Subject: "mallory", Method: "oauth"}, "handoff_post", args)
 	assert.True(t, res.IsError)
 	assert.Contains(t, resultText(t, res), "@mallory is not in routing.authorizedUsers")
 	assert.Empty(t, r.gh.Comments(r.ref), "nothing is posted")
 
 	for _, tt := range []struct {
-		p    Principal
+		p    transport.Principal
 		want string
 	}{
-		{Principal{Subject: "alice", Method: "oauth"}, "alice"},
-		{Principal{Subject: "bearer", Method: "bearer"}, "dev"},
+		{transport.Principal{Subject: "alice", Method: "oauth"}, "alice"},
+		{transport.Principal{Subject: "bearer", Method: "bearer"}, "dev"},
 		{stdioCaller, "dev"},
 	} {
 		res = callToolAs(t, c, tt.p, "handoff_post", args)

@@ -15,6 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/mcp/transport"
 )
 
 // fakeBackend lets the test tool block until released.
@@ -80,7 +82,7 @@ var echoTool = Tool{
 			}
 			text = strings.Repeat(text, count)
 			if verbose {
-				p, _ := PrincipalFromContext(ctx)
+				p, _ := transport.PrincipalFromContext(ctx)
 				text += " by " + p.Subject + " in " + deps.DefaultRepo
 			}
 			return mcp.NewToolResultText(text), nil
@@ -150,12 +152,12 @@ func callTool(t *testing.T, c *client.Client, name string, args any) *mcp.CallTo
 
 // stdioCaller is the principal the stdio transport records: the local
 // operator.
-var stdioCaller = Principal{Subject: "local", Method: "stdio"}
+var stdioCaller = transport.Principal{Subject: "local", Method: "stdio"}
 
 // callToolAs calls a tool as p, as a transport that authenticated p would.
-func callToolAs(t *testing.T, c *client.Client, p Principal, name string, args any) *mcp.CallToolResult {
+func callToolAs(t *testing.T, c *client.Client, p transport.Principal, name string, args any) *mcp.CallToolResult {
 	t.Helper()
-	return callToolCtx(t, WithPrincipal(context.Background(), p), c, name, args)
+	return callToolCtx(t, transport.WithPrincipal(context.Background(), p), c, name, args)
 }
 
 func callToolCtx(t *testing.T, parent context.Context, c *client.Client, name string, args any) *mcp.CallToolResult {

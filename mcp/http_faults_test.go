@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/mcp/transport"
 )
 
 const legacyVersion = "Mcp-Protocol-Version: 2025-11-25"
@@ -24,7 +26,7 @@ const legacyVersion = "Mcp-Protocol-Version: 2025-11-25"
 // out. An id-less GET holds no slot; at the cap the least recently active
 // idle session is evicted instead of refusing the newcomer.
 func TestAbandonedSessionsNeverLockOutTheNextClient(t *testing.T) {
-	rig := startHTTP(t, HTTPOptions{Token: testToken})
+	rig := startHTTP(t, transport.HTTPOptions{Token: testToken})
 	for i := range 1000 {
 		resp := do(t, http.MethodPost, rig.url, legacyInit, bearer(testToken))
 		require.Equal(t, http.StatusOK, resp.StatusCode, "abandoned session %d: %s", i, readBody(t, resp))
@@ -36,7 +38,7 @@ func TestAbandonedSessionsNeverLockOutTheNextClient(t *testing.T) {
 		assert.Contains(t, readBody(t, resp), "Mcp-Session-Id")
 		_ = resp.Body.Close()
 	}
-	assert.LessOrEqual(t, rig.handler.sessions.count(), DefaultMaxSessions)
+	assert.LessOrEqual(t, rig.handler.Sessions(), transport.DefaultMaxSessions)
 
 	c := httpClient(t, rig.url, testToken)
 	res := callTool(t, c, "echo_item", map[string]any{"workItem": "next#1"})
@@ -48,7 +50,7 @@ func TestAbandonedSessionsNeverLockOutTheNextClient(t *testing.T) {
 // session (a call in flight or an open stream) is never evicted, and when
 // every session is busy the newcomer gets 503.
 func TestSessionEvictionPicksTheLeastRecentlyActiveIdleSession(t *testing.T) {
-	rig := startHTTP(t, HTTPOptions{Token: testToken, MaxSessions: 2})
+	rig := startHTTP(t, transport.HTTPOptions{Token: testToken, MaxSessions: 2})
 	open := func() string {
 		resp := do(t, http.MethodPost, rig.url, legacyInit, bearer(testToken))
 		require.Equal(t, http.StatusOK, resp.StatusCode, readBody(t, resp))
@@ -90,11 +92,11 @@ func TestSessionEvictionPicksTheLeastRecentlyActiveIdleSession(t *testing.T) {
 // Fault 2: a request without valid credentials is refused before a byte of
 // its body is read.
 func TestHTTPAuthenticatesBeforeReadingTheBody(t *testing.T) {
-	rig := startHTTP(t, HTTPOptions{Token: testToken})
+	rig := startHTTP(t, transport.HTTPOptions{Token: testToken})
 	for name, auth := range map[string]string{"no token": "", "wrong token": "Bearer not-the-token-0123456789"} {
 		t.Run(name, func(t *testing.T) {
 			body := &countingReader{r: strings.NewReader(strings.Repeat("x", 1<<20))}
-			req := httptest.NewRequest(http.MethodPost, EndpointPath, body)
+			req := httptest.NewRequest(http.MethodPost, transport.EndpointPath, body)
 			req.Header.Set("Content-Type", "application/json")
 			if auth != "" {
 				req.Header.Set("Authorization", auth)
@@ -127,7 +129,7 @@ func TestServeHTTPCapsConnectionsPerClient(t *testing.T) {
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- ServeHTTP(ctx, NewServer(Deps{}, nil, "v"), HTTPOptions{
+		done <- transport.ServeHTTP(ctx, NewServer(Deps{}, nil, "v"), transport.HTTPOptions{
 			Addr: "127.0.0.1:0", Token: testToken, MaxConnectionsPerClient: 2, Ready: func(u string) { ready <- u },
 		})
 	}()
@@ -140,7 +142,7 @@ func TestServeHTTPCapsConnectionsPerClient(t *testing.T) {
 	}
 	healthy := func(conn net.Conn) bool {
 		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-		if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", HealthPath, host); err != nil {
+		if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", transport.HealthPath, host); err != nil {
 			return false
 		}
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
+	clienttransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/mcp/transport"
 )
 
 const testToken = "test-token-0123456789abcdef"
@@ -23,10 +25,10 @@ type httpRig struct {
 	url     string // the /mcp endpoint
 	backend *fakeBackend
 	logs    *syncBuffer
-	handler *HTTPHandler
+	handler *transport.HTTPHandler
 }
 
-func startHTTP(t *testing.T, opts HTTPOptions) *httpRig {
+func startHTTP(t *testing.T, opts transport.HTTPOptions) *httpRig {
 	t.Helper()
 	logs := &syncBuffer{}
 	backend := newFakeBackend()
@@ -34,14 +36,14 @@ func startHTTP(t *testing.T, opts HTTPOptions) *httpRig {
 		opts.Logger = jsonLogger(logs)
 	}
 	mcpSrv := NewServer(Deps{Logger: opts.Logger, Backend: backend, DefaultRepo: "/repo"}, []Tool{echoTool}, "v1")
-	h, err := NewHTTPHandler(context.Background(), mcpSrv, opts)
+	h, err := transport.NewHTTPHandler(context.Background(), mcpSrv, opts)
 	require.NoError(t, err)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
 		_ = h.Shutdown(context.Background())
 		ts.Close()
 	})
-	return &httpRig{srv: ts, url: ts.URL + EndpointPath, backend: backend, logs: logs, handler: h}
+	return &httpRig{srv: ts, url: ts.URL + transport.EndpointPath, backend: backend, logs: logs, handler: h}
 }
 
 const legacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
@@ -86,7 +88,7 @@ func bearer(token string) string { return "Authorization: Bearer " + token }
 // httpClient connects an mcp-go streamable HTTP client with the token.
 func httpClient(t *testing.T, url, token string, opts ...client.ClientOption) *client.Client {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	tr, err := clienttransport.NewStreamableHTTP(url, clienttransport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
 	require.NoError(t, err)
 	c := client.NewClient(tr, opts...)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

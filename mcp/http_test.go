@@ -17,58 +17,31 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/mcp/transport"
 )
 
 func TestHTTPRefusesToStartWithoutAuth(t *testing.T) {
 	tests := []struct {
 		name string
-		opts HTTPOptions
+		opts transport.HTTPOptions
 		want []string
 	}{
-		{"loopback", HTTPOptions{Addr: "127.0.0.1:8765"}, []string{"needs a bearer token", "set THE_LOOP_MCP_TOKEN", "--token-file FILE", "mcp.http.tokenEnv"}},
-		{"renamed variable", HTTPOptions{Addr: "127.0.0.1:8765", TokenEnv: "LOOP_TOKEN"}, []string{"set LOOP_TOKEN", "--token-file FILE", "mcp.http.tokenEnv"}},
-		{"all interfaces", HTTPOptions{Addr: "0.0.0.0:0"}, []string{"refusing to listen on 0.0.0.0:0", "not a loopback address", "--token-file FILE", "mcp.http.tokenEnv", "THE_LOOP_MCP_TOKEN"}},
-		{"public name", HTTPOptions{Addr: "loop.example.com:8765"}, []string{"not a loopback address"}},
+		{"loopback", transport.HTTPOptions{Addr: "127.0.0.1:8765"}, []string{"needs a bearer token", "set THE_LOOP_MCP_TOKEN", "--token-file FILE", "mcp.http.tokenEnv"}},
+		{"renamed variable", transport.HTTPOptions{Addr: "127.0.0.1:8765", TokenEnv: "LOOP_TOKEN"}, []string{"set LOOP_TOKEN", "--token-file FILE", "mcp.http.tokenEnv"}},
+		{"all interfaces", transport.HTTPOptions{Addr: "0.0.0.0:0"}, []string{"refusing to listen on 0.0.0.0:0", "not a loopback address", "--token-file FILE", "mcp.http.tokenEnv", "THE_LOOP_MCP_TOKEN"}},
+		{"public name", transport.HTTPOptions{Addr: "loop.example.com:8765"}, []string{"not a loopback address"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := ServeHTTP(context.Background(), NewServer(Deps{}, nil, "v"), tt.opts)
+			err := transport.ServeHTTP(context.Background(), NewServer(Deps{}, nil, "v"), tt.opts)
 			require.Error(t, err)
-			assert.True(t, errors.Is(err, ErrNoAuth))
+			assert.True(t, errors.Is(err, transport.ErrNoAuth))
 			for _, w := range tt.want {
 				assert.Contains(t, err.Error(), w)
 			}
 		})
 	}
-}
-
-func TestNormalizeAddr(t *testing.T) {
-	tests := []struct{ in, want, err string }{
-		{":8765", "127.0.0.1:8765", ""},
-		{"8765", "127.0.0.1:8765", ""},
-		{"127.0.0.1:8765", "127.0.0.1:8765", ""},
-		{"[::1]:9", "[::1]:9", ""},
-		{"0.0.0.0:80", "0.0.0.0:80", ""},
-		{"localhost", "", "not HOST:PORT"},
-		{"host:http", "", "is not a number"},
-		{"", "", "give an address"},
-	}
-	for _, tt := range tests {
-		got, err := normalizeAddr(tt.in)
-		if tt.err != "" {
-			require.Error(t, err, tt.in)
-			assert.Contains(t, err.Error(), tt.err)
-			continue
-		}
-		require.NoError(t, err, tt.in)
-		assert.Equal(t, tt.want, got)
-	}
-	assert.True(t, isLoopback("127.0.0.1:1"))
-	assert.True(t, isLoopback("[::1]:1"))
-	assert.True(t, isLoopback("localhost:1"))
-	assert.False(t, isLoopback("0.0.0.0:1"))
-	assert.False(t, isLoopback("[::]:1"))
-	assert.False(t, isLoopback("10.0.0.1:1"))
 }
 
 func TestResolveToken(t *testing.T) {
@@ -94,7 +67,7 @@ func TestResolveToken(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			token, source, err := ResolveToken(tt.file, tt.envName, getenv)
+			token, source, err := transport.ResolveToken(tt.file, tt.envName, getenv)
 			if tt.errPart != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.errPart)
@@ -109,7 +82,7 @@ func TestResolveToken(t *testing.T) {
 }
 
 func TestHTTPBearerAuth(t *testing.T) {
-	rig := startHTTP(t, HTTPOptions{Token: testToken})
+	rig := startHTTP(t, transport.HTTPOptions{Token: testToken})
 	tests := []struct {
 		name      string
 		headers   []string
@@ -145,7 +118,7 @@ func TestHTTPBearerAuth(t *testing.T) {
 }
 
 func TestHTTPOriginAllowList(t *testing.T) {
-	rig := startHTTP(t, HTTPOptions{Token: testToken, AllowedOrigins: []string{"https://App.Example.com"}})
+	rig := startHTTP(t, transport.HTTPOptions{Token: testToken, AllowedOrigins: []string{"https://App.Example.com"}})
 	tests := []struct {
 		name    string
 		headers []string
@@ -192,7 +165,7 @@ func TestHTTPOriginAllowList(t *testing.T) {
 
 func TestOriginConfigIsChecked(t *testing.T) {
 	for _, bad := range []string{"*", "null", "app.example.com", "https://app.example.com/path", "ftp://x"} {
-		_, err := NewHTTPHandler(context.Background(), NewServer(Deps{}, nil, "v"), HTTPOptions{Token: testToken, AllowedOrigins: []string{bad}})
+		_, err := transport.NewHTTPHandler(context.Background(), NewServer(Deps{}, nil, "v"), transport.HTTPOptions{Token: testToken, AllowedOrigins: []string{bad}})
 		require.Error(t, err, bad)
 		assert.Contains(t, err.Error(), "mcp.http.allowedOrigins")
 	}
@@ -201,7 +174,7 @@ func TestOriginConfigIsChecked(t *testing.T) {
 func TestHTTPLocalhostProtection(t *testing.T) {
 	// mcp-go's DNS-rebinding guard: on a loopback connection, a Host that
 	// is not localhost is refused.
-	rig := startHTTP(t, HTTPOptions{Token: testToken})
+	rig := startHTTP(t, transport.HTTPOptions{Token: testToken})
 	resp := do(t, http.MethodPost, rig.url, legacyInit, bearer(testToken), "Host: evil.example")
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 	assert.Contains(t, readBody(t, resp), "invalid Host header")
@@ -211,7 +184,7 @@ func TestHTTPLocalhostProtection(t *testing.T) {
 }
 
 func TestHTTPBodyLimit(t *testing.T) {
-	rig := startHTTP(t, HTTPOptions{Token: testToken, MaxBodyBytes: 512})
+	rig := startHTTP(t, transport.HTTPOptions{Token: testToken, MaxBodyBytes: 512})
 	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 1024) + `"}}`
 	resp := do(t, http.MethodPost, rig.url, big, bearer(testToken))
 	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
@@ -236,13 +209,13 @@ func TestHTTPBodyLimit(t *testing.T) {
 }
 
 func TestHealthz(t *testing.T) {
-	rig := startHTTP(t, HTTPOptions{Token: testToken})
-	resp := do(t, http.MethodGet, rig.srv.URL+HealthPath, "")
+	rig := startHTTP(t, transport.HTTPOptions{Token: testToken})
+	resp := do(t, http.MethodGet, rig.srv.URL+transport.HealthPath, "")
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
 	assert.JSONEq(t, `{"status":"ok"}`, readBody(t, resp))
 
-	resp = do(t, http.MethodPost, rig.srv.URL+HealthPath, "{}")
+	resp = do(t, http.MethodPost, rig.srv.URL+transport.HealthPath, "{}")
 	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
 
 	resp = do(t, http.MethodGet, rig.srv.URL+"/other", "")
@@ -250,7 +223,7 @@ func TestHealthz(t *testing.T) {
 }
 
 func TestHTTPToolCalls(t *testing.T) {
-	rig := startHTTP(t, HTTPOptions{Token: testToken})
+	rig := startHTTP(t, transport.HTTPOptions{Token: testToken})
 	for _, legacy := range []bool{false, true} {
 		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
 			var opts []client.ClientOption
@@ -273,7 +246,7 @@ func TestHTTPToolCalls(t *testing.T) {
 }
 
 func TestHTTPConcurrentClients(t *testing.T) {
-	rig := startHTTP(t, HTTPOptions{Token: testToken, MaxSessions: 64})
+	rig := startHTTP(t, transport.HTTPOptions{Token: testToken, MaxSessions: 64})
 	const clients, calls = 16, 8
 	var wg sync.WaitGroup
 	errs := make(chan error, clients*calls)
@@ -314,7 +287,7 @@ func TestHTTPConcurrentClients(t *testing.T) {
 }
 
 func TestHTTPSessionCap(t *testing.T) {
-	rig := startHTTP(t, HTTPOptions{Token: testToken, MaxSessions: 2})
+	rig := startHTTP(t, transport.HTTPOptions{Token: testToken, MaxSessions: 2})
 	var ids []string
 	for i := 0; i < 2; i++ {
 		resp := do(t, http.MethodPost, rig.url, legacyInit, bearer(testToken))
@@ -333,23 +306,23 @@ func TestHTTPSessionCap(t *testing.T) {
 	// An id the server never issued is not a session, and takes no slot.
 	resp = do(t, http.MethodPost, rig.url, ping, bearer(testToken), "Mcp-Session-Id: mcp-session-made-up", "Mcp-Protocol-Version: 2025-11-25")
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "an unknown id is refused")
-	assert.Equal(t, 2, rig.handler.sessions.count())
+	assert.Equal(t, 2, rig.handler.Sessions())
 
 	resp = do(t, http.MethodDelete, rig.url, "", bearer(testToken), "Mcp-Session-Id: "+ids[0], "Mcp-Protocol-Version: 2025-11-25")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	resp = do(t, http.MethodPost, rig.url, ping, bearer(testToken), "Mcp-Session-Id: "+ids[0], "Mcp-Protocol-Version: 2025-11-25")
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "a terminated session is gone")
-	assert.Equal(t, 1, rig.handler.sessions.count(), "closing a session frees its slot")
+	assert.Equal(t, 1, rig.handler.Sessions(), "closing a session frees its slot")
 
 	resp = do(t, http.MethodPost, rig.url, legacyInit, bearer(testToken))
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	resp = do(t, http.MethodPost, rig.url, legacyInit, bearer(testToken))
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "at the cap, an idle session makes room instead of a refusal")
-	assert.Equal(t, 2, rig.handler.sessions.count())
+	assert.Equal(t, 2, rig.handler.Sessions())
 }
 
 func TestHTTPSessionCapCountsInflightStatelessRequests(t *testing.T) {
-	rig := startHTTP(t, HTTPOptions{Token: testToken, MaxSessions: 1})
+	rig := startHTTP(t, transport.HTTPOptions{Token: testToken, MaxSessions: 1})
 	c := httpClient(t, rig.url, testToken)
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() {
@@ -381,12 +354,12 @@ func TestHTTPSessionCapCountsInflightStatelessRequests(t *testing.T) {
 func TestHTTPSessionIdleTTL(t *testing.T) {
 	// mcp-go's idle sweeper, as documented, ends sessions idle past the
 	// TTL; our table hears of it through Terminate.
-	rig := startHTTP(t, HTTPOptions{Token: testToken, SessionIdleTTL: 500 * time.Millisecond})
+	rig := startHTTP(t, transport.HTTPOptions{Token: testToken, SessionIdleTTL: 500 * time.Millisecond})
 	resp := do(t, http.MethodPost, rig.url, legacyInit, bearer(testToken))
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	id := resp.Header.Get("Mcp-Session-Id")
-	require.Equal(t, 1, rig.handler.sessions.count())
-	require.Eventually(t, func() bool { return rig.handler.sessions.count() == 0 }, 10*time.Second, 50*time.Millisecond)
+	require.Equal(t, 1, rig.handler.Sessions())
+	require.Eventually(t, func() bool { return rig.handler.Sessions() == 0 }, 10*time.Second, 50*time.Millisecond)
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
 	resp = do(t, http.MethodPost, rig.url, ping, bearer(testToken), "Mcp-Session-Id: "+id, "Mcp-Protocol-Version: 2025-11-25")
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
@@ -400,7 +373,7 @@ func TestServeHTTPGracefulShutdown(t *testing.T) {
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- ServeHTTP(ctx, srv, HTTPOptions{
+		done <- transport.ServeHTTP(ctx, srv, transport.HTTPOptions{
 			Addr: "127.0.0.1:0", Token: testToken, ReadTimeout: 100 * time.Millisecond,
 			Ready: func(u string) { ready <- u },
 		})
@@ -409,7 +382,7 @@ func TestServeHTTPGracefulShutdown(t *testing.T) {
 	select {
 	case url = <-ready:
 	case err := <-done:
-		t.Fatalf("ServeHTTP: %v", err)
+		t.Fatalf("transport.ServeHTTP: %v", err)
 	}
 	require.True(t, strings.HasPrefix(url, "http://127.0.0.1:"), url)
 	require.True(t, strings.HasSuffix(url, "/mcp"), url)
@@ -432,7 +405,7 @@ func TestServeHTTPGracefulShutdown(t *testing.T) {
 	cancel() // SIGTERM in the binary
 	select {
 	case err := <-done:
-		t.Fatalf("ServeHTTP returned (%v) with a call in flight", err)
+		t.Fatalf("transport.ServeHTTP returned (%v) with a call in flight", err)
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(backend.release)
@@ -443,9 +416,9 @@ func TestServeHTTPGracefulShutdown(t *testing.T) {
 	case err := <-done:
 		require.NoError(t, err)
 	case <-time.After(10 * time.Second):
-		t.Fatal("ServeHTTP did not return after the call finished")
+		t.Fatal("transport.ServeHTTP did not return after the call finished")
 	}
-	_, err := http.Get(strings.TrimSuffix(url, "/mcp") + HealthPath)
+	_, err := http.Get(strings.TrimSuffix(url, "/mcp") + transport.HealthPath)
 	assert.Error(t, err, "the listener is closed")
 }
 
@@ -455,7 +428,7 @@ func TestServeHTTPShutdownDoesNotWaitForSilentConnections(t *testing.T) {
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- ServeHTTP(ctx, NewServer(Deps{}, nil, "v"), HTTPOptions{
+		done <- transport.ServeHTTP(ctx, NewServer(Deps{}, nil, "v"), transport.HTTPOptions{
 			Addr: "127.0.0.1:0", Token: testToken, Ready: func(u string) { ready <- u },
 		})
 	}()
@@ -464,7 +437,7 @@ func TestServeHTTPShutdownDoesNotWaitForSilentConnections(t *testing.T) {
 	conn, err := net.Dial("tcp", host) // opened, never sends a request
 	require.NoError(t, err)
 	defer conn.Close()
-	resp, err := http.Get("http://" + host + HealthPath)
+	resp, err := http.Get("http://" + host + transport.HealthPath)
 	require.NoError(t, err)
 	resp.Body.Close()
 

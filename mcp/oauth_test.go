@@ -17,6 +17,8 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/mcp/transport"
 )
 
 const testResource = "https://loop.example.com/mcp"
@@ -120,13 +122,13 @@ func (as *fakeAS) sign(t *testing.T, kid string, claims map[string]any, key ...*
 	return s
 }
 
-func (as *fakeAS) options() *OAuthOptions {
-	return &OAuthOptions{Issuer: as.srv.URL, ResourceURL: testResource, Scopes: []string{"loop:use"}}
+func (as *fakeAS) options() *transport.OAuthOptions {
+	return &transport.OAuthOptions{Issuer: as.srv.URL, ResourceURL: testResource, Scopes: []string{"loop:use"}}
 }
 
 func TestOAuthAccessTokens(t *testing.T) {
 	as := newFakeAS(t, true, false)
-	rig := startHTTP(t, HTTPOptions{OAuth: as.options()})
+	rig := startHTTP(t, transport.HTTPOptions{OAuth: as.options()})
 	stranger := testKey(t, "stranger")
 	with := func(change func(map[string]any)) map[string]any {
 		c := as.claims("alice")
@@ -179,7 +181,7 @@ func TestOAuthAccessTokens(t *testing.T) {
 
 func TestOAuthChallengeAndMetadata(t *testing.T) {
 	as := newFakeAS(t, true, false)
-	rig := startHTTP(t, HTTPOptions{OAuth: as.options()})
+	rig := startHTTP(t, transport.HTTPOptions{OAuth: as.options()})
 
 	resp := do(t, http.MethodPost, rig.url, legacyInit)
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
@@ -199,7 +201,7 @@ func TestOAuthChallengeAndMetadata(t *testing.T) {
 
 func TestOAuthPrincipalReachesTools(t *testing.T) {
 	as := newFakeAS(t, true, false)
-	rig := startHTTP(t, HTTPOptions{OAuth: as.options()})
+	rig := startHTTP(t, transport.HTTPOptions{OAuth: as.options()})
 	c := httpClient(t, rig.url, as.sign(t, "k1", as.claims("alice@example.com")))
 	res := callTool(t, c, "echo_item", map[string]any{"workItem": "a/b#3", "verbose": true})
 	require.False(t, res.IsError, resultText(t, res))
@@ -209,7 +211,7 @@ func TestOAuthPrincipalReachesTools(t *testing.T) {
 
 func TestOAuthKeysAreCachedAndRefreshed(t *testing.T) {
 	as := newFakeAS(t, true, false)
-	rig := startHTTP(t, HTTPOptions{OAuth: as.options()})
+	rig := startHTTP(t, transport.HTTPOptions{OAuth: as.options()})
 	ok := func(token string) {
 		t.Helper()
 		resp := do(t, http.MethodPost, rig.url, legacyInit, bearer(token))
@@ -229,7 +231,7 @@ func TestOAuthKeysAreCachedAndRefreshed(t *testing.T) {
 func TestOAuthDiscovery(t *testing.T) {
 	t.Run("RFC 8414 metadata when OpenID discovery is absent", func(t *testing.T) {
 		as := newFakeAS(t, false, true)
-		rig := startHTTP(t, HTTPOptions{OAuth: as.options()})
+		rig := startHTTP(t, transport.HTTPOptions{OAuth: as.options()})
 		resp := do(t, http.MethodPost, rig.url, legacyInit, bearer(as.sign(t, "k1", as.claims("alice"))))
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 	})
@@ -237,24 +239,24 @@ func TestOAuthDiscovery(t *testing.T) {
 		as := newFakeAS(t, false, false)
 		opts := as.options()
 		opts.JWKSURL = as.srv.URL + "/jwks"
-		rig := startHTTP(t, HTTPOptions{OAuth: opts})
+		rig := startHTTP(t, transport.HTTPOptions{OAuth: opts})
 		resp := do(t, http.MethodPost, rig.url, legacyInit, bearer(as.sign(t, "k1", as.claims("alice"))))
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 	})
 	t.Run("failed discovery names the fix", func(t *testing.T) {
 		as := newFakeAS(t, false, false)
-		_, err := NewHTTPHandler(context.Background(), NewServer(Deps{}, nil, "v"), HTTPOptions{OAuth: as.options()})
+		_, err := transport.NewHTTPHandler(context.Background(), NewServer(Deps{}, nil, "v"), transport.HTTPOptions{OAuth: as.options()})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "set mcp.http.oauth.jwksUrl")
 	})
 	t.Run("configuration is checked", func(t *testing.T) {
-		for _, o := range []OAuthOptions{
+		for _, o := range []transport.OAuthOptions{
 			{Issuer: "", ResourceURL: testResource},
 			{Issuer: "https://as.example", ResourceURL: ""},
 			{Issuer: "http://as.example", ResourceURL: testResource},
 			{Issuer: "https://as.example", ResourceURL: "loop.example.com/mcp"},
 		} {
-			_, err := NewHTTPHandler(context.Background(), NewServer(Deps{}, nil, "v"), HTTPOptions{OAuth: &o})
+			_, err := transport.NewHTTPHandler(context.Background(), NewServer(Deps{}, nil, "v"), transport.HTTPOptions{OAuth: &o})
 			require.Error(t, err, "%+v", o)
 			assert.Contains(t, err.Error(), "mcp.http.oauth.")
 		}
@@ -263,7 +265,7 @@ func TestOAuthDiscovery(t *testing.T) {
 
 func TestOAuthWithStaticTokenToo(t *testing.T) {
 	as := newFakeAS(t, true, false)
-	rig := startHTTP(t, HTTPOptions{OAuth: as.options(), Token: testToken})
+	rig := startHTTP(t, transport.HTTPOptions{OAuth: as.options(), Token: testToken})
 	resp := do(t, http.MethodPost, rig.url, legacyInit, bearer(testToken))
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "the static token still works for Claude Code and CI")
 	assert.Empty(t, resp.Header.Get("WWW-Authenticate"), "no OAuth challenge once a valid token is shown")
@@ -273,7 +275,7 @@ func TestOAuthWithStaticTokenToo(t *testing.T) {
 
 func TestSessionsAreBoundToTheirPrincipal(t *testing.T) {
 	as := newFakeAS(t, true, false)
-	rig := startHTTP(t, HTTPOptions{OAuth: as.options()})
+	rig := startHTTP(t, transport.HTTPOptions{OAuth: as.options()})
 	alice := bearer(as.sign(t, "k1", as.claims("alice")))
 	bob := bearer(as.sign(t, "k1", as.claims("bob")))
 
@@ -303,7 +305,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // every other request: another subject holding the id gets 404.
 func TestAGetStreamIsBoundToItsSessionsPrincipal(t *testing.T) {
 	as := newFakeAS(t, true, false)
-	rig := startHTTP(t, HTTPOptions{OAuth: as.options()})
+	rig := startHTTP(t, transport.HTTPOptions{OAuth: as.options()})
 	alice := bearer(as.sign(t, "k1", as.claims("alice")))
 	bob := bearer(as.sign(t, "k1", as.claims("bob")))
 	resp := do(t, http.MethodPost, rig.url, legacyInit, alice)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/the-loop/the-loop/mcp/transport"
 )
 
 // ServerName is the name the server reports in initialize.
@@ -103,7 +105,7 @@ func callMiddleware(logger *slog.Logger) server.ToolHandlerMiddleware {
 				if wi := workItemOf(req); wi != "" {
 					attrs = append(attrs, "work_item", wi)
 				}
-				if p, ok := PrincipalFromContext(ctx); ok {
+				if p, ok := transport.PrincipalFromContext(ctx); ok {
 					attrs = append(attrs, "principal", p.Subject)
 				}
 				level := slog.LevelInfo

@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
+	clienttransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/mcp/transport"
 )
 
-// stdioRig runs ServeStdio over pipes with an mcp-go client on the other
+// stdioRig runs transport.ServeStdio over pipes with an mcp-go client on the other
 // end. stdout is teed into frames so the test can inspect every byte.
 type stdioRig struct {
 	client  *client.Client
@@ -38,9 +40,9 @@ func startStdio(t *testing.T) *stdioRig {
 	frames := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- ServeStdio(ctx, srv, stdinR, io.MultiWriter(stdoutW, frames), stderr) }()
+	go func() { done <- transport.ServeStdio(ctx, srv, stdinR, io.MultiWriter(stdoutW, frames), stderr) }()
 
-	c := client.NewClient(transport.NewIO(stdoutR, stdinW, io.NopCloser(strings.NewReader(""))))
+	c := client.NewClient(clienttransport.NewIO(stdoutR, stdinW, io.NopCloser(strings.NewReader(""))))
 	startCtx, startCancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer startCancel()
 	require.NoError(t, c.Start(startCtx))
@@ -64,7 +66,7 @@ func (r *stdioRig) wait(t *testing.T) error {
 	case err := <-r.done:
 		return err
 	case <-time.After(10 * time.Second):
-		t.Fatal("ServeStdio did not return")
+		t.Fatal("transport.ServeStdio did not return")
 		return nil
 	}
 }
@@ -117,7 +119,7 @@ func TestServeStdioFinishesInflightCallsOnCancel(t *testing.T) {
 	rig.cancel() // SIGTERM/SIGINT in the binary
 	select {
 	case err := <-rig.done:
-		t.Fatalf("ServeStdio returned (%v) while a call was in flight", err)
+		t.Fatalf("transport.ServeStdio returned (%v) while a call was in flight", err)
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(rig.backend.release)
@@ -129,9 +131,9 @@ func TestServeStdioFinishesInflightCallsOnCancel(t *testing.T) {
 }
 
 func TestServeStdioGivesUpOnStuckCallsAfterGrace(t *testing.T) {
-	old := stdioShutdownTimeout
-	stdioShutdownTimeout = 100 * time.Millisecond
-	t.Cleanup(func() { stdioShutdownTimeout = old })
+	old := transport.StdioGrace
+	transport.StdioGrace = 100 * time.Millisecond
+	t.Cleanup(func() { transport.StdioGrace = old })
 
 	rig := startStdio(t)
 	go func() {
@@ -144,39 +146,4 @@ func TestServeStdioGivesUpOnStuckCallsAfterGrace(t *testing.T) {
 	rig.cancel()
 	require.NoError(t, rig.wait(t))
 	assert.Contains(t, rig.stderr.String(), "1 request(s) unfinished")
-}
-
-func TestInflightTracking(t *testing.T) {
-	tr := newInflight()
-	tr.request([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
-	tr.request([]byte(`{"jsonrpc":"2.0","id":"a","method":"tools/list"}`))
-	tr.request([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	assert.Equal(t, 2, tr.count(), "notifications are not awaited")
-	idle := tr.idle()
-	tr.response([]byte(`{"jsonrpc":"2.0","id":"1","result":{}}`))
-	assert.Equal(t, 2, tr.count(), `string "1" does not answer numeric 1`)
-	tr.response([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
-	tr.response([]byte(`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage"}`))
-	assert.Equal(t, 1, tr.count(), "server-to-client requests are not answers")
-	select {
-	case <-idle:
-		t.Fatal("idle before every request was answered")
-	default:
-	}
-	tr.response([]byte(`{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"x"}}`))
-	<-idle
-	assert.Equal(t, 0, tr.count())
-}
-
-func TestFrameWriterSplitsLines(t *testing.T) {
-	var got []string
-	var sink strings.Builder
-	fw := &frameWriter{w: &sink, onFrame: func(b []byte) { got = append(got, string(b)) }}
-	for _, chunk := range []string{`{"a":`, "1}\n{\"b\"", ":2}\n\n", `{"c":3}`} {
-		n, err := fw.Write([]byte(chunk))
-		require.NoError(t, err)
-		assert.Equal(t, len(chunk), n)
-	}
-	assert.Equal(t, []string{`{"a":1}`, `{"b":2}`, ``}, got)
-	assert.Equal(t, "{\"a\":1}\n{\"b\":2}\n\n{\"c\":3}", sink.String(), "bytes pass through unchanged")
 }

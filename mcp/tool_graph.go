@@ -5,6 +5,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/the-loop/the-loop/mcp/transport"
 	"github.com/the-loop/the-loop/service"
 )
 
@@ -48,7 +49,7 @@ var graphCompleteTool = Tool{
 	),
 	Handler: handle(func(ctx context.Context, deps Deps, in service.CompleteRequest) *mcp.CallToolResult {
 		in.Actor = "mcp"
-		if p, ok := PrincipalFromContext(ctx); ok && p.Subject != "" {
+		if p, ok := transport.PrincipalFromContext(ctx); ok && p.Subject != "" {
 			in.Actor = "mcp:" + p.Subject
 		}
 		claim, err := deps.Backend.Complete(ctx, in)

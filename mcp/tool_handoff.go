@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/the-loop/the-loop/handoff"
+	"github.com/the-loop/the-loop/mcp/transport"
 	"github.com/the-loop/the-loop/service"
 )
 
@@ -40,7 +41,7 @@ var handoffPostTool = Tool{
 	),
 	Handler: handoffHandler("handoff_post", func(ctx context.Context, deps Deps, hb HandoffBackend, in service.HandoffPostRequest) *mcp.CallToolResult {
 		// The record is posted for the caller's person, never the loop.
-		principal, _ := PrincipalFromContext(ctx)
+		principal, _ := transport.PrincipalFromContext(ctx)
 		in.By = principal.Person(deps.Operator)
 		res, err := hb.HandoffPost(ctx, in)
 		switch {

@@ -23,6 +23,7 @@ import (
 	"github.com/the-loop/the-loop/continuity"
 	"github.com/the-loop/the-loop/handoff"
 	loopmcp "github.com/the-loop/the-loop/mcp"
+	"github.com/the-loop/the-loop/mcp/transport"
 )
 
 // parityTests names, for every shipped MCP tool, the test that runs the
@@ -118,7 +119,7 @@ func (p *parity) tool(repo, name string, args map[string]any) string {
 	c, err := client.NewInProcessClient(srv)
 	require.NoError(p.t, err)
 	defer c.Close()
-	ctx := loopmcp.WithPrincipal(context.Background(), loopmcp.Principal{Subject: "local", Method: "stdio"})
+	ctx := transport.WithPrincipal(context.Background(), transport.Principal{Subject: "local", Method: "stdio"})
 	require.NoError(p.t, c.Start(ctx))
 	_, err = c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION, ClientInfo: mcp.Implementation{Name: "parity", Version: "1"}}})
 	require.NoError(p.t, err)

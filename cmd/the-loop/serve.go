@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	loopmcp "github.com/the-loop/the-loop/mcp"
+	"github.com/the-loop/the-loop/mcp/transport"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
 )
@@ -71,7 +72,7 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 	defer svc.Close()
 	srv := loopmcp.NewServer(serverDeps(svc, logger, opts.Repo, opts.WorkItem), loopmcp.AllTools(), Version())
 	if opts.HTTP == "" {
-		err = loopmcp.ServeStdio(ctx, srv, f.Stdin, f.Stdout, f.Stderr)
+		err = transport.ServeStdio(ctx, srv, f.Stdin, f.Stdout, f.Stderr)
 	} else {
 		err = serveHTTP(ctx, f, svc, srv, opts, logger)
 	}
@@ -85,11 +86,11 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 // settings (mcp.http.*) and the flags'.
 func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *server.MCPServer, opts *serveOptions, logger *slog.Logger) error {
 	h := svc.Config().MCP.HTTP
-	token, source, err := loopmcp.ResolveToken(opts.TokenFile, h.TokenEnv, f.Getenv)
+	token, source, err := transport.ResolveToken(opts.TokenFile, h.TokenEnv, f.Getenv)
 	if err != nil {
 		return err
 	}
-	o := loopmcp.HTTPOptions{
+	o := transport.HTTPOptions{
 		Addr:           opts.HTTP,
 		Token:          token,
 		TokenEnv:       h.TokenEnv,
@@ -105,12 +106,12 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 		},
 	}
 	if a := h.OAuth; a.Issuer != "" || a.ResourceURL != "" {
-		o.OAuth = &loopmcp.OAuthOptions{Issuer: a.Issuer, ResourceURL: a.ResourceURL, JWKSURL: a.JWKSURL, Scopes: a.Scopes}
+		o.OAuth = &transport.OAuthOptions{Issuer: a.Issuer, ResourceURL: a.ResourceURL, JWKSURL: a.JWKSURL, Scopes: a.Scopes}
 	}
 	if token != "" {
 		logger.Info("mcp http: bearer token configured", "source", source)
 	}
-	return loopmcp.ServeHTTP(ctx, srv, o)
+	return transport.ServeHTTP(ctx, srv, o)
 }
 
 // newServeService builds the core the server's tools bind to: the same

@@ -1,4 +1,4 @@
-package mcp
+package transport
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -184,7 +185,7 @@ func (v *oauthVerifier) verify(ctx context.Context, raw string) (Principal, *aut
 	}
 	have := tokenScopes(claims.Scope, claims.Scp)
 	for _, want := range v.scopes {
-		if !contains(have, want) {
+		if !slices.Contains(have, want) {
 			return Principal{}, &authFailure{http.StatusForbidden, "insufficient_scope", "the access token lacks scope " + want, "missing scope " + want}
 		}
 	}

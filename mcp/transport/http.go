@@ -1,4 +1,4 @@
-package mcp
+package transport
 
 import (
 	"context"
@@ -118,6 +118,9 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.
 
 // CloseSessions ends every open event stream (used at shutdown).
 func (h *HTTPHandler) CloseSessions(ctx context.Context) { h.streamable.CloseSessions(ctx) }
+
+// Sessions is how many sessions are open now.
+func (h *HTTPHandler) Sessions() int { return h.sessions.count() }
 
 // Shutdown stops mcp-go's session sweeper and closes open streams.
 func (h *HTTPHandler) Shutdown(ctx context.Context) error {

@@ -1,4 +1,4 @@
-package mcp
+package transport
 
 import (
 	"bufio"
@@ -15,9 +15,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// stdioShutdownTimeout bounds how long a cancelled ServeStdio waits for
-// in-flight requests before it stops anyway.
-var stdioShutdownTimeout = 25 * time.Second
+// StdioGrace bounds how long a cancelled ServeStdio waits for in-flight
+// requests before it stops anyway.
+var StdioGrace = 25 * time.Second
 
 // ServeStdio serves srv over newline-delimited JSON-RPC on stdin/stdout
 // until stdin closes or ctx is cancelled. stdout carries protocol frames
@@ -55,7 +55,7 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, stdin io.Reader, std
 	case <-ctx.Done():
 	}
 	close(draining)
-	timer := time.NewTimer(stdioShutdownTimeout)
+	timer := time.NewTimer(StdioGrace)
 	defer timer.Stop()
 	select {
 	case <-track.idle():
