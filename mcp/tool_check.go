@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
 )
@@ -79,7 +80,7 @@ func checkSummary(res service.CheckResult) string {
 func coreError(op string, err error) *mcp.CallToolResult {
 	var what string
 	switch {
-	case errors.Is(err, service.ErrRepoUnreadable):
+	case errors.Is(err, repoconfig.ErrUnreadable):
 		what = "; pass repo as the path of a repository checkout"
 	}
 	return mcp.NewToolResultError(fmt.Sprintf("%s failed: %v%s", op, err, what))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	goruntime "runtime"
 
+	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/runtime"
 )
 
@@ -167,7 +168,7 @@ type itemResult struct {
 }
 
 // checkOne evaluates one work item read-only.
-func (s *Service) checkOne(ctx context.Context, p *persister, repo *Repo, signer *runtime.Signer, id string, recompute bool) (res itemResult) {
+func (s *Service) checkOne(ctx context.Context, p *persister, repo *repoconfig.Repo, signer *runtime.Signer, id string, recompute bool) (res itemResult) {
 	state, warns, err := p.Load(ctx, id)
 	res.warns = warns
 	if err != nil {

@@ -12,10 +12,6 @@ import (
 // sentence so the model fixes the argument.
 var ErrInvalidRequest = errors.New("invalid request")
 
-// ErrRepoConfig marks a repository whose config file
-// (.the-loop/harness-config.yaml) the loop cannot use: the CLI exits 2.
-var ErrRepoConfig = errors.New("the repository config is unusable")
-
 // markedError is err, unchanged in its message, that also is kind.
 type markedError struct{ err, kind error }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/runtime"
 )
 
@@ -99,7 +100,7 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) (GateResult, error)
 }
 
 // activeItems are items with recorded state that are not at a terminal node.
-func (s *Service) activeItems(ctx context.Context, repo *Repo) ([]string, error) {
+func (s *Service) activeItems(ctx context.Context, repo *repoconfig.Repo) ([]string, error) {
 	ids, err := repo.WorkItems()
 	if err != nil {
 		return nil, err

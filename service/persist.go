@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/store"
 )
@@ -18,7 +19,7 @@ import (
 // publishes the portable record beside the artifacts after every commit.
 type persister struct {
 	st   *store.Store // nil: portable record only (read-only callers)
-	repo *Repo
+	repo *repoconfig.Repo
 	// adopt vets a state taken from the portable record when the store has
 	// none: that file is agent-writable, so its pointer is not trusted.
 	adopt func(ctx context.Context, st *runtime.State) []runtime.EventRecord

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/store"
 
@@ -36,7 +37,7 @@ func failWrites(t *testing.T, path string) {
 // so a failed commit leaves the record the store last recorded.
 func TestPortableRecordIsNotWrittenWhenTheCommitFails(t *testing.T) {
 	ctx := context.Background()
-	repo, err := OpenRepo(t.TempDir())
+	repo, err := repoconfig.Open(t.TempDir())
 	require.NoError(t, err)
 	dbPath := filepath.Join(t.TempDir(), "state.db")
 	st, err := store.Open(ctx, dbPath)
@@ -81,7 +82,7 @@ func TestPortableRecordIsNotWrittenWhenTheCommitFails(t *testing.T) {
 func TestPortableRecordFailureAfterCommitKeepsTheUpdate(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	repo, err := OpenRepo(dir)
+	repo, err := repoconfig.Open(dir)
 	require.NoError(t, err)
 	p := &persister{st: openTestStore(t), repo: repo}
 	record := filepath.Join(repo.SpecDir("issue-1"), runtime.StateFile)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/store"
 )
@@ -24,7 +25,7 @@ func openTestStore(t *testing.T) *store.Store {
 func TestPersisterWritesStoreAndPortableRecord(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	repo, err := OpenRepo(dir)
+	repo, err := repoconfig.Open(dir)
 	require.NoError(t, err)
 	p := &persister{st: openTestStore(t), repo: repo}
 	require.NoError(t, p.Update(ctx, "issue-1", func(s *runtime.State) ([]runtime.EventRecord, error) {
@@ -48,7 +49,7 @@ func TestPersisterWritesStoreAndPortableRecord(t *testing.T) {
 
 func TestDeletedPortableRecordIsRebuiltFromTheStoreOnSave(t *testing.T) {
 	ctx := context.Background()
-	repo, err := OpenRepo(t.TempDir())
+	repo, err := repoconfig.Open(t.TempDir())
 	require.NoError(t, err)
 	p := &persister{st: openTestStore(t), repo: repo}
 	bump := func(s *runtime.State) ([]runtime.EventRecord, error) { s.CurrentNode = "design"; return nil, nil }
@@ -61,7 +62,7 @@ func TestDeletedPortableRecordIsRebuiltFromTheStoreOnSave(t *testing.T) {
 
 func TestCorruptPortableRecordIsKeptAndReported(t *testing.T) {
 	ctx := context.Background()
-	repo, err := OpenRepo(t.TempDir())
+	repo, err := repoconfig.Open(t.TempDir())
 	require.NoError(t, err)
 	path := filepath.Join(repo.SpecDir("issue-1"), runtime.LegacyStateFile)
 	writeFile(t, path, "{not json")

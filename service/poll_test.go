@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/providertest"
@@ -29,7 +30,7 @@ func newPollRig(t *testing.T, authorized ...string) *pollRig {
 	t.Helper()
 	fake := providertest.NewGitHub(t)
 	repo := t.TempDir()
-	writeFile(t, filepath.Join(repo, HarnessConfigPath), "ticketing:\n  github:\n    owner: octo\n    repo: widgets\n")
+	writeFile(t, filepath.Join(repo, repoconfig.Path), "ticketing:\n  github:\n    owner: octo\n    repo: widgets\n")
 	cfg := config.Default()
 	cfg.Routing.AuthorizedUsers = authorized
 	src := config.Source{System: "github", Repos: []string{"octo/widgets"}, Checkout: repo}

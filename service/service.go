@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/store"
@@ -129,11 +130,11 @@ func (s *Service) now() time.Time { return s.deps.Clock() }
 func (s *Service) log() *slog.Logger { return s.deps.Log }
 
 // tracker returns the provider for a state's ref system (nil when none).
-func (s *Service) tracker(repo *Repo, st *runtime.State) integrations.Provider {
+func (s *Service) tracker(repo *repoconfig.Repo, st *runtime.State) integrations.Provider {
 	if s.deps.Providers == nil {
 		return nil
 	}
-	system := repo.Harness.Ticketing.System
+	system := repo.Config.Ticketing.System
 	if ref, err := runtime.ParseTicketRef(st.Ref); err == nil {
 		system = ref.System
 	}
@@ -150,7 +151,7 @@ func (s *Service) tracker(repo *Repo, st *runtime.State) integrations.Provider {
 
 // session bundles what one mutating operation on a work item needs.
 type session struct {
-	repo  *Repo
+	repo  *repoconfig.Repo
 	rt    *runtime.Runtime
 	state *runtime.State
 	warns []string
@@ -200,7 +201,7 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 
 // signerFor is the signer for repo's decisions: the service's keys, plus the
 // public keys the repository commits where no key is pinned or held.
-func (s *Service) signerFor(repo *Repo) (*runtime.Signer, []string) {
+func (s *Service) signerFor(repo *repoconfig.Repo) (*runtime.Signer, []string) {
 	return s.deps.Signer.ForRepo(repo.Root)
 }
 
@@ -217,11 +218,11 @@ func (s *Service) repoDir(dir string) string {
 // openRepo resolves a request's repository (default DefaultRepo, else the
 // working directory), refusing one that is not exactly one of AllowedRepos
 // when that is set: a subdirectory of a served repository is not a root.
-func (s *Service) openRepo(dir string) (*Repo, error) {
+func (s *Service) openRepo(dir string) (*repoconfig.Repo, error) {
 	if err := s.allowedRoot(s.repoDir(dir)); err != nil {
 		return nil, err
 	}
-	repo, err := OpenRepo(s.repoDir(dir))
+	repo, err := repoconfig.Open(s.repoDir(dir))
 	if err != nil {
 		return nil, err
 	}

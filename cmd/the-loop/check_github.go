@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
 )
@@ -23,7 +24,7 @@ type githubOutput struct {
 
 func newGitHubOutput(f *Factory, opts *checkOptions) *githubOutput {
 	o := &githubOutput{report: service.GitHubReport{FailOn: opts.FailOn}, summaryPath: f.Getenv(EnvStepSummary)}
-	if repo, err := service.OpenRepo(opts.Repo); err == nil {
+	if repo, err := repoconfig.Open(opts.Repo); err == nil {
 		o.report.Root = repo.Root
 	}
 	if wd, err := os.Getwd(); err == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/integrations/tickets"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
@@ -91,8 +92,8 @@ func isUsage(err error) bool {
 	var ue *usageError
 	var oe *tickets.OptionError
 	return errors.As(err, &ue) || errors.As(err, &oe) ||
-		errors.Is(err, service.ErrInvalidRequest) || errors.Is(err, service.ErrRepoConfig) ||
-		errors.Is(err, service.ErrRepoUnreadable) || errors.Is(err, runtime.ErrReasonRequired)
+		errors.Is(err, service.ErrInvalidRequest) || errors.Is(err, repoconfig.ErrInvalid) ||
+		errors.Is(err, repoconfig.ErrUnreadable) || errors.Is(err, runtime.ErrReasonRequired)
 }
 
 // walkVerdict is the exit of a claim or an advance: a pass, a skip, a wait

@@ -1,8 +1,9 @@
-// Package service is the core the CLI and the MCP tools both call: it
-// resolves a repository, loads its harness config and the shipped graphs,
-// opens the state store, and runs the runtime. A CLI verb and an MCP tool
-// are thin bindings over the same function here, so the two cannot drift.
-package service
+// Package repoconfig resolves a repository checkout as the loop sees it:
+// its root, its repository config (.the-loop/harness-config.yaml — the file
+// keeps the name it shipped with), the spec folder that config names, and
+// the work items under it. The operator config, which is the host's, is
+// package config.
+package repoconfig
 
 import (
 	"errors"
@@ -17,12 +18,13 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/the-loop/the-loop/graphs"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/plaintext"
 )
 
-// HarnessConfigPath is the per-repository config, relative to the root.
-const HarnessConfigPath = ".the-loop/harness-config.yaml"
+// Path is the repository config, relative to the root.
+const Path = ".the-loop/harness-config.yaml"
 
 // Repo is a resolved repository checkout.
 type Repo struct {
@@ -30,15 +32,15 @@ type Repo struct {
 	Root string
 	// SpecRoot is the spec folder relative to Root (slash-separated).
 	SpecRoot string
-	// Harness is the repository's harness config (zero when absent).
-	Harness Harness
+	// Config is the repository config (zero when absent).
+	Config Config
 	// Warnings are things the user should know (printed on stderr).
 	Warnings []string
 }
 
-// Harness holds the harness-config keys the engine reads; every other key
+// Config holds the repository-config keys the engine reads; every other key
 // is guidance for the agent and ignored here.
-type Harness struct {
+type Config struct {
 	Ticketing struct {
 		System string `yaml:"system"`
 		GitHub struct {
@@ -57,31 +59,41 @@ type Harness struct {
 	Present bool `yaml:"-"`
 }
 
-// ErrRepoUnreadable marks a repository path that is not a readable directory.
-var ErrRepoUnreadable = errors.New("repository is not a readable directory")
+// ErrUnreadable marks a repository path that is not a readable directory.
+var ErrUnreadable = errors.New("repository is not a readable directory")
 
-// OpenRepo resolves dir (relative to cwd) and reads its harness config.
-func OpenRepo(dir string) (*Repo, error) {
+// ErrInvalid marks a repository config the loop cannot use: the fix is in
+// the file.
+var ErrInvalid = errors.New("the repository config is unusable")
+
+// invalidError is an error of the config file: its message, and ErrInvalid.
+type invalidError struct{ error }
+
+func (e invalidError) Unwrap() []error { return []error{e.error, ErrInvalid} }
+
+// Open resolves dir (relative to the working directory) and reads its
+// repository config.
+func Open(dir string) (*Repo, error) {
 	if dir == "" {
 		dir = "."
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrRepoUnreadable, dir, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnreadable, dir, err)
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
 	fi, err := os.Stat(abs)
 	if err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%w: %s is not a directory", ErrRepoUnreadable, abs)
+		return nil, fmt.Errorf("%w: %s is not a directory", ErrUnreadable, abs)
 	}
 	key := repoStamp(abs)
 	if v, ok := repoCache.Load(abs); ok && v.(cachedRepo).stamp == key {
 		return v.(cachedRepo).repo.clone(), nil
 	}
 	r := &Repo{Root: abs, SpecRoot: runtime.DefaultSpecRoot}
-	if err := r.readHarness(); err != nil {
+	if err := r.readConfig(); err != nil {
 		return nil, err
 	}
 	r.warnRepoGraphs()
@@ -99,11 +111,11 @@ type cachedRepo struct {
 	repo  *Repo
 }
 
-// repoStamp identifies the state of what OpenRepo reads: the .the-loop
-// folder (files added or removed) and the harness config (edited).
+// repoStamp identifies the state of what Open reads: the .the-loop folder
+// (files added or removed) and the repository config (edited).
 func repoStamp(root string) string {
 	stamp := ""
-	for _, p := range []string{filepath.Join(root, ".the-loop"), filepath.Join(root, filepath.FromSlash(HarnessConfigPath))} {
+	for _, p := range []string{filepath.Join(root, ".the-loop"), filepath.Join(root, filepath.FromSlash(Path))} {
 		fi, err := os.Stat(p)
 		if err != nil {
 			stamp += "-|"
@@ -120,27 +132,27 @@ func (r *Repo) clone() *Repo {
 	return &c
 }
 
-func (r *Repo) readHarness() error {
-	p := filepath.Join(r.Root, filepath.FromSlash(HarnessConfigPath))
+func (r *Repo) readConfig() error {
+	p := filepath.Join(r.Root, filepath.FromSlash(Path))
 	fi, err := os.Stat(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err == nil && !fi.Mode().IsRegular() {
-		return mark(fmt.Errorf("%s is not a regular file; make it one, or remove it to use the defaults", HarnessConfigPath), ErrRepoConfig)
+		return invalidError{fmt.Errorf("%s is not a regular file; make it one, or remove it to use the defaults", Path)}
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", p, err)
 	}
-	if err := yaml.Unmarshal(data, &r.Harness); err != nil {
-		return mark(fmt.Errorf("%s is not valid YAML: %w (fix the file; workflow.specDir is the key the engine reads)", HarnessConfigPath, err), ErrRepoConfig)
+	if err := yaml.Unmarshal(data, &r.Config); err != nil {
+		return invalidError{fmt.Errorf("%s is not valid YAML: %w (fix the file; workflow.specDir is the key the engine reads)", Path, err)}
 	}
-	r.Harness.Present = true
-	if sd := strings.TrimSpace(r.Harness.Workflow.SpecDir); sd != "" {
+	r.Config.Present = true
+	if sd := strings.TrimSpace(r.Config.Workflow.SpecDir); sd != "" {
 		clean := path.Clean(filepath.ToSlash(sd))
 		if !filepath.IsLocal(filepath.FromSlash(clean)) {
-			return mark(fmt.Errorf("%s: workflow.specDir %q leaves the repository; give a path inside it, e.g. docs/specs", HarnessConfigPath, sd), ErrRepoConfig)
+			return invalidError{fmt.Errorf("%s: workflow.specDir %q leaves the repository; give a path inside it, e.g. docs/specs", Path, sd)}
 		}
 		r.SpecRoot = clean
 	}
@@ -159,7 +171,7 @@ func (r *Repo) checkSpecRoot() error {
 		return fmt.Errorf("resolve the spec directory %s: %w", r.SpecRoot, err)
 	}
 	if rel, err := filepath.Rel(r.Root, real); err != nil || !filepath.IsLocal(rel) {
-		return mark(fmt.Errorf("the spec directory %s resolves to %s, outside the repository; spec folders must live inside it", r.SpecRoot, real), ErrRepoConfig)
+		return invalidError{fmt.Errorf("the spec directory %s resolves to %s, outside the repository; spec folders must live inside it", r.SpecRoot, real)}
 	}
 	return nil
 }
@@ -180,7 +192,7 @@ func (r *Repo) CheckItemDir(id string) error {
 func (r *Repo) warnRepoGraphs() {
 	dir := filepath.Join(r.Root, ".the-loop")
 	candidates := []string{"graph.yaml", "pdlc.yaml", "graphs"}
-	for _, n := range Loops() {
+	for _, n := range graphs.Names() {
 		candidates = append(candidates, n+".yaml")
 	}
 	for _, c := range candidates {
@@ -224,9 +236,9 @@ func (r *Repo) WorkItems() ([]string, error) {
 	return ids, nil
 }
 
-// OriginRepo returns OWNER/REPO from the harness config ("" when unset).
+// OriginRepo returns OWNER/REPO from the repository config ("" when unset).
 func (r *Repo) OriginRepo() string {
-	g := r.Harness.Ticketing.GitHub
+	g := r.Config.Ticketing.GitHub
 	if g.Owner == "" || g.Repo == "" {
 		return ""
 	}
@@ -234,7 +246,7 @@ func (r *Repo) OriginRepo() string {
 }
 
 // DefaultRef derives the ticket ref of an id: github:owner/repo#n for
-// issue-<n> when the harness config names the repository, else "".
+// issue-<n> when the repository config names the repository, else "".
 func (r *Repo) DefaultRef(id string) string {
 	origin := r.OriginRepo()
 	if origin == "" {
