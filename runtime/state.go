@@ -269,35 +269,6 @@ func MarshalJSON(v any) ([]byte, error) {
 // ErrCorruptState marks a portable record that exists but cannot be decoded.
 var ErrCorruptState = errors.New("portable record is corrupt")
 
-// ReadPortable reads the portable record from specDir, trying the current
-// name then the legacy one. It returns (nil, "", nil) when neither exists and
-// wraps ErrCorruptState when the file cannot be decoded (the file is kept).
-func ReadPortable(specDir, id string) (*State, string, error) {
-	for _, name := range []string{StateFile, LegacyStateFile} {
-		path := filepath.Join(specDir, name)
-		fi, err := os.Stat(path)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err == nil && !fi.Mode().IsRegular() {
-			return nil, path, fmt.Errorf("%w: %s is not a regular file (kept as is; state is reconstructed from the artifacts)", ErrCorruptState, path)
-		}
-		data, err := os.ReadFile(path)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, path, fmt.Errorf("read %s: %w", path, err)
-		}
-		st, err := ParseState(data, id)
-		if err != nil {
-			return nil, path, fmt.Errorf("%w: %s: %v (kept as is; state is reconstructed from the artifacts)", ErrCorruptState, path, err)
-		}
-		return st, path, nil
-	}
-	return nil, "", nil
-}
-
 // WriteFileAtomic writes data to path (atomicfile.Write), creating its
 // directory first.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
@@ -306,15 +277,6 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
 	return atomicfile.Write(path, data, perm)
-}
-
-// WritePortable writes the portable record into specDir atomically.
-func WritePortable(specDir string, s *State) error {
-	data, err := s.Marshal()
-	if err != nil {
-		return fmt.Errorf("encode state: %w", err)
-	}
-	return WriteFileAtomic(filepath.Join(specDir, StateFile), data, 0o644)
 }
 
 // Now returns the current UTC time formatted for records.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 
 	"github.com/the-loop/the-loop/config/repoconfig"
@@ -47,7 +46,7 @@ func (p *persister) loadState(ctx context.Context, id string) (*runtime.State, [
 			warns = append(warns, fmt.Sprintf("%s: the stored state in %s is unreadable (%v); falling back to the portable record", id, p.st.Path(), err))
 		}
 	}
-	s, _, err := runtime.ReadPortable(p.repo.SpecDir(id), id)
+	s, _, err := readPortable(p.repo.SpecDir(id), id)
 	switch {
 	case errors.Is(err, runtime.ErrCorruptState):
 		warns = append(warns, "warning: "+err.Error())
@@ -58,6 +57,24 @@ func (p *persister) loadState(ctx context.Context, id string) (*runtime.State, [
 		return runtime.NewState(id), warns, nil
 	}
 	return s, warns, nil
+}
+
+// readPortable reads the portable record of id from specDir (the current
+// name, then the legacy one): nil when there is none, an error wrapping
+// runtime.ErrCorruptState when it cannot be used (the file is kept).
+func readPortable(specDir, id string) (*runtime.State, string, error) {
+	data, path, err := store.ReadPortable(specDir, runtime.StateFile, runtime.LegacyStateFile)
+	switch {
+	case errors.Is(err, store.ErrNotRegular):
+		return nil, path, fmt.Errorf("%w: %s is not a regular file (kept as is; state is reconstructed from the artifacts)", runtime.ErrCorruptState, path)
+	case err != nil || data == nil:
+		return nil, path, err
+	}
+	st, err := runtime.ParseState(data, id)
+	if err != nil {
+		return nil, path, fmt.Errorf("%w: %s: %v (kept as is; state is reconstructed from the artifacts)", runtime.ErrCorruptState, path, err)
+	}
+	return st, path, nil
 }
 
 // Load implements runtime.Persister.
@@ -136,10 +153,7 @@ func (p *persister) publish(ctx context.Context, id string) {
 		if cur == nil || len(cur.State) == 0 {
 			return nil
 		}
-		if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, cur.State) {
-			return nil
-		}
-		return runtime.WriteFileAtomic(path, cur.State, 0o644)
+		return store.WritePortable(path, cur.State)
 	})
 	if err != nil {
 		p.logger().Warn("the state is recorded in the store, but the portable record could not be written; the next update writes it again",

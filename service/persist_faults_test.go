@@ -71,7 +71,7 @@ func TestPortableRecordIsNotWrittenWhenTheCommitFails(t *testing.T) {
 			return nil, nil
 		}))
 	}
-	portable, _, err := runtime.ReadPortable(repo.SpecDir("issue-1"), "issue-1")
+	portable, _, err := readPortable(repo.SpecDir("issue-1"), "issue-1")
 	require.NoError(t, err)
 	assert.Equal(t, "design", portable.CurrentNode, "the record still says what the store committed")
 }
@@ -96,7 +96,7 @@ func TestPortableRecordFailureAfterCommitKeepsTheUpdate(t *testing.T) {
 	assert.Equal(t, "design", got.CurrentNode)
 	require.NoError(t, os.Remove(record))
 	require.NoError(t, p.Update(ctx, "issue-1", func(s *runtime.State) ([]runtime.EventRecord, error) { return nil, nil }))
-	portable, _, err := runtime.ReadPortable(repo.SpecDir("issue-1"), "issue-1")
+	portable, _, err := readPortable(repo.SpecDir("issue-1"), "issue-1")
 	require.NoError(t, err)
 	require.NotNil(t, portable)
 	assert.Equal(t, "design", portable.CurrentNode)

@@ -37,7 +37,7 @@ func TestPersisterWritesStoreAndPortableRecord(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, warns)
 	assert.Equal(t, "design", got.CurrentNode)
-	portable, path, err := runtime.ReadPortable(repo.SpecDir("issue-1"), "issue-1")
+	portable, path, err := readPortable(repo.SpecDir("issue-1"), "issue-1")
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(repo.SpecDir("issue-1"), runtime.StateFile), path)
 	assert.Equal(t, 2, portable.Nodes["design"].Attempts)

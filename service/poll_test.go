@@ -158,7 +158,7 @@ func TestForceLeavesFourAuditRecords(t *testing.T) {
 		forcedEvent = forcedEvent || e.Name == "graph.forced"
 	}
 	assert.True(t, forcedEvent)
-	portable, _, err := runtime.ReadPortable(filepath.Join(r.repo, "docs/specs/issue-1"), "issue-1")
+	portable, _, err := readPortable(filepath.Join(r.repo, "docs/specs/issue-1"), "issue-1")
 	require.NoError(t, err)
 	require.Len(t, portable.Forced, 1)
 	assert.Equal(t, "spec agreed offline", portable.Forced[0].Reason)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/runtimetest"
 )
 
 // forgeRecord writes a hand-made record for issue-9 claiming completion,
@@ -36,7 +37,7 @@ func forgeRecord(t *testing.T, repo string, sign func(*runtime.Decision)) {
 	}
 	dir := filepath.Join(repo, "docs", "specs", "issue-9")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, runtime.WritePortable(dir, st))
+	require.NoError(t, runtimetest.WritePortable(dir, st))
 }
 
 func TestRecomputeFailsOnAForgedRecordWithAndWithoutKeys(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/store"
 )
 
 // FixtureKey signs the fixture repository's recorded decisions; its public
@@ -43,5 +44,14 @@ func ResignFixtureState(specDir string) error {
 			return err
 		}
 	}
-	return runtime.WritePortable(specDir, st)
+	return WritePortable(specDir, st)
+}
+
+// WritePortable writes st as the portable record in specDir.
+func WritePortable(specDir string, st *runtime.State) error {
+	data, err := st.Marshal()
+	if err != nil {
+		return err
+	}
+	return store.WritePortable(filepath.Join(specDir, runtime.StateFile), data)
 }
