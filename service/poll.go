@@ -221,26 +221,7 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		act.Action, act.Detail = "error", fmt.Sprintf("list comments: %v", err)
 		return act
 	}
-	cfg := p.Svc.cfg
-	parser := control.New(cfg)
-	last := control.None
-	for _, c := range AuthorizedComments(cfg, comments) {
-		if isHandoffComment(c.Body) || authz.Edited(c) {
-			continue // a record carries conversation text, and an edited comment is never a command
-		}
-		res := parser.Parse(c.Body)
-		if res.Ambiguous || res.Command == control.None || res.Command == control.Execute {
-			continue
-		}
-		last = res.Command
-	}
-	label := src.Label
-	if label == "" {
-		label = cfg.Routing.AutoExecuteLabel
-	}
-	if last == control.None && hasLabel(is.Labels, label) && IsAuthorized(cfg, is.Author) {
-		last = control.Start
-	}
+	last := p.lastCommand(src, is, comments)
 	repo := src.Checkout
 	sess, err := p.Svc.open(ctx, repo, id, control.LoopFor(last))
 	if err != nil {
@@ -281,6 +262,40 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	case !started:
 		return act
 	}
+	return evaluateGate(ctx, sess, id, comments, act)
+}
+
+// lastCommand is the last control command an authorized person gave on the
+// issue, or, when none, start for an issue an authorized person labelled
+// for auto-execution.
+func (p *Poller) lastCommand(src config.Source, is integrations.Issue, comments []integrations.Comment) control.Command {
+	cfg := p.Svc.cfg
+	parser := control.New(cfg)
+	last := control.None
+	for _, c := range AuthorizedComments(cfg, comments) {
+		if isHandoffComment(c.Body) || authz.Edited(c) {
+			continue // a record carries conversation text, and an edited comment is never a command
+		}
+		res := parser.Parse(c.Body)
+		if res.Ambiguous || res.Command == control.None || res.Command == control.Execute {
+			continue
+		}
+		last = res.Command
+	}
+	label := src.Label
+	if label == "" {
+		label = cfg.Routing.AutoExecuteLabel
+	}
+	if last == control.None && hasLabel(is.Labels, label) && IsAuthorized(cfg, is.Author) {
+		last = control.Start
+	}
+	return last
+}
+
+// evaluateGate advances an item standing at a human gate (or parked on a
+// named sign-off) with the issue's comments; any other node is left to its
+// agent.
+func evaluateGate(ctx context.Context, sess *session, id string, comments []integrations.Comment, act ItemAction) ItemAction {
 	node, ok := sess.rt.Graph.Node(sess.state.CurrentNode)
 	if !ok || node.Terminal || !(node.IsHuman() || awaitsSignOff(node, sess.state)) {
 		if act.Action == "none" {
