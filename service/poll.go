@@ -144,7 +144,7 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 	if p.Svc.deps.Providers == nil {
 		return fail(ErrNoIntegration)
 	}
-	prov, err := p.Svc.provider("poll", src.System)
+	prov, err := p.Svc.Provider(src.System)
 	if err != nil {
 		return fail(err)
 	}

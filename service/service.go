@@ -96,23 +96,28 @@ func (s *Service) OpenStore(ctx context.Context) error {
 // service that has none for the system.
 var ErrNoIntegration = errors.New("no ticket integration is configured")
 
-// Provider returns the ticket integration of system, or an error wrapping
-// ErrNoIntegration when none is configured.
+// Provider returns the ticket integration of system as Deps.Providers
+// builds it (its error as it is), or an error wrapping ErrNoIntegration
+// when none is configured.
 func (s *Service) Provider(system string) (integrations.Provider, error) {
-	return s.provider("a ticket operation", system)
-}
-
-// provider is Provider for op, which the errors name.
-func (s *Service) provider(op, system string) (integrations.Provider, error) {
 	if s.deps.Providers == nil {
-		return nil, fmt.Errorf("%s on %s: %w", op, system, ErrNoIntegration)
+		return nil, fmt.Errorf("%s: %w", system, ErrNoIntegration)
 	}
 	p, err := s.deps.Providers(system)
-	if err != nil {
-		return nil, fmt.Errorf("the %s integration is not usable: %w", system, err)
+	if err == nil && p == nil {
+		err = fmt.Errorf("%s: %w", system, ErrNoIntegration)
 	}
-	if p == nil {
+	return p, err
+}
+
+// provider is Provider for op, whose errors name op and the system.
+func (s *Service) provider(op, system string) (integrations.Provider, error) {
+	p, err := s.Provider(system)
+	switch {
+	case errors.Is(err, ErrNoIntegration):
 		return nil, fmt.Errorf("%s on %s: %w", op, system, ErrNoIntegration)
+	case err != nil:
+		return nil, fmt.Errorf("the %s integration is not usable: %w", system, err)
 	}
 	return p, nil
 }
