@@ -56,6 +56,7 @@ func checkCmd() *Command {
 			if opts.WorkItem == "" && !opts.All {
 				return usageErrorf("give a work item id, or --all")
 			}
+			opts.Repo = f.path(opts.Repo)
 			return runCheck(ctx, f, opts)
 		},
 	}
