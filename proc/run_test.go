@@ -99,14 +99,24 @@ func TestRunFeedsStdin(t *testing.T) {
 }
 
 func TestRunTimeoutKillsTheWholeGroup(t *testing.T) {
-	pidfile := filepath.Join(t.TempDir(), "gc.pid")
-	res, err := Run(context.Background(), Command{Argv: helperArgv(t, pidfile, "stay"), Env: helperEnv("grandchild"), Timeout: 300 * time.Millisecond})
-	require.Error(t, err)
-	assert.True(t, errors.Is(err, ErrTimeout), err.Error())
-	assert.True(t, res.TimedOut)
-	assert.Equal(t, "SIGKILL", res.Status.Signal)
-	gc := readPid(t, pidfile)
-	waitFor(t, "the grandchild to die", func() bool { return !alive(gc) })
+	// The timeout must fire after the helper has started its grandchild; on
+	// a loaded machine it may not have yet, so the run is repeated with a
+	// longer budget until the grandchild existed when the timeout fired.
+	for _, timeout := range []time.Duration{300 * time.Millisecond, 2 * time.Second, 10 * time.Second} {
+		pidfile := filepath.Join(t.TempDir(), "gc.pid")
+		res, err := Run(context.Background(), Command{Argv: helperArgv(t, pidfile, "stay"), Env: helperEnv("grandchild"), Timeout: timeout})
+		require.Error(t, err)
+		assert.True(t, errors.Is(err, ErrTimeout), err.Error())
+		assert.True(t, res.TimedOut)
+		assert.Equal(t, "SIGKILL", res.Status.Signal)
+		if b, err := os.ReadFile(pidfile); err != nil || len(b) == 0 {
+			continue // killed before the grandchild started: nothing to prove yet
+		}
+		gc := readPid(t, pidfile)
+		waitFor(t, "the grandchild to die", func() bool { return !alive(gc) })
+		return
+	}
+	t.Fatal("the helper never started its grandchild before the timeout")
 }
 
 func TestRunCancelKillsTheWholeGroup(t *testing.T) {
