@@ -69,10 +69,11 @@ var _ integrations.Provider = (*Provider)(nil)
 var _ integrations.LabelEnsurer = (*Provider)(nil)
 var _ integrations.PullRequestLinker = (*Provider)(nil)
 
-// listingPath selects the listings made conditional (ETag /
-// If-None-Match): a repository's issues, and an issue's comments, sub-issues
-// and dependencies.
-var listingPath = regexp.MustCompile(`/repos/[^/]+/[^/]+/issues(/[0-9]+/(comments|sub_issues|dependencies/blocked_by|dependencies/blocking))?$`)
+// listingPath selects the reads made conditional (ETag / If-None-Match): a
+// repository's issues, and an issue itself, its comments, sub-issues,
+// parent and dependencies, so re-reading an unchanged dependency graph
+// every cycle costs no quota.
+var listingPath = regexp.MustCompile(`/repos/[^/]+/[^/]+/issues(/[0-9]+(/(comments|sub_issues|parent|dependencies/blocked_by|dependencies/blocking))?)?$`)
 
 // New builds a provider. BaseURL must be an http(s) URL.
 func New(opts Options) (*Provider, error) {
@@ -129,6 +130,10 @@ func New(opts Options) (*Provider, error) {
 
 // Name returns "github".
 func (p *Provider) Name() string { return System }
+
+// Host is the GitHub host the provider talks to, as refs carry it: "" for
+// github.com, else the Enterprise server's host (with its port, if any).
+func (p *Provider) Host() string { return p.host }
 
 // Operations lists everything the GitHub provider implements.
 func (p *Provider) Operations() []integrations.Op {

@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -33,18 +34,25 @@ func (p *Provider) ReadRelations(ctx context.Context, ref integrations.Ref) (int
 	if err := p.checkRef(op, ref); err != nil {
 		return integrations.Relations{}, err
 	}
-	var is *gh.Issue
-	err := p.call(ctx, op, target(ref), func(ctx context.Context) (err error) {
-		is, _, err = p.client.Issues.Get(ctx, ref.Owner, ref.Repo, ref.Number)
+	base := fmt.Sprintf("repos/%s/%s/issues/%d", ref.Owner, ref.Repo, ref.Number)
+	var doc relIssue
+	err := p.call(ctx, op, target(ref), func(ctx context.Context) error {
+		req, err := p.client.NewRequest(http.MethodGet, base, nil)
+		if err != nil {
+			return err
+		}
+		doc = relIssue{}
+		_, err = p.client.Do(ctx, req, &doc)
 		return err
 	})
 	if err != nil {
 		return integrations.Relations{}, err
 	}
+	is := &doc.Issue
 	item, _ := p.relatedFrom(is, "")
 	item.Ref = p.issueFrom(ref, is).Ref
 	out := integrations.Relations{Item: item, Body: is.GetBody()}
-	base := fmt.Sprintf("repos/%s/%s/issues/%d/", ref.Owner, ref.Repo, ref.Number)
+	base += "/"
 
 	children, ok, err := p.listRelated(ctx, ref, base+subIssuesPath, "sub-issue", &out)
 	if err != nil {
@@ -52,11 +60,13 @@ func (p *Provider) ReadRelations(ctx context.Context, ref integrations.Ref) (int
 	}
 	if ok {
 		out.Children = children
-		parent, err := p.readParent(ctx, ref, base+parentPath, &out)
-		if err != nil {
-			return integrations.Relations{}, err
+		if !doc.ParentIssueURL.none() {
+			parent, err := p.readParent(ctx, ref, base+parentPath, &out)
+			if err != nil {
+				return integrations.Relations{}, err
+			}
+			out.Parent = parent
 		}
-		out.Parent = parent
 	} else {
 		out.Warnings = append(out.Warnings, p.missing("sub-issues", subIssuesPath))
 	}
@@ -78,6 +88,34 @@ func (p *Provider) ReadRelations(ctx context.Context, ref integrations.Ref) (int
 	}
 	return out, nil
 }
+
+// relIssue is an issue as ReadRelations reads it: go-github v62 predates
+// parent_issue_url, which says whether the issue has a parent at all, so
+// an issue without one costs no parent request.
+type relIssue struct {
+	gh.Issue
+	ParentIssueURL presentString `json:"parent_issue_url"`
+}
+
+// presentString is a JSON string field that may be absent (a server that
+// predates it), null or set.
+type presentString struct {
+	present bool
+	value   string
+}
+
+// UnmarshalJSON records that the field was sent, and its value unless null.
+func (p *presentString) UnmarshalJSON(b []byte) error {
+	p.present = true
+	if string(b) == "null" {
+		return nil
+	}
+	return json.Unmarshal(b, &p.value)
+}
+
+// none reports a field sent as null (or empty): the server says there is
+// nothing there.
+func (p presentString) none() bool { return p.present && p.value == "" }
 
 func (p *Provider) missing(feature, path string) string {
 	return fmt.Sprintf("github %s: %s are not available (HTTP 404 from the %s endpoint); read as none", hostName(p.host), feature, path)

@@ -59,8 +59,22 @@ func TestReadRelationsListingsAreConditional(t *testing.T) {
 	again, err := p.ReadRelations(context.Background(), f.Ticket())
 	require.NoError(t, err)
 	assert.Len(t, again.Children, 1, "the cached page still answers")
-	assert.Equal(t, int64(3), p.Stats().NotModified, "sub-issues, blocked-by and blocking are answered by 304")
-	assert.Equal(t, quota-2, f.QuotaRemaining(), "only the issue and its parent cost quota on an unchanged re-read")
+	assert.Equal(t, int64(4), p.Stats().NotModified, "the issue, its sub-issues, blocked-by and blocking are answered by 304")
+	assert.Equal(t, quota, f.QuotaRemaining(), "an unchanged re-read costs no quota")
+	for _, r := range f.Requests() {
+		assert.NotContains(t, r.Path, "/parent", "an issue whose parent_issue_url is null has no parent to ask for")
+	}
+
+	// A sub-issue's parent is read, and re-read conditionally.
+	got, err := p.ReadRelations(context.Background(), child)
+	require.NoError(t, err)
+	require.NotNil(t, got.Parent)
+	assert.Equal(t, f.Ticket().Number, got.Parent.Ref.Number)
+	quota = f.QuotaRemaining()
+	got, err = p.ReadRelations(context.Background(), child)
+	require.NoError(t, err)
+	require.NotNil(t, got.Parent)
+	assert.Equal(t, quota, f.QuotaRemaining(), "the parent is answered by 304 too")
 }
 
 func TestReadRelationsRefusesForeignRefs(t *testing.T) {

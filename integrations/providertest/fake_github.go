@@ -140,7 +140,7 @@ func (s *Server) ghIssueJSON(repo string, is *Issue) map[string]any {
 	for _, l := range is.Labels {
 		labels = append(labels, map[string]any{"name": l, "color": s.labelDefs[repo][l]})
 	}
-	return map[string]any{
+	doc := map[string]any{
 		"id": is.Number, "number": is.Number, "title": is.Title, "body": is.Body, "state": is.State,
 		"html_url": fmt.Sprintf("%s/issues/%d", s.web(repo), is.Number),
 		"user":     ghUser(is.Author), "labels": labels,
@@ -148,6 +148,10 @@ func (s *Server) ghIssueJSON(repo string, is *Issue) map[string]any {
 		"state_reason": nilIfEmpty(is.StateReason), "repository_url": s.URL() + "repos/" + repo,
 		"updated_at": is.Updated.Format(time.RFC3339),
 	}
+	if !s.rel.off { // servers without sub-issues predate the field
+		doc["parent_issue_url"] = s.ghParentURL(is.Key)
+	}
+	return doc
 }
 
 func (s *Server) ghCommentJSON(repo string, number int, c *Comment) map[string]any {
@@ -180,6 +184,19 @@ func (s *Server) ghGetIssue(w http.ResponseWriter, r *http.Request, repo string)
 	s.mu.Unlock()
 	if !ok {
 		s.ghError(w, r, 404, "Not Found", nil)
+		return
+	}
+	s.ghDoc(w, r, doc)
+}
+
+// ghDoc serves one resource with an ETag; a matching If-None-Match is a
+// free 304, as on GitHub.
+func (s *Server) ghDoc(w http.ResponseWriter, r *http.Request, doc map[string]any) {
+	etag := etagOf(doc)
+	w.Header().Set("ETag", etag)
+	if r.Header.Get("If-None-Match") == etag {
+		s.ghRate(w, false)
+		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	s.ghOK(w, 200, doc)

@@ -201,7 +201,20 @@ func (s *Server) ghParent(w http.ResponseWriter, r *http.Request, repo string) {
 		s.ghError(w, r, http.StatusNotFound, "Not Found", nil)
 		return
 	}
-	s.ghOK(w, http.StatusOK, doc)
+	s.ghDoc(w, r, doc)
+}
+
+// ghParentURL is the API URL of the parent of the issue key, or nil, under
+// s.mu: the issue's parent_issue_url.
+func (s *Server) ghParentURL(key string) any {
+	for parent, children := range s.rel.subIssues {
+		if slices.Contains(children, key) {
+			if repo, n, ok := cutKey(parent); ok {
+				return fmt.Sprintf("%srepos/%s/issues/%d", s.URL(), repo, n)
+			}
+		}
+	}
+	return nil
 }
 
 func nilIfEmpty(s string) any {
