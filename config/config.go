@@ -49,6 +49,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&h.MaxConnectionsPerClient, 64)
 	orDefault(&c.Polling.IntervalSeconds, 60)
 	orDefault(&c.Polling.CycleTimeoutSeconds, 600)
+	orDefault(&c.DAG.MaxItems, 500)
 }
 
 // orDefault sets *p to v when it holds its zero value (the key was left
@@ -181,6 +182,7 @@ func (c *Config) validate() error {
 		{"mcp.http.maxSessions", c.MCP.HTTP.MaxSessions},
 		{"mcp.http.maxConnections", c.MCP.HTTP.MaxConnections},
 		{"mcp.http.maxConnectionsPerClient", c.MCP.HTTP.MaxConnectionsPerClient},
+		{"dag.maxItems", c.DAG.MaxItems},
 	} {
 		if n.v < 0 {
 			return badKey(n.key, "%d is negative; give a positive number or leave it out for the default", n.v)

@@ -23,6 +23,8 @@ func TestParseDefaults(t *testing.T) {
 	assert.Equal(t, 60, c.Integrations.RequestTimeoutSeconds)
 	assert.Equal(t, 256, c.MCP.HTTP.MaxConnections)
 	assert.Equal(t, 64, c.MCP.HTTP.MaxConnectionsPerClient)
+	assert.True(t, c.DependenciesOn(), "dependencies are read and enforced by default")
+	assert.Equal(t, 500, c.DAG.MaxItems)
 }
 
 func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
@@ -42,6 +44,8 @@ func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
 		{"negative request timeout", "integrations:\n  requestTimeoutSeconds: -1\n", "integrations.requestTimeoutSeconds: -1 is negative"},
 		{"negative connection cap", "mcp:\n  http:\n    maxConnectionsPerClient: -5\n", "mcp.http.maxConnectionsPerClient: -5 is negative"},
 		{"a token in the file", "integrations:\n  github:\n    token: ghp_x\n", "field token not found"},
+		{"negative dag bound", "dag:\n  maxItems: -1\n", "line 2: dag.maxItems: -1 is negative"},
+		{"dag switch not a boolean", "dag:\n  enabled: sometimes\n", "line 2: dag.enabled: cannot unmarshal"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,6 +62,13 @@ func TestParseJiraDependencyKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []JiraBlockingLink{{Type: "Dependency", Phrase: "is required by"}, {Phrase: "depends on"}}, c.Integrations.Jira.BlockingLinks)
 	assert.Equal(t, []string{"Done", "Shipped"}, c.Integrations.Jira.DoneResolutions)
+}
+
+func TestParseDAGKeys(t *testing.T) {
+	c, err := Parse([]byte("dag:\n  enabled: false\n  maxItems: 50\n"))
+	require.NoError(t, err)
+	assert.False(t, c.DependenciesOn())
+	assert.Equal(t, 50, c.DAG.MaxItems)
 }
 
 func TestLoad(t *testing.T) {

@@ -9,6 +9,7 @@ type Config struct {
 	Store        Store        `yaml:"store"`
 	MCP          MCP          `yaml:"mcp"`
 	Polling      Polling      `yaml:"polling"`
+	DAG          DAG          `yaml:"dag"`
 
 	// Path is the file the configuration was read from ("" for defaults).
 	Path string `yaml:"-"`
@@ -189,4 +190,21 @@ type Source struct {
 	Checkout string `yaml:"checkout"`
 	// Label overrides the auto-execute label for this source.
 	Label string `yaml:"label"`
+}
+
+// DAG configures how the loop reads the dependencies between work items
+// and holds an item whose blockers have not finished (docs/dag.md).
+type DAG struct {
+	// Enabled false: the poller reads no dependencies, holds nothing and
+	// arms no children, and the await-blockers hook passes (default true).
+	Enabled *bool `yaml:"enabled"`
+	// MaxItems bounds the tickets one read of the dependency graph may
+	// reach (default 500); a larger graph is an error, never a partial one.
+	MaxItems int `yaml:"maxItems"`
+}
+
+// DependenciesOn reports whether dependencies are read and enforced
+// (dag.enabled, default true).
+func (c *Config) DependenciesOn() bool {
+	return c.DAG.Enabled == nil || *c.DAG.Enabled
 }
