@@ -45,6 +45,9 @@ type State struct {
 	Handoff           *HandoffState `json:"handoff,omitempty"`
 	HandoffDemoted    []Demotion    `json:"handoffDemoted,omitempty"`
 	ClaudeArtifactURL string        `json:"claudeArtifactUrl,omitempty"`
+	// Dependencies is what the poller last read of the item's blockers
+	// (nil: never read); the await-blockers hook holds the item on it.
+	Dependencies *Dependencies `json:"dependencies,omitempty"`
 }
 
 // NodeRecord is one node's bookkeeping.

@@ -18,6 +18,9 @@ type Report struct {
 	// verdict) that recomputation cannot reproduce (--recompute only). An
 	// item with drift is never ok and fails under every --fail-on mode.
 	Drift []string `json:"drift,omitempty"`
+	// Dependencies is the poller's last read of the item's blockers
+	// (absent when it never read them).
+	Dependencies *DependencyReport `json:"dependencies,omitempty"`
 	// Warnings are printed on stderr, never part of the JSON report.
 	Warnings []string `json:"-"`
 }

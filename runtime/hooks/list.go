@@ -18,6 +18,7 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/artifacts"
+	"github.com/the-loop/the-loop/runtime/hooks/dependencies"
 	"github.com/the-loop/the-loop/runtime/hooks/gates"
 	"github.com/the-loop/the-loop/runtime/hooks/handoffs"
 	"github.com/the-loop/the-loop/runtime/hooks/work"
@@ -29,6 +30,7 @@ const (
 	KindGate     = "gate"
 	KindWork     = "work"
 	KindHandoff  = "handoff"
+	KindDepends  = "dependency"
 )
 
 // Integration operations, short names for the list below.
@@ -96,6 +98,9 @@ var All = []runtime.HookSpec{
 
 	{Name: handoffs.HookImportHandoff, Kind: KindHandoff, Func: handoffs.ImportHandoff,
 		Summary: "verifies the artifacts a handoff carried and demotes the walk to the first that fails"},
+
+	{Name: dependencies.HookAwaitBlockers, Kind: KindDepends, Func: dependencies.AwaitBlockers,
+		Summary: "holds the item at phase selection while the poller's recorded read of its blockers says one has not finished"},
 }
 
 var registry = sync.OnceValues(func() (*runtime.Registry, error) { return runtime.NewRegistry(All...) })
