@@ -12,7 +12,9 @@
 // contribution loop), how many sessions the pull requests get (exactly one of
 // pr-sessions-never|cross-repository|always, pre-ticked from the operator's
 // default), and, when the operator declared them, which model and which
-// effort (model-<name>, effort-<name>). A non-phase group answered with
+// effort (model-<name>, effort-<name>), and, when dependencies are read
+// (dag.enabled), whether the loop arms the item's children as their blockers
+// finish (arm-children, unticked by default). A non-phase group answered with
 // exactly one tick is a choice; none, several, an unknown name or a
 // checklist that could not be read is "no choice", which is recorded as
 // such rather than as the default.
@@ -35,6 +37,9 @@ const (
 	SessionsPrefix = "pr-sessions-"
 	ModelPrefix    = "model-"
 	EffortPrefix   = "effort-"
+	// ArmChildrenToken asks the loop to arm the item's children in
+	// dependency order as their blockers finish (docs/dag.md).
+	ArmChildrenToken = "arm-children"
 )
 
 // Surfaces the outer loop can be iterated on.

@@ -116,6 +116,7 @@ func TestRoundTripUntouchedChecklistYieldsDefaults(t *testing.T) {
 	assert.Equal(t, "always", sel.SessionPerPR, "the pre-ticked row is one tick: a choice")
 	assert.Empty(t, sel.Model)
 	assert.Empty(t, sel.Effort)
+	assert.False(t, sel.ArmChildren, "children are armed only when someone ticks the row")
 	assert.True(t, strings.HasSuffix(body, Marker+"\n"))
 }
 
@@ -128,7 +129,7 @@ func TestRenderedRows(t *testing.T) {
 		"- [x] spec-chain — requirements-definition, requirements-approval, design\n",
 		"- [ ] design-critic-review — a second model reads the design\n",
 		"- [ ] `outer-loop-on-pull-request`", "- [x] `pr-sessions-always`", "- [ ] `pr-sessions-never`",
-		"- [ ] `model-opus-5`", "- [ ] `model-fable-5.1`", "- [ ] `effort-xhigh`",
+		"- [ ] `model-opus-5`", "- [ ] `model-fable-5.1`", "- [ ] `effort-xhigh`", "- [ ] `arm-children`",
 		"Every phase of this loop can be unticked", "`the-loop execute`",
 	} {
 		assert.Contains(t, body, want)
@@ -192,6 +193,13 @@ func TestEditsRoundTrip(t *testing.T) {
 			assert.Equal(t, []string{"phase-selection"}, sel.Refused)
 			assert.Empty(t, sel.Skips)
 		}},
+		{"tick arm-children", func(b string) string { return setBox(t, b, ArmChildrenToken, true) }, func(t *testing.T, sel Selection) {
+			assert.True(t, sel.ArmChildren)
+			assert.Empty(t, sel.Ignored)
+		}},
+		{"arm-children in a reply", func(string) string { return "- [x] arm-children\n" }, func(t *testing.T, sel Selection) {
+			assert.True(t, sel.ArmChildren)
+		}},
 		{"unknown token is ignored", func(b string) string { return b + "\n- [ ] desgin\n" }, func(t *testing.T, sel Selection) {
 			assert.Equal(t, []string{"desgin"}, sel.Ignored)
 			assert.Empty(t, sel.Skips)
@@ -205,6 +213,20 @@ func TestEditsRoundTrip(t *testing.T) {
 			tt.check(t, Resolve(g, Parse(tt.edit(Render(g, o))), o))
 		})
 	}
+}
+
+// Without dependency reading (dag.enabled false) the row is not offered,
+// and a tick on it is a token the checklist does not know.
+func TestArmChildrenIsOfferedOnlyWhenDependenciesAreRead(t *testing.T) {
+	g := compile(t, outerYAML)
+	cfg := config.Default()
+	off := false
+	cfg.DAG.Enabled = &off
+	o := OptionsFor(g, cfg, "phase-selection")
+	assert.NotContains(t, Render(g, o), ArmChildrenToken)
+	sel := Resolve(g, Parse("- [x] arm-children\n"), o)
+	assert.False(t, sel.ArmChildren)
+	assert.Equal(t, []string{ArmChildrenToken}, sel.Ignored)
 }
 
 func TestParseRowGrammar(t *testing.T) {
@@ -281,4 +303,7 @@ func TestConfirmation(t *testing.T) {
 	assert.Contains(t, full, "@bob kept every default phase: the full process runs.")
 	assert.Contains(t, full, "**`never`** — every pull request's events go to this work item's one session (as @bob chose)")
 	assert.NotContains(t, full, "Model")
+	assert.NotContains(t, full, "Children")
+	arming := Confirmation(Selection{ArmChildren: true}, "bob", Options{}, "always")
+	assert.Contains(t, arming, "Children: armed in dependency order, each when its blockers finish, as @bob chose; each still gets its own phase selection.")
 }

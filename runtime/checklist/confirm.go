@@ -56,6 +56,9 @@ func Confirmation(sel Selection, by string, o Options, defaultMode string) strin
 	if len(o.Efforts) > 0 {
 		b.WriteString(choiceLine("Effort", sel.Effort, who))
 	}
+	if sel.ArmChildren {
+		fmt.Fprintf(&b, "Children: armed in dependency order, each when its blockers finish, as %s chose; each still gets its own phase selection.\n\n", who)
+	}
 	b.WriteString("Starting the loop.\n")
 	return b.String()
 }

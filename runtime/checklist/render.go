@@ -42,6 +42,9 @@ type Options struct {
 	Efforts []string
 	// Handoff, when set, pre-unticks the phases before its Enter node.
 	Handoff *Handoff
+	// OfferArmChildren asks whether the loop arms the item's children in
+	// dependency order (dag.enabled).
+	OfferArmChildren bool
 }
 
 // OptionsFor returns the options for node's checklist in g under cfg.
@@ -60,6 +63,8 @@ func OptionsFor(g *runtime.Graph, cfg *config.Config, node string) Options {
 		OfferSurface:   g.Name != contributionLoop,
 		Models:         validNames(cfg.Routing.Models),
 		Efforts:        validNames(cfg.Routing.Efforts),
+
+		OfferArmChildren: cfg.DependenciesOn(),
 	}
 }
 
@@ -223,5 +228,9 @@ func renderNonPhase(b *strings.Builder, o Options) {
 	}
 	if len(o.Models) > 0 || len(o.Efforts) > 0 {
 		b.WriteString("Leave a group alone, or tick more than one, and the harness's own setting applies.\n\n")
+	}
+	if o.OfferArmChildren {
+		b.WriteString("**Should the loop arm this item's children?**\n\n")
+		b.WriteString(box(false) + "`" + ArmChildrenToken + "` — arm its sub-issues (Jira: child issues and subtasks) in dependency order, each when its blockers finish; every child still gets its own phase selection.\n\n")
 	}
 }

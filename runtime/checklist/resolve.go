@@ -34,6 +34,9 @@ type Selection struct {
 	// Model and Effort are the chosen names ("" = no choice).
 	Model  string
 	Effort string
+	// ArmChildren: the item's children are armed in dependency order as
+	// their blockers finish (the arm-children row ticked; only when offered).
+	ArmChildren bool
 }
 
 // SkipNodes returns the skipped node ids.
@@ -89,6 +92,10 @@ func Resolve(g *runtime.Graph, p Parsed, o Options) Selection {
 	}
 	if len(o.Efforts) > 0 {
 		sel.Effort = one(p, EffortPrefix, o.Efforts, known)
+	}
+	if o.OfferArmChildren {
+		known[ArmChildrenToken] = true
+		sel.ArmChildren = p.Mark(ArmChildrenToken) == Ticked
 	}
 	for _, tok := range p.Tokens() {
 		if !known[tok] {

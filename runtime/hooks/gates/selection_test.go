@@ -182,7 +182,20 @@ func TestReplyChecklistWinsOverTheBoxes(t *testing.T) {
 	d := hooktest.DecisionOf(t, r)
 	assert.Equal(t, "fable-5.1", d.Data["model"])
 	assert.Equal(t, "always", d.Data["sessionPerPr"])
+	assert.Equal(t, false, d.Data["armChildren"], "children are armed only on a tick")
 	assert.NotContains(t, fake.Calls[1:], "list-comments", "the thread is not read when the reply carries rows")
+}
+
+// The arm-children tick is part of the signed selection: the poller arms a
+// parent's children only on a decision it verifies.
+func TestArmChildrenIsRecordedInTheSelection(t *testing.T) {
+	hc, _ := gateSelectionCtx(t)
+	hooktest.SetEvent(hc, hooktest.Comment(9, "bob", "the-loop execute\n- [x] arm-children"))
+	r, err := ClassifyPhaseSelection(hc)
+	require.NoError(t, err)
+	d := hooktest.DecisionOf(t, r)
+	assert.Equal(t, true, d.Data["armChildren"])
+	assert.Equal(t, "@bob", d.By)
 }
 
 func TestAmbiguousNonPhaseAnswersAreNoChoice(t *testing.T) {
