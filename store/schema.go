@@ -73,6 +73,7 @@ var migrations = []migration{
 		`CREATE INDEX http_pages_by_use ON http_pages (used_at)`,
 	}},
 	{version: 4, name: "critic runs", stmts: criticRunsSchema},
+	{version: 5, name: "dependency reads", stmts: dependencyReadsSchema},
 }
 
 // SchemaVersion is the schema version this build writes and reads.
