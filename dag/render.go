@@ -57,6 +57,14 @@ func dash(s string) string {
 	return cleanText(s)
 }
 
+// CleanText keeps a tracker-supplied string on one line, without control
+// or bidirectional characters, and bounded: what the loop records or prints
+// of a title or a tracker's word.
+func CleanText(s string) string { return cleanText(s) }
+
+// Line is Message made safe to record and print (see CleanText).
+func (s Status) Line() string { return cleanText(s.Message()) }
+
 // cleanText keeps a tracker-supplied string on one line, without control
 // characters, and bounded.
 func cleanText(s string) string {

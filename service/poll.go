@@ -32,6 +32,7 @@ type Poller struct {
 	CycleTimeout time.Duration
 
 	memo commentMemo
+	deps dependencyStep
 }
 
 // ItemAction is what one cycle did for one work item.
@@ -42,6 +43,9 @@ type ItemAction struct {
 	Node     string `json:"node,omitempty"`
 	Status   string `json:"status,omitempty"`
 	Detail   string `json:"detail,omitempty"`
+	// Dependencies is the item's place in its dependency graph as this
+	// cycle read it, e.g. "blocked by #2 (at design)".
+	Dependencies string `json:"dependencies,omitempty"`
 }
 
 // SourceReport is one watched container's part of a cycle.
@@ -105,6 +109,7 @@ func (p *Poller) RunOnce(ctx context.Context) CycleReport {
 	start := p.Svc.now()
 	rep := CycleReport{At: runtime.Now(), Sources: []SourceReport{}}
 	p.cleanCheckouts()
+	p.beginDependencies()
 	if p.CycleTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, p.CycleTimeout,
@@ -232,6 +237,8 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	if started {
 		p.Svc.noteChangedEvidence(ctx, repo, id, sess.state, comments)
 	}
+	deps := p.dependencies(ctx, sess, id, ref, !started && control.IsArming(last))
+	act.Dependencies = deps.record.Message()
 	switch {
 	case last == control.Pause || last == control.Stop:
 		act.Action = "paused"
@@ -244,8 +251,19 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 			act.Action = "cleaned"
 		}
 		return act
-	case !started && control.IsArming(last):
-		res, err := p.arm(ctx, is, StartRequest{ItemRequest: ItemRequest{Repo: repo, WorkItem: id}, Loop: control.LoopFor(last), Ref: refStr}, comments)
+	case deps.failed != "":
+		act.Action, act.Detail = "error", deps.failed
+		return act
+	case !started && (control.IsArming(last) || deps.armedBy != nil):
+		if deps.refuse != "" {
+			act.Action, act.Detail = "held", deps.refuse
+			return act
+		}
+		loop := control.LoopFor(last)
+		if deps.armedBy != nil && !control.IsArming(last) {
+			loop = deps.armedBy.loop
+		}
+		res, err := p.arm(ctx, is, StartRequest{ItemRequest: ItemRequest{Repo: repo, WorkItem: id}, Loop: loop, Ref: refStr}, comments)
 		if err != nil {
 			act.Action, act.Detail = "error", err.Error()
 			if errors.Is(err, ErrArmRefused) {
@@ -254,9 +272,14 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 			return act
 		}
 		act.Action, act.Node = "started", res.Node
-		// A fresh item usually lands on a human gate: evaluate it once now.
+		// A fresh item usually lands on a human gate: evaluate it once now,
+		// with its dependency record already kept.
 		sess, err = p.Svc.open(ctx, repo, id, "")
 		if err != nil {
+			return act
+		}
+		if why := p.armedDependencies(ctx, sess, id, deps); why != "" {
+			act.Detail = why
 			return act
 		}
 	case !started:

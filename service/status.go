@@ -20,6 +20,8 @@ type GraphStatus struct {
 	Needs       []string            `json:"needs"`
 	Parked      *runtime.Parked     `json:"parked"`
 	Escalation  *runtime.Escalation `json:"escalation,omitempty"`
+	// Dependencies is the poller's last read of the item's blockers.
+	Dependencies *runtime.DependencyReport `json:"dependencies,omitempty"`
 	// GraphContext is the $graph_context block for the agent's prompt.
 	GraphContext string   `json:"graphContext"`
 	Warnings     []string `json:"-"`
@@ -47,7 +49,7 @@ func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, err
 	rep := res.Reports[0]
 	g := res.Graphs[req.WorkItem]
 	out := GraphStatus{WorkItem: req.WorkItem, Loop: g.Name, Started: state.CurrentNode != "", CurrentNode: rep.CurrentNode,
-		Parked: rep.Parked, Escalation: state.Escalation, Needs: []string{}, Warnings: res.Warnings}
+		Parked: rep.Parked, Escalation: state.Escalation, Dependencies: rep.Dependencies, Needs: []string{}, Warnings: res.Warnings}
 	n, _ := g.Node(rep.CurrentNode)
 	if n != nil {
 		out.Actor = n.Actor
@@ -103,6 +105,9 @@ func graphContext(g *runtime.Graph, n *runtime.Node, st *runtime.State, gs Graph
 	if st.ClaudeArtifactURL != "" {
 		fmt.Fprintf(&b, "  artifact: republish the spec-chain artifact to %s\n", st.ClaudeArtifactURL)
 	}
+	if d := gs.Dependencies; d != nil && d.Holds() {
+		fmt.Fprintf(&b, "  dependencies: %s (%s)%s\n", d.Message(), DependencyAge(d), dependencyAdvice(gs.CurrentNode, d))
+	}
 	if gs.Escalation != nil {
 		fmt.Fprintf(&b, "  ESCALATED from %s: %s — a human decides how to proceed.\n", gs.Escalation.From, gs.Escalation.Reason)
 	}
@@ -139,4 +144,24 @@ func (s *Service) GraphShow(ctx context.Context, req GraphShowRequest) (GraphVie
 		return GraphView{}, err
 	}
 	return GraphView{Version: g.Version, Name: g.Name, Start: g.Start, Nodes: g.Nodes, Edges: g.Edges, SkipSets: g.SkipSets, Graph: g}, nil
+}
+
+// DependencyAge says how old a dependency read is: "read 3m ago", or, when
+// the store holds no read of it, when the record was made.
+func DependencyAge(d *runtime.DependencyReport) string {
+	switch {
+	case d.Age != "":
+		return "read " + d.Age + " ago"
+	case d.Since != "":
+		return "recorded " + d.Since + "; this store holds no later read"
+	}
+	return "never read by this store's poller"
+}
+
+// dependencyAdvice tells an agent what a hold means for it.
+func dependencyAdvice(node string, d *runtime.DependencyReport) string {
+	if node == phaseSelection && d.Hold {
+		return " — phase selection waits until they finish: do not start work on this item"
+	}
+	return ""
 }

@@ -195,6 +195,9 @@ func renderCheckItem(w io.Writer, r runtime.Report, g *runtime.Graph, opts *chec
 	for _, d := range r.Drift {
 		fmt.Fprintf(w, "  DRIFT  %s\n", d)
 	}
+	if d := r.Dependencies; d != nil && d.Holds() && (!opts.All || !r.OK) {
+		fmt.Fprintf(w, "  DEPS   %s (%s)\n", d.Message(), service.DependencyAge(d))
+	}
 	reached, ahead := r.Reached(g)
 	var unmet []runtime.NodeReport
 	for _, nr := range reached {
