@@ -77,7 +77,8 @@ func (p *Poller) dependencies(ctx context.Context, sess *session, id string, ref
 	}
 	st := sess.state
 	armed := st.CurrentNode != ""
-	key := relations.Key(p.deps.trackers.Canon(ref))
+	ref = p.deps.trackers.Canon(ref)
+	key := relations.Key(ref)
 	req, asked := p.deps.toArm[key]
 	if !asked {
 		req, asked = p.deps.lastToArm[key]
@@ -130,7 +131,7 @@ func (p *Poller) decide(plan dag.Plan, ref integrations.Ref, armed, byParent boo
 	for _, w := range plan.Warnings {
 		p.log().Debug("dependency graph", "ref", ref, "warning", w)
 	}
-	status, ok := plan.Find(p.deps.trackers.Canon(ref))
+	status, ok := plan.Find(ref)
 	if !ok {
 		rec := unreadRecord(fmt.Errorf("%s is not in its own dependency graph", ref))
 		return readResult{itemDeps: itemDeps{record: rec, refuse: rec.Status}, plan: &plan}
