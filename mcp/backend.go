@@ -15,6 +15,7 @@ type Backend interface {
 	Status(ctx context.Context, req service.ItemRequest) (service.GraphStatus, error)
 	GraphShow(ctx context.Context, req service.GraphShowRequest) (service.GraphView, error)
 	Complete(ctx context.Context, req service.CompleteRequest) (service.CompleteResult, error)
+	Plan(ctx context.Context, req service.PlanRequest) (service.PlanResult, error)
 
 	TicketCreate(ctx context.Context, req service.TicketCreateRequest) (service.TicketCreateResult, error)
 	TicketProjects(ctx context.Context, req service.TicketProjectsRequest) (service.TicketProjectsResult, error)

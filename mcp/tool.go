@@ -142,7 +142,7 @@ func ValidateTool(t Tool) error {
 // a name given twice, and the tests run it over this list.
 func AllTools() []Tool {
 	tools := []Tool{
-		checkTool,
+		checkTool, planTool,
 		graphStatusTool, graphShowTool, graphCompleteTool,
 		handoffPostTool, handoffShowTool, handoffImportTool, handoffNoteTool,
 		ticketCreateTool, ticketProjectsTool,

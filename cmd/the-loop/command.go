@@ -49,7 +49,7 @@ type Command struct {
 func theLoop() *Command {
 	return &Command{Noun: "command", Sub: []*Command{
 		checkCmd(), continuityCmd(), gateCmd(), graphCmd(), handoffCmd(), keysCmd(),
-		pollCmd(), serveCmd(), ticketCmd(), versionCmd(),
+		planCmd(), pollCmd(), serveCmd(), ticketCmd(), versionCmd(),
 	}}
 }
 

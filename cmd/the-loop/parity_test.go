@@ -30,6 +30,7 @@ import (
 // tool and its CLI verb over the same input and compares what they return.
 var parityTests = map[string]func(*testing.T){
 	"check":             TestCLIAndToolReturnTheSameCheckReport,
+	"plan":              TestCLIAndToolReturnTheSamePlan,
 	"graph_status":      TestCLIAndToolReturnTheSameGraphReports,
 	"graph_show":        TestCLIAndToolReturnTheSameGraphReports,
 	"graph_complete":    TestCLIAndToolReturnTheSameGraphReports,

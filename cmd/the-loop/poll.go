@@ -25,7 +25,7 @@ type pollOptions struct {
 
 func pollCmd() *Command {
 	return &Command{Name: "poll", Usage: pollUsage,
-		Summary: "the poller daemon: arms work items from ticket comments and runs the human gates",
+		Summary: "the poller daemon: arms work items from ticket comments, holds those whose blockers have not finished, arms a parent's children in dependency order, and runs the human gates",
 		Run: func(ctx context.Context, f *Factory, args []string) error {
 			opts := &pollOptions{}
 			fs := f.flagSet("poll", pollUsage)
