@@ -58,6 +58,10 @@ type itemDeps struct {
 // beginDependencies starts a cycle of the dependency step: fresh readers
 // that answer each ticket once per cycle.
 func (p *Poller) beginDependencies() {
+	if !p.Svc.cfg.DependenciesOn() {
+		p.deps = dependencyStep{}
+		return
+	}
 	t, warns := p.Svc.trackers()
 	for _, w := range warns {
 		p.log().Warn(w)

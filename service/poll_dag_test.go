@@ -152,3 +152,22 @@ func TestAnIdleDependencyCycleSpendsNoQuota(t *testing.T) {
 	acts = r.cycle()
 	assert.Equal(t, "ready", acts["issue-3"].Dependencies, "a change is read on the next cycle")
 }
+
+// dag.enabled false: no dependency is read, nothing is held.
+func TestWithDependenciesOffNothingIsReadOrHeld(t *testing.T) {
+	r := newDAGRig(t)
+	off := false
+	r.svc.cfg.DAG.Enabled = &off
+	a, b := r.issue("a"), r.issue("b")
+	r.gh.AddBlocker(b, a)
+	r.say(b, "alice", "the-loop start")
+	r.cycle()
+	r.say(b, "alice", execute)
+	acts := r.cycle()
+	assert.NotEqual(t, phaseSelection, r.at("issue-3"))
+	assert.Empty(t, acts["issue-3"].Dependencies)
+	assert.Nil(t, r.state("issue-3").Dependencies)
+	for _, req := range r.gh.Requests() {
+		assert.NotContains(t, req.Path, "/dependencies/", "no dependency listing is read")
+	}
+}
