@@ -11,6 +11,7 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/relations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/store"
 )
 
 // Events of the dependency step, in the item's log.
@@ -30,6 +31,9 @@ const (
 type dependencyStep struct {
 	trackers relations.Trackers
 	seen     checkouts
+	// progress memoizes the loop's progress on each ticket for the cycle:
+	// one that moves during the cycle is seen moved on the next.
+	progress map[string]dag.Progress
 	// toArm are the children parents asked to arm, by key: those asked this
 	// cycle and the last, since a child may be polled before its parent.
 	toArm, lastToArm map[string]armRequest
@@ -68,7 +72,21 @@ func (p *Poller) beginDependencies() {
 	}
 	t.GitHub, t.Jira = onceEach(t.GitHub), onceEach(t.Jira)
 	p.deps.lastToArm, p.deps.toArm = p.deps.toArm, map[string]armRequest{}
-	p.deps.trackers, p.deps.seen = t, checkouts{}
+	p.deps.trackers, p.deps.seen, p.deps.progress = t, checkouts{}, map[string]dag.Progress{}
+}
+
+// lookup is the cycle's progress lookup, each ticket read once per cycle.
+func (p *Poller) lookup(ctx context.Context, st *store.Store) dag.Lookup {
+	read := p.Svc.progressLookup(ctx, st, p.deps.trackers, nil, p.deps.seen)
+	return func(ref integrations.Ref) dag.Progress {
+		key := relations.Key(ref)
+		if pr, ok := p.deps.progress[key]; ok {
+			return pr
+		}
+		pr := read(ref)
+		p.deps.progress[key] = pr
+		return pr
+	}
 }
 
 // dependencies reads the dependency graph around one polled item and
@@ -117,7 +135,7 @@ func (p *Poller) readItem(ctx context.Context, ref integrations.Ref, armed, byPa
 	st, err := p.Svc.writableStore(ctx)
 	if err == nil {
 		var plan dag.Plan
-		plan, err = p.Svc.collectPlan(ctx, p.deps.trackers, []integrations.Ref{ref}, p.Svc.progressLookup(ctx, st, p.deps.trackers, nil, p.deps.seen))
+		plan, err = p.Svc.collectPlan(ctx, p.deps.trackers, []integrations.Ref{ref}, p.lookup(ctx, st))
 		if err == nil {
 			return p.decide(plan, ref, armed, byParent, req)
 		}
@@ -188,16 +206,19 @@ func (p *Poller) keepDependencies(ctx context.Context, sess *session, id string,
 		return ""
 	}
 	now := p.Svc.now()
-	err := sess.rt.Persist.Update(ctx, id, func(st *runtime.State) ([]runtime.EventRecord, error) {
-		if st.CurrentNode == "" || st.Dependencies.Same(rec) {
-			return nil, nil
-		}
-		prev := st.Dependencies
-		next := *rec
-		next.Since = now.UTC().Format(time.RFC3339)
-		st.Dependencies = &next
-		return []runtime.EventRecord{dependencyEvent(prev, &next)}, nil
-	})
+	var err error
+	if !sess.state.Dependencies.Same(rec) { // the poller is the record's only writer
+		err = sess.rt.Persist.Update(ctx, id, func(st *runtime.State) ([]runtime.EventRecord, error) {
+			if st.CurrentNode == "" || st.Dependencies.Same(rec) {
+				return nil, nil
+			}
+			prev := st.Dependencies
+			next := *rec
+			next.Since = now.UTC().Format(time.RFC3339)
+			st.Dependencies = &next
+			return []runtime.EventRecord{dependencyEvent(prev, &next)}, nil
+		})
+	}
 	if err == nil {
 		err = p.Svc.noteDependencyRead(ctx, sess.repo.Root, id, now)
 	}

@@ -131,5 +131,7 @@ func (r *dagRig) issueStateAt(id, node string) {
 	st.Loop, st.CurrentNode = "pdlc-work-item-loop", node
 	data, err := st.Marshal()
 	require.NoError(r.t, err)
-	writeFile(r.t, filepath.Join(r.repo, "docs", "specs", id, runtime.StateFile), string(data))
+	path := filepath.Join(r.repo, "docs", "specs", id, runtime.StateFile)
+	require.NoError(r.t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(r.t, os.WriteFile(path, data, 0o644))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -22,7 +23,7 @@ import (
 // (PROJ), both watched by a real poller over one checkout, with alice
 // authorized and the loop posting as the-loop-bot.
 type dagRig struct {
-	t        *testing.T
+	t        testing.TB
 	gh, jira *providertest.Server
 	ghp      *github.Provider
 	svc      *Service
@@ -31,10 +32,11 @@ type dagRig struct {
 	host     string
 }
 
-func newDAGRig(t *testing.T) *dagRig {
+func newDAGRig(t testing.TB) *dagRig {
 	t.Helper()
 	r := &dagRig{t: t, gh: providertest.NewGitHub(t), jira: providertest.NewJira(t, jira.AuthDataCenter), repo: t.TempDir()}
-	writeFile(t, filepath.Join(r.repo, repoconfig.Path), "ticketing:\n  github:\n    owner: octo\n    repo: widgets\n")
+	require.NoError(t, os.MkdirAll(filepath.Join(r.repo, filepath.Dir(repoconfig.Path)), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(r.repo, repoconfig.Path), []byte("ticketing:\n  github:\n    owner: octo\n    repo: widgets\n"), 0o644))
 	cfg := config.Default()
 	cfg.Routing.AuthorizedUsers = []string{"alice"}
 	cfg.Routing.SelfLogins = []string{r.gh.BotLogin(), r.jira.BotLogin()}
