@@ -37,6 +37,7 @@ func TestConfinedServerAnswersForItsItemOnly(t *testing.T) {
 		{"ticket_create", "ticket_create", map[string]any{"system": "github", "title": "x"}, "a new ticket needs the developer present"},
 		{"handoff_note", "handoff_note", map[string]any{ArgWorkItem: "issue-2", "branch": "the-loop/x", "pullRequest": 1}, "is not available here"},
 		{"ticket_projects", "ticket_projects", map[string]any{}, "is not available here"},
+		{"plan", "plan", map[string]any{"item": "#1"}, "is not available here"},
 	}
 	for _, tt := range refusals {
 		t.Run(tt.name, func(t *testing.T) {

@@ -152,3 +152,18 @@ func TestCheckAndGraphStatusPrintTheHold(t *testing.T) {
 	assert.Contains(t, status, "dependencies: blocked by #2 (at brainstorming)")
 	assert.Contains(t, status, "do not start work on this item")
 }
+
+// The plan tool is read-only: it sends no request that writes, and the
+// state it reads is unchanged.
+func TestThePlanToolWritesNothing(t *testing.T) {
+	p := newPlanProject(t)
+	side := newParity(t, p.config, p.vars)
+	before, _ := p.run(t, exitUnmet, "check", "--all", "--format", "json")
+	ghSent, jiraSent := len(p.gh.Requests()), len(p.jira.Requests())
+	side.tool(p.repo, "plan", map[string]any{"item": "#1"})
+	for _, r := range append(p.gh.Requests()[ghSent:], p.jira.Requests()[jiraSent:]...) {
+		assert.Equal(t, http.MethodGet, r.Method, "%s %s", r.Method, r.Path)
+	}
+	after, _ := p.run(t, exitUnmet, "check", "--all", "--format", "json")
+	assert.JSONEq(t, before, after)
+}
