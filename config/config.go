@@ -50,6 +50,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&c.Polling.IntervalSeconds, 60)
 	orDefault(&c.Polling.CycleTimeoutSeconds, 600)
 	orDefault(&c.DAG.MaxItems, 500)
+	c.Sessions.applyDefaults()
 }
 
 // orDefault sets *p to v when it holds its zero value (the key was left
@@ -193,7 +194,7 @@ func (c *Config) validate() error {
 			return badKey(fmt.Sprintf("polling.sources[%d].system", i), "%q is not one of github, jira", s.System)
 		}
 	}
-	return nil
+	return c.validateSessions()
 }
 
 // Commands is the control vocabulary, in documentation order.

@@ -1,5 +1,7 @@
 package config
 
+import "github.com/the-loop/the-loop/harness"
+
 // Config is the whole operator configuration. Every key is documented in
 // docs/config.md with its default.
 type Config struct {
@@ -10,6 +12,11 @@ type Config struct {
 	MCP          MCP          `yaml:"mcp"`
 	Polling      Polling      `yaml:"polling"`
 	DAG          DAG          `yaml:"dag"`
+	// Harnesses maps a harness name to how its sessions are launched
+	// (docs/sessions.md); none configured means the poller launches none.
+	Harnesses map[string]harness.Config `yaml:"harnesses"`
+	// Sessions configures the agent sessions and the items' working trees.
+	Sessions Sessions `yaml:"sessions"`
 
 	// Path is the file the configuration was read from ("" for defaults).
 	Path string `yaml:"-"`

@@ -55,6 +55,13 @@ type Config struct {
 		SpecDir          string `yaml:"specDir"`
 		PhaseLabelPrefix string `yaml:"phaseLabelPrefix"`
 	} `yaml:"workflow"`
+	// Sessions.Harness names the operator's harness (an entry of the
+	// operator config's harnesses:) this repository's items are worked
+	// with; "" leaves it to sessions.harness there. Only a configured
+	// harness can ever run: the name chooses, it never defines.
+	Sessions struct {
+		Harness string `yaml:"harness"`
+	} `yaml:"sessions"`
 	// Present is true when the file exists.
 	Present bool `yaml:"-"`
 }

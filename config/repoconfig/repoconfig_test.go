@@ -92,3 +92,16 @@ func TestSymlinksNeverLeadOutOfTheRepository(t *testing.T) {
 	_, err = Open(linked)
 	assert.ErrorContains(t, err, "outside the repository")
 }
+
+func TestTheRepositoryNamesItsHarness(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, Path), "sessions:\n  harness: cursor\ntooling:\n  anything: goes\n")
+	r, err := Open(dir)
+	require.NoError(t, err)
+	assert.Equal(t, "cursor", r.Config.Sessions.Harness)
+
+	none := t.TempDir()
+	r, err = Open(none)
+	require.NoError(t, err)
+	assert.Equal(t, "", r.Config.Sessions.Harness, "no repository config leaves the choice to the operator")
+}

@@ -1,0 +1,74 @@
+package config
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSessionBlocksDecodeWithDefaults(t *testing.T) {
+	c, err := Parse([]byte(`harnesses:
+  claude:
+    adapter: claude
+    model: sonnet
+    secretEnv: [ANTHROPIC_API_KEY]
+  cursor:
+    adapter: command
+    argv: [cursor-agent, -p, --prompt-file, "{prompt_file}"]
+sessions:
+  max: 2
+  harness: claude
+  budget:
+    costUsd: 25
+  relaunch:
+    max: 5
+`))
+	require.NoError(t, err)
+	assert.True(t, c.SessionsEnabled())
+	assert.Equal(t, "claude", c.DefaultHarness())
+	assert.Equal(t, "sonnet", c.Harnesses["claude"].Model)
+	assert.Equal(t, []string{"cursor-agent", "-p", "--prompt-file", "{prompt_file}"}, c.Harnesses["cursor"].Argv)
+	assert.Equal(t, 2, c.Sessions.Max)
+	assert.Equal(t, 25.0, c.Sessions.Budget.CostUSD)
+	assert.Equal(t, 5, c.Sessions.Relaunch.Max)
+	assert.Equal(t, "process", c.Sessions.Runner, "defaulted")
+	assert.Equal(t, 7200, c.Sessions.TimeLimitSeconds, "defaulted")
+	assert.Equal(t, 30, c.Sessions.Relaunch.BackoffSeconds, "defaulted")
+	assert.Equal(t, "origin", c.Sessions.Remote, "defaulted")
+}
+
+func TestNoHarnessMeansNoSessions(t *testing.T) {
+	c, err := Parse(nil)
+	require.NoError(t, err)
+	assert.False(t, c.SessionsEnabled())
+	assert.Equal(t, "", c.DefaultHarness())
+	assert.Equal(t, 4, c.Sessions.Max, "the limits still have their defaults")
+
+	one, err := Parse([]byte("harnesses:\n  fake:\n    adapter: command\n    argv: [fake, \"{prompt_file}\"]\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "fake", one.DefaultHarness(), "the only harness is the default")
+}
+
+func TestSessionBlocksRefuseBadValuesNamingKeyAndLine(t *testing.T) {
+	tests := []struct{ name, doc, want string }{
+		{"unknown sessions key", "sessions:\n  maxSessions: 3\n", "line 2: sessions.maxSessions: field maxSessions not found"},
+		{"unknown harness key", "harnesses:\n  claude:\n    adapter: claude\n    modle: x\n", "line 4: harnesses.claude.modle: field modle not found"},
+		{"missing adapter", "harnesses:\n  x:\n    model: m\n", "harnesses.x.adapter: missing; set adapter: claude or adapter: command"},
+		{"unknown placeholder", "harnesses:\n  c:\n    adapter: command\n    argv: [a, \"{prompt_file}\", \"{token}\"]\n", "line 4: harnesses.c.argv[2]: unknown placeholder {token}"},
+		{"secret in env", "harnesses:\n  c:\n    adapter: claude\n    env: [GITHUB_TOKEN]\n", "harnesses.c.env[0]: GITHUB_TOKEN holds a secret"},
+		{"bad runner", "sessions:\n  runner: screen\n", `line 2: sessions.runner: "screen" is not one of process, tmux`},
+		{"negative max", "sessions:\n  max: -1\n", "line 2: sessions.max: -1 is negative"},
+		{"unknown default harness", "harnesses:\n  c:\n    adapter: claude\nsessions:\n  harness: cursor\n", `line 5: sessions.harness: "cursor" is not a configured harness`},
+		{"relative trees", "sessions:\n  trees: trees\n", `line 2: sessions.trees: "trees" is not an absolute path`},
+		{"bad remote", "sessions:\n  remote: \"--upload-pack=x\"\n", "line 2: sessions.remote"},
+		{"half an author", "sessions:\n  commitName: Loop\n", "sessions.commitName: give both commitName and commitEmail"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.doc))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
