@@ -175,6 +175,9 @@ type HookContext struct {
 	Tracker integrations.Provider
 	// Notifier delivers notifications (nil when none).
 	Notifier integrations.Notifier
+	// Assignments hands an agent node's assignment to the item's session
+	// (nil when nothing supervises sessions, and in read-only evaluation).
+	Assignments AssignmentSink
 	// TicketRef is the parsed ticket reference (zero when unknown).
 	TicketRef integrations.Ref
 	// ReadOnly is true under check: hooks must not write files, post, or

@@ -34,6 +34,22 @@ type Runtime struct {
 	SpecRoot    string
 	HookTimeout time.Duration
 	Log         *slog.Logger
+	// DeferEntry leaves entry chains to a runtime that holds the ticket
+	// integration: a node this runtime enters is recorded as pending
+	// (State.EntryPending) and RunPendingEntry runs its chain later. A
+	// launched session's server defers, so its claims never touch the
+	// ticket; the poller runs what they left.
+	DeferEntry bool
+	// Assignments receives the assignment of an agent node entered here
+	// (deliver-assignment); nil when nothing supervises sessions.
+	Assignments AssignmentSink
+}
+
+// AssignmentSink hands a node's assignment to a work item's agent session.
+type AssignmentSink interface {
+	// Deliver gives item's session the assignment text of node and says
+	// how it was delivered.
+	Deliver(ctx context.Context, item, node, text string) (string, error)
 }
 
 func (r *Runtime) log() *slog.Logger {
@@ -129,6 +145,7 @@ func (r *Runtime) hookContext(ctx context.Context, in evalInput) *HookContext {
 	if !in.readOnly {
 		hc.Tracker = r.Tracker
 		hc.Notifier = r.Notifier
+		hc.Assignments = r.Assignments
 		if t, err := ParseTicketRef(ref); err == nil {
 			hc.TicketRef = t
 		}
@@ -164,6 +181,10 @@ func (r *Runtime) enter(st *State, node string) []EventRecord {
 		rec.EnteredAt = now
 	}
 	rec.LastEnteredAt = now
+	st.EntryPending = ""
+	if r.DeferEntry {
+		st.EntryPending = node
+	}
 	rec.Entries++
 	rec.Attempts = 0
 	rec.LastBlock = ""
@@ -225,7 +246,7 @@ func markSkipped(st *State, set SkipSet, nodes []string) []EventRecord {
 // saved; its verdict is ignored and only degradations are reported.
 func (r *Runtime) runEntry(ctx context.Context, id, node string) []string {
 	n, ok := r.Graph.Node(node)
-	if !ok || len(n.Entry) == 0 {
+	if !ok || len(n.Entry) == 0 || r.DeferEntry {
 		return nil
 	}
 	st, _, err := r.Persist.Load(ctx, id)

@@ -41,6 +41,10 @@ type State struct {
 	Surface     string                 `json:"surface"`
 	// Escalation records why the item was parked at escalated.
 	Escalation *Escalation `json:"escalation,omitempty"`
+	// EntryPending names the current node when its entry chain was left
+	// to a runtime holding the ticket integration (a launched session's
+	// claim entered it); "" when it ran.
+	EntryPending string `json:"entryPending,omitempty"`
 	// Handoff is the accepted handoff record, frozen at start.
 	Handoff           *HandoffState `json:"handoff,omitempty"`
 	HandoffDemoted    []Demotion    `json:"handoffDemoted,omitempty"`

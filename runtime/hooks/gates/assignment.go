@@ -82,9 +82,23 @@ func surfaceSentence(a Assignment) string {
 	return "this thread"
 }
 
-// DeliverAssignment would hand the assignment to a live session. On the CLI
-// path there is none: the claim envelope and `graph_status` carry
-// AssignmentText instead, so the hook skips.
+// DeliverAssignment hands an agent node's assignment to the item's session
+// through the runtime's AssignmentSink (the poller's supervisor, or `the-loop
+// run`): a session still running for an earlier node is relieved and the
+// next one launches with this assignment. With no sink — the CLI path — it
+// skips: the claim envelope and `graph_status` carry the assignment. A human
+// gate is announced on the ticket, never assigned.
 func DeliverAssignment(hc *runtime.HookContext) (runtime.Result, error) {
-	return runtime.Skipped(HookDeliverAssignment, "no live session to deliver into (on the CLI path the claim envelope and graph_status carry the assignment)"), nil
+	switch {
+	case hc.ReadOnly || hc.Assignments == nil:
+		return runtime.Skipped(HookDeliverAssignment, "no live session to deliver into (on the CLI path the claim envelope and graph_status carry the assignment)"), nil
+	case hc.Node == nil || hc.Node.IsHuman() || hc.Node.Terminal:
+		return runtime.Skipped(HookDeliverAssignment, "a human gate or a finished walk is announced, never assigned"), nil
+	}
+	text := AssignmentText(hc.Graph, hc.Node, Assignment{WorkItem: hc.WorkItem.ID, Surface: hc.State.Surface})
+	how, err := hc.Assignments.Deliver(hc.Context, hc.WorkItem.ID, hc.NodeID(), text)
+	if err != nil {
+		return runtime.OK(HookDeliverAssignment, gateData("delivered", false, "error", err.Error())), nil
+	}
+	return runtime.OK(HookDeliverAssignment, gateData("delivered", true, "how", how)), nil
 }

@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -156,6 +157,36 @@ func TestDeliverAssignmentAndText(t *testing.T) {
 
 	inner := AssignmentText(nil, &runtime.Node{ID: "implementation"}, Assignment{WorkItem: "issue-7", PR: 16, PRRepo: "octo/infra"})
 	assert.Contains(t, inner, "`the-loop graph complete issue-7 --pr 16 --pr-repo octo/infra`")
+}
+
+type recordingSink struct{ got []string }
+
+func (s *recordingSink) Deliver(_ context.Context, item, node, text string) (string, error) {
+	s.got = append(s.got, item+" "+node+": "+text)
+	return "the next session starts with it", nil
+}
+
+func TestDeliverAssignmentHandsAnAgentNodeToTheSessionSink(t *testing.T) {
+	sink := &recordingSink{}
+	node := &runtime.Node{ID: "design", Phase: "design", Command: "create-design", Produces: []string{"design.md"}}
+	hc, _ := hooktest.GateContext(t, node, nil)
+	hc.Graph = &runtime.Graph{Name: "pdlc-work-item-loop"}
+	hc.Assignments = sink
+	r, err := DeliverAssignment(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Pass, r.Status)
+	assert.Equal(t, true, r.Data["delivered"])
+	assert.Equal(t, "the next session starts with it", r.Data["how"])
+	require.Len(t, sink.got, 1)
+	assert.Contains(t, sink.got[0], "issue-1 design: the-loop assignment for issue-1")
+	assert.Contains(t, sink.got[0], "/the-loop:create-design issue-1")
+
+	gate, _ := hooktest.GateContext(t, &runtime.Node{ID: "design-approval", Actor: "human"}, nil)
+	gate.Assignments = sink
+	r, err = DeliverAssignment(gate)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Skip, r.Status, "a human gate is never assigned")
+	assert.Len(t, sink.got, 1)
 }
 
 // TestSideEffectsUnderCheck proves each side-effecting hook posts, labels,
