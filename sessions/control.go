@@ -38,6 +38,26 @@ func (s *Supervisor) Stop(ctx context.Context, id, reason string) error {
 	return fmt.Errorf("session %s: %w", id, ErrNotLive)
 }
 
+// Retire ends item's live session when it works a node other than node
+// — its claim moved the item on, and node's assignment was delivered — so
+// the next cycle launches a session with the new assignment instead of
+// waiting out drainSeconds. Nothing is held. It returns the retired
+// session's id ("" when there was none to retire) and whether a session
+// already works node.
+func (s *Supervisor) Retire(repo, item, node string) (retired string, working bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.live[itemKey(repo, item)]
+	switch {
+	case l == nil:
+		return "", false
+	case l.rec.Node == node:
+		return "", true
+	}
+	l.stop(store.SessionStopped, fmt.Sprintf("its node %s was claimed and the assignment of %s was delivered", l.rec.Node, node), s.cfg.grace())
+	return l.rec.ID, false
+}
+
 // Reset lifts an item's hold and forgets its relaunch count, so the next
 // cycle may launch for it again (a budget that is still spent holds it
 // again at once).

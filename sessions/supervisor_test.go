@@ -401,3 +401,32 @@ func TestShutdownAndRecover(t *testing.T) {
 	assert.Equal(t, "the supervisor shut down", rec.Reason)
 	assert.Empty(t, s2.Live())
 }
+
+func TestRetireRelievesASessionWhoseNodeWasClaimed(t *testing.T) {
+	r := newRig(t)
+	s := r.supervisor(Config{}, nil)
+	design := r.want("issue-5", "design", "fake: hang-runs=9\n", 1)
+	rep, err := s.Cycle(ctx, []Want{design})
+	require.NoError(t, err)
+	require.Len(t, rep.Started, 1)
+
+	id, working := s.Retire("octo/widgets", "issue-5", "design")
+	assert.Empty(t, id)
+	assert.True(t, working, "a session already works the node: nothing to retire")
+
+	planning := design
+	planning.Node = "test-planning"
+	id, working = s.Retire("octo/widgets", "issue-5", "test-planning")
+	assert.Equal(t, "s-001", id)
+	assert.False(t, working)
+	rep = cycleUntil(t, s, fixed(planning), func(rep Report) bool { return len(rep.Started) > 0 })
+	assert.Equal(t, "test-planning", rep.Started[0].Node, "the next session starts at once, without waiting out the drain")
+	old, _, err := r.store.GetSession(ctx, "s-001")
+	require.NoError(t, err)
+	assert.Equal(t, store.SessionStopped, old.State)
+	assert.Equal(t, "its node design was claimed and the assignment of test-planning was delivered", old.Reason)
+	assert.NotContains(t, r.events("issue-5"), "session.refused", "retiring holds nothing")
+
+	id, _ = s.Retire("octo/widgets", "issue-404", "design")
+	assert.Empty(t, id)
+}
