@@ -241,6 +241,27 @@ func (m *Manager) Open(ctx context.Context, id, branch string) (*Tree, error) {
 	return t, m.checkExisting(ctx, t)
 }
 
+// Find returns item id's existing tree with the branch it has checked out,
+// or nil when the item has no tree. A directory that is not this source's
+// worktree on a branch is an error: it is never taken over.
+func (m *Manager) Find(ctx context.Context, id string) (*Tree, error) {
+	if err := ValidateID(id); err != nil {
+		return nil, err
+	}
+	dir := m.Path(id)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("work tree %s: %w", dir, err)
+	}
+	head, err := m.git(ctx, dir, nil, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("%s exists but has no branch checked out; check one out or move it aside: %w", dir, err)
+	}
+	t := &Tree{ID: id, Branch: head.out, Dir: dir, m: m}
+	return t, m.checkExisting(ctx, t)
+}
+
 // Remove deletes item id's tree. It refuses, with a *DirtyError, when the
 // tree holds uncommitted changes or commits the remote lacks, unless
 // discard is set. A tree that does not exist is not an error. The branch

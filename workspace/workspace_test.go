@@ -73,6 +73,24 @@ func TestAddIsIdempotentAndRefusesStrangers(t *testing.T) {
 	assert.ErrorContains(t, err, "not valid for git")
 }
 
+func TestFindReturnsAnExistingTreeWithItsBranch(t *testing.T) {
+	r := newRig(t)
+	none, err := r.m.Find(ctx, "issue-7")
+	require.NoError(t, err)
+	assert.Nil(t, none, "no tree yet")
+	added, err := r.m.Add(ctx, "issue-7", "the-loop/issue-7-login")
+	require.NoError(t, err)
+	found, err := r.m.Find(ctx, "issue-7")
+	require.NoError(t, err)
+	require.NotNil(t, found)
+	assert.Equal(t, added.Dir, found.Dir)
+	assert.Equal(t, "the-loop/issue-7-login", found.Branch)
+
+	require.NoError(t, os.MkdirAll(filepath.Join(r.root, "issue-8"), 0o755))
+	_, err = r.m.Find(ctx, "issue-8")
+	assert.ErrorContains(t, err, "move it aside", "a stranger directory is never taken over")
+}
+
 func TestNewRefusesWhatIsNotACheckout(t *testing.T) {
 	env := testEnv(t)
 	_, err := New(ctx, Options{Source: t.TempDir(), Root: t.TempDir(), Env: env})
