@@ -13,6 +13,7 @@ import (
 	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/sessions"
 	"github.com/the-loop/the-loop/store"
 )
 
@@ -42,6 +43,17 @@ type Deps struct {
 	// places handoff files are read from) a request may name: a remote MCP
 	// caller cannot point the server at arbitrary paths on its host.
 	AllowedRepos []string
+	// Sessions launches and supervises the agent sessions of the poller
+	// and `the-loop run` (nil: none are launched; the poller idles at
+	// agent nodes).
+	Sessions *sessions.Supervisor
+	// Trees gives every polled work item its own working tree (nil: gates
+	// are evaluated in the source's checkout and nothing is pushed).
+	Trees *Trees
+	// DeferEntry marks the server of a launched session: the nodes its
+	// claims enter leave their entry chains (labels, review requests,
+	// notifications) to the poller, which holds the ticket integration.
+	DeferEntry bool
 }
 
 // Service is the core every CLI verb and MCP tool calls. It is safe for
@@ -197,7 +209,10 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	signer, signWarns := s.signerFor(repo)
 	warns = append(warns, signWarns...)
 	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot,
-		Tracker: s.tracker(repo, state), Notifier: s.deps.Notifier, Log: s.log()}
+		Tracker: s.tracker(repo, state), Notifier: s.deps.Notifier, Log: s.log(), DeferEntry: s.deps.DeferEntry}
+	if s.deps.Sessions != nil {
+		rt.Assignments = desk{sup: s.deps.Sessions, repo: repo.Root}
+	}
 	p.adopt = func(ctx context.Context, st *runtime.State) []runtime.EventRecord {
 		return rt.VetAdoptedPointer(ctx, id, st)
 	}

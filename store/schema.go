@@ -74,6 +74,7 @@ var migrations = []migration{
 	}},
 	{version: 4, name: "critic runs", stmts: criticRunsSchema},
 	{version: 5, name: "dependency reads", stmts: dependencyReadsSchema},
+	{version: 6, name: "session stops", stmts: sessionStopsSchema},
 }
 
 // SchemaVersion is the schema version this build writes and reads.

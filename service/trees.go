@@ -1,0 +1,180 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/the-loop/the-loop/workspace"
+)
+
+// Trees gives every polled work item its own working tree: one
+// workspace.Manager per watched container's checkout, and under Root one
+// folder per container holding one tree per item (Root/<container>/<id>).
+// The item's tree is its repository from arming to cleanup: its state, its
+// gates and its sessions all live there.
+type Trees struct {
+	root string
+	tmpl workspace.Options
+
+	mu       sync.Mutex
+	managers map[string]*workspace.Manager // by checkout and container
+	trees    map[string]*workspace.Tree    // by checkout, container and item
+}
+
+// NewTrees returns the trees under root; tmpl carries what every manager
+// shares (remote, git environment, secrets to scrub, commit identity).
+func NewTrees(root string, tmpl workspace.Options) *Trees {
+	return &Trees{root: root, tmpl: tmpl, managers: map[string]*workspace.Manager{}, trees: map[string]*workspace.Tree{}}
+}
+
+func treeKey(parts ...string) string { return strings.Join(parts, "\x00") }
+
+// containerDir names a container's folder: OWNER/REPO becomes OWNER-REPO.
+func containerDir(container string) string {
+	var b strings.Builder
+	for _, r := range container {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	s := strings.Trim(b.String(), ".-")
+	if s == "" {
+		s = "repo"
+	}
+	return s
+}
+
+func (t *Trees) manager(ctx context.Context, checkout, container string) (*workspace.Manager, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	key := treeKey(checkout, container)
+	if m := t.managers[key]; m != nil {
+		return m, nil
+	}
+	opts := t.tmpl
+	abs, err := filepath.Abs(checkout)
+	if err != nil {
+		return nil, err
+	}
+	opts.Source, opts.Root = abs, filepath.Join(t.root, containerDir(container))
+	m, err := workspace.New(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	t.managers[key] = m
+	return m, nil
+}
+
+// Find returns the existing tree of item id (nil when it has none).
+func (t *Trees) Find(ctx context.Context, checkout, container, id string) (*workspace.Tree, error) {
+	key := treeKey(checkout, container, id)
+	t.mu.Lock()
+	tr := t.trees[key]
+	t.mu.Unlock()
+	if tr != nil {
+		if _, err := os.Stat(tr.Dir); err == nil {
+			return tr, nil
+		}
+	}
+	m, err := t.manager(ctx, checkout, container)
+	if err != nil {
+		return nil, err
+	}
+	tr, err = m.Find(ctx, id)
+	if err != nil || tr == nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.trees[key] = tr
+	t.mu.Unlock()
+	return tr, nil
+}
+
+// Add creates item id's tree on branch (or returns the one it has).
+func (t *Trees) Add(ctx context.Context, checkout, container, id, branch string) (*workspace.Tree, error) {
+	m, err := t.manager(ctx, checkout, container)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := m.Add(ctx, id, branch)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.trees[treeKey(checkout, container, id)] = tr
+	t.mu.Unlock()
+	return tr, nil
+}
+
+// Remove deletes item id's tree; a tree holding work the remote lacks is
+// kept (a *workspace.DirtyError).
+func (t *Trees) Remove(ctx context.Context, checkout, container, id string) error {
+	m, err := t.manager(ctx, checkout, container)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	delete(t.trees, treeKey(checkout, container, id))
+	t.mu.Unlock()
+	return m.Remove(ctx, id, false)
+}
+
+// snapshot is the content of the files under dir, by path relative to
+// root; what a gate wrote is the difference of two snapshots.
+type snapshot map[string][sha256.Size]byte
+
+func takeSnapshot(root, dir string) (snapshot, error) {
+	out := snapshot{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		out[filepath.ToSlash(rel)] = sha256.Sum256(b)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	return out, nil
+}
+
+// changed lists the paths written, created or removed since before.
+func (s snapshot) changed(before snapshot) []string {
+	var out []string
+	for p, h := range s {
+		if old, ok := before[p]; !ok || old != h {
+			out = append(out, p)
+		}
+	}
+	for p := range before {
+		if _, ok := s[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
