@@ -33,6 +33,7 @@ type Poller struct {
 
 	memo commentMemo
 	deps dependencyStep
+	acts pollerActs
 }
 
 // ItemAction is what one cycle did for one work item.
@@ -62,6 +63,8 @@ type CycleReport struct {
 	At       string         `json:"at"`
 	Duration string         `json:"duration"`
 	Sources  []SourceReport `json:"sources"`
+	// Sessions is the session step (nil when no harness is configured).
+	Sessions *SessionsReport `json:"sessions,omitempty"`
 }
 
 // AllFailed reports a cycle in which every source failed (none when there
@@ -93,13 +96,15 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	ended := p.sessionEnded()
 	for {
 		rep := p.RunOnce(ctx)
 		p.log().Info("poll cycle", "sources", len(rep.Sources), "duration", rep.Duration)
 		select {
 		case <-ctx.Done():
-			return nil
+			return p.stopSessions()
 		case <-t.C:
+		case <-ended: // a session ended: what it claimed is acted on now
 		}
 	}
 }
@@ -125,6 +130,7 @@ func (p *Poller) RunOnce(ctx context.Context) CycleReport {
 			rep.Sources = append(rep.Sources, p.pollContainer(ctx, src, c))
 		}
 	}
+	p.superviseSessions(ctx, &rep)
 	rep.Duration = p.Svc.now().Sub(start).Round(time.Millisecond).String()
 	if p.StatusPath != "" {
 		if b, err := runtime.MarshalJSON(rep); err == nil {
@@ -227,7 +233,12 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		return act
 	}
 	last := p.lastCommand(src, is, comments)
-	repo := src.Checkout
+	it := &polledItem{prov: prov, src: src, container: container, id: id, ref: ref}
+	repo, err := p.itemRepo(ctx, it)
+	if err != nil {
+		act.Action, act.Detail = "error", err.Error()
+		return act
+	}
 	sess, err := p.Svc.open(ctx, repo, id, control.LoopFor(last))
 	if err != nil {
 		act.Action, act.Detail = "error", err.Error()
@@ -242,15 +253,10 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	switch {
 	case last == control.Pause || last == control.Stop:
 		act.Action = "paused"
+		p.noteItem(ctx, it, sess, act)
 		return act
 	case last == control.Cleanup:
-		moved, err := sess.rt.Cleanup(ctx, id, "the-loop cleanup")
-		if err != nil {
-			act.Action, act.Detail = "error", err.Error()
-		} else if moved {
-			act.Action = "cleaned"
-		}
-		return act
+		return p.cleanup(ctx, it, sess, act)
 	case deps.failed != "":
 		act.Action, act.Detail = "error", deps.failed
 		return act
@@ -262,6 +268,10 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		loop := control.LoopFor(last)
 		if deps.armedBy != nil && !control.IsArming(last) {
 			loop = deps.armedBy.loop
+		}
+		if repo, err = p.armTree(ctx, it, is, comments); err != nil {
+			act.Action, act.Detail = "error", err.Error()
+			return act
 		}
 		res, err := p.arm(ctx, is, StartRequest{ItemRequest: ItemRequest{Repo: repo, WorkItem: id}, Loop: loop, Ref: refStr}, comments)
 		if err != nil {
@@ -285,7 +295,7 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	case !started:
 		return act
 	}
-	return evaluateGate(ctx, sess, id, comments, act)
+	return p.evaluate(ctx, it, sess, comments, act)
 }
 
 // lastCommand is the last control command an authorized person gave on the

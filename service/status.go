@@ -23,8 +23,10 @@ type GraphStatus struct {
 	// Dependencies is the poller's last read of the item's blockers.
 	Dependencies *runtime.DependencyReport `json:"dependencies,omitempty"`
 	// GraphContext is the $graph_context block for the agent's prompt.
-	GraphContext string   `json:"graphContext"`
-	Warnings     []string `json:"-"`
+	GraphContext string `json:"graphContext"`
+	// Sessions is the item's newest agent session, in one line.
+	Sessions string   `json:"sessions"`
+	Warnings []string `json:"-"`
 }
 
 // Status reports where one work item stands, read-only.
@@ -61,6 +63,7 @@ func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, err
 		}
 	}
 	out.GraphContext = graphContext(g, n, state, out)
+	out.Sessions = s.sessionLine(ctx, st, repo.Root, req.WorkItem)
 	return out, nil
 }
 

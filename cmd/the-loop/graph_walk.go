@@ -27,7 +27,10 @@ func runGraphStatus(ctx context.Context, f *Factory, opts *itemOptions) error {
 	if err != nil {
 		return err
 	}
-	return f.emit(opts.Format, gs.Warnings, gs, func(w io.Writer) { fmt.Fprintln(w, gs.GraphContext) })
+	return f.emit(opts.Format, gs.Warnings, gs, func(w io.Writer) {
+		fmt.Fprintln(w, gs.GraphContext)
+		fmt.Fprintln(w, "  sessions: "+gs.Sessions)
+	})
 }
 
 // graphStartOptions are the flags of `the-loop graph start`.

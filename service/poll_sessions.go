@@ -1,0 +1,282 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/the-loop/the-loop/sessions"
+)
+
+// sessionKey names what a session is for: a work item of a repository
+// and, once pull requests get sessions of their own, one of its pull
+// requests (pr 0: the item's own session). The supervisor keeps one live
+// session per key.
+type sessionKey struct {
+	repo, item string
+	pr         int
+}
+
+// polledKey is a watched issue of one source, whatever repository it
+// lives in this cycle.
+type polledKey struct{ checkout, container, item string }
+
+// pollerActs is what the poller remembers between cycles about the half
+// that acts: the sessions items want, what the status comments last said,
+// and the working-tree problems already reported.
+type pollerActs struct {
+	mu        sync.Mutex
+	wants     map[polledKey]sessions.Want
+	prev      map[polledKey]sessions.Want
+	views     map[sessionKey]*itemView
+	posted    map[sessionKey]string
+	problems  map[sessionKey]string
+	prompts   promptCache
+	recovered bool
+}
+
+func (a *pollerActs) init() {
+	if a.wants == nil {
+		a.wants, a.prev, a.views = map[polledKey]sessions.Want{}, map[polledKey]sessions.Want{}, map[sessionKey]*itemView{}
+		a.posted, a.problems = map[sessionKey]string{}, map[sessionKey]string{}
+	}
+}
+
+func (a *pollerActs) treeProblem(k sessionKey) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.init()
+	return a.problems[k]
+}
+
+func (a *pollerActs) setTreeProblem(k sessionKey, msg string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.init()
+	if msg == "" {
+		delete(a.problems, k)
+		return
+	}
+	a.problems[k] = msg
+}
+
+// desk delivers assignments into the supervised sessions of one
+// repository (runtime.AssignmentSink).
+type desk struct {
+	sup  *sessions.Supervisor
+	repo string
+}
+
+// Deliver implements runtime.AssignmentSink. A headless session reads its
+// assignment once, as its prompt; delivering into a live session therefore
+// means relieving the session that claimed its node and launching the next
+// one with this assignment at once, rather than after drainSeconds. Under
+// the tmux runner it is the same: the harness in the pane reads no more
+// input.
+func (d desk) Deliver(_ context.Context, item, node, _ string) (string, error) {
+	retired, working := d.sup.Retire(d.repo, item, node)
+	switch {
+	case working:
+		return "a live session already works " + node, nil
+	case retired != "":
+		return fmt.Sprintf("session %s, whose node was claimed, was relieved; the next session starts with this assignment", retired), nil
+	}
+	return "no session is live; the next one launched for " + node + " starts with this assignment", nil
+}
+
+// noteItem records what a started item wants from the supervisor this
+// cycle and what its status comment should say.
+func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, act ItemAction) {
+	if p.Svc.deps.Sessions == nil || sess == nil || sess.state.CurrentNode == "" {
+		return
+	}
+	a := &p.acts
+	key := sessionKey{repo: sess.repo.Root, item: it.id}
+	v := &itemView{item: *it, key: key, node: sess.state.CurrentNode, loop: sess.rt.Graph.Name}
+	if n, ok := sess.rt.Graph.Node(v.node); ok {
+		v.actor = n.Actor
+	}
+	workdir := sess.repo.Root
+	var w *sessions.Want
+	switch {
+	case act.Action == "paused":
+		v.waits = "`the-loop resume` from an authorized person (the item is paused)"
+	case act.Action == "conflict":
+		v.waits = "a human to resolve the working tree: " + act.Detail
+	case p.Svc.deps.Trees != nil && it.tree == nil:
+		v.waits = "an operator: the item was armed before the loop kept working trees, so no session is launched for it"
+	default:
+		a.mu.Lock()
+		a.init()
+		w, v.waits = p.Svc.sessionWant(ctx, sess, it.id, workdir, &a.prompts)
+		a.mu.Unlock()
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.init()
+	if w != nil {
+		a.wants[polledKey{it.src.Checkout, it.container, it.id}] = *w
+	}
+	a.views[key] = v
+}
+
+// superviseSessions is the cycle's session step: it settles what an
+// earlier poller left running (once), applies the operators' stop
+// requests, hands the supervisor every session the items want, escalates
+// the items it gave up on, and edits their status comments.
+func (p *Poller) superviseSessions(ctx context.Context, rep *CycleReport) {
+	sup := p.Svc.deps.Sessions
+	if sup == nil {
+		return
+	}
+	a := &p.acts
+	if !a.recovered {
+		a.recovered = true
+		lost, err := sup.Recover(ctx)
+		if err != nil {
+			p.log().Warn("could not settle the sessions an earlier poller left", "err", err)
+		}
+		for _, l := range lost {
+			p.log().Info("settled a session an earlier poller left running", "session", l.Session, "workItem", l.WorkItem, "reason", l.Reason)
+		}
+	}
+	wants, views := p.collectWants(rep)
+	wants, held := p.applyStops(ctx, sup, wants)
+	var srep SessionsReport
+	var err error
+	if srep.Report, err = sup.Cycle(ctx, wants); err != nil {
+		p.log().Warn("session cycle", "err", err)
+		srep.Errors = append(srep.Errors, err.Error())
+	}
+	for _, esc := range srep.Escalations {
+		p.escalate(ctx, esc)
+	}
+	p.postStatuses(ctx, views, srep, held)
+	rep.Sessions = &srep
+}
+
+// collectWants is this cycle's wants, plus last cycle's for the items this
+// cycle could not read (a failed source or item): a passing outage of the
+// tracker never stops a working session.
+func (p *Poller) collectWants(rep *CycleReport) ([]sessions.Want, map[sessionKey]*itemView) {
+	a := &p.acts
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.init()
+	failed := map[[2]string]bool{}
+	errored := map[polledKey]bool{}
+	for _, s := range rep.Sources {
+		if s.Error != "" {
+			failed[[2]string{s.Checkout, s.Container}] = true
+		}
+		for _, it := range s.Items {
+			if it.Action == "error" {
+				errored[polledKey{s.Checkout, s.Container, it.WorkItem}] = true
+			}
+		}
+	}
+	for k, w := range a.prev {
+		if _, now := a.wants[k]; !now && (failed[[2]string{k.checkout, k.container}] || errored[k]) {
+			a.wants[k] = w
+		}
+	}
+	out := make([]sessions.Want, 0, len(a.wants))
+	for _, w := range a.wants {
+		out = append(out, w)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Order < out[j].Order })
+	views := a.views
+	a.prev, a.wants, a.views = a.wants, map[polledKey]sessions.Want{}, map[sessionKey]*itemView{}
+	return out, views
+}
+
+// applyStops stops the sessions operators asked to stop (`the-loop sessions
+// stop`) and holds their items on those nodes: no session is launched for
+// an item there until it moves on.
+func (p *Poller) applyStops(ctx context.Context, sup *sessions.Supervisor, wants []sessions.Want) ([]sessions.Want, map[sessionKey]string) {
+	st, err := p.Svc.writableStore(ctx)
+	if err != nil {
+		p.log().Warn("could not read the session stop requests; launching nothing this cycle", "err", err)
+		return nil, nil
+	}
+	stops, err := st.SessionStops(ctx)
+	if err != nil {
+		p.log().Warn("could not read the session stop requests; launching nothing this cycle", "err", err)
+		return nil, nil
+	}
+	type hold struct{ repo, item, node string }
+	holds := map[hold]string{}
+	for _, s := range stops {
+		holds[hold{s.Repo, s.WorkItem, s.Node}] = fmt.Sprintf("an operator stopped session %s (%s); the item is held on %s until it moves on", s.Session, s.Reason, s.Node)
+		if !s.AppliedAt.IsZero() {
+			continue
+		}
+		if err := sup.Stop(ctx, s.Session, s.Reason); err != nil && !errors.Is(err, sessions.ErrNotLive) {
+			p.log().Warn("could not stop a session", "session", s.Session, "err", err)
+			continue
+		}
+		if err := st.MarkSessionStopApplied(ctx, s.Session, p.Svc.now()); err != nil {
+			p.log().Warn("could not record a session stop", "session", s.Session, "err", err)
+		}
+	}
+	held := map[sessionKey]string{}
+	kept := wants[:0]
+	for _, w := range wants {
+		if why, ok := holds[hold{w.Repo, w.WorkItem, w.Node}]; ok {
+			held[sessionKey{repo: w.Repo, item: w.WorkItem}] = why
+			continue
+		}
+		kept = append(kept, w)
+	}
+	return kept, held
+}
+
+// escalate moves an item the supervisor gave up on to the escalated node,
+// through the engine, with the supervisor's reason and figures: check and
+// graph status show it, and the escalated node's entry chain notifies.
+func (p *Poller) escalate(ctx context.Context, esc sessions.Escalation) {
+	sess, err := p.Svc.open(ctx, esc.Repo, esc.WorkItem, "")
+	if err != nil {
+		p.log().Warn("could not escalate", "workItem", esc.WorkItem, "err", err)
+		return
+	}
+	reason := esc.Reason
+	if esc.Spent.Tokens > 0 || esc.Spent.CostUSD > 0 || esc.Spent.Turns > 0 {
+		reason += fmt.Sprintf(" (spent: %d turns, %d tokens, $%.2f)", esc.Spent.Turns, esc.Spent.Tokens, esc.Spent.CostUSD)
+	}
+	moved, err := sess.rt.Escalate(ctx, esc.WorkItem, esc.Node, reason)
+	switch {
+	case err != nil:
+		p.log().Warn("could not escalate", "workItem", esc.WorkItem, "err", err)
+	case moved:
+		p.log().Warn("escalated: its sessions need a human", "workItem", esc.WorkItem, "node", esc.Node, "reason", reason)
+	}
+}
+
+// sessionEnded is signalled when a supervised session ends (nil, which
+// never fires, when none are supervised).
+func (p *Poller) sessionEnded() <-chan struct{} {
+	if sup := p.Svc.deps.Sessions; sup != nil {
+		return sup.Changed()
+	}
+	return nil
+}
+
+// stopSessions stops every live session when the poller stops, within
+// the sessions' stop grace and a little more.
+func (p *Poller) stopSessions() error {
+	sup := p.Svc.deps.Sessions
+	if sup == nil {
+		return nil
+	}
+	grace := time.Duration(p.Svc.cfg.Sessions.StopGraceSeconds)*time.Second + 5*time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := sup.Shutdown(ctx); err != nil {
+		p.log().Warn("sessions did not all stop", "err", err)
+	}
+	return nil
+}

@@ -1,0 +1,289 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/handoff"
+	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/workspace"
+)
+
+// polledItem is one watched issue as a cycle handles it.
+type polledItem struct {
+	prov      integrations.Provider
+	src       config.Source
+	container string
+	id        string
+	ref       integrations.Ref
+	// tree is the item's working tree (nil: the item lives in the
+	// source's checkout).
+	tree *workspace.Tree
+	// armed is the spec folder as a fresh tree had it, before arming
+	// wrote anything (nil when the item was not armed this cycle).
+	armed snapshot
+}
+
+// itemRepo is where item it lives: its working tree when it has one, else
+// the source's checkout (no trees configured, or not armed yet).
+func (p *Poller) itemRepo(ctx context.Context, it *polledItem) (string, error) {
+	trees := p.Svc.deps.Trees
+	if trees == nil {
+		return it.src.Checkout, nil
+	}
+	tr, err := trees.Find(ctx, it.src.Checkout, it.container, it.id)
+	if err != nil {
+		return "", fmt.Errorf("the working tree of %s: %w", it.id, err)
+	}
+	if tr == nil {
+		return it.src.Checkout, nil
+	}
+	it.tree = tr
+	return tr.Dir, nil
+}
+
+// armTree creates the working tree an item is armed in: on the branch a
+// handoff record carries its spec on, else the-loop/<id>-<slug of the
+// title>. It returns the repository to arm in.
+func (p *Poller) armTree(ctx context.Context, it *polledItem, is integrations.Issue, comments []integrations.Comment) (string, error) {
+	trees := p.Svc.deps.Trees
+	switch {
+	case trees == nil:
+		return it.src.Checkout, nil
+	case it.tree != nil:
+		return it.tree.Dir, nil
+	case hasLabel(is.Labels, handoff.MirrorLabel):
+		return it.src.Checkout, nil // arming refuses a mirror; it gets no tree
+	}
+	branch := handoffBranch(p.Svc.cfg, comments)
+	if branch == "" {
+		b, err := workspace.BranchFor(it.id, is.Title)
+		if err != nil {
+			return "", err
+		}
+		branch = b
+	}
+	tr, err := trees.Add(ctx, it.src.Checkout, it.container, it.id, branch)
+	if err != nil {
+		return "", fmt.Errorf("create the working tree of %s on %s: %w", it.id, branch, err)
+	}
+	it.tree = tr
+	specDir := filepath.Join(tr.Dir, "docs", "specs", it.id)
+	if repo, err := p.Svc.openRepo(tr.Dir); err == nil {
+		specDir = repo.SpecDir(it.id)
+	}
+	if it.armed, err = takeSnapshot(tr.Dir, specDir); err != nil {
+		return "", err
+	}
+	return tr.Dir, nil
+}
+
+// handoffBranch is the spec branch an authorized handoff record carries
+// its files on ("" when none does): the item's tree checks it out, so the
+// import finds what the conversation pushed.
+func handoffBranch(cfg *config.Config, comments []integrations.Comment) string {
+	hs, _, _ := FindHandoff(cfg, comments)
+	if hs == nil {
+		return ""
+	}
+	var rec struct {
+		CarriedBy string `json:"carriedBy"`
+		Branch    string `json:"branch"`
+	}
+	if json.Unmarshal(hs.Record, &rec) != nil || rec.CarriedBy != handoff.CarriedByBranch {
+		return ""
+	}
+	return rec.Branch
+}
+
+// evaluate runs what the poller does for a started item besides arming:
+// in the item's tree it syncs what was pushed, runs the entry chain a
+// session's claim left pending, evaluates a human gate, and commits and
+// pushes what those wrote; then it notes what the item wants from the
+// session supervisor.
+func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, comments []integrations.Comment, act ItemAction) ItemAction {
+	node, _ := sess.rt.Graph.Node(sess.state.CurrentNode)
+	gate := node != nil && !node.Terminal && (node.IsHuman() || awaitsSignOff(node, sess.state))
+	pending := sess.state.EntryPending != ""
+	before := it.armed
+	if it.tree != nil && before == nil && (gate || pending) {
+		if err := p.syncTree(ctx, it, sess); err != nil {
+			act.Action, act.Node, act.Detail = "conflict", sess.state.CurrentNode, err.Error()
+			p.noteItem(ctx, it, sess, act)
+			return act
+		}
+		var err error
+		if before, err = takeSnapshot(it.tree.Dir, sess.repo.SpecDir(it.id)); err != nil {
+			act.Action, act.Detail = "error", err.Error()
+			return act
+		}
+	}
+	wrote := ""
+	if pending {
+		ran, msgs, err := sess.rt.RunPendingEntry(ctx, it.id)
+		switch {
+		case err != nil:
+			act.Action, act.Detail = "error", err.Error()
+			return act
+		case ran != "":
+			wrote = ran
+			for _, m := range msgs {
+				p.log().Warn("entry chain degraded", "workItem", it.id, "node", ran, "message", m)
+			}
+		}
+		if sess, err = p.Svc.open(ctx, sess.repo.Root, it.id, ""); err != nil {
+			act.Action, act.Detail = "error", err.Error()
+			return act
+		}
+	}
+	act = evaluateGate(ctx, sess, it.id, comments, act)
+	if act.Action == "gate" || act.Action == "started" {
+		wrote = act.Node
+	}
+	if before != nil && wrote != "" {
+		p.publish(ctx, it, sess, before, wrote, act)
+	}
+	if wrote != "" {
+		if again, err := p.Svc.open(ctx, sess.repo.Root, it.id, ""); err == nil {
+			sess = again
+		}
+	}
+	p.noteItem(ctx, it, sess, act)
+	return act
+}
+
+// syncTree fast-forwards the item's tree to what was pushed before a gate
+// reads it. A conflict is reported once on the item and the gate waits: it
+// never reads files the loop could not bring up to date.
+func (p *Poller) syncTree(ctx context.Context, it *polledItem, sess *session) error {
+	_, err := it.tree.Sync(ctx)
+	if err != nil {
+		p.reportTreeProblem(ctx, it, sess, err)
+		return fmt.Errorf("the working tree could not be synced, so the gate waits: %w", err)
+	}
+	p.treeProblemCleared(ctx, it, sess)
+	return nil
+}
+
+// publish commits what the loop wrote in the item's spec folder since
+// before — locks, recorded feedback, the portable record, the execution
+// log — with a marked message, and pushes it.
+func (p *Poller) publish(ctx context.Context, it *polledItem, sess *session, before snapshot, node string, act ItemAction) {
+	after, err := takeSnapshot(it.tree.Dir, sess.repo.SpecDir(it.id))
+	if err != nil {
+		p.log().Warn("could not read what the gate wrote", "workItem", it.id, "err", err)
+		return
+	}
+	paths := after.changed(before)
+	if len(paths) == 0 {
+		return
+	}
+	what := act.Status
+	if what == "" {
+		what = "entered"
+	}
+	subject := fmt.Sprintf("%s: %s %s", it.id, node, what)
+	res, err := it.tree.CommitAndPush(ctx, workspace.Change{Paths: paths, Subject: subject, Gate: node})
+	if err != nil {
+		p.reportTreeProblem(ctx, it, sess, err)
+		return
+	}
+	p.treeProblemCleared(ctx, it, sess)
+	p.log().Info("committed what the gate wrote", "workItem", it.id, "node", node, "commit", res.Commit, "pushed", res.Pushed,
+		"paths", strings.Join(paths, ", "))
+}
+
+// treeMarker keys the one comment that reports a working tree the loop
+// cannot sync or push.
+const treeMarker = "<!-- the-loop:working-tree -->"
+
+// reportTreeProblem records a sync conflict or a refused push as an event
+// and as the item's one marked comment, once per distinct problem. Nothing
+// is forced: a human resolves it in the tree, and the next cycle tries
+// again.
+func (p *Poller) reportTreeProblem(ctx context.Context, it *polledItem, sess *session, err error) {
+	name := "tree.error"
+	var ce *workspace.ConflictError
+	var pe *workspace.PushRejectedError
+	switch {
+	case errors.As(err, &ce):
+		name = "tree.conflict"
+	case errors.As(err, &pe):
+		name = "tree.push_refused"
+	}
+	msg := err.Error()
+	key := sessionKey{repo: sess.repo.Root, item: it.id}
+	if p.acts.treeProblem(key) == msg {
+		return
+	}
+	p.acts.setTreeProblem(key, msg)
+	p.log().Warn("working tree problem", "workItem", it.id, "event", name, "err", msg)
+	data := map[string]any{"message": msg, "tree": it.tree.Dir, "branch": it.tree.Branch}
+	if err := p.Svc.appendEvents(ctx, sess.repo.Root, it.id, []runtime.EventRecord{{Name: name, Node: sess.state.CurrentNode, Data: data}}); err != nil {
+		p.log().Warn("could not record the working tree problem", "workItem", it.id, "err", err)
+	}
+	body := fmt.Sprintf("🤖 _the-loop_ — **the working tree of %s needs a human**\n\n%s\n\nThe loop never forces, resets or rebases. Resolve it in `%s` (branch `%s`); the next poll cycle tries again and edits this comment.\n",
+		it.id, msg, filepath.ToSlash(it.tree.Dir), it.tree.Branch)
+	_ = p.upsert(ctx, it, treeMarker, body)
+}
+
+// treeProblemCleared edits the problem comment once the tree syncs and
+// pushes again.
+func (p *Poller) treeProblemCleared(ctx context.Context, it *polledItem, sess *session) {
+	key := sessionKey{repo: sess.repo.Root, item: it.id}
+	if p.acts.treeProblem(key) == "" {
+		return
+	}
+	p.acts.setTreeProblem(key, "")
+	if err := p.Svc.appendEvents(ctx, sess.repo.Root, it.id, []runtime.EventRecord{{Name: "tree.resolved", Node: sess.state.CurrentNode}}); err != nil {
+		p.log().Warn("could not record the resolved working tree", "workItem", it.id, "err", err)
+	}
+	_ = p.upsert(ctx, it, treeMarker, fmt.Sprintf("🤖 _the-loop_ — the working tree of %s syncs and pushes again.\n", it.id))
+}
+
+// upsert keeps the loop's one comment for marker on the item.
+func (p *Poller) upsert(ctx context.Context, it *polledItem, marker, body string) error {
+	_, _, err := integrations.UpsertComment(ctx, it.prov, it.ref, marker, body, p.Svc.cfg.Routing.SelfLogins)
+	if err != nil {
+		p.log().Warn("could not post the item's marked comment", "workItem", it.id, "marker", marker, "err", err)
+	}
+	return err
+}
+
+// cleanup moves the item to cleanup, publishes what that wrote and removes
+// its working tree; a tree holding work the remote lacks is kept and said
+// so.
+func (p *Poller) cleanup(ctx context.Context, it *polledItem, sess *session, act ItemAction) ItemAction {
+	var before snapshot
+	if it.tree != nil {
+		before, _ = takeSnapshot(it.tree.Dir, sess.repo.SpecDir(it.id))
+	}
+	moved, err := sess.rt.Cleanup(ctx, it.id, "the-loop cleanup")
+	if err != nil {
+		act.Action, act.Detail = "error", err.Error()
+		return act
+	}
+	if !moved {
+		return act
+	}
+	act.Action = "cleaned"
+	if it.tree == nil {
+		return act
+	}
+	if before != nil {
+		p.publish(ctx, it, sess, before, "cleanup", act)
+	}
+	if err := p.Svc.deps.Trees.Remove(ctx, it.src.Checkout, it.container, it.id); err != nil {
+		act.Detail = "the working tree was kept: " + err.Error()
+		_ = p.Svc.appendEvents(ctx, sess.repo.Root, it.id, []runtime.EventRecord{{Name: "tree.kept", Node: "cleanup", Data: map[string]any{"reason": err.Error()}}})
+		return act
+	}
+	_ = p.Svc.appendEvents(ctx, sess.repo.Root, it.id, []runtime.EventRecord{{Name: "tree.removed", Node: "cleanup", Data: map[string]any{"tree": it.tree.Dir}}})
+	return act
+}

@@ -1,0 +1,166 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/hooks/gates"
+	"github.com/the-loop/the-loop/sessions"
+)
+
+// sessionWant is what item id asks of the session supervisor where it
+// stands: a session when it is on an agent node with nothing else to wait
+// for, else nil and what it waits for instead. workdir is where the
+// session runs (the item's tree).
+func (s *Service) sessionWant(ctx context.Context, sess *session, id, workdir string, prompts *promptCache) (*sessions.Want, string) {
+	st, g := sess.state, sess.rt.Graph
+	n, ok := g.Node(st.CurrentNode)
+	switch {
+	case st.CurrentNode == "" || !ok:
+		return nil, "arming: an authorized `the-loop start` on the ticket"
+	case n.ID == "escalated" || (st.Escalation != nil && n.IsHuman() && n.Terminal):
+		reason := "a human decides how to go on"
+		if st.Escalation != nil {
+			reason = st.Escalation.Reason
+		}
+		return nil, "a human (escalated: " + reason + "); `the-loop graph force` moves it on"
+	case n.Terminal:
+		return nil, "nothing: the walk is finished"
+	case n.IsHuman():
+		return nil, humanWait(n)
+	case n.Actor == runtime.ActorCode:
+		return nil, "the loop itself"
+	case st.Parked != nil && st.Parked.Node == n.ID:
+		return nil, "a human: " + st.Parked.Reason
+	}
+	name := sess.repo.Config.Sessions.Harness
+	if name == "" {
+		name = s.cfg.DefaultHarness()
+	}
+	if name == "" {
+		return nil, "an operator: several harnesses are configured and none is named; set sessions.harness in the config, or sessions.harness in the repository config"
+	}
+	prompt, err := prompts.get(ctx, s, sess, id, n)
+	if err != nil {
+		return nil, "the assignment could not be written: " + err.Error()
+	}
+	model, effort := frozenChoice(sess)
+	return &sessions.Want{Repo: sess.repo.Root, WorkItem: id, Node: n.ID, Prompt: prompt, Harness: name,
+		Model: model, Effort: effort, Workdir: workdir, Order: armedAt(st)}, ""
+}
+
+// humanWait says what a human gate waits for, for the status comment and
+// `the-loop run`.
+func humanWait(n *runtime.Node) string {
+	switch {
+	case n.ID == "phase-selection":
+		return "an authorized `the-loop execute` reply: it signs the phase-selection checklist (untick what should not run; tick a model-* or effort-* row to choose)"
+	case gateHasFeedback(n):
+		return fmt.Sprintf("an authorized reply at %s: `approved`, `approved with comments` (and what), or `changes requested` (and what)", n.ID)
+	}
+	return fmt.Sprintf("an authorized reply at %s", n.ID)
+}
+
+func gateHasFeedback(n *runtime.Node) bool {
+	for _, e := range n.Exit {
+		if e.Hook == gates.HookClassifyFeedback {
+			return true
+		}
+	}
+	return false
+}
+
+// frozenChoice is the model and effort the signed phase selection chose
+// for the item ("" each when none): only a verified decision counts, so a
+// value written into the portable record by anyone else is ignored.
+func frozenChoice(sess *session) (string, string) {
+	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	for _, d := range view.State.Decisions {
+		if d == nil || d.Kind != runtime.KindSelection {
+			continue
+		}
+		model, _ := d.Data["model"].(string)
+		effort, _ := d.Data["effort"].(string)
+		return model, effort
+	}
+	return "", ""
+}
+
+// armedAt orders items by when they were armed (the walk's first entry).
+func armedAt(st *runtime.State) int64 {
+	earliest := int64(0)
+	for _, rec := range st.Nodes {
+		t, err := time.Parse(time.RFC3339, rec.EnteredAt)
+		if err != nil {
+			continue
+		}
+		if v := t.UnixNano(); earliest == 0 || v < earliest {
+			earliest = v
+		}
+	}
+	return earliest
+}
+
+// promptCache keeps each node visit's prompt: it is rendered once per
+// visit, not every cycle.
+type promptCache struct {
+	byKey map[promptKey]string
+}
+
+type promptKey struct {
+	repo, item, node, visit, block string
+}
+
+func (c *promptCache) get(ctx context.Context, s *Service, sess *session, id string, n *runtime.Node) (string, error) {
+	rec := sess.state.Nodes[n.ID]
+	k := promptKey{repo: sess.repo.Root, item: id, node: n.ID}
+	if rec != nil {
+		k.visit, k.block = rec.LastEnteredAt, rec.LastBlock
+	}
+	if c != nil {
+		if p, ok := c.byKey[k]; ok {
+			return p, nil
+		}
+	}
+	p, err := s.sessionPrompt(ctx, sess, id, n)
+	if err != nil {
+		return "", err
+	}
+	if c != nil {
+		if c.byKey == nil || len(c.byKey) > 4096 {
+			c.byKey = map[promptKey]string{}
+		}
+		c.byKey[k] = p
+	}
+	return p, nil
+}
+
+// sessionPrompt is a session's prompt: the node's assignment (the command
+// to run and what it must produce), why it runs again when it does, how
+// the session ends, and the $graph_context block.
+func (s *Service) sessionPrompt(ctx context.Context, sess *session, id string, n *runtime.Node) (string, error) {
+	var b strings.Builder
+	b.WriteString(gates.AssignmentText(sess.rt.Graph, n, gates.Assignment{WorkItem: id, Surface: sess.state.Surface}))
+	if rec := sess.state.Nodes[n.ID]; rec != nil {
+		if rec.LastBlock != "" {
+			fmt.Fprintf(&b, "\nThe last claim of %s was refused (%d attempt(s) so far). Fix each finding, then claim again:\n", n.ID, rec.Attempts)
+			for _, l := range strings.Split(strings.TrimSpace(rec.LastBlock), "\n") {
+				fmt.Fprintf(&b, "  - %s\n", strings.TrimSpace(l))
+			}
+		}
+		if rec.Entries > 1 {
+			fmt.Fprintf(&b, "\nThis is visit %d of %s: a gate sent the work back. Read every entry under `## Review comments` of its artifact and answer each one in the work.\n", rec.Entries, n.ID)
+		}
+	}
+	fmt.Fprintf(&b, "\nThis session works %s only, in this working tree. Commit what you write and push it (`git push`: the branch already tracks the remote). Then claim the node with the graph_complete tool of the `the-loop` MCP server. Once the claim is answered, end the session: the loop launches the next session for the next node, and stops for the humans at the gates.\n\n", n.ID)
+	gs, err := s.Status(ctx, ItemRequest{Repo: sess.repo.Root, WorkItem: id})
+	if err != nil {
+		return "", err
+	}
+	b.WriteString(gs.GraphContext)
+	b.WriteString("\n")
+	return b.String(), nil
+}
