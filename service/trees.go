@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/workspace"
 )
 
@@ -73,6 +74,31 @@ func (t *Trees) manager(ctx context.Context, checkout, container string) (*works
 	}
 	t.managers[key] = m
 	return m, nil
+}
+
+// CheckTrees checks, before the first cycle, that every polled checkout
+// can carry working trees: a git checkout with the remote agents push to.
+// Without trees configured there is nothing to check.
+func (s *Service) CheckTrees(ctx context.Context, sources []config.Source) error {
+	t := s.deps.Trees
+	if t == nil {
+		return nil
+	}
+	for _, src := range sources {
+		containers := src.Repos
+		if src.System == "jira" {
+			containers = src.Projects
+		}
+		for _, c := range containers {
+			if src.Checkout == "" {
+				continue // the cycle reports a source without a checkout
+			}
+			if _, err := t.manager(ctx, src.Checkout, c); err != nil {
+				return fmt.Errorf("polling source %s %s: the items' working trees: %w", src.System, c, err)
+			}
+		}
+	}
+	return nil
 }
 
 // Find returns the existing tree of item id (nil when it has none).

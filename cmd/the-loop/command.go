@@ -20,6 +20,9 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// Environ lists the environment, for scrubbing secret values from
+	// what launched sessions and git report (nil: os.Environ()).
+	Environ []string
 	// Cwd is the working directory commands resolve --repo against.
 	Cwd string
 }
@@ -49,7 +52,7 @@ type Command struct {
 func theLoop() *Command {
 	return &Command{Noun: "command", Sub: []*Command{
 		checkCmd(), continuityCmd(), gateCmd(), graphCmd(), handoffCmd(), keysCmd(),
-		planCmd(), pollCmd(), serveCmd(), ticketCmd(), versionCmd(),
+		planCmd(), pollCmd(), runCmd(), serveCmd(), sessionsCmd(), ticketCmd(), versionCmd(),
 	}}
 }
 

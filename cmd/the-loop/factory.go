@@ -10,6 +10,7 @@ import (
 	"github.com/the-loop/the-loop/integrations/slack"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
+	"github.com/the-loop/the-loop/sessions"
 	"github.com/the-loop/the-loop/store"
 )
 
@@ -64,6 +65,14 @@ type ServiceOptions struct {
 	// NoSigningKey builds the service without loading the signing key:
 	// keys init makes the key the config names, so it cannot require it.
 	NoSigningKey bool
+	// Sessions builds the session supervisor when a harness is configured
+	// (the poller's daemon, `the-loop run`); Trees gives polled items their
+	// own working trees (the poller's daemon).
+	Sessions, Trees bool
+	// Confined builds the core of a launched session's MCP server: no
+	// ticket integration, no notifier, and the entry chains its claims
+	// reach are left to the poller.
+	Confined bool
 }
 
 // Service builds the core service: the only call of service.New in the
@@ -91,15 +100,34 @@ func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 		return nil, &usageError{msg: fmt.Sprintf("integrations.slack: %v", err)}
 	}
 	db := store.NewHandle(f.dbPath(o.DB, cfg))
+	providers := service.ConfiguredProviders(cfg, f.Getenv, db)
+	if o.Confined {
+		providers, notifier = nil, nil
+	}
+	var sup *sessions.Supervisor
+	if o.Sessions && cfg.SessionsEnabled() {
+		if sup, err = f.supervisor(cfg, db, log); err != nil {
+			return nil, &usageError{msg: err.Error()}
+		}
+	}
+	var trees *service.Trees
+	if o.Trees && cfg.SessionsEnabled() {
+		if trees, err = f.trees(cfg, db); err != nil {
+			return nil, &usageError{msg: err.Error()}
+		}
+	}
 	return service.New(cfg, service.Deps{
 		Store:        db,
-		Providers:    service.ConfiguredProviders(cfg, f.Getenv, db),
+		Providers:    providers,
 		Notifier:     notifier,
 		Signer:       signer,
 		Clock:        time.Now,
 		Log:          log,
 		DefaultRepo:  o.DefaultRepo,
 		AllowedRepos: o.AllowedRepos,
+		Sessions:     sup,
+		Trees:        trees,
+		DeferEntry:   o.Confined,
 	}), nil
 }
 

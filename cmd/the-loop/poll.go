@@ -46,7 +46,9 @@ func pollCmd() *Command {
 
 func runPoll(ctx context.Context, f *Factory, opts *pollOptions) error {
 	logger := newLogger(f, opts.LogFormat)
-	svc, err := f.Service(ServiceOptions{DB: opts.DB, Log: logger})
+	// A one-off cycle launches no session: nothing would supervise it once
+	// the command exits.
+	svc, err := f.Service(ServiceOptions{DB: opts.DB, Log: logger, Sessions: !opts.Once, Trees: true})
 	if err != nil {
 		return err
 	}
@@ -98,6 +100,9 @@ func newPoller(svc *service.Service, opts *pollOptions, logger *slog.Logger) (*s
 		}
 	}
 	if err := svc.CheckIntegrations(systems...); err != nil {
+		return nil, fmt.Errorf("poll: %w", err)
+	}
+	if err := svc.CheckTrees(context.Background(), cfg.Polling.Sources); err != nil {
 		return nil, fmt.Errorf("poll: %w", err)
 	}
 	p := &service.Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: opts.StatusFile, Log: logger,

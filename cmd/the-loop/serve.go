@@ -134,7 +134,7 @@ func newServeService(f *Factory, db, repoDir string, confined bool, logger *slog
 		}
 		allowed = append(allowed, r)
 	}
-	svc, err := f.Service(ServiceOptions{DB: db, Log: logger, DefaultRepo: repoDir, AllowedRepos: allowed})
+	svc, err := f.Service(ServiceOptions{DB: db, Log: logger, DefaultRepo: repoDir, AllowedRepos: allowed, Confined: confined})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,80 @@
+package service
+
+import (
+	"context"
+
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/sessions"
+	"github.com/the-loop/the-loop/store"
+)
+
+// HandleRecorder is the session supervisor's store: the state database
+// behind h, opened on first use.
+func HandleRecorder(h *store.Handle) sessions.Recorder { return handleRecorder{h} }
+
+type handleRecorder struct{ h *store.Handle }
+
+func (r handleRecorder) StartSession(ctx context.Context, sess store.Session, evs ...store.Event) error {
+	st, err := r.h.Writable(ctx)
+	if err != nil {
+		return err
+	}
+	return st.StartSession(ctx, sess, evs...)
+}
+
+func (r handleRecorder) FinishSession(ctx context.Context, sess store.Session, evs ...store.Event) error {
+	st, err := r.h.Writable(ctx)
+	if err != nil {
+		return err
+	}
+	return st.FinishSession(ctx, sess, evs...)
+}
+
+func (r handleRecorder) UpdateSessionUsage(ctx context.Context, id, hs string, turns int, tokens int64, cost float64) error {
+	st, err := r.h.Writable(ctx)
+	if err != nil {
+		return err
+	}
+	return st.UpdateSessionUsage(ctx, id, hs, turns, tokens, cost)
+}
+
+func (r handleRecorder) ItemSpend(ctx context.Context, repo, item string) (store.Spend, error) {
+	st, err := r.h.Writable(ctx)
+	if err != nil {
+		return store.Spend{}, err
+	}
+	return st.ItemSpend(ctx, repo, item)
+}
+
+func (r handleRecorder) ListSessions(ctx context.Context, f store.SessionFilter) ([]store.Session, error) {
+	st, err := r.h.Writable(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.ListSessions(ctx, f)
+}
+
+func (r handleRecorder) AppendEvents(ctx context.Context, repo, id string, evs []store.Event) error {
+	st, err := r.h.Writable(ctx)
+	if err != nil {
+		return err
+	}
+	return st.AppendEvents(ctx, repo, id, evs)
+}
+
+// SensitiveEnv names the variables of the poller's environment the config
+// says hold secrets — the tracker tokens and email, the Slack webhook, the
+// MCP bearer token, the signing key and systemd's credentials directory —
+// beside whatever proc.LooksSecret recognises. No session ever gets them
+// unless a harness lists them under secretEnv.
+func SensitiveEnv(cfg *config.Config) []string {
+	i := cfg.Integrations
+	out := []string{runtime.EnvSigningKey, config.EnvCredentialsDirectory}
+	for _, n := range []string{i.GitHub.TokenEnv, i.Jira.TokenEnv, i.Jira.EmailEnv, i.Slack.WebhookURLEnv, cfg.MCP.HTTP.TokenEnv} {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
