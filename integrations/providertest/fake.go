@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/the-loop/the-loop/integrations"
@@ -108,7 +107,7 @@ type Server struct {
 	changes     int64
 }
 
-func newServer(t testing.TB, system string) *Server {
+func newServer(system string) *Server {
 	s := &Server{
 		system:     system,
 		token:      "tok_" + system + "_0123456789abcdef",
@@ -129,10 +128,12 @@ func newServer(t testing.TB, system string) *Server {
 	return s
 }
 
-func (s *Server) start(t testing.TB, h http.Handler) {
+func (s *Server) start(h http.Handler) {
 	s.srv = httptest.NewServer(s.middleware(h))
-	t.Cleanup(s.srv.Close)
 }
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
 
 // System is "github" or "jira".
 func (s *Server) System() string { return s.system }

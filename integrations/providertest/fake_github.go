@@ -21,9 +21,18 @@ const (
 
 // NewGitHub starts a fake GitHub REST API (served under /api/v3/, as GitHub
 // Enterprise Server does) with repository octo/widgets holding issue #1,
-// label "bug", branch main and file docs/readme.md.
+// label "bug", branch main and file docs/readme.md. It stops when the test
+// ends.
 func NewGitHub(t testing.TB) *Server {
-	s := newServer(t, "github")
+	s := StartGitHub()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// StartGitHub is NewGitHub outside a test (the demo, the fake server
+// program): it listens on a loopback port until Close.
+func StartGitHub() *Server {
+	s := newServer("github")
 	s.prefix = ghPrefix
 	s.issues[GitHubRepo+"#1"] = &Issue{Key: GitHubRepo + "#1", Number: 1, Title: "Seeded ticket", Body: "Seeded body", State: "open", Author: "alice", Labels: []string{"bug"}}
 	s.touch(GitHubRepo + "#1")
@@ -31,7 +40,7 @@ func NewGitHub(t testing.TB) *Server {
 	s.labelDefs[GitHubRepo] = map[string]string{"bug": "d73a4a"}
 	s.refs[GitHubRepo+" refs/heads/main"] = GitHubMainSHA
 	s.files[GitHubRepo+"@main:docs/readme.md"] = "hello from the fake\n"
-	s.start(t, s.githubMux())
+	s.start(s.githubMux())
 	return s
 }
 

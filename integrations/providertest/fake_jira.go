@@ -24,13 +24,14 @@ var jiraIssueTypes = []string{"Task", "Story", "Bug", "Epic", "Sub-task"}
 // personal access token); it also decides how comment authors are shaped
 // (Cloud accountId, Data Center name).
 func NewJira(t testing.TB, auth string) *Server {
-	s := newServer(t, "jira")
+	s := newServer("jira")
 	s.auth = auth
 	s.projects = []string{"PROJ", "OPS"}
 	s.issues[JiraEpic] = &Issue{Key: JiraEpic, Number: 1, Title: "Seeded ticket", Body: "Seeded body", State: "To Do", Author: "alice", Labels: []string{"bug"}, IssueType: "Epic"}
 	s.nextNumber["PROJ"] = 1
 	s.nextNumber["OPS"] = 0
-	s.start(t, s.jiraMux())
+	s.start(s.jiraMux())
+	t.Cleanup(s.Close)
 	return s
 }
 

@@ -12,9 +12,17 @@
 //	fake: hang-runs=N                 runs 1..N report usage, then hang
 //	fake: usage turns=T tokens=N cost=X
 //	fake: env-dump                    write the environment and argv to the state dir
+//	fake: probe                       try to reach another item and post a handoff through the MCP server
+//
+// With --script DIR it also plays a scripted agent: for the node in
+// THE_LOOP_NODE, every file under DIR/<node>/ is written to the item's spec
+// folder (docs/specs/<item>/), a file ending in .sed edits the file of its
+// name in place ("old => new" per line), and a file named "fake" adds
+// directives as above; what it wrote is committed and pushed.
 //
 // Runs are counted per work item in --state, which also receives a
-// "<item>.run-<n>.ready" file once a run has printed its usage.
+// "<item>.run-<n>.ready" file once a run has printed its usage, and a
+// "<item>.run-<n>.pid" file holding the run's process id.
 package main
 
 import (
@@ -31,13 +39,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
 type options struct {
-	promptFile, mcpConfig, workdir, item, model, effort, state string
-	claim                                                      bool
+	promptFile, mcpConfig, workdir, item, model, effort, state, script string
+	claim, dump                                                        bool
 }
 
 // directives are what the prompt asks of this run.
@@ -46,7 +53,7 @@ type directives struct {
 	failRuns, hangRuns, turns int
 	tokens                    int64
 	cost                      float64
-	envDump                   bool
+	envDump, probe            bool
 }
 
 func main() {
@@ -59,6 +66,8 @@ func main() {
 	flag.StringVar(&o.effort, "effort", "", "effort chosen for the item")
 	flag.StringVar(&o.state, "state", "", "directory for run counters, ready files and env dumps")
 	flag.BoolVar(&o.claim, "claim", false, "claim the node through the MCP server once the artifact is pushed")
+	flag.StringVar(&o.script, "script", "", "directory of scripted artifacts, one folder per node")
+	flag.BoolVar(&o.dump, "dump", false, "write the environment and argv of every run to the state dir")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "fakeharness:", err)
@@ -74,12 +83,16 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	d := parse(string(prompt))
+	node := os.Getenv("THE_LOOP_NODE")
+	d := parse(string(prompt) + "\n" + scriptDirectives(o.script, node))
 	n, err := nextRun(o.state, o.item)
 	if err != nil {
 		return err
 	}
-	if d.envDump {
+	if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.run-%d.pid", o.item, n)), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+		return err
+	}
+	if d.envDump || o.dump {
 		if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.env-%d", o.item, n)), []byte(strings.Join(os.Environ(), "\n")+"\n"), 0o600); err != nil {
 			return err
 		}
@@ -104,6 +117,14 @@ func run(o options) error {
 	}
 	for _, a := range d.artifacts {
 		if err := publish(o, a, n); err != nil {
+			return err
+		}
+	}
+	if err := playScript(o, node); err != nil {
+		return err
+	}
+	if d.probe {
+		if err := probe(o, n); err != nil {
 			return err
 		}
 	}
@@ -145,6 +166,8 @@ func parse(prompt string) directives {
 				d.cost, _ = strconv.ParseFloat(v, 64)
 			case "env-dump":
 				d.envDump = true
+			case "probe":
+				d.probe = true
 			}
 		}
 	}
@@ -196,42 +219,13 @@ func publish(o options, rel string, run int) error {
 
 // claim calls graph_complete through the server the MCP config names.
 func claim(o options) error {
-	if o.mcpConfig == "" {
-		return errors.New("--claim needs --mcp-config")
-	}
-	raw, err := os.ReadFile(o.mcpConfig)
-	if err != nil {
-		return err
-	}
-	var cfg struct {
-		MCPServers map[string]struct {
-			Command string            `json:"command"`
-			Args    []string          `json:"args"`
-			Env     map[string]string `json:"env"`
-		} `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		return fmt.Errorf("mcp config: %w", err)
-	}
-	srv, ok := cfg.MCPServers["the-loop"]
-	if !ok || len(cfg.MCPServers) != 1 {
-		return fmt.Errorf("mcp config must name exactly the the-loop server, got %d servers", len(cfg.MCPServers))
-	}
-	var env []string
-	for k, v := range srv.Env {
-		env = append(env, k+"="+v)
-	}
-	c, err := client.NewStdioMCPClient(srv.Command, env, srv.Args...)
+	c, err := connect(o)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION, ClientInfo: mcp.Implementation{Name: "fakeharness", Version: "1"}}}); err != nil {
-		return fmt.Errorf("mcp initialize: %w", err)
-	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "graph_complete"
 	req.Params.Arguments = map[string]any{"workItem": o.item}
@@ -239,15 +233,10 @@ func claim(o options) error {
 	if err != nil {
 		return fmt.Errorf("graph_complete: %w", err)
 	}
-	text := ""
-	for _, part := range res.Content {
-		if tc, ok := part.(mcp.TextContent); ok {
-			text += tc.Text
-		}
-	}
-	emit(map[string]any{"type": "user", "claim": map[string]any{"isError": res.IsError, "text": text}})
+	out := text(res)
+	emit(map[string]any{"type": "user", "claim": map[string]any{"isError": res.IsError, "text": out}})
 	if res.IsError {
-		return fmt.Errorf("graph_complete refused: %s", text)
+		return fmt.Errorf("graph_complete refused: %s", out)
 	}
 	return nil
 }

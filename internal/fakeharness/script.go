@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// scriptDirectives reads DIR/<node>/fake as "fake:" lines.
+func scriptDirectives(script, node string) string {
+	if script == "" || node == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(script, node, "fake"))
+	if err != nil {
+		return ""
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, "fake: "+l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// playScript writes the node's scripted files into the item's spec folder,
+// commits them and pushes the branch.
+func playScript(o options, node string) error {
+	if o.script == "" || node == "" {
+		return nil
+	}
+	dir := filepath.Join(o.script, node)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	spec := filepath.Join("docs", "specs", o.item)
+	var written []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == "fake" {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		body, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(spec, strings.TrimSuffix(rel, ".sed"))
+		if strings.HasSuffix(rel, ".sed") {
+			if body, err = edit(filepath.Join(o.workdir, target), string(body)); err != nil {
+				return err
+			}
+		}
+		abs := filepath.Join(o.workdir, target)
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			return err
+		}
+		written = append(written, target)
+		return os.WriteFile(abs, body, 0o644)
+	})
+	if err != nil || len(written) == 0 {
+		return err
+	}
+	sort.Strings(written)
+	for _, args := range [][]string{
+		append([]string{"add", "--"}, written...),
+		{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", "Work " + node + " of " + o.item},
+		{"push", "--quiet"},
+	} {
+		cmd := exec.Command("git", append([]string{"-C", o.workdir}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v: %s", args[0], err, out)
+		}
+	}
+	return nil
+}
+
+// edit applies "old => new" lines to the file at path.
+func edit(path, script string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	text := string(b)
+	for _, l := range strings.Split(script, "\n") {
+		old, repl, ok := strings.Cut(l, " => ")
+		if !ok {
+			continue
+		}
+		if !strings.Contains(text, old) {
+			return nil, fmt.Errorf("%s holds no %q to edit", path, old)
+		}
+		text = strings.ReplaceAll(text, old, repl)
+	}
+	return []byte(text), nil
+}
+
+// probe tries, through the session's own MCP server, what a session must
+// never do — read another item, post a handoff, open a ticket — and
+// records each answer in <state>/<item>.probe-<run>.json.
+func probe(o options, run int) error {
+	c, err := connect(o)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	calls := []struct {
+		name string
+		args map[string]any
+	}{
+		{"graph_status", map[string]any{"workItem": "issue-999"}},
+		{"graph_complete", map[string]any{"workItem": "issue-999"}},
+		{"handoff_post", map[string]any{"workItem": o.item, "stage": "design", "fromDir": o.workdir}},
+		{"ticket_create", map[string]any{"title": "a ticket of the session's own"}},
+	}
+	answers := map[string]map[string]any{}
+	for _, call := range calls {
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = call.name, call.args
+		res, err := c.CallTool(ctx, req)
+		if err != nil {
+			answers[call.name] = map[string]any{"error": err.Error()}
+			continue
+		}
+		answers[call.name] = map[string]any{"isError": res.IsError, "text": text(res)}
+	}
+	b, _ := json.MarshalIndent(answers, "", "  ")
+	return os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.probe-%d.json", o.item, run)), b, 0o600)
+}
+
+func text(res *mcp.CallToolResult) string {
+	var out string
+	for _, part := range res.Content {
+		if tc, ok := part.(mcp.TextContent); ok {
+			out += tc.Text
+		}
+	}
+	return out
+}
+
+// connect starts the one MCP server the session's config names and
+// initializes it.
+func connect(o options) (*client.Client, error) {
+	if o.mcpConfig == "" {
+		return nil, errors.New("the MCP server needs --mcp-config")
+	}
+	raw, err := os.ReadFile(o.mcpConfig)
+	if err != nil {
+		return nil, err
+	}
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string            `json:"command"`
+			Args    []string          `json:"args"`
+			Env     map[string]string `json:"env"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return nil, fmt.Errorf("mcp config: %w", err)
+	}
+	srv, ok := cfg.MCPServers["the-loop"]
+	if !ok || len(cfg.MCPServers) != 1 {
+		return nil, fmt.Errorf("mcp config must name exactly the the-loop server, got %d servers", len(cfg.MCPServers))
+	}
+	var env []string
+	for k, v := range srv.Env {
+		env = append(env, k+"="+v)
+	}
+	c, err := client.NewStdioMCPClient(srv.Command, env, srv.Args...)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION, ClientInfo: mcp.Implementation{Name: "fakeharness", Version: "1"}}}); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("mcp initialize: %w", err)
+	}
+	return c, nil
+}
