@@ -142,7 +142,13 @@ func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, co
 			return act
 		}
 	}
-	act = evaluateGate(ctx, sess, it.id, comments, act)
+	if wrote == "" {
+		// A gate whose entry chain just ran is read next cycle: the comments
+		// in hand were listed before its review request was posted.
+		act = evaluateGate(ctx, sess, it.id, comments, act)
+	} else {
+		act.Action, act.Node = "entered", wrote
+	}
 	if act.Action == "gate" || act.Action == "started" {
 		wrote = act.Node
 	}

@@ -1,0 +1,68 @@
+package demo
+
+// The scripted agent's work, node by node: what a session writes into the
+// item's spec folder (a file), or edits there ("old => new" lines in a
+// .sed file). Each passes its node's checks.
+var script = map[string]map[string]string{
+	"requirements-definition": {"requirements.md": `# Requirements: export the report as CSV
+
+## Requirements
+
+- R1: WHEN a user asks for the report as CSV THEN the system SHALL stream every row as one CSV line.
+- R2: WHEN the export passes 100 000 rows THEN the system SHALL stop and say so.
+
+## Security considerations
+
+The rows cross a trust boundary: other tenants typed them. The abuse case is a cell that a
+spreadsheet would run as a formula; every such cell is neutralised before it leaves.
+`},
+	"design": {"design.md": `# Design: export the report as CSV
+
+## Architecture
+
+A streaming writer wraps the report query and writes one line per row.
+
+` + "```mermaid\nflowchart LR\n  query[report query] --> writer[CSV writer] --> client\n```" + `
+
+## Security design
+
+At the trust boundary the writer prefixes a quote to any cell starting with = + - or @,
+so the abuse case (a formula run by a spreadsheet) cannot happen; a negative test proves it.
+
+## Testing strategy
+
+Unit tests over the writer; one end-to-end export of 10 000 rows.
+`},
+	"test-planning": {"testing-plan.md": `# Testing plan: export the report as CSV
+
+## Test matrix
+
+- [ ] unit: a formula cell leaves quoted
+- [ ] e2e: 10 000 rows stream in one response
+
+## Verification environment
+
+A local checkout; go test.
+
+## Evidence plan
+
+The test run's output, pasted under Verification results.
+
+## Verification results
+
+Not run yet.
+`},
+	"tasks-breakdown": {"tasks.md": `# Tasks: export the report as CSV
+
+## Task list
+
+- [ ] T1 the streaming writer
+- [ ] T2 the row limit
+`},
+	"implementation": {"tasks.md.sed": "- [ ] T1 => - [x] T1\n- [ ] T2 => - [x] T2\n"},
+	"verification":   {"testing-plan.md.sed": "- [ ] unit => - [x] unit\n- [ ] e2e => - [x] e2e\nNot run yet. => ok  example/export 0.4s: both rows pass.\n"},
+}
+
+// AgentNodes are the nodes the scripted agent works, in walk order, when
+// brainstorming and the review chain are unticked.
+var AgentNodes = []string{"requirements-definition", "design", "test-planning", "tasks-breakdown", "implementation", "verification"}

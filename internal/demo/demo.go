@@ -1,0 +1,350 @@
+// Package demo runs the whole loop on one machine: a fake GitHub on a
+// loopback port, a bare git remote and the poller's checkout of it, the
+// real `the-loop poll` with a harness (the scripted fake harness, or Claude
+// Code), and helpers to act as the human on the ticket. The example under
+// examples/demo and the end-to-end tests drive it.
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/integrations/providertest"
+)
+
+// Human is the authorized login the demo acts as.
+const Human = "alice"
+
+// Options configure a demo loop.
+type Options struct {
+	// Dir is where everything lives (created; keep it short).
+	Dir string
+	// TheLoop is the the-loop program; FakeHarness the scripted harness
+	// ("" when Harness is given).
+	TheLoop, FakeHarness string
+	// Harness, when set, replaces the fake harness's `harnesses:` entry
+	// (YAML, indented under the harness name), e.g. the claude adapter.
+	Harness string
+	// Sessions is YAML added under `sessions:` (limits for a test).
+	Sessions string
+	// RelaunchMax is sessions.relaunch.max (0: the default, 3).
+	RelaunchMax int
+	// Env is the poller's environment beside PATH, HOME and the tracker
+	// token (a test puts secrets there to prove none reaches a session).
+	Env map[string]string
+	// Log receives the poller's log (nil: discarded).
+	Log io.Writer
+}
+
+// Loop is one running demo.
+type Loop struct {
+	GitHub *providertest.Server
+	// Dir holds: remote.git, checkout, state (the database, sessions,
+	// trees), script, fake (the fake harness's counters and dumps).
+	Dir, Remote, Checkout, Config, DB, State, Script, FakeState, Home string
+	TheLoop                                                           string
+
+	env []string
+	log io.Writer
+	mu  sync.Mutex
+	cmd *exec.Cmd
+}
+
+// New prepares a loop: the fake GitHub, the repositories, the signing key,
+// the scripted agent and the config. Close releases it.
+func New(ctx context.Context, o Options) (*Loop, error) {
+	l := &Loop{Dir: o.Dir, TheLoop: o.TheLoop, log: o.Log}
+	if l.log == nil {
+		l.log = io.Discard
+	}
+	for name, p := range map[string]*string{"remote.git": &l.Remote, "checkout": &l.Checkout, "state": &l.State,
+		"script": &l.Script, "fake": &l.FakeState, "home": &l.Home} {
+		*p = filepath.Join(o.Dir, name)
+	}
+	l.DB, l.Config = filepath.Join(l.State, "the-loop.db"), filepath.Join(o.Dir, "config.yaml")
+	for _, d := range []string{l.State, l.Script, l.FakeState, l.Home} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	l.GitHub = providertest.StartGitHub()
+	l.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + l.Home, "GIT_CONFIG_NOSYSTEM=1", "GITHUB_TOKEN=" + l.GitHub.Token()}
+	for k, v := range o.Env {
+		l.env = append(l.env, k+"="+v)
+	}
+	steps := []func(context.Context, Options) error{l.repositories, l.writeScript, l.writeConfig, l.keys}
+	for _, step := range steps {
+		if err := step(ctx, o); err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// Close stops the poller and the fake GitHub.
+func (l *Loop) Close() {
+	l.Stop()
+	l.GitHub.Close()
+}
+
+func (l *Loop) git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "user.name=Demo", "-c", "user.email=demo@example.invalid"}, args...)...)
+	cmd.Env = l.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// repositories makes the bare remote (main holds a README and the
+// repository config) and the poller's checkout of it.
+func (l *Loop) repositories(ctx context.Context, _ Options) error {
+	seed := filepath.Join(l.Dir, "seed")
+	if _, err := l.git(ctx, l.Dir, "init", "--quiet", "--bare", "--initial-branch=main", l.Remote); err != nil {
+		return err
+	}
+	if _, err := l.git(ctx, l.Dir, "clone", "--quiet", l.Remote, seed); err != nil {
+		return err
+	}
+	files := map[string]string{
+		"README.md":                     "# widgets\n",
+		".the-loop/harness-config.yaml": "ticketing:\n  system: github\n  github:\n    owner: octo\n    repo: widgets\nsessions:\n  harness: agent\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(seed, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "--quiet", "-m", "seed"}, {"push", "--quiet", "origin", "HEAD:refs/heads/main"}} {
+		if _, err := l.git(ctx, seed, args...); err != nil {
+			return err
+		}
+	}
+	if _, err := l.git(ctx, l.Dir, "clone", "--quiet", l.Remote, l.Checkout); err != nil {
+		return err
+	}
+	return os.RemoveAll(seed)
+}
+
+func (l *Loop) writeScript(context.Context, Options) error {
+	for _, node := range AgentNodes {
+		if err := l.ScriptNode(node); err != nil {
+			return err
+		}
+	}
+	for node, files := range script {
+		for name, body := range files {
+			p := filepath.Join(l.Script, node, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// usage is what every scripted session reports spending.
+const usage = "turns=3 tokens=1500 cost=0.04"
+
+// ScriptNode sets the directives of the fake harness at node (e.g.
+// "hang-runs=1", "fail-runs=9", "probe", "env-dump"), beside the usage it
+// reports.
+func (l *Loop) ScriptNode(node string, directives ...string) error {
+	p := filepath.Join(l.Script, node, "fake")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte(strings.Join(append([]string{usage}, directives...), "\n")+"\n"), 0o644)
+}
+
+func (l *Loop) writeConfig(_ context.Context, o Options) error {
+	harness := o.Harness
+	if harness == "" {
+		harness = fmt.Sprintf(`    adapter: command
+    output: stream-json
+    argv: [%q, --prompt-file, "{prompt_file}", --mcp-config, "{mcp_config}", --workdir, "{workdir}", --work-item, "{work_item}",
+      --model, "{model}", --effort, "{effort}", --state, %q, --script, %q, --claim, --dump]
+`, o.FakeHarness, l.FakeState, l.Script)
+	}
+	cfg := fmt.Sprintf(`integrations:
+  github:
+    baseUrl: %q
+routing:
+  authorizedUsers: [%s]
+  selfLogins: [%s]
+  models: [opus-5, haiku-4]
+  efforts: [high]
+signing:
+  privateKeyFile: %q
+store:
+  path: %q
+polling:
+  intervalSeconds: 1
+  sources:
+    - system: github
+      repos: [octo/widgets]
+      checkout: %q
+harnesses:
+  agent:
+%ssessions:
+  stateDir: %q
+  drainSeconds: 5
+  stopGraceSeconds: 2
+  commitName: the-loop
+  commitEmail: loop@example.invalid
+  relaunch:
+    max: %d
+    backoffSeconds: 1
+    maxBackoffSeconds: 2
+%s`, l.GitHub.URL(), Human, l.GitHub.BotLogin(), filepath.Join(l.Home, "signing.key"), l.DB, l.Checkout, harness, l.State,
+		o.RelaunchMax, indent(o.Sessions))
+	return os.WriteFile(l.Config, []byte(cfg), 0o600)
+}
+
+func indent(yaml string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(yaml, "\n"), "\n") {
+		if line != "" {
+			b.WriteString("  " + line + "\n")
+		}
+	}
+	return b.String()
+}
+
+// keys makes the poller's signing key (the-loop keys init).
+func (l *Loop) keys(ctx context.Context, _ Options) error {
+	_, err := l.Run(ctx, "keys", "init", "--config", l.Config, "--key-file", filepath.Join(l.Home, "signing.key"), "--repo", l.Checkout)
+	return err
+}
+
+// Run runs one the-loop command with the poller's environment and returns
+// its standard output.
+func (l *Loop) Run(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, l.TheLoop, args...)
+	cmd.Env, cmd.Dir = l.env, l.Checkout
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("the-loop %s: %v: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out), nil
+}
+
+// Start runs `the-loop poll` in the background.
+func (l *Loop) Start() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cmd != nil {
+		return errors.New("the poller is already running")
+	}
+	cmd := exec.Command(l.TheLoop, "poll", "--config", l.Config, "--interval", "1s")
+	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = l.env, l.Dir, l.log, l.log
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	l.cmd = cmd
+	return nil
+}
+
+// Stop stops the poller (SIGTERM: it stops its sessions first).
+func (l *Loop) Stop() {
+	l.mu.Lock()
+	cmd := l.cmd
+	l.cmd = nil
+	l.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+// Ref is issue n of the demo repository.
+func Ref(n int) integrations.Ref {
+	return integrations.Ref{System: "github", Owner: "octo", Repo: "widgets", Number: n}
+}
+
+// Say posts body on issue n as the authorized human.
+func (l *Loop) Say(n int, body string) { l.GitHub.AddComment(Ref(n), Human, "OWNER", body) }
+
+// Comments are issue n's comments.
+func (l *Loop) Comments(n int) []providertest.Comment { return l.GitHub.Comments(Ref(n)) }
+
+// Posted reports whether the loop posted a comment on issue n holding
+// marker.
+func (l *Loop) Posted(n int, marker string) (providertest.Comment, bool) {
+	cs := l.Comments(n)
+	for i := len(cs) - 1; i >= 0; i-- {
+		if cs[i].Author == l.GitHub.BotLogin() && strings.Contains(cs[i].Body, marker) {
+			return cs[i], true
+		}
+	}
+	return providertest.Comment{}, false
+}
+
+// Tree is where item id's working tree lives.
+func (l *Loop) Tree(id string) string { return filepath.Join(l.State, "trees", "octo-widgets", id) }
+
+// State is item id's portable record as its tree holds it (nil when it has
+// none yet).
+func (l *Loop) StateOf(id string) map[string]any {
+	b, err := os.ReadFile(filepath.Join(l.Tree(id), "docs", "specs", id, "work-item-state.json"))
+	if err != nil {
+		return nil
+	}
+	var st map[string]any
+	if json.Unmarshal(b, &st) != nil {
+		return nil
+	}
+	return st
+}
+
+// Node is item id's current node ("" before it is armed).
+func (l *Loop) Node(id string) string {
+	n, _ := l.StateOf(id)["currentNode"].(string)
+	return n
+}
+
+// WaitFor polls cond until it holds or timeout passes.
+func WaitFor(ctx context.Context, timeout time.Duration, what string, cond func() bool) error {
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("gave up after %s waiting for %s", timeout, what)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}

@@ -1,0 +1,373 @@
+package demo_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/internal/demo"
+	"github.com/the-loop/the-loop/internal/testbin"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+var ctx = context.Background()
+
+// syncBuffer collects the poller's log for a failing test's report.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// newLoop builds the binaries and a demo loop in a fresh directory, and
+// starts its poller.
+func newLoop(t *testing.T, o demo.Options) *demo.Loop {
+	t.Helper()
+	o.TheLoop = testbin.Build(t, "github.com/the-loop/the-loop/cmd/the-loop")
+	if o.Harness == "" {
+		o.FakeHarness = testbin.Build(t, "github.com/the-loop/the-loop/internal/fakeharness")
+	}
+	o.Dir = t.TempDir()
+	log := &syncBuffer{}
+	o.Log = log
+	l, err := demo.New(ctx, o)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		l.Close()
+		if t.Failed() {
+			t.Logf("poller log:\n%s", log.String())
+		}
+	})
+	return l
+}
+
+func wait(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	require.NoError(t, demo.WaitFor(ctx, 90*time.Second, what, cond))
+}
+
+func posted(l *demo.Loop, n int, marker string) func() bool {
+	return func() bool { _, ok := l.Posted(n, marker); return ok }
+}
+
+func reviewRequested(l *demo.Loop, n int, gate string) func() bool {
+	return posted(l, n, "<!-- the-loop:review-request "+gate+" -->")
+}
+
+type session struct {
+	ID, WorkItem, Node, State, ExitStatus, Model, Reason string
+	Argv                                                 []string
+	Attempt                                              int
+	Tokens                                               int64
+}
+
+func sessionsOf(t *testing.T, l *demo.Loop, item string) []session {
+	t.Helper()
+	out, err := l.Run(ctx, "sessions", "list", "--config", l.Config, "--work-item", item, "--format", "json")
+	require.NoError(t, err)
+	var res struct{ Sessions []session }
+	require.NoError(t, json.Unmarshal([]byte(out), &res), out)
+	return res.Sessions
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	require.NoError(t, err, "git %v: %s", args, out)
+	return strings.TrimSpace(string(out))
+}
+
+// lockedOnRemote reports whether the remote's history holds a commit the
+// loop marked for gate whose version of file is approved.
+func lockedOnRemote(t *testing.T, l *demo.Loop, branch, gate, file string) bool {
+	t.Helper()
+	commits := gitOut(t, l.Remote, "log", "--format=%H", "--grep=^The-Loop-Gate: "+gate+"$", "refs/heads/"+branch)
+	for _, c := range strings.Fields(commits) {
+		body, err := exec.Command("git", "-C", l.Remote, "show", c+":"+file).Output()
+		if err == nil && strings.Contains(string(body), "status: approved") {
+			return true
+		}
+	}
+	return false
+}
+
+const execute = "- [ ] brainstorming\n- [ ] review-chain\n- [x] model-opus-5\n\nthe-loop execute"
+
+// TestTheLoopRunsAnItemFromStartToComplete is the scenario of the whole
+// loop: an authorized person arms issue #1 and signs the phase selection
+// with two phases unticked and a model chosen; the poller launches a session
+// for each agent node (the scripted harness writes the node's artifact,
+// commits, pushes and claims through the real `the-loop serve --work-item`
+// over stdio); the person approves at the two spec gates and the final one;
+// the item completes. Those replies are the only human acts, every session
+// runs the chosen model, and every lock is in the remote's history.
+func TestTheLoopRunsAnItemFromStartToComplete(t *testing.T) {
+	l := newLoop(t, demo.Options{})
+	require.NoError(t, l.Start())
+
+	l.Say(1, "Please pick this up.\n\nthe-loop start")
+	wait(t, "the phase-selection checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
+	branch := "the-loop/issue-1-seeded-ticket"
+	wait(t, "the armed item's branch on the remote", func() bool {
+		return exec.Command("git", "-C", l.Remote, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch).Run() == nil
+	})
+	time.Sleep(2 * time.Second) // two more cycles: still no session before the reply
+	assert.Empty(t, sessionsOf(t, l, "issue-1"), "an armed item waiting at phase selection gets no session")
+	assert.NoFileExists(t, filepath.Join(l.FakeState, "issue-1.runs"))
+
+	l.Say(1, execute)
+	wait(t, "the requirements review request", reviewRequested(l, 1, "requirements-approval"))
+	assert.Equal(t, "requirements-approval", l.Node("issue-1"))
+	l.Say(1, "Approved.")
+	wait(t, "the design review request", reviewRequested(l, 1, "design-approval"))
+	l.Say(1, "Approved.")
+	wait(t, "the final review request", reviewRequested(l, 1, "human-approval"))
+	l.Say(1, "Approved.")
+	wait(t, "the item to complete", func() bool { return l.Node("issue-1") == "complete" })
+	wait(t, "the completed record on the remote", func() bool {
+		out, err := exec.Command("git", "-C", l.Remote, "show", "refs/heads/"+branch+":docs/specs/issue-1/work-item-state.json").Output()
+		return err == nil && strings.Contains(string(out), `"currentNode": "complete"`)
+	})
+	wait(t, "the status comment to say so", func() bool {
+		c, ok := l.Posted(1, "<!-- the-loop:status -->")
+		return ok && strings.Contains(c.Body, "`complete`")
+	})
+
+	sess := sessionsOf(t, l, "issue-1")
+	var nodes []string
+	for i := len(sess) - 1; i >= 0; i-- {
+		s := sess[i]
+		nodes = append(nodes, s.Node)
+		assert.Equal(t, "opus-5", s.Model, s.ID)
+		assert.Contains(t, strings.Join(s.Argv, " "), "--model opus-5", "the launched argv carries the chosen model")
+		assert.Contains(t, []string{"exited", "stopped"}, s.State, "%s ended: %s", s.ID, s.Reason)
+		assert.Positive(t, s.Tokens, "usage is read from the transcript")
+	}
+	assert.Equal(t, demo.AgentNodes, nodes, "one session per agent node, in walk order, none relaunched")
+	args, err := os.ReadFile(filepath.Join(l.FakeState, "issue-1.args-1"))
+	require.NoError(t, err)
+	assert.Contains(t, string(args), "--model\nopus-5\n", "the harness process got the model")
+
+	for _, lock := range []struct{ gate, file string }{
+		{"requirements-approval", "docs/specs/issue-1/requirements.md"},
+		{"design-approval", "docs/specs/issue-1/design.md"},
+		{"design-approval", "docs/specs/issue-1/testing-plan.md"},
+	} {
+		assert.True(t, lockedOnRemote(t, l, branch, lock.gate, lock.file), "%s's lock of %s is in the remote's history", lock.gate, lock.file)
+	}
+	record := gitOut(t, l.Remote, "show", "refs/heads/"+branch+":docs/specs/issue-1/work-item-state.json")
+	assert.Contains(t, record, `"currentNode": "complete"`, "the portable record is pushed")
+
+	var human []string
+	for _, c := range l.Comments(1) {
+		if c.Author != l.GitHub.BotLogin() {
+			human = append(human, c.Body)
+		}
+	}
+	assert.Equal(t, []string{"Please pick this up.\n\nthe-loop start", execute, "Approved.", "Approved.", "Approved."}, human,
+		"the only human acts are arming, the selection and the gates")
+	var status []string
+	for _, c := range l.Comments(1) {
+		if strings.Contains(c.Body, "<!-- the-loop:status -->") {
+			status = append(status, c.Body)
+		}
+	}
+	require.Len(t, status, 1, "one status comment, edited in place")
+	assert.Contains(t, status[0], "`complete`")
+}
+
+// TestASessionKilledMidNodeIsRelaunched: the first session of a node is
+// killed while it works; the poller relaunches it after the backoff, and
+// the second attempt finishes the node.
+func TestASessionKilledMidNodeIsRelaunched(t *testing.T) {
+	l := newLoop(t, demo.Options{})
+	require.NoError(t, l.ScriptNode("requirements-definition", "hang-runs=1"))
+	require.NoError(t, l.Start())
+	l.Say(1, "the-loop start")
+	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
+	l.Say(1, execute)
+	pidFile := filepath.Join(l.FakeState, "issue-1.run-1.ready")
+	wait(t, "the first session at work", func() bool { _, err := os.Stat(pidFile); return err == nil })
+	pid, err := os.ReadFile(filepath.Join(l.FakeState, "issue-1.run-1.pid"))
+	require.NoError(t, err)
+	require.NoError(t, exec.Command("kill", "-KILL", strings.TrimSpace(string(pid))).Run())
+
+	wait(t, "the relaunched session's claim", reviewRequested(l, 1, "requirements-approval"))
+	sess := sessionsOf(t, l, "issue-1")
+	require.Len(t, sess, 2)
+	killed, relaunched := sess[1], sess[0]
+	assert.Equal(t, "killed by SIGKILL", killed.ExitStatus)
+	assert.Equal(t, 1, killed.Attempt)
+	assert.Equal(t, "requirements-definition", relaunched.Node)
+	assert.Equal(t, 2, relaunched.Attempt)
+	assert.Equal(t, "exited", relaunched.State)
+}
+
+// TestASessionThatKeepsFailingEscalates: every session of the node exits
+// unmet; after relaunch.max relaunches the item escalates through the
+// engine, with the reason, and no further session is launched.
+func TestASessionThatKeepsFailingEscalates(t *testing.T) {
+	l := newLoop(t, demo.Options{RelaunchMax: 1})
+	require.NoError(t, l.ScriptNode("requirements-definition", "fail-runs=99"))
+	require.NoError(t, l.Start())
+	l.Say(1, "the-loop start")
+	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
+	l.Say(1, execute)
+	wait(t, "the escalation", func() bool { return l.Node("issue-1") == "escalated" })
+	esc, _ := l.StateOf("issue-1")["escalation"].(map[string]any)
+	require.NotNil(t, esc)
+	assert.Equal(t, "requirements-definition", esc["from"])
+	assert.Contains(t, esc["reason"], "the session for requirements-definition ended 2 times with the node unmet (last: exit 1); no more relaunches after 1")
+	time.Sleep(2 * time.Second)
+	assert.Len(t, sessionsOf(t, l, "issue-1"), 2, "nothing more is launched for an escalated item")
+	out, err := l.Run(ctx, "graph", "status", "issue-1", "--config", l.Config, "--repo", l.Tree("issue-1"))
+	require.NoError(t, err)
+	assert.Contains(t, out, "ESCALATED from requirements-definition: the session for requirements-definition ended 2 times")
+	wait(t, "the status comment to say so", func() bool {
+		c, ok := l.Posted(1, "<!-- the-loop:status -->")
+		return ok && strings.Contains(c.Body, "`escalated`")
+	})
+}
+
+// TestTwoItemsRunAtOnceInSeparateTrees: two items armed together get a
+// session each at once, each in its own working tree on its own branch.
+func TestTwoItemsRunAtOnceInSeparateTrees(t *testing.T) {
+	l := newLoop(t, demo.Options{})
+	second := l.GitHub.SeedIssue("Second ticket", nil, true)
+	require.Equal(t, 2, second.Number)
+	require.NoError(t, l.Start())
+	for _, n := range []int{1, 2} {
+		l.Say(n, "the-loop start")
+	}
+	for _, n := range []int{1, 2} {
+		wait(t, "the checklists", posted(l, n, "<!-- the-loop:phase-selection -->"))
+	}
+	for _, n := range []int{1, 2} {
+		l.Say(n, execute)
+	}
+	for _, n := range []int{1, 2} {
+		wait(t, "both claims", reviewRequested(l, n, "requirements-approval"))
+	}
+	a, b := sessionsOf(t, l, "issue-1"), sessionsOf(t, l, "issue-2")
+	require.Len(t, a, 1)
+	require.Len(t, b, 1)
+	assert.NotEqual(t, l.Tree("issue-1"), l.Tree("issue-2"))
+	assert.FileExists(t, filepath.Join(l.Tree("issue-1"), "docs/specs/issue-1/requirements.md"))
+	assert.NoFileExists(t, filepath.Join(l.Tree("issue-1"), "docs/specs/issue-2/requirements.md"), "items never share files")
+	assert.NoFileExists(t, filepath.Join(l.Tree("issue-2"), "docs/specs/issue-1/requirements.md"))
+	files := gitOut(t, l.Remote, "ls-tree", "-r", "--name-only", "refs/heads/the-loop/issue-2-second-ticket")
+	assert.Contains(t, files, "docs/specs/issue-2/requirements.md")
+	assert.NotContains(t, files, "docs/specs/issue-1/", "items never share a branch")
+}
+
+// TestASessionCannotReachAnotherItemOrPostAHandoff: through its own MCP
+// server, a session's attempts to read or claim another item, to post a
+// handoff or to open a ticket are all refused.
+func TestASessionCannotReachAnotherItemOrPostAHandoff(t *testing.T) {
+	l := newLoop(t, demo.Options{})
+	require.NoError(t, l.ScriptNode("requirements-definition", "probe"))
+	require.NoError(t, l.Start())
+	l.Say(1, "the-loop start")
+	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
+	l.Say(1, execute)
+	probe := filepath.Join(l.FakeState, "issue-1.probe-1.json")
+	wait(t, "the probe", func() bool { _, err := os.Stat(probe); return err == nil })
+	b, err := os.ReadFile(probe)
+	require.NoError(t, err)
+	var answers map[string]struct {
+		IsError bool
+		Text    string
+	}
+	require.NoError(t, json.Unmarshal(b, &answers))
+	for _, tool := range []string{"graph_status", "graph_complete", "handoff_post", "ticket_create"} {
+		require.Contains(t, answers, tool)
+		assert.True(t, answers[tool].IsError, "%s must be refused: %s", tool, answers[tool].Text)
+		assert.Contains(t, answers[tool].Text, "confined to work item issue-1", tool)
+	}
+	assert.Contains(t, answers["handoff_post"].Text, "needs the developer present")
+	assert.Contains(t, answers["graph_status"].Text, "never issue-999")
+	assert.Equal(t, 1, strings.Count(strings.Join(commentBodies(l, 1), "\n"), "the-loop:handoff"), 0)
+}
+
+func commentBodies(l *demo.Loop, n int) []string {
+	var out []string
+	for _, c := range l.Comments(n) {
+		out = append(out, c.Body)
+	}
+	return out
+}
+
+// TestNoPollerSecretReachesASession: the poller runs with the tracker
+// token, the signing key, systemd's credentials directory, a Slack webhook
+// and the MCP bearer token in its environment, and a signing key file in
+// its config; the launched session's environment, argv and MCP config hold
+// none of them.
+func TestNoPollerSecretReachesASession(t *testing.T) {
+	creds := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(creds, "SOME_PASSWORD"), []byte("credential-value-0042"), 0o600))
+	secrets := map[string]string{
+		"THE_LOOP_SIGNING_KEY":  "hmac-signing-secret-0042",
+		"CREDENTIALS_DIRECTORY": creds,
+		"SLACK_WEBHOOK_URL":     "https://hooks.example.invalid/T000/B000/secret0042",
+		"THE_LOOP_MCP_TOKEN":    "mcp-bearer-secret-0042",
+		"AWS_SECRET_ACCESS_KEY": "aws-secret-0042",
+	}
+	l := newLoop(t, demo.Options{Env: secrets})
+	require.NoError(t, l.Start())
+	l.Say(1, "the-loop start")
+	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
+	l.Say(1, execute)
+	dump := filepath.Join(l.FakeState, "issue-1.env-1")
+	wait(t, "the session's environment dump", func() bool { _, err := os.Stat(dump); return err == nil })
+	wait(t, "the claim", reviewRequested(l, 1, "requirements-approval"))
+	env, err := os.ReadFile(dump)
+	require.NoError(t, err)
+	args, err := os.ReadFile(filepath.Join(l.FakeState, "issue-1.args-1"))
+	require.NoError(t, err)
+	sess := sessionsOf(t, l, "issue-1")
+	require.NotEmpty(t, sess)
+	mcpConfig, err := os.ReadFile(filepath.Join(l.State, "sessions", sess[0].ID, "mcp.json"))
+	require.NoError(t, err)
+	values := []string{l.GitHub.Token(), filepath.Join(l.Home, "signing.key"), creds}
+	names := []string{"GITHUB_TOKEN", "CREDENTIALS_DIRECTORY"}
+	for name, v := range secrets {
+		values, names = append(values, v), append(names, name)
+	}
+	for _, where := range []struct{ what, text string }{{"environment", string(env)}, {"argv", string(args)},
+		{"MCP config", string(mcpConfig)}, {"recorded argv", strings.Join(sess[0].Argv, " ")}} {
+		for _, v := range values {
+			assert.NotContains(t, where.text, v, "the session's %s carries a secret value", where.what)
+		}
+		for _, n := range names {
+			assert.NotContains(t, where.text, n+"=", "the session's %s carries %s", where.what, n)
+		}
+	}
+	assert.Contains(t, string(env), "THE_LOOP_WORK_ITEM=issue-1\n", "what a session does get")
+	assert.Contains(t, string(env), "THE_LOOP_NODE=requirements-definition\n")
+}
