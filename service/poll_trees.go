@@ -108,6 +108,7 @@ func handoffBranch(cfg *config.Config, comments []integrations.Comment) string {
 // pushes what those wrote; then it notes what the item wants from the
 // session supervisor.
 func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, comments []integrations.Comment, act ItemAction) ItemAction {
+	p.retryPush(ctx, it, sess)
 	node, _ := sess.rt.Graph.Node(sess.state.CurrentNode)
 	gate := node != nil && !node.Terminal && (node.IsHuman() || awaitsSignOff(node, sess.state))
 	pending := sess.state.EntryPending != ""
@@ -173,8 +174,20 @@ func (p *Poller) syncTree(ctx context.Context, it *polledItem, sess *session) er
 		p.reportTreeProblem(ctx, it, sess, err)
 		return fmt.Errorf("the working tree could not be synced, so the gate waits: %w", err)
 	}
-	p.treeProblemCleared(ctx, it, sess)
 	return nil
+}
+
+// retryPush pushes again what an earlier cycle could not, whatever node
+// the item stands on, and clears the report once it went through.
+func (p *Poller) retryPush(ctx context.Context, it *polledItem, sess *session) {
+	if it.tree == nil || p.acts.treeProblem(sessionKey{repo: sess.repo.Root, item: it.id}) == "" {
+		return
+	}
+	if _, err := it.tree.Push(ctx); err != nil {
+		p.reportTreeProblem(ctx, it, sess, err)
+		return
+	}
+	p.treeProblemCleared(ctx, it, sess)
 }
 
 // publish commits what the loop wrote in the item's spec folder since

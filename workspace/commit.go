@@ -74,6 +74,16 @@ func (t *Tree) CommitAndPush(ctx context.Context, c Change) (CommitResult, error
 	return t.push(ctx, res)
 }
 
+// Push publishes the tree's commits the remote lacks (a push refused
+// earlier), merging the remote once when it moved on, as CommitAndPush
+// does; nothing is forced.
+func (t *Tree) Push(ctx context.Context) (CommitResult, error) {
+	if err := t.onBranch(ctx); err != nil {
+		return CommitResult{}, err
+	}
+	return t.push(ctx, CommitResult{})
+}
+
 // cleanPaths checks every path stays inside the tree and outside .git.
 func (t *Tree) cleanPaths(paths []string) ([]string, error) {
 	if len(paths) == 0 {
