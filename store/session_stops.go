@@ -120,4 +120,3 @@ func (s *Store) MarkSessionStopApplied(ctx context.Context, session string, at t
 	}
 	return nil
 }
-

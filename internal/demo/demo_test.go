@@ -419,7 +419,9 @@ func TestARefusedPushIsReportedOnceAndNeverForced(t *testing.T) {
 	l.Say(1, "the-loop start")
 	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
 	branch := "refs/heads/the-loop/issue-1-seeded-ticket"
-	wait(t, "the armed branch", func() bool { return exec.Command("git", "-C", l.Remote, "rev-parse", "--verify", "--quiet", branch).Run() == nil })
+	wait(t, "the armed branch", func() bool {
+		return exec.Command("git", "-C", l.Remote, "rev-parse", "--verify", "--quiet", branch).Run() == nil
+	})
 	before := gitOut(t, l.Remote, "rev-parse", branch)
 	hook := filepath.Join(l.Remote, "hooks", "pre-receive")
 	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\necho 'this branch is frozen for review' >&2\nexit 1\n"), 0o755))
@@ -480,4 +482,82 @@ func TestPauseStopsLaunchesUntilResume(t *testing.T) {
 	l.Say(1, "the-loop resume")
 	wait(t, "the claim after resuming", reviewRequested(l, 1, "requirements-approval"))
 	assert.Len(t, sessionsOf(t, l, "issue-1"), 2)
+}
+
+// TestAnOperatorStopsASessionAndTakesTheWorkOver: `the-loop sessions stop`
+// ends a running session and holds its item on its node — no relaunch —
+// until a human claims the node by hand; then the loop goes on.
+func TestAnOperatorStopsASessionAndTakesTheWorkOver(t *testing.T) {
+	t.Parallel()
+	l := newLoop(t, demo.Options{})
+	require.NoError(t, l.ScriptNode("requirements-definition", "hang-runs=9"))
+	require.NoError(t, l.Start())
+	l.Say(1, "the-loop start")
+	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
+	l.Say(1, execute)
+	var id string
+	wait(t, "a running session", func() bool {
+		s := sessionsOf(t, l, "issue-1")
+		if len(s) == 1 && s[0].State == "running" {
+			id = s[0].ID
+		}
+		return id != ""
+	})
+	out, err := l.Run(ctx, "sessions", "stop", id, "--reason", "taking it over by hand", "--config", l.Config)
+	require.NoError(t, err)
+	assert.Contains(t, out, "stop of "+id+" requested")
+	wait(t, "the session to stop", func() bool { s := sessionsOf(t, l, "issue-1"); return s[0].State == "stopped" })
+	assert.Equal(t, "taking it over by hand", sessionsOf(t, l, "issue-1")[0].Reason)
+	time.Sleep(3 * time.Second) // past the relaunch backoff
+	assert.Len(t, sessionsOf(t, l, "issue-1"), 1, "a held item is not relaunched")
+	_, err = l.Run(ctx, "sessions", "stop", id, "--reason", "again", "--config", l.Config)
+	assert.ErrorContains(t, err, "is not running")
+
+	tree := l.Tree("issue-1")
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "docs/specs/issue-1/requirements.md"), []byte(
+		"# Requirements\n\n## Requirements\n\n- R1: written by hand.\n\n## Security considerations\n\nNo new trust boundary: the change is local.\n"), 0o644))
+	_, err = l.Run(ctx, "graph", "complete", "issue-1", "--config", l.Config, "--repo", tree)
+	require.NoError(t, err)
+	wait(t, "the gate after the human's claim", reviewRequested(l, 1, "requirements-approval"))
+	logs, err := l.Run(ctx, "sessions", "logs", id, "--config", l.Config)
+	require.NoError(t, err)
+	assert.Contains(t, logs, `"type":"system"`, "the transcript is there to read")
+	show, err := l.Run(ctx, "sessions", "show", id, "--config", l.Config)
+	require.NoError(t, err)
+	assert.Contains(t, show, "state:       stopped")
+	assert.Contains(t, show, "resume:      cd "+tree+" && claude --resume fake-issue-1-1")
+}
+
+// TestRunDrivesOneItemToTheNextHumanGate: without the poller, `the-loop
+// run` launches the session of the current agent node in the developer's
+// checkout, acts on the claim, and stops at the next human gate saying
+// what it waits for and where.
+func TestRunDrivesOneItemToTheNextHumanGate(t *testing.T) {
+	t.Parallel()
+	l := newLoop(t, demo.Options{})
+	_, err := l.Run(ctx, "graph", "start", "issue-1", "--config", l.Config, "--repo", l.Checkout, "--ref", "github:octo/widgets#1")
+	require.NoError(t, err)
+	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
+
+	out, err := l.Run(ctx, "run", "issue-1", "--config", l.Config, "--repo", l.Checkout)
+	require.NoError(t, err)
+	assert.Contains(t, out, "issue-1 stopped at phase-selection; it waits for an authorized `the-loop execute` reply")
+	assert.Contains(t, out, "— on "+strings.TrimSuffix(l.GitHub.URL(), "api/v3/"), "where: the ticket's URL")
+
+	l.Say(1, execute)
+	out, err = l.Run(ctx, "run", "issue-1", "--config", l.Config, "--repo", l.Checkout)
+	require.NoError(t, err)
+	assert.Contains(t, out, "requirements-definition: session started")
+	assert.Contains(t, out, "requirements-approval: entered")
+	assert.Contains(t, out, "issue-1 stopped at requirements-approval; it waits for an authorized reply at requirements-approval: `approved`, `approved with comments` (and what), or `changes requested` (and what) — on ")
+	_, ok := l.Posted(1, "<!-- the-loop:review-request requirements-approval -->")
+	assert.True(t, ok, "the review request the claim left was posted by run")
+	assert.FileExists(t, filepath.Join(l.Checkout, "docs/specs/issue-1/requirements.md"), "the session worked in the checkout itself")
+
+	l.Say(1, "the-loop pause")
+	l.Say(1, "Approved.")
+	out, err = l.Run(ctx, "run", "issue-1", "--config", l.Config, "--repo", l.Checkout)
+	require.NoError(t, err)
+	assert.Contains(t, out, "it waits for an authorized `the-loop resume` on the ticket", "run honours pause")
+	assert.Len(t, sessionsOf(t, l, "issue-1"), 1)
 }
