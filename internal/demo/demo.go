@@ -40,6 +40,8 @@ type Options struct {
 	Sessions string
 	// RelaunchMax is sessions.relaunch.max (0: the default, 3).
 	RelaunchMax int
+	// Models are the checklist's model-* rows (nil: opus-5 and haiku-4).
+	Models []string
 	// Env is the poller's environment beside PATH, HOME and the tracker
 	// token (a test puts secrets there to prove none reaches a session).
 	Env map[string]string
@@ -186,13 +188,17 @@ func (l *Loop) writeConfig(_ context.Context, o Options) error {
       --model, "{model}", --effort, "{effort}", --state, %q, --script, %q, --claim, --dump]
 `, o.FakeHarness, l.FakeState, l.Script)
 	}
+	models := o.Models
+	if len(models) == 0 {
+		models = []string{"opus-5", "haiku-4"}
+	}
 	cfg := fmt.Sprintf(`integrations:
   github:
     baseUrl: %q
 routing:
   authorizedUsers: [%s]
   selfLogins: [%s]
-  models: [opus-5, haiku-4]
+  models: [%s]
   efforts: [high]
 signing:
   privateKeyFile: %q
@@ -216,7 +222,7 @@ harnesses:
     max: %d
     backoffSeconds: 1
     maxBackoffSeconds: 2
-%s`, l.GitHub.URL(), Human, l.GitHub.BotLogin(), filepath.Join(l.Home, "signing.key"), l.DB, l.Checkout, harness, l.State,
+%s`, l.GitHub.URL(), Human, l.GitHub.BotLogin(), strings.Join(models, ", "), filepath.Join(l.Home, "signing.key"), l.DB, l.Checkout, harness, l.State,
 		o.RelaunchMax, indent(o.Sessions))
 	return os.WriteFile(l.Config, []byte(cfg), 0o600)
 }

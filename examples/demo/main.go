@@ -1,0 +1,167 @@
+// Command demo runs the whole loop on this machine in well under a minute:
+// a fake GitHub on a loopback port, a bare git remote and the poller's
+// checkout of it, `the-loop poll` launching a scripted fake harness for
+// every agent node, and a script acting as the one human: it arms issue #1,
+// signs the phase selection, and approves at the gates. It prints each
+// step as it happens. With `claude` on PATH, ANTHROPIC_API_KEY set and the
+// the-loop plugin installed, -harness claude runs Claude Code instead.
+//
+//	go run ./examples/demo            # or examples/demo.sh
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/the-loop/the-loop/internal/demo"
+)
+
+func main() {
+	harness := flag.String("harness", "fake", "fake (the scripted harness) or claude (Claude Code: needs claude on PATH, ANTHROPIC_API_KEY and the plugin)")
+	keep := flag.Bool("keep", false, "keep the demo's directory (repositories, database, transcripts) for a look afterwards")
+	timeout := flag.Duration("timeout", 3*time.Minute, "give up after this long")
+	flag.Parse()
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	if err := run(ctx, *harness, *keep); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+func step(format string, args ...any) {
+	fmt.Printf("%s  "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+func run(ctx context.Context, harness string, keep bool) error {
+	start := time.Now()
+	dir, err := os.MkdirTemp("", "the-loop-demo-")
+	if err != nil {
+		return err
+	}
+	if keep {
+		defer step("everything is kept in %s", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	o := demo.Options{Dir: dir}
+	model := "opus-5"
+	step("building the-loop and the fake harness")
+	if o.TheLoop, err = build(ctx, dir, "./cmd/the-loop"); err != nil {
+		return err
+	}
+	switch harness {
+	case "fake":
+		if o.FakeHarness, err = build(ctx, dir, "./internal/fakeharness"); err != nil {
+			return err
+		}
+	case "claude":
+		if _, err := exec.LookPath("claude"); err != nil || os.Getenv("ANTHROPIC_API_KEY") == "" {
+			return fmt.Errorf("-harness claude needs claude on PATH and ANTHROPIC_API_KEY set")
+		}
+		o.Harness = "    adapter: claude\n    secretEnv: [ANTHROPIC_API_KEY]\n    allowedTools: [Read, Edit, Write, \"Bash(git *)\"]\n"
+		o.Env = map[string]string{"ANTHROPIC_API_KEY": os.Getenv("ANTHROPIC_API_KEY")}
+		o.Models, model = []string{"sonnet", "opus"}, "sonnet"
+	default:
+		return fmt.Errorf("-harness %q is not fake or claude", harness)
+	}
+	l, err := demo.New(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	step("fake GitHub at %s; remote %s; the poller's checkout %s", l.GitHub.URL(), l.Remote, l.Checkout)
+	if err := l.Start(); err != nil {
+		return err
+	}
+	step("the poller is running (the-loop poll, every second)")
+	w := &watcher{l: l, seen: map[string]string{}}
+
+	step("arm: %s comments `the-loop start` on octo/widgets#1", demo.Human)
+	l.Say(1, "Please pick this up.\n\nthe-loop start")
+	if err := w.until(ctx, "the checklist", func() bool { _, ok := l.Posted(1, "<!-- the-loop:phase-selection -->"); return ok }); err != nil {
+		return err
+	}
+	step("checklist: the loop posted the phase-selection checklist and waits; no session yet")
+	step("execute: %s unticks brainstorming and the review chain, ticks model-%s, and signs with `the-loop execute`", demo.Human, model)
+	l.Say(1, "- [ ] brainstorming\n- [ ] review-chain\n- [x] model-"+model+"\n\nthe-loop execute")
+	for _, gate := range []string{"requirements-approval", "design-approval", "human-approval"} {
+		marker := "<!-- the-loop:review-request " + gate + " -->"
+		if err := w.until(ctx, gate, func() bool { _, ok := l.Posted(1, marker); return ok }); err != nil {
+			return err
+		}
+		step("approval: %s asks for a review on the ticket; %s replies `Approved.`", gate, demo.Human)
+		l.Say(1, "Approved.")
+	}
+	if err := w.until(ctx, "complete", func() bool { return l.Node("issue-1") == "complete" }); err != nil {
+		return err
+	}
+	step("complete: issue-1 walked to complete in %s", time.Since(start).Round(time.Second))
+	_ = demo.WaitFor(ctx, 30*time.Second, "the completed record on the remote", func() bool {
+		out, err := exec.CommandContext(ctx, "git", "-C", l.Remote, "show", "the-loop/issue-1-seeded-ticket:docs/specs/issue-1/work-item-state.json").Output()
+		return err == nil && strings.Contains(string(out), `"currentNode": "complete"`)
+	})
+	log, _ := exec.CommandContext(ctx, "git", "-C", l.Remote, "log", "--format=  %h %s", "the-loop/issue-1-seeded-ticket").Output()
+	step("the item's branch on the remote:\n%s", strings.TrimRight(string(log), "\n"))
+	return nil
+}
+
+// watcher prints the sessions as they start and end while waiting.
+type watcher struct {
+	l    *demo.Loop
+	seen map[string]string
+}
+
+func (w *watcher) until(ctx context.Context, what string, cond func() bool) error {
+	return demo.WaitFor(ctx, 10*time.Minute, what, func() bool {
+		w.sessions(ctx)
+		return cond()
+	})
+}
+
+func (w *watcher) sessions(ctx context.Context) {
+	out, err := w.l.Run(ctx, "sessions", "list", "--config", w.l.Config, "--format", "json")
+	if err != nil {
+		return
+	}
+	var res struct {
+		Sessions []struct {
+			ID, Node, State, ExitStatus, Model string
+			Tokens                             int64
+			CostUSD                            float64
+		}
+	}
+	if json.Unmarshal([]byte(out), &res) != nil {
+		return
+	}
+	for i := len(res.Sessions) - 1; i >= 0; i-- {
+		s := res.Sessions[i]
+		if w.seen[s.ID] == s.State {
+			continue
+		}
+		if s.State == "running" {
+			step("session: %s started for %s (model %s)", s.ID, s.Node, s.Model)
+		} else {
+			step("session: %s for %s ended: %s (%s), %d tokens, $%.2f", s.ID, s.Node, s.State, s.ExitStatus, s.Tokens, s.CostUSD)
+		}
+		w.seen[s.ID] = s.State
+	}
+}
+
+// build compiles a program of this module into dir/bin.
+func build(ctx context.Context, dir, pkg string) (string, error) {
+	out := filepath.Join(dir, "bin", filepath.Base(pkg))
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go build %s: %w (run the demo from the repository's root)", pkg, err)
+	}
+	return out, nil
+}
