@@ -233,7 +233,7 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		return act
 	}
 	last := p.lastCommand(src, is, comments)
-	it := &polledItem{prov: prov, src: src, container: container, id: id, ref: ref}
+	it := &polledItem{prov: prov, src: src, container: container, id: id, ref: ref, updated: is.UpdatedAt}
 	repo, err := p.itemRepo(ctx, it)
 	if err != nil {
 		act.Action, act.Detail = "error", err.Error()

@@ -34,6 +34,7 @@ type pollerActs struct {
 	views     map[sessionKey]*itemView
 	posted    map[sessionKey]string
 	problems  map[sessionKey]string
+	syncedAt  map[sessionKey]time.Time
 	prompts   promptCache
 	recovered bool
 }
@@ -42,7 +43,26 @@ func (a *pollerActs) init() {
 	if a.wants == nil {
 		a.wants, a.prev, a.views = map[polledKey]sessions.Want{}, map[polledKey]sessions.Want{}, map[sessionKey]*itemView{}
 		a.posted, a.problems = map[sessionKey]string{}, map[sessionKey]string{}
+		a.syncedAt = map[sessionKey]time.Time{}
 	}
+}
+
+// needsSync reports whether a gate's tree must be synced before it is
+// read: the ticket moved since the last sync (a reply may decide the
+// gate), the ticket's time is unknown, or this poller never synced it.
+func (a *pollerActs) needsSync(k sessionKey, updated time.Time) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.init()
+	last, ok := a.syncedAt[k]
+	return !ok || updated.IsZero() || !updated.Equal(last)
+}
+
+func (a *pollerActs) synced(k sessionKey, updated time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.init()
+	a.syncedAt[k] = updated
 }
 
 func (a *pollerActs) treeProblem(k sessionKey) string {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/handoff"
@@ -28,6 +29,9 @@ type polledItem struct {
 	// armed is the spec folder as a fresh tree had it, before arming
 	// wrote anything (nil when the item was not armed this cycle).
 	armed snapshot
+	// updated is when the ticket last changed: a gate's tree is synced
+	// again only when it moved (a reply, which may decide the gate).
+	updated time.Time
 }
 
 // itemRepo is where item it lives: its working tree when it has one, else
@@ -114,10 +118,13 @@ func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, co
 	pending := sess.state.EntryPending != ""
 	before := it.armed
 	if it.tree != nil && before == nil && (gate || pending) {
-		if err := p.syncTree(ctx, it, sess); err != nil {
-			act.Action, act.Node, act.Detail = "conflict", sess.state.CurrentNode, err.Error()
-			p.noteItem(ctx, it, sess, act)
-			return act
+		if pending || (readsFiles(node) && p.acts.needsSync(sessionKey{repo: sess.repo.Root, item: it.id}, it.updated)) {
+			if err := p.syncTree(ctx, it, sess); err != nil {
+				act.Action, act.Node, act.Detail = "conflict", sess.state.CurrentNode, err.Error()
+				p.noteItem(ctx, it, sess, act)
+				return act
+			}
+			p.acts.synced(sessionKey{repo: sess.repo.Root, item: it.id}, it.updated)
 		}
 		var err error
 		if before, err = takeSnapshot(it.tree.Dir, sess.repo.SpecDir(it.id)); err != nil {
@@ -163,6 +170,23 @@ func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, co
 	}
 	p.noteItem(ctx, it, sess, act)
 	return act
+}
+
+// readsFiles reports a gate whose exit chain reads or writes the item's
+// artifacts (records feedback into them, locks them, checks them): its
+// tree must hold what was pushed before it is evaluated. A gate that reads
+// only the ticket (phase selection) needs no sync.
+func readsFiles(n *runtime.Node) bool {
+	if n == nil {
+		return false
+	}
+	for _, e := range n.Exit {
+		switch e.Hook {
+		case "lock-artifacts", "record-feedback", "validate-artifacts", "check-success-criteria", "security-sign-off":
+			return true
+		}
+	}
+	return false
 }
 
 // syncTree fast-forwards the item's tree to what was pushed before a gate

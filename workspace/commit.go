@@ -139,18 +139,23 @@ func (t *Tree) commitPaths(ctx context.Context, paths []string, msg string) (str
 }
 
 // push publishes HEAD to the branch, merging the remote once if it moved.
+// After a fresh commit there is something to publish, so it pushes at once
+// (a refusal because the remote moved on fetches and merges); otherwise it
+// first asks the remote whether anything is missing there.
 func (t *Tree) push(ctx context.Context, res CommitResult) (CommitResult, error) {
 	m := t.m
-	remote, err := t.fetch(ctx)
-	if err != nil {
-		return res, err
-	}
-	local, err := m.revParse(ctx, t.Dir, "HEAD")
-	if err != nil {
-		return res, err
-	}
-	if remote == local {
-		return res, nil // nothing to publish
+	if res.Commit == "" {
+		remote, err := t.fetch(ctx)
+		if err != nil {
+			return res, err
+		}
+		local, err := m.revParse(ctx, t.Dir, "HEAD")
+		if err != nil {
+			return res, err
+		}
+		if remote == local {
+			return res, nil // nothing to publish
+		}
 	}
 	for attempt := 0; ; attempt++ {
 		perr := t.pushOnce(ctx)
