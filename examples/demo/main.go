@@ -84,6 +84,7 @@ func run(ctx context.Context, harness string, keep bool) error {
 	step("the poller is running (the-loop poll, every second)")
 	w := &watcher{l: l, seen: map[string]string{}}
 
+	armed := time.Now()
 	step("arm: %s comments `the-loop start` on octo/widgets#1", demo.Human)
 	l.Say(1, "Please pick this up.\n\nthe-loop start")
 	if err := w.until(ctx, "the checklist", func() bool { _, ok := l.Posted(1, "<!-- the-loop:phase-selection -->"); return ok }); err != nil {
@@ -103,7 +104,7 @@ func run(ctx context.Context, harness string, keep bool) error {
 	if err := w.until(ctx, "complete", func() bool { return l.Node("issue-1") == "complete" }); err != nil {
 		return err
 	}
-	step("complete: issue-1 walked to complete in %s", time.Since(start).Round(time.Second))
+	step("complete: issue-1 walked from arming to complete in %s (%s in all)", time.Since(armed).Round(time.Second), time.Since(start).Round(time.Second))
 	_ = demo.WaitFor(ctx, 30*time.Second, "the completed record on the remote", func() bool {
 		out, err := exec.CommandContext(ctx, "git", "-C", l.Remote, "show", "the-loop/issue-1-seeded-ticket:docs/specs/issue-1/work-item-state.json").Output()
 		return err == nil && strings.Contains(string(out), `"currentNode": "complete"`)

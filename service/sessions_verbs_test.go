@@ -1,0 +1,94 @@
+package service
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/store"
+)
+
+func sessionsService(t *testing.T) (*Service, *store.Store, string) {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "state.db")
+	h := store.NewHandle(db)
+	svc := testService(t, config.Default(), Deps{Store: h, Clock: func() time.Time { return time.Date(2026, 5, 1, 9, 10, 0, 0, time.UTC) }})
+	st, err := h.Writable(context.Background())
+	require.NoError(t, err)
+	dir := t.TempDir()
+	transcript := filepath.Join(dir, "transcript.jsonl")
+	require.NoError(t, os.WriteFile(transcript, []byte("{\"type\":\"system\"}\n{\"type\":\"assistant\"}\n{\"type\":\"result\"}\n"), 0o600))
+	rec := store.Session{ID: "s-1", Repo: "/trees/issue-7", WorkItem: "issue-7", Node: "design", Harness: "claude", Argv: []string{"claude", "-p"},
+		Attempt: 1, StartedAt: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), Transcript: transcript, HarnessSession: "abc"}
+	require.NoError(t, st.StartSession(context.Background(), rec))
+	return svc, st, transcript
+}
+
+func TestSessionVerbsReadTheRecords(t *testing.T) {
+	ctx := context.Background()
+	svc, _, _ := sessionsService(t)
+	list, err := svc.Sessions(ctx, SessionsRequest{WorkItem: "issue-7"})
+	require.NoError(t, err)
+	require.Len(t, list.Sessions, 1)
+	assert.Equal(t, "running", list.Sessions[0].State)
+	none, err := svc.Sessions(ctx, SessionsRequest{WorkItem: "issue-8"})
+	require.NoError(t, err)
+	assert.Empty(t, none.Sessions)
+	_, err = svc.Sessions(ctx, SessionsRequest{State: "sleeping"})
+	assert.ErrorIs(t, err, ErrInvalidRequest)
+	assert.ErrorContains(t, err, `state "sleeping" is not one of running, exited`)
+
+	show, err := svc.SessionShow(ctx, SessionRequest{Session: "s-1"})
+	require.NoError(t, err)
+	assert.Equal(t, "design", show.Session.Node)
+	_, err = svc.SessionShow(ctx, SessionRequest{Session: "s-404"})
+	assert.ErrorIs(t, err, ErrInvalidRequest)
+	assert.ErrorContains(t, err, "session s-404: no such session")
+
+	logs, err := svc.SessionLogs(ctx, SessionLogsRequest{Session: "s-1", Lines: 2})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`{"type":"assistant"}`, `{"type":"result"}`}, logs.Lines)
+	assert.True(t, logs.Truncated)
+	errs, err := svc.SessionLogs(ctx, SessionLogsRequest{Session: "s-1", Stderr: true})
+	require.NoError(t, err)
+	assert.Empty(t, errs.Lines)
+	assert.Contains(t, errs.Warnings[0], "stderr.log does not exist")
+}
+
+func TestSessionStopIsRecordedAndNeedsAReason(t *testing.T) {
+	ctx := context.Background()
+	svc, st, _ := sessionsService(t)
+	_, err := svc.SessionStop(ctx, SessionStopRequest{Session: "s-1"})
+	assert.ErrorIs(t, err, ErrInvalidRequest)
+	assert.ErrorContains(t, err, "give --reason")
+
+	res, err := svc.SessionStop(ctx, SessionStopRequest{Session: "s-1", Reason: "taking it over"})
+	require.NoError(t, err)
+	assert.False(t, res.Applied, "no supervisor in this process: the poller applies it")
+	assert.Equal(t, "stop of s-1 requested: the poller stops it within one cycle and launches no session for issue-7 on design until the item moves on", res.Message)
+	stops, err := st.SessionStops(ctx)
+	require.NoError(t, err)
+	require.Len(t, stops, 1)
+	assert.Equal(t, "design", stops[0].Node)
+
+	rec, _, err := st.GetSession(ctx, "s-1")
+	require.NoError(t, err)
+	rec.State, rec.EndedAt, rec.ExitStatus = store.SessionStopped, time.Now(), "killed by SIGTERM"
+	require.NoError(t, st.FinishSession(ctx, rec))
+	_, err = svc.SessionStop(ctx, SessionStopRequest{Session: "s-1", Reason: "again"})
+	assert.ErrorContains(t, err, "session s-1 is not running (it is stopped")
+}
+
+func TestGraphStatusCarriesASessionsLine(t *testing.T) {
+	ctx := context.Background()
+	svc, st, _ := sessionsService(t)
+	assert.Equal(t, "s-1 running on design for 10m0s (attempt 1, claude; 0 turns, 0 tokens, $0.00)", svc.sessionLine(ctx, st, "/trees/issue-7", "issue-7"))
+	assert.Equal(t, "none launched", svc.sessionLine(ctx, st, "/trees/issue-8", "issue-8"))
+	assert.Equal(t, "none launched", svc.sessionLine(ctx, nil, "/trees/issue-7", "issue-7"), "no store yet: nothing was ever launched")
+}
