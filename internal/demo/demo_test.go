@@ -211,9 +211,7 @@ func TestASessionKilledMidNodeIsRelaunched(t *testing.T) {
 	l := newLoop(t, demo.Options{})
 	require.NoError(t, l.ScriptNode("requirements-definition", "hang-runs=1"))
 	require.NoError(t, l.Start())
-	l.Say(1, "the-loop start")
-	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
-	l.Say(1, execute)
+	startAndExecute(t, l, 1)
 	pidFile := filepath.Join(l.FakeState, "issue-1.run-1.ready")
 	wait(t, "the first session at work", func() bool { _, err := os.Stat(pidFile); return err == nil })
 	pid, err := os.ReadFile(filepath.Join(l.FakeState, "issue-1.run-1.pid"))
@@ -243,9 +241,7 @@ func TestASessionThatKeepsFailingEscalates(t *testing.T) {
 	l := newLoop(t, demo.Options{RelaunchMax: 1})
 	require.NoError(t, l.ScriptNode("requirements-definition", "fail-runs=99"))
 	require.NoError(t, l.Start())
-	l.Say(1, "the-loop start")
-	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
-	l.Say(1, execute)
+	startAndExecute(t, l, 1)
 	wait(t, "the escalation", func() bool { return l.Node("issue-1") == "escalated" })
 	esc, _ := l.StateOf("issue-1")["escalation"].(map[string]any)
 	require.NotNil(t, esc)
@@ -302,9 +298,7 @@ func TestASessionCannotReachAnotherItemOrPostAHandoff(t *testing.T) {
 	l := newLoop(t, demo.Options{})
 	require.NoError(t, l.ScriptNode("requirements-definition", "probe"))
 	require.NoError(t, l.Start())
-	l.Say(1, "the-loop start")
-	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
-	l.Say(1, execute)
+	startAndExecute(t, l, 1)
 	probe := filepath.Join(l.FakeState, "issue-1.probe-1.json")
 	wait(t, "the probe", func() bool { _, err := os.Stat(probe); return err == nil })
 	b, err := os.ReadFile(probe)
@@ -351,9 +345,7 @@ func TestNoPollerSecretReachesASession(t *testing.T) {
 	t.Parallel()
 	l := newLoop(t, demo.Options{Env: secrets})
 	require.NoError(t, l.Start())
-	l.Say(1, "the-loop start")
-	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
-	l.Say(1, execute)
+	startAndExecute(t, l, 1)
 	dump := filepath.Join(l.FakeState, "issue-1.env-1")
 	wait(t, "the session's environment dump", func() bool { _, err := os.Stat(dump); return err == nil })
 	wait(t, "the claim", reviewRequested(l, 1, "requirements-approval"))
@@ -390,9 +382,7 @@ func TestAnItemOverItsBudgetEscalatesWithTheFigures(t *testing.T) {
 	t.Parallel()
 	l := newLoop(t, demo.Options{Sessions: "budget:\n  tokens: 2000\n"})
 	require.NoError(t, l.Start())
-	l.Say(1, "the-loop start")
-	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
-	l.Say(1, execute)
+	startAndExecute(t, l, 1)
 	wait(t, "the requirements review request", reviewRequested(l, 1, "requirements-approval"))
 	l.Say(1, "Approved.")
 	wait(t, "the escalation", func() bool { return l.Node("issue-1") == "escalated" })
@@ -461,9 +451,7 @@ func TestPauseStopsLaunchesUntilResume(t *testing.T) {
 	l := newLoop(t, demo.Options{})
 	require.NoError(t, l.ScriptNode("requirements-definition", "hang-runs=1"))
 	require.NoError(t, l.Start())
-	l.Say(1, "the-loop start")
-	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
-	l.Say(1, execute)
+	startAndExecute(t, l, 1)
 	wait(t, "the first session at work", func() bool {
 		_, err := os.Stat(filepath.Join(l.FakeState, "issue-1.run-1.ready"))
 		return err == nil
@@ -492,9 +480,7 @@ func TestAnOperatorStopsASessionAndTakesTheWorkOver(t *testing.T) {
 	l := newLoop(t, demo.Options{})
 	require.NoError(t, l.ScriptNode("requirements-definition", "hang-runs=9"))
 	require.NoError(t, l.Start())
-	l.Say(1, "the-loop start")
-	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
-	l.Say(1, execute)
+	startAndExecute(t, l, 1)
 	var id string
 	wait(t, "a running session", func() bool {
 		s := sessionsOf(t, l, "issue-1")
@@ -560,4 +546,13 @@ func TestRunDrivesOneItemToTheNextHumanGate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, out, "it waits for an authorized `the-loop resume` on the ticket", "run honours pause")
 	assert.Len(t, sessionsOf(t, l, "issue-1"), 1)
+}
+
+// startAndExecute arms issue n with an authorized start, waits for its
+// checklist and answers it with the execute reply every scenario uses.
+func startAndExecute(t *testing.T, l *demo.Loop, n int) {
+	t.Helper()
+	l.Say(n, "the-loop start")
+	wait(t, "the checklist", posted(l, n, "<!-- the-loop:phase-selection -->"))
+	l.Say(n, execute)
 }
