@@ -51,8 +51,11 @@ func TestCheckToolAllItems(t *testing.T) {
 	empty := t.TempDir()
 	c = loopClient(t, newLoopService(t, empty))
 	res := callTool(t, c, "check", map[string]any{"all": true})
-	require.False(t, res.IsError)
-	assert.Equal(t, []any{}, structured(t, res)["reports"], "no work items is an empty list, not null")
+	require.True(t, res.IsError, "a check over no work item never passes")
+	real, err := filepath.EvalSymlinks(empty)
+	require.NoError(t, err)
+	assert.Contains(t, resultText(t, res), "no work items to check: the spec folder docs/specs (the default;")
+	assert.Contains(t, resultText(t, res), "does not exist in the repository root "+real)
 }
 
 func TestCheckToolReadsTheNamedRepo(t *testing.T) {

@@ -41,6 +41,10 @@ func TestGraphStatusToolRefusals(t *testing.T) {
 		{"no work item", map[string]any{}, `missing required argument "workItem"`},
 		{"id with a path", map[string]any{"workItem": "a/b"}, "not a plain folder name"},
 		{"missing repository", map[string]any{"workItem": "issue-2", "repo": "/no/such/checkout"}, "not a readable directory"},
+		{"a misspelled id", map[string]any{"workItem": "isue-2"}, `unknown work item "isue-2"`},
+		{"a misspelled id names the nearest", map[string]any{"workItem": "isue-2"}, `did you mean "issue-2"?`},
+		{"an id with a space", map[string]any{"workItem": "issue 2"}, "an id is a spec folder name"},
+		{"a ticket reference is not an id", map[string]any{"workItem": "octo/widgets#2"}, "such as issue-12, PROJ-12"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

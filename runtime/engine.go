@@ -6,12 +6,11 @@ import (
 	"log/slog"
 	"path"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
-	"github.com/the-loop/the-loop/runtime/plaintext"
+	"github.com/the-loop/the-loop/internal/itemid"
 )
 
 // DefaultSpecRoot is where work-item folders live when the repository config
@@ -66,22 +65,10 @@ func (r *Runtime) specRoot() string {
 	return r.SpecRoot
 }
 
-// ValidateID checks that a work-item id is one safe path element with no
-// character that could forge or hide output: control characters (escape
-// sequences, newlines), bidirectional and zero-width characters, other
-// invisible or unprintable ones.
-func ValidateID(id string) error {
-	if id == "" {
-		return fmt.Errorf("work item id is empty; give a folder name under the spec directory, e.g. issue-12")
-	}
-	if r, bad := plaintext.Unsafe(id); bad {
-		return fmt.Errorf("work item id %q contains the character %U, which is a control, invisible or bidirectional character; ids are printable folder names, e.g. issue-12", id, r)
-	}
-	if id != filepath.Base(id) || !filepath.IsLocal(id) || strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
-		return fmt.Errorf("work item id %q is not a plain folder name; ids name a folder under the spec directory, e.g. issue-12", id)
-	}
-	return nil
-}
+// ValidateID checks a work item id against the one id rule (package
+// internal/itemid): a spec folder name that is one safe path element, with no
+// character that could forge or hide output.
+func ValidateID(id string) error { return itemid.Check(id) }
 
 // SpecDir returns the absolute spec folder of id.
 func (r *Runtime) SpecDir(id string) string {

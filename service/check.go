@@ -73,6 +73,9 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 		if ids, err = repo.WorkItems(); err != nil {
 			return nil, err
 		}
+		if len(ids) == 0 {
+			return repo.Warnings, noWorkItems(repo)
+		}
 	} else if err := validID(req.WorkItem); err != nil {
 		return nil, err
 	} else if err := repo.CheckItemDir(req.WorkItem); err != nil {
@@ -83,6 +86,11 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 		return nil, err
 	}
 	defer release()
+	if !req.All {
+		if err := s.requireKnown(ctx, st, repo, req.WorkItem); err != nil {
+			return repo.Warnings, err
+		}
+	}
 	p := &persister{st: st, repo: repo}
 	warnings := append([]string(nil), repo.Warnings...)
 	signer, signWarns := s.signerFor(repo)

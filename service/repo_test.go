@@ -34,6 +34,7 @@ func TestASymlinkedWorkItemIsNeverReadOrWritten(t *testing.T) {
 
 func TestAllowedReposConfineRequests(t *testing.T) {
 	served, other := t.TempDir(), t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(served, "docs", "specs", "issue-1"), 0o755))
 	real, _ := filepath.EvalSymlinks(served)
 	svc := testService(t, nil, Deps{AllowedRepos: []string{real}})
 	_, err := svc.Check(context.Background(), CheckRequest{Repo: other, All: true})

@@ -168,6 +168,7 @@ func (s *Service) tracker(repo *repoconfig.Repo, st *runtime.State) integrations
 
 // session bundles what one mutating operation on a work item needs.
 type session struct {
+	store *store.Store
 	repo  *repoconfig.Repo
 	rt    *runtime.Runtime
 	state *runtime.State
@@ -216,7 +217,21 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	p.adopt = func(ctx context.Context, st *runtime.State) []runtime.EventRecord {
 		return rt.VetAdoptedPointer(ctx, id, st)
 	}
-	return &session{repo: repo, rt: rt, state: state, warns: append(repo.Warnings, warns...)}, nil
+	return &session{store: st, repo: repo, rt: rt, state: state, warns: append(repo.Warnings, warns...)}, nil
+}
+
+// openKnown is open for an item that must already exist: a spec folder or
+// stored state. An unknown id (a typo) is refused with the nearest known
+// ones instead of becoming a new item.
+func (s *Service) openKnown(ctx context.Context, repoDir, id string) (*session, error) {
+	sess, err := s.open(ctx, repoDir, id, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.requireKnown(ctx, sess.store, sess.repo, id); err != nil {
+		return nil, err
+	}
+	return sess, nil
 }
 
 // signerFor is the signer for repo's decisions: the service's keys, plus the

@@ -34,6 +34,7 @@ func TestAStoreErrorNamesTheRealCause(t *testing.T) {
 // store.
 func TestEventsOpenTheStoreReadOnly(t *testing.T) {
 	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "docs", "specs", "issue-1"), 0o755))
 	svc := testService(t, nil, Deps{Store: store.NewHandle(filepath.Join(t.TempDir(), "state", "the-loop.db"))})
 	evlog, err := svc.Events(context.Background(), ItemRequest{Repo: dir, WorkItem: "issue-1"})
 	evs := evlog.Events

@@ -95,7 +95,7 @@ type AdvanceResult struct {
 // Advance evaluates the current node with the ticket's comments (when an
 // integration is configured) and routes.
 func (s *Service) Advance(ctx context.Context, req ItemRequest) (AdvanceResult, error) {
-	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
+	sess, err := s.openKnown(ctx, req.Repo, req.WorkItem)
 	if err != nil {
 		return AdvanceResult{}, err
 	}
@@ -143,7 +143,7 @@ type CompleteResult struct {
 
 // Complete runs the claimed node's exit chain and advances on pass.
 func (s *Service) Complete(ctx context.Context, req CompleteRequest) (CompleteResult, error) {
-	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
+	sess, err := s.openKnown(ctx, req.Repo, req.WorkItem)
 	if err != nil {
 		return CompleteResult{}, err
 	}
@@ -175,7 +175,7 @@ type ForceResult struct {
 
 // Force moves the pointer without forging a verdict.
 func (s *Service) Force(ctx context.Context, req ForceRequest) (ForceResult, error) {
-	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
+	sess, err := s.openKnown(ctx, req.Repo, req.WorkItem)
 	if err != nil {
 		return ForceResult{}, err
 	}
@@ -203,7 +203,7 @@ type SkipResult struct {
 
 // Skip declares skips for nodes the pointer has not reached.
 func (s *Service) Skip(ctx context.Context, req SkipRequest) (SkipResult, error) {
-	sess, err := s.open(ctx, req.Repo, req.WorkItem, "")
+	sess, err := s.openKnown(ctx, req.Repo, req.WorkItem)
 	if err != nil {
 		return SkipResult{}, err
 	}
@@ -236,6 +236,9 @@ func (s *Service) Events(ctx context.Context, req ItemRequest) (EventsResult, er
 		return res, err
 	}
 	defer release()
+	if err := s.requireKnown(ctx, st, repo, req.WorkItem); err != nil {
+		return res, err
+	}
 	evs, err := (&persister{st: st, repo: repo}).Events(ctx, req.WorkItem)
 	if evs != nil {
 		res.Events = evs

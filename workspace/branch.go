@@ -2,11 +2,11 @@ package workspace
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 
 	"github.com/the-loop/the-loop/internal/gitref"
+	"github.com/the-loop/the-loop/internal/itemid"
 )
 
 // BranchPrefix starts every branch the loop names itself.
@@ -15,17 +15,9 @@ const BranchPrefix = "the-loop/"
 // maxSlug bounds the title part of a branch name.
 const maxSlug = 40
 
-var itemID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
 // ValidateID checks a work item id used as a directory and branch part:
-// letters, digits, '.', '_' and '-', starting with a letter or digit, at
-// most 128 characters, and not ending in ".lock".
-func ValidateID(id string) error {
-	if !itemID.MatchString(id) || strings.HasSuffix(id, ".lock") || strings.Contains(id, "..") {
-		return fmt.Errorf("work item id %q: use letters, digits, '.', '_' and '-' only, starting with a letter or digit (e.g. issue-12)", id)
-	}
-	return nil
-}
+// the one id rule (internal/itemid), which keeps both safe.
+func ValidateID(id string) error { return itemid.Check(id) }
 
 // Slug turns a title into a short branch-safe slug: lower-case letters and
 // digits joined by single hyphens, at most 40 characters.

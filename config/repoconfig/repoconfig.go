@@ -236,9 +236,14 @@ func (r *Repo) WorkItems() ([]string, error) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("skipping %s: a symbolic link is not a work-item folder", name))
 			continue
 		}
-		if e.IsDir() && runtime.ValidateID(e.Name()) == nil {
-			ids = append(ids, e.Name())
+		if !e.IsDir() {
+			continue
 		}
+		if err := runtime.ValidateID(e.Name()); err != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("skipping the folder %s/%s: %v", r.SpecRoot, strconv.Quote(e.Name()), err))
+			continue
+		}
+		ids = append(ids, e.Name())
 	}
 	return ids, nil
 }
@@ -264,4 +269,36 @@ func (r *Repo) DefaultRef(id string) string {
 		return ""
 	}
 	return fmt.Sprintf("github:%s#%d", origin, n)
+}
+
+// SpecRootSource says where SpecRoot came from, for messages: the
+// repository config's key, or the default.
+func (r *Repo) SpecRootSource() string {
+	if strings.TrimSpace(r.Config.Workflow.SpecDir) != "" {
+		return "workflow.specDir in " + Path
+	}
+	return "the default; workflow.specDir in " + Path + " names another"
+}
+
+// HasSpecRoot reports whether the spec folder exists as a directory.
+func (r *Repo) HasSpecRoot() bool {
+	fi, err := os.Stat(filepath.Join(r.Root, filepath.FromSlash(r.SpecRoot)))
+	return err == nil && fi.IsDir()
+}
+
+// EnclosingRoot returns the nearest directory above dir (dir excluded) that
+// looks like a repository root — it holds .git or .the-loop — or "" when
+// none does. It names the root a user most likely meant when they ran a
+// command from inside a repository.
+func EnclosingRoot(dir string) string {
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		for _, marker := range []string{".git", ".the-loop"} {
+			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
+				return d
+			}
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
