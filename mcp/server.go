@@ -17,13 +17,27 @@ import (
 // ServerName is the name the server reports in initialize.
 const ServerName = "the-loop"
 
-// Instructions tells a model what the loop is and where to start. Clients
-// show it to the model once per connection.
-const Instructions = `the-loop is a process engine. It walks one work item at a time (a GitHub issue such as OWNER/REPO#12, or a Jira key such as PROJ-12) through a process graph: each node asks for an artifact, a markdown file under docs/specs/<work item>/, and a node completes only when its checks pass.
+// Instructions tells a model what the loop is, what a work item id is, how
+// to find its own and where to start. Clients show it to the model once per
+// connection. Every id and tool it names must work as written: a test
+// follows it against the fixture repository.
+const Instructions = `the-loop is a process engine. It walks one work item at a time through a process graph: each node asks for an artifact, a markdown file in the item's spec folder (docs/specs/<id>/ unless the repository configures another folder), and a node completes only when its checks pass.
 
-Start every session by calling graph_status with the work item: it says which node is current, what that node expects, and which checks are failing. Then write or fix the artifact it names, call check to see whether the node's checks now pass, and call graph_complete when they do.
+A work item id is the name of its spec folder: issue-12 for GitHub issue #12, PROJ-12 for the Jira ticket PROJ-12. A ticket reference such as OWNER/REPO#12 or a URL is not an id. To find yours, call check with all: true: it lists every work item of the repository and where each stands; or ask the user which one to work on. An unknown id is refused with the nearest known ones.
+
+Then call graph_status with the id: it says which node is current, what that node expects, and which checks are failing. Write or fix the artifact it names, call check with the id to see whether the node's checks now pass, and call graph_complete when they do.
 
 Human decisions are not yours to make. Gates are approved, checklists are answered and skips are declared only by authorized people in comments on the ticket; no tool does any of that, so when the loop waits on a person, say so and stop. When a tool returns an error result, read its sentence: it names the argument or condition to fix.`
+
+// instructionsFor is Instructions, plus the one id a confined server
+// answers for.
+func instructionsFor(workItem string) string {
+	if workItem == "" {
+		return Instructions
+	}
+	return Instructions + "\n\nThis server belongs to a session the loop launched for work item " + workItem +
+		": it answers for " + workItem + " only, so pass workItem " + workItem + " (or leave it out) and do not call check with all."
+}
 
 // NewServer builds the MCP server: name "the-loop", the given version, the
 // Instructions, and every tool in tools with its handler built from deps.
@@ -38,7 +52,7 @@ func NewServer(deps Deps, tools []Tool, version string) *server.MCPServer {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	srv := server.NewMCPServer(ServerName, version,
-		server.WithInstructions(Instructions),
+		server.WithInstructions(instructionsFor(deps.WorkItem)),
 		server.WithToolCapabilities(false),
 		server.WithStrictInputSchemaDefault(),
 		server.WithToolHandlerMiddleware(callMiddleware(logger)),

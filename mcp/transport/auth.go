@@ -71,12 +71,13 @@ func noAuthError(addr, tokenEnv string) error {
 type authenticator struct {
 	tokenSum [sha256.Size]byte
 	hasToken bool
+	tokenEnv string // where the static token is read from, for messages
 	oauth    *oauthVerifier
 	logger   *slog.Logger
 }
 
-func newAuthenticator(token string, oauth *oauthVerifier, logger *slog.Logger) *authenticator {
-	a := &authenticator{oauth: oauth, logger: logger}
+func newAuthenticator(token, tokenEnv string, oauth *oauthVerifier, logger *slog.Logger) *authenticator {
+	a := &authenticator{tokenEnv: tokenEnv, oauth: oauth, logger: logger}
 	if token != "" {
 		a.tokenSum = sha256.Sum256([]byte(token))
 		a.hasToken = true
@@ -96,7 +97,7 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 		}
 		raw, ok := bearerToken(r)
 		if !ok {
-			a.refuse(w, r, http.StatusUnauthorized, "", "", "authentication required: send Authorization: Bearer <token>")
+			a.refuse(w, r, http.StatusUnauthorized, "", "", "authentication required: "+a.howToAuthenticate())
 			return
 		}
 		if a.hasToken {
@@ -116,8 +117,23 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 			a.refuse(w, r, fail.status, fail.code, fail.description, fail.description)
 			return
 		}
-		a.refuse(w, r, http.StatusUnauthorized, "invalid_token", "the bearer token is not valid", "the bearer token is not valid")
+		a.refuse(w, r, http.StatusUnauthorized, "invalid_token", "the bearer token is not valid", "the bearer token is not valid: "+a.howToAuthenticate())
 	})
+}
+
+// howToAuthenticate names the header to send and where its value comes
+// from. Without OAuth it says so, because a client that sees a 401 starts
+// OAuth discovery unless told otherwise.
+func (a *authenticator) howToAuthenticate() string {
+	if a.oauth != nil {
+		return "send the header Authorization: Bearer <access token> with a token from the authorization server named in the resource_metadata of the WWW-Authenticate challenge"
+	}
+	return staticTokenHint(a.tokenEnv)
+}
+
+// staticTokenHint tells a client without OAuth what to send.
+func staticTokenHint(tokenEnv string) string {
+	return fmt.Sprintf("this server does not use OAuth; send the header \"Authorization: Bearer <token>\" with the token it reads from %s (Claude Code: claude mcp add --transport http the-loop <url> --header \"Authorization: Bearer $%s\")", tokenEnv, tokenEnv)
 }
 
 // refuse writes the challenge. The token is never echoed.

@@ -173,7 +173,7 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 	streamable := server.NewStreamableHTTPServer(srv, streamOpts...)
 	sessions.evict = evictInto(streamable)
 
-	auth := newAuthenticator(opts.Token, oauth, logger)
+	auth := newAuthenticator(opts.Token, opts.TokenEnv, oauth, logger)
 	endpoint := origins.middleware(
 		auth.middleware(
 			bodyLimit(opts.MaxBodyBytes, logger,
@@ -187,6 +187,8 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 		// Discovery metadata is public and read cross-origin by design;
 		// mcp-go serves it (with its own CORS headers) from the same handler.
 		mux.Handle(server.ProtectedResourceMetadataPath(oauth.resource), bodyLimit(opts.MaxBodyBytes, logger, streamable))
+	} else {
+		handleNoOAuth(mux, opts.TokenEnv)
 	}
 	return &HTTPHandler{mux: mux, streamable: streamable, sessions: sessions}, nil
 }
