@@ -6,6 +6,11 @@ import (
 	"fmt"
 )
 
+// Unchanged starts the message of an advance that found the same
+// artifacts, decisions, comments and findings as the last blocked
+// evaluation.
+const Unchanged = "nothing changed since the last evaluation (the same artifacts, decisions and comments, the same findings)"
+
 // Report statuses beyond the four hook statuses.
 const (
 	StatusEscalated = "escalated"
@@ -103,7 +108,7 @@ func (r *Runtime) Advance(ctx context.Context, id string, event *Event) (NodeRep
 		}
 		var more []EventRecord
 		var err error
-		rep, enterNode, more, err = r.advanceLocked(ctx, id, st, event)
+		rep, enterNode, more, err = r.advanceLocked(ctx, id, st, event, true)
 		return append(evs, more...), err
 	})
 	if err != nil {
@@ -117,8 +122,11 @@ func (r *Runtime) Advance(ctx context.Context, id string, event *Event) (NodeRep
 }
 
 // advanceLocked evaluates and routes within an Update. It returns the node
-// whose entry chain must run once the state is saved ("" for none).
-func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event *Event) (NodeReport, string, []EventRecord, error) {
+// whose entry chain must run once the state is saved ("" for none). With
+// spare (an advance, not an agent's claim), a block on exactly the inputs
+// and findings of the last blocked evaluation spends no attempt: nothing
+// changed, so it is no new failure.
+func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event *Event, spare bool) (NodeReport, string, []EventRecord, error) {
 	g := r.Graph
 	node, ok := g.Node(st.CurrentNode)
 	if !ok {
@@ -126,7 +134,9 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 	}
 	view, set := r.view(st, false)
 	rec := st.Record(node.ID)
-	oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: node, boundary: "exit", event: event.since(rec.LastEnteredAt)})
+	seen := event.since(rec.LastEnteredAt)
+	inputs := r.inputsOf(id, st, seen)
+	oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: node, boundary: "exit", event: seen})
 	rep := NodeReport{Node: node.ID, Status: string(oc.Status), Outcome: oc.Outcome(), Messages: renderMessages(oc.Messages()), Forced: rec.Forced}
 	rep.Messages = append(rep.Messages, degradations(oc.Results)...)
 	var evs []EventRecord
@@ -145,8 +155,13 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 		return rep, "", evs, nil
 	case Block:
 		rendered := oc.Render()
+		if spare && rec.Attempts > 0 && inputs != "" && inputs == rec.LastInputs && rendered == rec.LastBlock {
+			rep.Attempts = rec.Attempts
+			rep.Messages = append(rep.Messages, fmt.Sprintf("%s: no attempt spent (%d of %d so far)", Unchanged, rec.Attempts, node.MaxAttempts))
+			return rep, "", evs, nil
+		}
 		repeated := rendered != "" && rendered == rec.LastBlock
-		rec.LastBlock = rendered
+		rec.LastBlock, rec.LastInputs = rendered, inputs
 		rec.Attempts++
 		rep.Attempts = rec.Attempts
 		evs = append(evs, EventRecord{Name: "graph.blocked", Node: node.ID, Data: map[string]any{"attempts": rec.Attempts, "block": rendered}})
@@ -366,7 +381,7 @@ func (r *Runtime) CompleteWith(ctx context.Context, id, node, actor string, even
 			by = "cli"
 		}
 		st.Completions[node] = &Completion{At: Now(), By: by}
-		rep, target, evs, err := r.advanceLocked(ctx, id, st, event)
+		rep, target, evs, err := r.advanceLocked(ctx, id, st, event, false)
 		if err != nil {
 			return nil, err
 		}

@@ -175,6 +175,7 @@ func (r *Runtime) enter(st *State, node string) []EventRecord {
 	rec.Entries++
 	rec.Attempts = 0
 	rec.LastBlock = ""
+	rec.LastInputs = ""
 	rec.Outcome = ""
 	rec.ExitedAt = ""
 	st.Parked = nil

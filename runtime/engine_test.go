@@ -169,6 +169,7 @@ func TestSameFailureTwiceEscalates(t *testing.T) {
 	first := h.advance(nil)
 	assert.Equal(t, "block", first.Status)
 	assert.Equal(t, 1, first.Attempts)
+	h.write("notes.md", "an attempt that changed something but not the failing check")
 	second := h.advance(nil)
 	assert.Equal(t, StatusEscalated, second.Status)
 	st := h.state()

@@ -121,11 +121,13 @@ func (r *Runtime) postAudit(ctx context.Context, id, body string) string {
 
 // SkipResult is the outcome of declaring skips.
 type SkipResult struct {
-	WorkItem string      `json:"workItem"`
-	Declared []string    `json:"declared"`
-	Rejected []Rejection `json:"rejected"`
-	Reason   string      `json:"reason"`
-	Warnings []string    `json:"warnings"`
+	WorkItem string   `json:"workItem"`
+	Declared []string `json:"declared"`
+	// Withdrawn are the skips a withdrawal removed (--withdraw only).
+	Withdrawn []string    `json:"withdrawn,omitempty"`
+	Rejected  []Rejection `json:"rejected"`
+	Reason    string      `json:"reason"`
+	Warnings  []string    `json:"warnings"`
 }
 
 // Rejection names a refused token and why.

@@ -66,7 +66,11 @@ type NodeRecord struct {
 	LastEnteredAt string `json:"lastEnteredAt,omitempty"`
 	ExitedAt      string `json:"exitedAt"`
 	LastBlock     string `json:"lastBlock"`
-	Forced        bool   `json:"forced"`
+	// LastInputs fingerprints what the last blocked evaluation read
+	// (artifacts, decisions, comments): an advance that finds the same
+	// inputs and the same block spends no attempt.
+	LastInputs string `json:"lastInputs,omitempty"`
+	Forced     bool   `json:"forced"`
 }
 
 // Decision is a recorded human or operator act with its provenance and an

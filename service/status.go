@@ -112,7 +112,7 @@ func graphContext(g *runtime.Graph, n *runtime.Node, st *runtime.State, gs Graph
 		fmt.Fprintf(&b, "  dependencies: %s (%s)%s\n", d.Message(), DependencyAge(d), dependencyAdvice(gs.CurrentNode, d))
 	}
 	if gs.Escalation != nil {
-		fmt.Fprintf(&b, "  ESCALATED from %s: %s — a human decides how to proceed.\n", gs.Escalation.From, gs.Escalation.Reason)
+		fmt.Fprintf(&b, "  ESCALATED from %s: %s — a human decides how to proceed and resumes the walk (an operator act); do not work around it.\n", gs.Escalation.From, gs.Escalation.Reason)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -186,12 +186,15 @@ func (s *Service) Force(ctx context.Context, req ForceRequest) (ForceResult, err
 	return ForceResult{ForceResult: res, Warnings: sess.warns}, err
 }
 
-// SkipRequest declares skips (an operator act; CLI only).
+// SkipRequest declares skips, or withdraws declared ones (an operator
+// act; CLI only).
 type SkipRequest struct {
 	ItemRequest
 	Nodes  []string `json:"nodes"`
 	Reason string   `json:"reason"`
-	Actor  string   `json:"-"`
+	// Withdraw withdraws the declared skips of Nodes instead.
+	Withdraw bool   `json:"withdraw"`
+	Actor    string `json:"-"`
 }
 
 // SkipResult is what was declared and refused; like ForceResult, the
@@ -201,13 +204,18 @@ type SkipResult struct {
 	Warnings []string `json:"-"`
 }
 
-// Skip declares skips for nodes the pointer has not reached.
+// Skip declares skips for nodes the pointer has not reached, or withdraws
+// declared ones.
 func (s *Service) Skip(ctx context.Context, req SkipRequest) (SkipResult, error) {
 	sess, err := s.openKnown(ctx, req.Repo, req.WorkItem)
 	if err != nil {
 		return SkipResult{}, err
 	}
-	res, err := sess.rt.DeclareSkips(ctx, req.WorkItem, req.Nodes, req.Reason, req.Actor)
+	act := sess.rt.DeclareSkips
+	if req.Withdraw {
+		act = sess.rt.WithdrawSkips
+	}
+	res, err := act(ctx, req.WorkItem, req.Nodes, req.Reason, req.Actor)
 	if err != nil && (len(req.Nodes) == 0 || errors.Is(err, runtime.ErrReasonRequired)) {
 		err = invalid(err) // the operator named no node, or no reason
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,4 +94,104 @@ func TestMisspelledIDsAreRefused(t *testing.T) {
 	for _, e := range entries {
 		assert.Regexp(t, `^issue-[1-6]$`, e.Name(), "no folder was created for a refused id")
 	}
+}
+
+// A claim and then an advance on a missing piece no longer escalate the
+// item: the advance finds nothing changed and spends no attempt.
+func TestClaimThenAdvanceDoesNotEscalate(t *testing.T) {
+	repo := copyDir(t, fixtureRepo(t))
+	db := filepath.Join(t.TempDir(), "state.db")
+	env := map[string]string{"THE_LOOP_DB": db}
+	_, _, code := runCLI(t, env, "graph", "complete", "issue-2", "--repo", repo)
+	require.Equal(t, exitUnmet, code, "the claim blocks")
+	for range 3 {
+		out, errOut, code := runCLI(t, env, "graph", "advance", "issue-2", "--repo", repo)
+		assert.Equal(t, exitUnmet, code, errOut)
+		assert.Contains(t, out, "issue-2: requirements-definition → block")
+		assert.Contains(t, out, "nothing changed since the last evaluation (the same artifacts, decisions and comments, the same findings): no attempt spent")
+		assert.NotContains(t, out, "escalated")
+	}
+	out, _, _ := runCLI(t, env, "graph", "status", "issue-2", "--repo", repo, "--format", "json")
+	assert.Contains(t, out, `"currentNode": "requirements-definition"`)
+	assert.NotContains(t, out, `"escalation"`)
+}
+
+// graph skip exits 1 when any named node is rejected, and a declared skip
+// is withdrawn by the same operator act with --withdraw: the node is walked
+// again, the withdrawal is in the event log, and what the walk passed
+// cannot be withdrawn.
+func TestSkipRejectionsAndWithdrawal(t *testing.T) {
+	repo := copyDir(t, fixtureRepo(t))
+	host := t.TempDir()
+	keyFile, cfgFile := filepath.Join(host, "signing.key"), filepath.Join(host, "config.yaml")
+	require.NoError(t, os.WriteFile(cfgFile, []byte("signing:\n  privateKeyFile: "+keyFile+"\n"), 0o600))
+	env := map[string]string{"THE_LOOP_DB": filepath.Join(t.TempDir(), "state.db"), "THE_LOOP_CONFIG": cfgFile}
+	run := func(args ...string) (string, string, int) { return runCLI(t, env, append(args, "--repo", repo)...) }
+	_, _, code := run("keys", "init", "--key-file", keyFile)
+	require.Equal(t, exitOK, code)
+	_, _, code = run("graph", "start", "issue-1")
+	require.Equal(t, exitOK, code)
+
+	out, _, code := run("graph", "skip", "issue-1", "--node", "design", "--node", "test-planning", "--reason", "a one-line fix")
+	require.Equal(t, exitOK, code, out)
+	out, errOut, code := run("graph", "skip", "issue-1", "--node", "design", "--node", "nonsense", "--reason", "again")
+	assert.Equal(t, exitUnmet, code, "a partial rejection exits 1")
+	assert.Contains(t, out, "declared: design will be skipped")
+	assert.Contains(t, out, "rejected: nonsense — not a skippable node or shipped skip set")
+	assert.Contains(t, errOut, "1 of the named nodes were rejected")
+
+	_, errOut, code = run("graph", "skip", "issue-1", "--withdraw", "--node", "design")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "an unexplained withdrawal is refused")
+	out, errOut, code = run("graph", "skip", "issue-1", "--withdraw", "--node", "design", "--node", "self-review", "--reason", "the change grew")
+	assert.Equal(t, exitUnmet, code, "self-review had no declared skip")
+	assert.Contains(t, out, "withdrawn: design will be walked")
+	assert.Contains(t, out, "rejected: self-review — no skip is declared for it")
+	assert.Contains(t, errOut, "1 of the named nodes were rejected")
+
+	out, _, _ = run("check", "issue-1", "--format", "json")
+	var rep struct {
+		Nodes []struct{ Node, Status string } `json:"nodes"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	status := map[string]string{}
+	for _, n := range rep.Nodes {
+		status[n.Node] = n.Status
+	}
+	assert.Equal(t, "block", status["design"], "the withdrawn skip: design is walked again")
+	assert.Equal(t, "skip", status["test-planning"], "the other declared skip stands")
+	out, _, _ = run("graph", "events", "issue-1", "--format", "json")
+	assert.Contains(t, out, `"graph.skip_withdrawn"`)
+	assert.Contains(t, out, `"reason": "the change grew"`)
+
+	_, _, code = run("graph", "skip", "issue-1", "--withdraw", "--node", "phase-selection", "--reason", "x")
+	assert.Equal(t, exitUnmet, code)
+}
+
+// An escalated item is resumed by an operator act: force the pointer back
+// to the node it escalated from. The escalation is cleared, the node's
+// attempts start again, and the force is audited.
+func TestEscalatedItemIsResumedByAnOperatorForce(t *testing.T) {
+	repo := copyDir(t, fixtureRepo(t))
+	env := map[string]string{"THE_LOOP_DB": filepath.Join(t.TempDir(), "state.db")}
+	run := func(args ...string) (string, string, int) { return runCLI(t, env, append(args, "--repo", repo)...) }
+	run("graph", "complete", "issue-2")
+	out, _, code := run("graph", "complete", "issue-2")
+	require.Equal(t, exitUnmet, code)
+	require.Contains(t, out, `"status": "escalated"`, "the same failing claim twice escalates")
+	out, _, _ = run("graph", "status", "issue-2")
+	assert.Contains(t, out, "ESCALATED from requirements-definition")
+	assert.Contains(t, out, "resumes the walk (an operator act)")
+
+	out, errOut, code := run("graph", "force", "issue-2", "--to", "requirements-definition", "--reason", "security section written")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "forced issue-2: escalated → requirements-definition")
+	out, _, _ = run("graph", "status", "issue-2", "--format", "json")
+	assert.Contains(t, out, `"currentNode": "requirements-definition"`)
+	assert.NotContains(t, out, `"escalation"`)
+	out, _, code = run("graph", "complete", "issue-2")
+	assert.Equal(t, exitUnmet, code)
+	assert.Contains(t, out, `"status": "block"`, "a fresh attempt, not an immediate escalation")
+	out, _, _ = run("graph", "events", "issue-2", "--format", "json")
+	assert.Contains(t, out, `"graph.forced"`)
 }

@@ -14,11 +14,12 @@ type graphSkipOptions struct {
 	itemOptions
 	Nodes         []string
 	Reason, Actor string
+	Withdraw      bool
 }
 
 func graphSkipCmd() *Command {
-	const usage = "graph skip <id> --node N [--node N...] --reason R [--actor WHO] [--repo DIR]"
-	return &Command{Name: "skip", Usage: usage, Summary: "operator act: declare a phase skipped before the walk reaches it",
+	const usage = "graph skip <id> --node N [--node N...] --reason R [--withdraw] [--actor WHO] [--repo DIR]"
+	return &Command{Name: "skip", Usage: usage, Summary: "operator act: declare a phase skipped before the walk reaches it, or withdraw the declaration",
 		Run: func(ctx context.Context, f *Factory, args []string) error {
 			opts := &graphSkipOptions{}
 			fs := f.flagSet("graph skip", usage)
@@ -26,6 +27,7 @@ func graphSkipCmd() *Command {
 			fs.Var(stringsFlag{dst: &opts.Nodes}, "node", "a skippable node or skip set (repeatable)")
 			fs.StringVar(&opts.Reason, "reason", "", "why this work item does not walk the phase (required)")
 			fs.StringVar(&opts.Actor, "actor", "", "who declares it (default (shell))")
+			fs.BoolVar(&opts.Withdraw, "withdraw", false, "withdraw the declared skips of the named nodes instead: they are walked again")
 			if err := opts.parse(f, fs, args, usage); err != nil {
 				return err
 			}
@@ -34,7 +36,7 @@ func graphSkipCmd() *Command {
 }
 
 func runGraphSkip(ctx context.Context, f *Factory, opts *graphSkipOptions) error {
-	res, err := call(ctx, f, opts.store(), (*service.Service).Skip, service.SkipRequest{ItemRequest: opts.ItemRequest, Nodes: opts.Nodes, Reason: opts.Reason, Actor: opts.Actor})
+	res, err := call(ctx, f, opts.store(), (*service.Service).Skip, service.SkipRequest{ItemRequest: opts.ItemRequest, Nodes: opts.Nodes, Reason: opts.Reason, Withdraw: opts.Withdraw, Actor: opts.Actor})
 	if errors.Is(err, service.ErrInvalidRequest) {
 		return refused(err)
 	}
@@ -44,6 +46,9 @@ func runGraphSkip(ctx context.Context, f *Factory, opts *graphSkipOptions) error
 	err = f.emit(opts.Format, res.Warnings, res, func(w io.Writer) {
 		for _, d := range res.Declared {
 			fmt.Fprintf(w, "declared: %s will be skipped\n", d)
+		}
+		for _, d := range res.Withdrawn {
+			fmt.Fprintf(w, "withdrawn: %s will be walked\n", d)
 		}
 		for _, r := range res.Rejected {
 			fmt.Fprintf(w, "rejected: %s — %s\n", r.Token, r.Why)
@@ -55,7 +60,12 @@ func runGraphSkip(ctx context.Context, f *Factory, opts *graphSkipOptions) error
 			fmt.Fprintln(w, "  note: these are declarations, not verdicts — `the-loop check` reports each node as skipped by declaration, and the never-skippable gates still run.")
 		}
 	})
-	if err == nil && len(res.Declared) == 0 {
+	if err == nil && len(res.Rejected) > 0 {
+		// A partial rejection is not a success: a script must not read the
+		// skips it asked for as all in place.
+		return unmet(fmt.Sprintf("graph skip: %d of the named nodes were rejected (listed above); the others stand", len(res.Rejected)))
+	}
+	if err == nil && len(res.Declared)+len(res.Withdrawn) == 0 {
 		return unmet("")
 	}
 	return err

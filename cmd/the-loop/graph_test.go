@@ -62,11 +62,12 @@ func TestGraphVerbsWalkAndAudit(t *testing.T) {
 	out, _, _ = run("graph", "start", "issue-1")
 	assert.Contains(t, out, "already started, at phase-selection")
 
-	out, _, code = run("graph", "skip", "issue-1", "--node", "review-chain", "--node", "phase-selection", "--reason", "docs-only change")
-	require.Equal(t, 0, code)
+	out, errOut, code := run("graph", "skip", "issue-1", "--node", "review-chain", "--node", "phase-selection", "--reason", "docs-only change")
+	require.Equal(t, exitUnmet, code, "a partial rejection is not a success")
+	assert.Contains(t, errOut, "graph skip: 1 of the named nodes were rejected (listed above); the others stand")
 	assert.Contains(t, out, "declared: self-review will be skipped")
 	assert.Contains(t, out, "rejected: phase-selection — not a skippable node or shipped skip set")
-	_, errOut, code := run("graph", "skip", "issue-1", "--node", "design")
+	_, errOut, code = run("graph", "skip", "issue-1", "--node", "design")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "--reason is required")
 

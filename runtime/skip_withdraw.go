@@ -1,0 +1,75 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// WithdrawSkips withdraws declared skips (an operator act, CLI only) for
+// nodes the walk has not reached, whoever declared them: a shell, the
+// phase-selection reply or a handoff. The node is walked again when the
+// pointer reaches it. A token that names no declared skip, or a node the
+// walk already passed, is rejected with the reason. Withdrawing only ever
+// adds work, so it needs no signature; it is recorded in the event log and
+// on the ticket.
+func (r *Runtime) WithdrawSkips(ctx context.Context, id string, tokens []string, reason, actor string) (SkipResult, error) {
+	if err := ValidateID(id); err != nil {
+		return SkipResult{}, err
+	}
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return SkipResult{}, fmt.Errorf("%w: an unexplained withdrawal is refused. Record why this work item walks the phase after all", ErrReasonRequired)
+	}
+	if len(tokens) == 0 {
+		return SkipResult{}, fmt.Errorf("name at least one node or skip set to withdraw (--node)")
+	}
+	if actor == "" {
+		actor = "(shell)"
+	}
+	res := SkipResult{WorkItem: id, Reason: reason, Declared: []string{}, Withdrawn: []string{}, Rejected: []Rejection{}, Warnings: []string{}}
+	order, _, rejected := ExpandSkipTokens(r.Graph, tokens)
+	for _, t := range rejected {
+		res.Rejected = append(res.Rejected, Rejection{Token: t, Why: "not a skippable node or shipped skip set"})
+	}
+	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
+		curIdx := -1
+		if n, ok := r.Graph.Node(st.CurrentNode); ok {
+			curIdx = n.Index()
+		}
+		var evs []EventRecord
+		for _, node := range order {
+			n, _ := r.Graph.Node(node)
+			d, declared := st.Skips[node]
+			switch {
+			case !declared:
+				res.Rejected = append(res.Rejected, Rejection{Token: node, Why: "no skip is declared for it"})
+			case node == st.CurrentNode || st.Entered(node) || n.Index() <= curIdx:
+				res.Rejected = append(res.Rejected, Rejection{Token: node, Why: "the walk already passed it — move the pointer back with `the-loop graph force` to walk it"})
+			default:
+				delete(st.Skips, node)
+				res.Withdrawn = append(res.Withdrawn, node)
+				evs = append(evs, EventRecord{Name: "graph.skip_withdrawn", Node: node,
+					Data: map[string]any{"via": ViaCLI, "declaredVia": d.Via, "by": actor, "reason": reason}})
+			}
+		}
+		for _, rj := range res.Rejected {
+			evs = append(evs, EventRecord{Name: "graph.skip_withdrawal_rejected", Data: map[string]any{"token": rj.Token, "why": rj.Why}})
+		}
+		if len(evs) == 0 {
+			return nil, errNoSave
+		}
+		return evs, nil
+	})
+	if err != nil && !errors.Is(err, errNoSave) {
+		return res, fmt.Errorf("withdraw skips of %s: %w", id, err)
+	}
+	if len(res.Withdrawn) > 0 {
+		body := fmt.Sprintf("🤖 _the-loop_ — **skips withdrawn**\n\n%s withdrew the declared skips of `%s`: these phases will be walked.\n\nReason: %s\n", actor, strings.Join(res.Withdrawn, "`, `"), reason)
+		if w := r.postAudit(ctx, id, body); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
+	return res, nil
+}
