@@ -128,7 +128,26 @@ func Parse(data []byte) (*Config, error) {
 		return nil, err
 	}
 	c.applyDefaults()
+	c.root = &root
 	return c, nil
+}
+
+// Where names a key of the config for a message about its value: the file
+// and the line when the key is in it ("config FILE line N: KEY"), else the
+// key alone.
+func (c *Config) Where(key string) string {
+	file := c.Path
+	if file == "" {
+		file = "the config"
+	} else {
+		file = "config " + file
+	}
+	if c.root != nil {
+		if line := lineOfKey(c.root, key); line > 0 {
+			return fmt.Sprintf("%s line %d: %s", file, line, key)
+		}
+	}
+	return file + ": " + key
 }
 
 // keyError is a refused value, naming its key path.

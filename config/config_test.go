@@ -105,3 +105,12 @@ func TestDefaultPath(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", "/x")
 	assert.Equal(t, "/x/the-loop/config.yaml", DefaultPath())
 }
+
+func TestWhereNamesTheFileLineAndKey(t *testing.T) {
+	c, err := Parse([]byte("polling:\n  sources:\n    - system: github\n      repos: [o/r]\n      checkout: /srv/x\n"))
+	require.NoError(t, err)
+	c.Path = "/etc/the-loop/config.yaml"
+	assert.Equal(t, "config /etc/the-loop/config.yaml line 5: polling.sources[0].checkout", c.Where("polling.sources[0].checkout"))
+	assert.Equal(t, "config /etc/the-loop/config.yaml: routing.authorizedUsers", c.Where("routing.authorizedUsers"))
+	assert.Equal(t, "the config: routing.authorizedUsers", Default().Where("routing.authorizedUsers"))
+}

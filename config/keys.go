@@ -1,6 +1,10 @@
 package config
 
-import "github.com/the-loop/the-loop/harness"
+import (
+	"gopkg.in/yaml.v3"
+
+	"github.com/the-loop/the-loop/harness"
+)
 
 // Config is the whole operator configuration. Every key is documented in
 // docs/config.md with its default.
@@ -20,6 +24,9 @@ type Config struct {
 
 	// Path is the file the configuration was read from ("" for defaults).
 	Path string `yaml:"-"`
+
+	// root is the parsed document, for the line of a key (Where).
+	root *yaml.Node
 }
 
 // Integrations configures the ticket systems and notification channels.

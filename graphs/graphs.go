@@ -5,6 +5,7 @@ package graphs
 import (
 	"embed"
 	"fmt"
+	"github.com/the-loop/the-loop/internal/nearest"
 	"io/fs"
 	"sort"
 	"strings"
@@ -34,7 +35,11 @@ func Names() []string {
 func Source(name string) ([]byte, error) {
 	data, err := files.ReadFile(name + ".yaml")
 	if err != nil {
-		return nil, fmt.Errorf("no shipped loop named %q; shipped loops are: %s", name, strings.Join(Names(), ", "))
+		hint := ""
+		if p := nearest.Phrase(nearest.Close(name, Names())); p != "" {
+			hint = p + " "
+		}
+		return nil, fmt.Errorf("no shipped loop named %q; %sshipped loops are: %s", name, hint, strings.Join(Names(), ", "))
 	}
 	return data, nil
 }

@@ -74,7 +74,7 @@ func benchStdioClient(b *testing.B) *client.Client {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = transport.ServeStdio(ctx, srv, stdinR, stdoutW, io.Discard)
+		_ = transport.ServeStdio(ctx, srv, stdinR, stdoutW, nil)
 	}()
 	c := client.NewClient(clienttransport.NewIO(stdoutR, stdinW, io.NopCloser(strings.NewReader(""))))
 	initClient(b, c)

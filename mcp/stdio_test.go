@@ -40,7 +40,9 @@ func startStdio(t *testing.T) *stdioRig {
 	frames := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- transport.ServeStdio(ctx, srv, stdinR, io.MultiWriter(stdoutW, frames), stderr) }()
+	go func() {
+		done <- transport.ServeStdio(ctx, srv, stdinR, io.MultiWriter(stdoutW, frames), jsonLogger(stderr))
+	}()
 
 	c := client.NewClient(clienttransport.NewIO(stdoutR, stdinW, io.NopCloser(strings.NewReader(""))))
 	startCtx, startCancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/internal/nearest"
 )
 
 // ErrReasonRequired refuses an operator act without a reason.
@@ -34,7 +35,11 @@ func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (Forc
 	}
 	target, ok := r.Graph.Node(to)
 	if !ok {
-		return ForceResult{}, fmt.Errorf("unknown node %q; declared nodes are: %s", to, strings.Join(r.Graph.IDs(), ", "))
+		hint := ""
+		if p := nearest.Phrase(nearest.Close(to, r.Graph.IDs())); p != "" {
+			hint = p + " "
+		}
+		return ForceResult{}, fmt.Errorf("unknown node %q; %sdeclared nodes are: %s", to, hint, strings.Join(r.Graph.IDs(), ", "))
 	}
 	if actor == "" {
 		actor = "(shell)"
@@ -155,7 +160,7 @@ func (r *Runtime) DeclareSkips(ctx context.Context, id string, tokens []string, 
 	res := SkipResult{WorkItem: id, Reason: reason, Declared: []string{}, Rejected: []Rejection{}, Warnings: []string{}}
 	order, accepted, rejected := ExpandSkipTokens(r.Graph, tokens)
 	for _, t := range rejected {
-		res.Rejected = append(res.Rejected, Rejection{Token: t, Why: "not a skippable node or shipped skip set"})
+		res.Rejected = append(res.Rejected, Rejection{Token: t, Why: SkipTokenRefusal(r.Graph, t)})
 	}
 	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
 		curIdx := -1

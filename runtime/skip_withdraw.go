@@ -31,7 +31,7 @@ func (r *Runtime) WithdrawSkips(ctx context.Context, id string, tokens []string,
 	res := SkipResult{WorkItem: id, Reason: reason, Declared: []string{}, Withdrawn: []string{}, Rejected: []Rejection{}, Warnings: []string{}}
 	order, _, rejected := ExpandSkipTokens(r.Graph, tokens)
 	for _, t := range rejected {
-		res.Rejected = append(res.Rejected, Rejection{Token: t, Why: "not a skippable node or shipped skip set"})
+		res.Rejected = append(res.Rejected, Rejection{Token: t, Why: SkipTokenRefusal(r.Graph, t)})
 	}
 	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
 		curIdx := -1

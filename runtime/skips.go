@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/nearest"
 )
 
 // Skip vias the runtime itself assigns.
@@ -261,4 +263,26 @@ func ExpandSkipTokens(g *Graph, tokens []string) ([]string, map[string]string, [
 		rejected = append(rejected, t)
 	}
 	return order, accepted, rejected
+}
+
+// SkipTokenRefusal says why a skip token was rejected, naming the nearest
+// skippable nodes and skip sets of g when the token is close to one.
+func SkipTokenRefusal(g *Graph, token string) string {
+	why := "not a skippable node or shipped skip set"
+	var names []string
+	for set := range g.SkipSets {
+		names = append(names, set)
+	}
+	sort.Strings(names)
+	for _, n := range g.Nodes {
+		if n.Skippable && !n.Required {
+			names = append(names, n.ID)
+		}
+	}
+	if _, isNode := g.Node(token); !isNode {
+		if hint := nearest.Phrase(nearest.Close(token, names)); hint != "" {
+			why += "; " + hint
+		}
+	}
+	return why
 }

@@ -86,14 +86,9 @@ func (p *Poller) log() *slog.Logger {
 }
 
 // Run polls every interval until ctx is cancelled; a failing cycle is
-// logged and the next one runs.
+// logged and the next one runs. The poll command checks the sources and
+// logs the StartupWarnings before it.
 func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
-	if len(p.Svc.cfg.Routing.AuthorizedUsers) == 0 {
-		p.log().Warn("routing.authorizedUsers is empty: the poller acts on no comment and arms nothing until you set it")
-	}
-	if len(p.Svc.cfg.Routing.SelfLogins) == 0 {
-		p.log().Warn("routing.selfLogins is empty: the loop cannot prove which comments are its own, so it never reads back its posted checklist; set it to the loop's account")
-	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	ended := p.sessionEnded()

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 
 	"github.com/the-loop/the-loop/config"
@@ -16,7 +17,7 @@ import (
 // then shared by every poll cycle and tool call, with every request bounded
 // by integrations.requestTimeoutSeconds and conditional-request answers kept
 // in the state store db, so they stay free across cycles and restarts.
-func ConfiguredProviders(cfg *config.Config, getenv func(string) string, db *store.Handle) func(system string) (integrations.Provider, error) {
+func ConfiguredProviders(cfg *config.Config, getenv func(string) string, db *store.Handle, log *slog.Logger) func(system string) (integrations.Provider, error) {
 	var mu sync.Mutex
 	built := map[string]integrations.Provider{}
 	return func(system string) (integrations.Provider, error) {
@@ -25,7 +26,7 @@ func ConfiguredProviders(cfg *config.Config, getenv func(string) string, db *sto
 		if p, ok := built[system]; ok {
 			return p, nil
 		}
-		p, err := providers.NewWith(cfg, system, getenv, providers.Options{Pages: storePages{db}})
+		p, err := providers.NewWith(cfg, system, getenv, providers.Options{Pages: storePages{db}, Logger: log})
 		if err != nil {
 			return nil, err
 		}

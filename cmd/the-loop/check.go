@@ -36,7 +36,7 @@ func checkCmd() *Command {
 			fs.StringVar(&opts.Format, "format", "table", "output format: table, json, or github (workflow-command annotations and a job summary)")
 			fs.StringVar(&opts.FailOn, "fail-on", "unmet", "exit 1 when a work item is unmet, or only when a node blocks (block)")
 			fs.StringVar(&opts.DB, "db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
-			pos, err := parseFlags(fs, args)
+			pos, err := f.parseFlags(fs, args)
 			if err != nil {
 				return err
 			}

@@ -6,11 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/internal/nearest"
 )
 
 // Env carries the process's streams and environment so commands can be
@@ -25,12 +28,16 @@ type Env struct {
 	Environ []string
 	// Cwd is the working directory commands resolve --repo against.
 	Cwd string
+	// Process is true for the process's own streams: the factory's logger
+	// then also becomes slog's default, and through it the log package's,
+	// so no library writes a line of its own format.
+	Process bool
 }
 
 func newEnv() *Env {
 	cwd, _ := os.Getwd()
 	// Under systemd, an unset variable reads the credential of its name.
-	return &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: config.WithCredentials(os.Getenv), Cwd: cwd}
+	return &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: config.WithCredentials(os.Getenv), Cwd: cwd, Process: true}
 }
 
 // Command is a verb, or a group of verbs. A verb's Run parses its flags
@@ -62,7 +69,13 @@ func Main(ctx context.Context, env *Env, args []string) int {
 	if len(args) > 0 && args[0] == "--version" {
 		args = []string{"version"}
 	}
-	return exitCode(env.Stderr, theLoop().dispatch(ctx, newFactory(env), args))
+	f := newFactory(env)
+	if env.Process {
+		slog.SetDefault(f.Logger())
+	}
+	code := exitCode(f.Stderr, theLoop().dispatch(ctx, f, args))
+	f.Stderr.(*stderrLines).flush()
+	return code
 }
 
 // dispatch runs the verb args name, through as many groups as it takes:
@@ -77,13 +90,18 @@ func (c *Command) dispatch(ctx context.Context, f *Factory, args []string) error
 		return usageErrorf("%s needs %s %s: %s", c.path(), article(c.Noun), c.Noun, strings.Join(c.verbs(), ", "))
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		c.help(f.Stderr)
+		// Asked-for help is output: stdout, exit 0.
+		c.help(f.Stdout)
 		return nil
 	}
 	i := slices.IndexFunc(c.Sub, func(s *Command) bool { return s.Name == args[0] })
 	if i < 0 {
 		verbs := c.verbs()
-		return usageErrorf("unknown %s%s %q: use %s or %s", c.prefix(), c.Noun, args[0],
+		hint := ""
+		if p := nearest.Phrase(nearest.Close(args[0], verbs)); p != "" {
+			hint = "; " + p
+		}
+		return usageErrorf("unknown %s%s %q%s (use %s or %s)", c.prefix(), c.Noun, args[0], hint,
 			strings.Join(verbs[:len(verbs)-1], ", "), verbs[len(verbs)-1])
 	}
 	return c.Sub[i].dispatch(ctx, f, args[1:])
@@ -136,30 +154,40 @@ func article(noun string) string {
 	return "a"
 }
 
-// flagSet returns a FlagSet that reports errors instead of exiting, writes
-// help to stderr, and binds the --config flag every command accepts to the
-// factory.
+// flagSet returns a FlagSet that reports errors instead of exiting and
+// prints nothing itself (parseFlags prints help on stdout and returns each
+// error once), with the flags every command accepts bound to the factory:
+// --config and --log-format.
 func (f *Factory) flagSet(name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(f.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(f.Stderr, "usage: the-loop %s\n\nflags:\n", usage)
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	f.usages[fs] = usage
 	fs.StringVar(&f.ConfigPath, "config", "", "config file (default $THE_LOOP_CONFIG, else ~/.config/the-loop/config.yaml)")
+	fs.Var(logFormatFlag{f}, "log-format", "text or json: the form of every line on stderr (json under systemd)")
 	return fs
 }
 
+// usage prints fs's synopsis and flags to w.
+func (f *Factory) usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, "usage: the-loop %s\n\nflags:\n", f.usages[fs])
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
 // parseFlags parses args, allowing flags after positional arguments, and
-// returns the positionals. A flag error is a usage error.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+// returns the positionals. -h prints the usage on stdout (flag.ErrHelp,
+// exit 0); a flag error is a usage error naming the nearest flags.
+func (f *Factory) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				f.usage(fs, f.Stdout)
 				return nil, err
 			}
-			return nil, &usageError{msg: err.Error()}
+			return nil, flagError(fs, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -173,10 +201,39 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// invalidFlagValue is the flag package's refusal of a value.
+var invalidFlagValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for flag -([^:]+): (.*)$`)
+
+// flagError rewrites the flag package's error for people: an unknown flag
+// names the nearest ones, and every error says where the flags are listed.
+func flagError(fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	if m := invalidFlagValue.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("--%s %s: %s", m[2], m[1], m[3])
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name = strings.TrimLeft(name, "-")
+		var known []string
+		fs.VisitAll(func(fl *flag.Flag) { known = append(known, fl.Name) })
+		msg = fmt.Sprintf("unknown flag --%s for the-loop %s", name, fs.Name())
+		if close := nearest.Close(name, known); len(close) > 0 {
+			for i := range close {
+				close[i] = "--" + close[i]
+			}
+			msg += "; " + strings.ReplaceAll(nearest.Phrase(close), `"`, "")
+		}
+	}
+	return usageErrorf("%s (run 'the-loop %s -h' for its flags)", msg, fs.Name())
+}
+
 // oneOf validates an enum flag value.
 func oneOf(flagName, value string, allowed ...string) error {
 	if slices.Contains(allowed, value) {
 		return nil
 	}
-	return usageErrorf("--%s %q is not one of %s", flagName, value, strings.Join(allowed, ", "))
+	hint := ""
+	if p := nearest.Phrase(nearest.Close(value, allowed)); p != "" {
+		hint = "; " + p
+	}
+	return usageErrorf("--%s %q is not one of %s%s", flagName, value, strings.Join(allowed, ", "), hint)
 }

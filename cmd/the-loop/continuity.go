@@ -31,7 +31,7 @@ func (o *contOptions) bind(fs *flag.FlagSet) {
 // parse parses args (flags only) and returns the scope of the repository's
 // continuity set, in the agent session the command runs in.
 func (o *contOptions) parse(f *Factory, fs *flag.FlagSet, args []string) (service.ContinuityScope, error) {
-	rest, err := parseFlags(fs, args)
+	rest, err := f.parseFlags(fs, args)
 	if err != nil {
 		return service.ContinuityScope{}, err
 	}

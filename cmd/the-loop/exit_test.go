@@ -8,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/the-loop/the-loop/integrations/providertest"
 )
 
 // exitRig holds the inputs of the exit-code table: a private copy of the
@@ -125,9 +123,11 @@ func TestPollOnceExitsUnmetWhenEverySourceFailed(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, out, `"sources"`)
 
-	// A source with no checkout fails; it is the only one.
+	// A source whose repository the tracker does not know fails; it is the
+	// only one. (A source with no usable checkout is refused at start: see
+	// TestPollRefusesASourceWithoutAUsableCheckoutAtStart.)
 	require.NoError(t, os.WriteFile(f.config, []byte(fmt.Sprintf("integrations:\n  github:\n    baseUrl: %s\n    tokenEnv: TEST_GH_TOKEN\n"+
-		"polling:\n  sources:\n    - {system: github, repos: [%s]}\n", f.gh.URL(), providertest.GitHubRepo)), 0o600))
+		"polling:\n  sources:\n    - {system: github, repos: [nobody/nothing], checkout: %s}\n", f.gh.URL(), f.checkout)), 0o600))
 	code, out, stderr = f.run("poll", "--once", "--db", filepath.Join(t.TempDir(), "state.db"))
 	assert.Equal(t, exitUnmet, code)
 	assert.Contains(t, out, `"error"`, "the report still says what failed")

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/the-loop/the-loop/config"
@@ -23,11 +26,28 @@ type Factory struct {
 	// ConfigPath is --config ("" = $THE_LOOP_CONFIG, else the default path);
 	// every command's flag set binds it.
 	ConfigPath string
+	// LogFormat is --log-format, text or json: the form of every line on
+	// stderr (see Logger).
+	LogFormat string
 
 	cfg *config.Config
+	// raw is the process's stderr; Env.Stderr writes through the logger.
+	raw      io.Writer
+	logMu    sync.Mutex
+	handlers map[string]slog.Handler
+	// usages are the synopses of the flag sets made by flagSet.
+	usages map[*flag.FlagSet]string
 }
 
-func newFactory(env *Env) *Factory { return &Factory{Env: env} }
+// newFactory builds the factory over env, whose Stderr becomes the
+// logger's line writer (stderrLines).
+func newFactory(env *Env) *Factory {
+	e := *env
+	f := &Factory{LogFormat: "text", raw: env.Stderr, usages: map[*flag.FlagSet]string{}}
+	e.Stderr = &stderrLines{f: f}
+	f.Env = &e
+	return f
+}
 
 // Config loads the operator config once: --config, else $THE_LOOP_CONFIG,
 // else the default path (which may be absent).
@@ -57,7 +77,7 @@ func (f *Factory) Config() (*config.Config, error) {
 type ServiceOptions struct {
 	// DB is --db ("" = $THE_LOOP_DB, else store.path, else the default).
 	DB string
-	// Log receives the service's messages (nil: slog.Default()).
+	// Log receives the service's messages (nil: the factory's Logger).
 	Log *slog.Logger
 	// DefaultRepo and AllowedRepos are service.Deps' (the MCP server's).
 	DefaultRepo  string
@@ -87,7 +107,7 @@ func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 	}
 	log := o.Log
 	if log == nil {
-		log = slog.Default()
+		log = f.Logger()
 	}
 	signer := runtime.NewSigner(nil)
 	if !o.NoSigningKey {
@@ -100,7 +120,7 @@ func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 		return nil, &usageError{msg: fmt.Sprintf("integrations.slack: %v", err)}
 	}
 	db := store.NewHandle(f.dbPath(o.DB, cfg))
-	providers := service.ConfiguredProviders(cfg, f.Getenv, db)
+	providers := service.ConfiguredProviders(cfg, f.Getenv, db, log)
 	if o.Confined {
 		providers, notifier = nil, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,4 +195,103 @@ func TestEscalatedItemIsResumedByAnOperatorForce(t *testing.T) {
 	assert.Contains(t, out, `"status": "block"`, "a fresh attempt, not an immediate escalation")
 	out, _, _ = run("graph", "events", "issue-2", "--format", "json")
 	assert.Contains(t, out, `"graph.forced"`)
+}
+
+// Asked-for help is output: stdout, exit 0, nothing on stderr.
+func TestHelpGoesToStdout(t *testing.T) {
+	for _, args := range [][]string{
+		{"--help"}, {"-h"}, {"help"}, {"graph", "--help"}, {"graph", "help"}, {"handoff", "-h"},
+		{"check", "-h"}, {"check", "--help"}, {"graph", "status", "-h"}, {"poll", "--help"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			out, errOut, code := runCLI(t, nil, args...)
+			assert.Equal(t, exitOK, code)
+			assert.Contains(t, out, "usage: the-loop ")
+			assert.Empty(t, errOut)
+		})
+	}
+	out, _, _ := runCLI(t, nil, "check", "-h")
+	assert.Contains(t, out, "-log-format", "every command takes --log-format")
+}
+
+// "Did you mean" for commands, sub-verbs, flags, flag values, loops, nodes
+// and skip tokens; each error printed once, without a usage dump.
+func TestDidYouMean(t *testing.T) {
+	repo := copyDir(t, fixtureRepo(t))
+	tests := []struct {
+		args []string
+		says string
+	}{
+		{[]string{"chek"}, `unknown command "chek"; did you mean "check"?`},
+		{[]string{"graph", "stats"}, `unknown graph action "stats"; did you mean "status"?`},
+		{[]string{"handoff", "shwo"}, `did you mean "show"?`},
+		{[]string{"continuity", "updte"}, `did you mean "update"?`},
+		{[]string{"check", "--al"}, "unknown flag --al for the-loop check; did you mean --all?"},
+		{[]string{"graph", "status", "issue-2", "--fromat", "json"}, "did you mean --format?"},
+		{[]string{"check", "issue-1", "--format", "jsno"}, `--format "jsno" is not one of table, json, github; did you mean "json"?`},
+		{[]string{"check", "--all", "--log-format", "jsn"}, `--log-format "jsn": not one of text, json; did you mean "json"?`},
+		{[]string{"graph", "show", "--loop", "pdlc-work-item"}, `did you mean "pdlc-work-item-loop"?`},
+		{[]string{"graph", "start", "issue-9", "--loop", "pdlc-reveiw-loop"}, `did you mean "pdlc-review-loop"?`},
+		{[]string{"graph", "force", "issue-2", "--to", "desing", "--reason", "x"}, `unknown node "desing"; did you mean "design"?`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, code := runIn(t, repo, tt.args...)
+			assert.Equal(t, exitUsage, code, errOut)
+			assert.Contains(t, errOut, tt.says)
+			assert.Equal(t, 1, strings.Count(errOut, tt.says), "the error is printed once: %s", errOut)
+			assert.Equal(t, 1, strings.Count(strings.TrimRight(errOut, "\n"), "\n")+1, "one line: %s", errOut)
+			assert.NotContains(t, errOut, "usage: the-loop", "no usage dump on an error")
+			assert.Empty(t, out)
+		})
+	}
+	out, _, code := runIn(t, repo, "graph", "skip", "issue-2", "--node", "desing", "--reason", "x")
+	assert.Equal(t, exitUnmet, code)
+	assert.Contains(t, out, `rejected: desing — not a skippable node or shipped skip set; did you mean "design"?`)
+}
+
+// The poller refuses at start — exit 2, naming the key and its line — a
+// source without a usable checkout, and polls nothing.
+func TestPollRefusesASourceWithoutAUsableCheckoutAtStart(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	badConfig := copyDir(t, fixtureRepo(t))
+	require.NoError(t, os.WriteFile(filepath.Join(badConfig, ".the-loop", "harness-config.yaml"), []byte("workflow: [\n"), 0o644))
+	tests := []struct {
+		name, source, says string
+	}{
+		{"no checkout", "{system: github, repos: [octo/widgets]}", "line 9: polling.sources[0].checkout: the github source octo/widgets names no checkout"},
+		{"a missing checkout", "{system: github, repos: [octo/widgets], checkout: /no/such/clone}", "line 9: polling.sources[0].checkout: /no/such/clone cannot be used"},
+		{"a file", "{system: github, repos: [octo/widgets], checkout: " + file + "}", "line 9: polling.sources[0].checkout: " + file + " is not a directory"},
+		{"an unreadable repository config", "{system: github, repos: [octo/widgets], checkout: " + badConfig + "}", "line 9: polling.sources[0].checkout: " + badConfig + " is not a usable repository"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newHandoffCLI(t)
+			require.NoError(t, os.WriteFile(f.config, []byte(fmt.Sprintf("integrations:\n  github:\n    baseUrl: %s\n    tokenEnv: TEST_GH_TOKEN\n"+
+				"routing:\n  authorizedUsers: [dev]\npolling:\n  sources:\n    - %s\n", f.gh.URL(), tt.source)), 0o600))
+			before := f.gh.RequestCount()
+			code, _, stderr := f.run("poll", "--once", "--db", filepath.Join(t.TempDir(), "state.db"))
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Contains(t, stderr, "error: poll: config "+f.config+" "+tt.says)
+			assert.Equal(t, before, f.gh.RequestCount(), "no cycle ran")
+		})
+	}
+}
+
+// The poller says at start that an empty authorized list arms nothing —
+// once, and not when the list is set.
+func TestPollWarnsAtStartAboutAnEmptyAuthorizedList(t *testing.T) {
+	f := newHandoffCLI(t)
+	code, _, stderr := f.run("poll", "--once", "--db", filepath.Join(t.TempDir(), "state.db"))
+	require.Equal(t, exitOK, code, stderr)
+	assert.NotContains(t, stderr, "routing.authorizedUsers")
+
+	cfg, err := os.ReadFile(f.config)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(f.config, []byte(strings.Replace(string(cfg), "authorizedUsers: [dev, alice]", "authorizedUsers: []", 1)), 0o600))
+	code, _, stderr = f.run("poll", "--once", "--db", filepath.Join(t.TempDir(), "state.db"))
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, 1, strings.Count(stderr, "routing.authorizedUsers is empty: the poller reads no comment as a command and arms nothing"), stderr)
+	assert.Contains(t, stderr, "config "+f.config+" line ")
 }

@@ -79,7 +79,7 @@ func parseGate(f *Factory, opts *gateOptions, args []string) error {
 	fs.Var(stringsFlag{dst: &opts.WorkItems}, "work-item", "work item to gate (repeatable; default $THE_LOOP_WORK_ITEM, else every active item)")
 	fs.IntVar(&opts.MaxAttempts, "max-attempts", 3, "consecutive blocked stops per work item before the gate lets go")
 	fs.StringVar(&opts.DB, "db", "", "state database")
-	if _, err := parseFlags(fs, args); err != nil {
+	if _, err := f.parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := oneOf("harness", opts.Harness, "claude", "cursor"); err != nil {

@@ -32,7 +32,7 @@ func graphShowCmd() *Command {
 			fs := f.flagSet("graph show", usage)
 			fs.StringVar(&opts.Loop, "loop", "", "shipped loop (default pdlc-work-item-loop)")
 			fs.StringVar(&opts.Format, "format", "table", "table, json or mermaid")
-			if _, err := parseFlags(fs, args); err != nil {
+			if _, err := f.parseFlags(fs, args); err != nil {
 				return err
 			}
 			if err := oneOf("format", opts.Format, "table", "text", "json", "mermaid"); err != nil {

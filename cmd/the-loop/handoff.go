@@ -36,7 +36,7 @@ func handoffPostCmd() *Command {
 			fs.StringVar(&opts.FilesDir, "files", "", "directory holding the carried files (carried-by ticket)")
 			fs.StringVar(&opts.Repo, "repo", ".", "repository checkout whose repository config names the spec folder")
 			fs.StringVar(&opts.Format, "format", "table", "table or json")
-			pos, err := parseFlags(fs, args)
+			pos, err := f.parseFlags(fs, args)
 			if err != nil {
 				return err
 			}

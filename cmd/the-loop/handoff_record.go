@@ -16,7 +16,7 @@ func handoffParseCmd() *Command {
 	return &Command{Name: "parse", Usage: usage, Summary: "check a record comment locally and print it as JSON",
 		Run: func(_ context.Context, f *Factory, args []string) error {
 			fs := f.flagSet("handoff parse", usage)
-			files, err := parseFlags(fs, args)
+			files, err := f.parseFlags(fs, args)
 			if err != nil {
 				return err
 			}
@@ -66,7 +66,7 @@ func handoffRenderCmd() *Command {
 			fs.StringVar(&opts.RecordFile, "record", "", "the record as JSON (the state's handoff block shape)")
 			fs.StringVar(&opts.FilesDir, "files", "", "directory holding the carried files (carried-by ticket)")
 			fs.StringVar(&opts.OutDir, "out", "", "write record.md and part-N.md here instead of stdout")
-			pos, err := parseFlags(fs, args)
+			pos, err := f.parseFlags(fs, args)
 			if err != nil {
 				return err
 			}

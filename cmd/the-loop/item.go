@@ -26,7 +26,7 @@ func (o *itemOptions) bind(fs *flag.FlagSet, format string) {
 // parse parses args into the options: one work item id, a known format,
 // and the repository resolved against the working directory.
 func (o *itemOptions) parse(f *Factory, fs *flag.FlagSet, args []string, usage string) error {
-	pos, err := parseFlags(fs, args)
+	pos, err := f.parseFlags(fs, args)
 	if err != nil {
 		return err
 	}

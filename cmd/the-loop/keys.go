@@ -25,7 +25,7 @@ func keysInitCmd() *Command {
 			fs.StringVar(&opts.Repo, "repo", ".", "repository whose .the-loop/signing.pub receives the public key")
 			fs.StringVar(&opts.KeyFile, "key-file", "", "private key path on this host (default signing.privateKeyFile, else ~/.config/the-loop/signing.key)")
 			fs.BoolVar(&opts.Force, "force", false, "replace an existing private key with a new one")
-			if pos, err := parseFlags(fs, args); err != nil {
+			if pos, err := f.parseFlags(fs, args); err != nil {
 				return err
 			} else if len(pos) > 0 {
 				return usageErrorf("keys init takes no arguments, got %q", strings.Join(pos, " "))
@@ -91,7 +91,7 @@ func keysShowCmd() *Command {
 			opts := &service.KeysShowRequest{}
 			fs := f.flagSet("keys show", usage)
 			fs.StringVar(&opts.Repo, "repo", ".", "repository whose committed key to show")
-			if _, err := parseFlags(fs, args); err != nil {
+			if _, err := f.parseFlags(fs, args); err != nil {
 				return err
 			}
 			opts.Repo = f.path(opts.Repo)
@@ -140,7 +140,7 @@ func keysResignCmd() *Command {
 			fs.StringVar(&opts.Repo, "repo", ".", "repository root")
 			fs.BoolVar(&opts.All, "all", false, "every work item with recorded state")
 			fs.StringVar(&opts.DB, "db", "", "state database")
-			pos, err := parseFlags(fs, args)
+			pos, err := f.parseFlags(fs, args)
 			if err != nil {
 				return err
 			}

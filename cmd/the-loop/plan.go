@@ -26,7 +26,7 @@ func planCmd() *Command {
 			fs.StringVar(&opts.Repo, "repo", ".", "repository root (its work items and ticket configuration)")
 			fs.StringVar(&opts.Format, "format", "table", "output: table, json, or mermaid (a flowchart)")
 			fs.StringVar(&opts.DB, "db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
-			pos, err := parseFlags(fs, args)
+			pos, err := f.parseFlags(fs, args)
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,6 @@ type pollOptions struct {
 	Once       bool
 	Interval   time.Duration
 	StatusFile string
-	LogFormat  string
 	DB         string
 }
 
@@ -32,12 +31,8 @@ func pollCmd() *Command {
 			fs.BoolVar(&opts.Once, "once", false, "run one cycle, print its report as JSON, and exit")
 			fs.DurationVar(&opts.Interval, "interval", 0, "time between cycles (default polling.intervalSeconds)")
 			fs.StringVar(&opts.StatusFile, "status-file", "", "heartbeat file written after each cycle (default beside the database)")
-			fs.StringVar(&opts.LogFormat, "log-format", "text", "text or json (json under systemd)")
 			fs.StringVar(&opts.DB, "db", "", "state database")
-			if _, err := parseFlags(fs, args); err != nil {
-				return err
-			}
-			if err := oneOf("log-format", opts.LogFormat, "text", "json"); err != nil {
+			if _, err := f.parseFlags(fs, args); err != nil {
 				return err
 			}
 			return runPoll(ctx, f, opts)
@@ -45,7 +40,7 @@ func pollCmd() *Command {
 }
 
 func runPoll(ctx context.Context, f *Factory, opts *pollOptions) error {
-	logger := newLogger(f, opts.LogFormat)
+	logger := f.Logger()
 	// A one-off cycle launches no session: nothing would supervise it once
 	// the command exits.
 	svc, err := f.Service(ServiceOptions{DB: opts.DB, Log: logger, Sessions: !opts.Once, Trees: true})
@@ -76,10 +71,10 @@ func runPoll(ctx context.Context, f *Factory, opts *pollOptions) error {
 	if every <= 0 {
 		every = time.Duration(svc.Config().Polling.IntervalSeconds) * time.Second
 	}
-	sdNotify("READY=1\nSTATUS=polling every " + every.String())
+	sdNotify(logger, "READY=1\nSTATUS=polling every "+every.String())
 	logger.Info("poller started", "interval", every.String(), "sources", len(p.Sources))
 	err = p.Run(ctx, every)
-	sdNotify("STOPPING=1")
+	sdNotify(logger, "STOPPING=1")
 	logger.Info("poller stopped")
 	return err
 }
@@ -102,11 +97,17 @@ func newPoller(svc *service.Service, opts *pollOptions, logger *slog.Logger) (*s
 	if err := svc.CheckIntegrations(systems...); err != nil {
 		return nil, fmt.Errorf("poll: %w", err)
 	}
+	p := &service.Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: opts.StatusFile, Log: logger,
+		CycleTimeout: time.Duration(cfg.Polling.CycleTimeoutSeconds) * time.Second}
+	if err := p.CheckSources(); err != nil {
+		return nil, fmt.Errorf("poll: %w", err)
+	}
 	if err := svc.CheckTrees(context.Background(), cfg.Polling.Sources); err != nil {
 		return nil, fmt.Errorf("poll: %w", err)
 	}
-	p := &service.Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: opts.StatusFile, Log: logger,
-		CycleTimeout: time.Duration(cfg.Polling.CycleTimeoutSeconds) * time.Second}
+	for _, w := range p.StartupWarnings() {
+		logger.Warn(w)
+	}
 	if p.StatusPath == "" {
 		p.StatusPath = service.DefaultPollStatusPath(svc.DBPath())
 	}
@@ -120,15 +121,8 @@ func configName(p string) string {
 	return p
 }
 
-func newLogger(f *Factory, format string) *slog.Logger {
-	if format == "json" {
-		return slog.New(slog.NewJSONHandler(f.Stderr, nil))
-	}
-	return slog.New(slog.NewTextHandler(f.Stderr, nil))
-}
-
 // sdNotify sends a systemd notification when NOTIFY_SOCKET is set.
-func sdNotify(state string) {
+func sdNotify(logger *slog.Logger, state string) {
 	sock := os.Getenv("NOTIFY_SOCKET")
 	if sock == "" {
 		return
@@ -138,7 +132,7 @@ func sdNotify(state string) {
 	}
 	conn, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: sock, Net: "unixgram"})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "sd_notify: %v\n", err)
+		logger.Warn("sd_notify failed", "err", err)
 		return
 	}
 	defer conn.Close()

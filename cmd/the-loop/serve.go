@@ -39,7 +39,7 @@ func serveCmd() *Command {
 			fs.StringVar(&opts.TokenFile, "token-file", "", "read the HTTP bearer token from FILE (default: $THE_LOOP_MCP_TOKEN, or the variable named by mcp.http.tokenEnv)")
 			fs.StringVar(&opts.DB, "db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
 			fs.Var(stringsFlag{dst: &opts.Origins}, "allow-origin", "accept browser requests from ORIGIN (repeatable; adds to mcp.http.allowedOrigins)")
-			positional, err := parseFlags(fs, args)
+			positional, err := f.parseFlags(fs, args)
 			if err != nil {
 				return err
 			}
@@ -64,7 +64,7 @@ func serveCmd() *Command {
 func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 	// stdout carries protocol frames only (stdio) or nothing (HTTP): logs
 	// always go to stderr.
-	logger := slog.New(slog.NewTextHandler(f.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := f.Logger()
 	svc, err := newServeService(f, opts.DB, opts.Repo, opts.WorkItem != "", logger)
 	if err != nil {
 		return err
@@ -72,7 +72,7 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 	defer svc.Close()
 	srv := loopmcp.NewServer(serverDeps(svc, logger, opts.Repo, opts.WorkItem), loopmcp.AllTools(), Version())
 	if opts.HTTP == "" {
-		err = transport.ServeStdio(ctx, srv, f.Stdin, f.Stdout, f.Stderr)
+		err = transport.ServeStdio(ctx, srv, f.Stdin, f.Stdout, logger)
 	} else {
 		err = serveHTTP(ctx, f, svc, srv, opts, logger)
 	}

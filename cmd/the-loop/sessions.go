@@ -37,7 +37,7 @@ func sessionsListCmd() *Command {
 			fs.IntVar(&opts.Limit, "limit", 50, "at most this many")
 			fs.StringVar(&opts.DB, "db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
 			fs.StringVar(&opts.Format, "format", "table", "table or json")
-			if pos, err := parseFlags(fs, args); err != nil {
+			if pos, err := f.parseFlags(fs, args); err != nil {
 				return err
 			} else if len(pos) > 0 {
 				return usageErrorf("sessions list takes no arguments, got %q", strings.Join(pos, " "))
@@ -89,8 +89,8 @@ func (o *sessionOptions) bind(f *Factory, name, usage string) *flag.FlagSet {
 }
 
 // oneSession parses the one positional session id.
-func oneSession(fs *flag.FlagSet, args []string, usage string, format string) (string, error) {
-	pos, err := parseFlags(fs, args)
+func oneSession(f *Factory, fs *flag.FlagSet, args []string, usage string, format string) (string, error) {
+	pos, err := f.parseFlags(fs, args)
 	if err != nil {
 		return "", err
 	}
@@ -106,7 +106,7 @@ func sessionsShowCmd() *Command {
 		Run: func(ctx context.Context, f *Factory, args []string) error {
 			opts := &sessionOptions{}
 			fs := opts.bind(f, "sessions show", usage)
-			id, err := oneSession(fs, args, usage, opts.Format)
+			id, err := oneSession(f, fs, args, usage, opts.Format)
 			if err != nil {
 				return err
 			}
@@ -169,7 +169,7 @@ func sessionsLogsCmd() *Command {
 			fs := opts.bind(f, "sessions logs", usage)
 			fs.IntVar(&opts.Lines, "lines", 100, "how many of the last lines")
 			fs.BoolVar(&opts.Stderr, "stderr", false, "read the harness's error output instead of its transcript")
-			id, err := oneSession(fs, args, usage, opts.Format)
+			id, err := oneSession(f, fs, args, usage, opts.Format)
 			if err != nil {
 				return err
 			}
@@ -200,7 +200,7 @@ func sessionsStopCmd() *Command {
 			opts := &sessionsStopOptions{}
 			fs := opts.bind(f, "sessions stop", usage)
 			fs.StringVar(&opts.Reason, "reason", "", "why (required; recorded with the stop)")
-			id, err := oneSession(fs, args, usage, opts.Format)
+			id, err := oneSession(f, fs, args, usage, opts.Format)
 			if err != nil {
 				return err
 			}

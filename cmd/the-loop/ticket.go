@@ -54,7 +54,7 @@ func parseTicketCreate(f *Factory, opts *ticketCreateOptions, args []string) err
 	fs.StringVar(&o.Parent, "parent", "", "Jira parent (epic) key, e.g. PROJ-1")
 	fs.StringVar(&o.MirrorOf, "mirror-of", "", "GitHub issue URL this Jira ticket mirrors")
 	fs.StringVar(&opts.Format, "format", "table", "output: table or json")
-	rest, err := parseFlags(fs, args)
+	rest, err := f.parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func ticketProjectsCmd() *Command {
 			var format string
 			fs := f.flagSet("ticket projects", ticketProjectsUsage)
 			fs.StringVar(&format, "format", "table", "output: table or json")
-			rest, err := parseFlags(fs, args)
+			rest, err := f.parseFlags(fs, args)
 			if err != nil {
 				return err
 			}

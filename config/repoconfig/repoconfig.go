@@ -8,7 +8,6 @@ package repoconfig
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
@@ -204,9 +203,7 @@ func (r *Repo) warnRepoGraphs() {
 	}
 	for _, c := range candidates {
 		if _, err := os.Stat(filepath.Join(dir, c)); err == nil {
-			msg := fmt.Sprintf("ignoring .the-loop/%s: the shipped graphs cannot be overridden by a repository", c)
-			r.Warnings = append(r.Warnings, msg)
-			slog.Warn(msg, "repo", r.Root)
+			r.Warnings = append(r.Warnings, fmt.Sprintf("ignoring .the-loop/%s: the shipped graphs cannot be overridden by a repository", c))
 		}
 	}
 }

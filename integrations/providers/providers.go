@@ -6,6 +6,7 @@ package providers
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"time"
@@ -27,6 +28,9 @@ type Options struct {
 	// Pages keeps conditional-request answers across cycles and restarts
 	// (the state store); nil keeps them in memory.
 	Pages httpx.PageStore
+	// Logger receives the providers' retry and cache lines (nil:
+	// slog.Default()).
+	Logger *slog.Logger
 }
 
 // New builds the provider for system ("github" or "jira") from cfg, reading
@@ -44,13 +48,13 @@ func NewWith(cfg *config.Config, system string, getenv func(string) string, opts
 	timeout := time.Duration(cfg.Integrations.RequestTimeoutSeconds) * time.Second
 	switch system {
 	case github.System:
-		p, err := github.FromConfigWith(cfg.Integrations.GitHub, getenv, github.Options{RequestTimeout: timeout, Pages: opts.Pages})
+		p, err := github.FromConfigWith(cfg.Integrations.GitHub, getenv, github.Options{RequestTimeout: timeout, Pages: opts.Pages, Logger: opts.Logger})
 		if err != nil {
 			return nil, err
 		}
 		return p, nil
 	case jira.System:
-		p, err := jira.FromConfigWith(cfg.Integrations.Jira, getenv, jira.Options{RequestTimeout: timeout, Pages: opts.Pages})
+		p, err := jira.FromConfigWith(cfg.Integrations.Jira, getenv, jira.Options{RequestTimeout: timeout, Pages: opts.Pages, Logger: opts.Logger})
 		if err != nil {
 			return nil, err
 		}

@@ -8,29 +8,45 @@ import (
 	"strings"
 )
 
-// Close returns the candidates a typo of word most likely meant: those at
-// the smallest edit distance within a small bound (a third of the word's
-// length, at least one, at most three edits; case ignored), else those
-// word is a prefix of. The candidates' order is kept.
+// Close returns the candidates a typo of word most likely meant, nearest
+// first: those at the smallest edit distance within a small bound (a third
+// of the word's length, at least one, at most three edits; case ignored),
+// and those word is with one part left out (a prefix, a suffix, or a part
+// in between, such as pdlc-work-loop for pdlc-work-item-loop).
 func Close(word string, candidates []string) []string {
-	limit := min(max(len([]rune(word))/3, 1), 3)
+	if word == "" {
+		return nil
+	}
+	lw := []rune(strings.ToLower(word))
+	limit := min(max(len(lw)/3, 1), 3)
 	best := limit + 1
-	var near, prefixed []string
 	for _, c := range candidates {
-		lw, lc := strings.ToLower(word), strings.ToLower(c)
-		switch d := Distance(lw, lc); {
-		case d < best:
-			best, near = d, []string{c}
-		case d == best:
-			near = append(near, c)
-		case word != "" && strings.HasPrefix(lc, lw):
-			prefixed = append(prefixed, c)
+		best = min(best, Distance(string(lw), strings.ToLower(c)))
+	}
+	var out []scored
+	for _, c := range candidates {
+		lc := []rune(strings.ToLower(c))
+		if d := Distance(string(lw), string(lc)); (d == best && d <= limit) || partLeftOut(lw, lc) {
+			out = append(out, scored{c, d})
 		}
 	}
-	if len(near) > 0 {
-		return near
+	return names(out, len(out))
+}
+
+// partLeftOut reports whether w is c with one contiguous part removed.
+func partLeftOut(w, c []rune) bool {
+	if len(w) >= len(c) {
+		return false
 	}
-	return prefixed
+	p := 0
+	for p < len(w) && w[p] == c[p] {
+		p++
+	}
+	s := 0
+	for s < len(w)-p && w[len(w)-1-s] == c[len(c)-1-s] {
+		s++
+	}
+	return p+s >= len(w)
 }
 
 // Ranked returns the n candidates nearest to word by edit distance

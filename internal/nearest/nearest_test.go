@@ -36,6 +36,7 @@ func TestClose(t *testing.T) {
 		{"sho", []string{"show"}},
 		{"COMPLETE", []string{"complete"}},
 		{"st", []string{"start", "status"}}, // a prefix
+		{"comp", []string{"complete"}},      // letters left out
 		{"frobnicate", nil},
 		{"", nil},
 	}
@@ -47,6 +48,12 @@ func TestClose(t *testing.T) {
 		}
 		assert.Equal(t, tt.want, got, tt.word)
 	}
+}
+
+func TestCloseFindsALeftOutPart(t *testing.T) {
+	loops := []string{"pdlc-adhoc-loop", "pdlc-contribution-loop", "pdlc-pr-loop", "pdlc-review-loop", "pdlc-work-item-loop"}
+	assert.Equal(t, []string{"pdlc-pr-loop", "pdlc-work-item-loop"}, Close("pdlc-work-loop", loops))
+	assert.Equal(t, []string{"pdlc-review-loop"}, Close("pdlc-reveiw-loop", loops))
 }
 
 func TestRanked(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -21,13 +21,16 @@ var StdioGrace = 25 * time.Second
 
 // ServeStdio serves srv over newline-delimited JSON-RPC on stdin/stdout
 // until stdin closes or ctx is cancelled. stdout carries protocol frames
-// only; the transport's own diagnostics go to stderr. On cancellation it
+// only; the transport's own diagnostics, and mcp-go's, go to logger. On cancellation it
 // stops reading new requests, lets the requests already received finish
 // (bounded by a grace period), then returns nil. Run one per process:
 // mcp-go's stdio session is process-wide.
-func ServeStdio(ctx context.Context, srv *server.MCPServer, stdin io.Reader, stdout, stderr io.Writer) error {
+func ServeStdio(ctx context.Context, srv *server.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	stdio := server.NewStdioServer(srv)
-	stdio.SetErrorLogger(log.New(stderr, "the-loop mcp: ", log.LstdFlags))
+	stdio.SetErrorLogger(slog.NewLogLogger(logger.With("component", "mcp stdio").Handler(), slog.LevelError))
 
 	track := newInflight()
 	pr, pw := io.Pipe()
@@ -60,7 +63,7 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, stdin io.Reader, std
 	select {
 	case <-track.idle():
 	case <-timer.C:
-		fmt.Fprintf(stderr, "the-loop mcp: shutdown grace period over with %d request(s) unfinished\n", track.count())
+		logger.Warn(fmt.Sprintf("the-loop mcp: shutdown grace period over with %d request(s) unfinished", track.count()))
 	}
 	_ = pw.CloseWithError(io.EOF)
 	select {
