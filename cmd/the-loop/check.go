@@ -86,7 +86,6 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 		req.Render = func(rep runtime.Report) ([]byte, error) { return encodeReport(rep, opts.All) }
 	}
 	req.Emit = p.item
-	p.begin()
 	res, err := svc.Check(ctx, req)
 	for _, w := range res.Warnings {
 		if gh != nil {
@@ -115,11 +114,16 @@ type checkPrinter struct {
 	opts                      *checkOptions
 	gh                        *githubOutput
 	failing, satisfied, total int
+	begun                     bool
 }
 
+// begin starts the --all JSON array, once: at the first report, or at the
+// end of a check that succeeded without one, so a refused check prints no
+// half document.
 func (p *checkPrinter) begin() {
-	if p.opts.Format == "json" && p.opts.All {
+	if p.opts.Format == "json" && p.opts.All && !p.begun {
 		p.w.WriteString("[")
+		p.begun = true
 	}
 }
 
@@ -136,6 +140,7 @@ func (p *checkPrinter) item(rep runtime.Report, g *runtime.Graph, out []byte) er
 		p.gh.item(p.w, rep, g)
 	default:
 		if p.opts.All {
+			p.begin()
 			if p.total > 0 {
 				p.w.WriteString(",")
 			}
@@ -150,6 +155,7 @@ func (p *checkPrinter) item(rep runtime.Report, g *runtime.Graph, out []byte) er
 func (p *checkPrinter) end() {
 	switch {
 	case p.opts.Format == "json" && p.opts.All:
+		p.begin()
 		if p.total > 0 {
 			p.w.WriteString("\n")
 		}

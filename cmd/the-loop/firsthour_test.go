@@ -295,3 +295,15 @@ func TestPollWarnsAtStartAboutAnEmptyAuthorizedList(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(stderr, "routing.authorizedUsers is empty: the poller reads no comment as a command and arms nothing"), stderr)
 	assert.Contains(t, stderr, "config "+f.config+" line ")
 }
+
+// A refused check --all --format json prints no half JSON document.
+func TestARefusedJSONCheckPrintsNothing(t *testing.T) {
+	out, errOut, code := runIn(t, t.TempDir(), "check", "--all", "--format", "json")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "no work items to check")
+	out, _, _ = runIn(t, fixtureRepo(t), "check", "--all", "--format", "json")
+	var reports []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &reports))
+	assert.Len(t, reports, 6)
+}
