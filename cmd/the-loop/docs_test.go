@@ -3,12 +3,14 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/service"
 )
 
@@ -52,4 +54,72 @@ func TestProcessDocMatchesTheShippedGraphs(t *testing.T) {
 	}
 	require.True(t, start >= 0 && end > start, "docs/process.md has no generated section; run UPDATE_DOCS=1 go test ./cmd/the-loop -run TestProcessDoc")
 	assert.Equal(t, want, doc[start:end+len(genEnd)+1], "docs/process.md drifted from the shipped graphs; run UPDATE_DOCS=1 go test ./cmd/the-loop -run TestProcessDoc")
+}
+
+// docs/try-it-locally.md stays true to what ships: its config parses
+// strictly, and every the-loop command it shows exists with every flag it
+// passes.
+func TestTryItLocallyPageMatchesTheCLI(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "try-it-locally.md"))
+	require.NoError(t, err)
+	blocks := fencedBlocks(string(data))
+	require.NotEmpty(t, blocks["yaml"])
+	for _, y := range blocks["yaml"] {
+		_, err := config.Parse([]byte(y))
+		assert.NoError(t, err, "a config on the page does not load:\n%s", y)
+	}
+	n := 0
+	for _, sh := range blocks["sh"] {
+		for _, line := range strings.Split(sh, "\n") {
+			cmd, ok := strings.CutPrefix(strings.TrimSpace(line), "the-loop ")
+			if !ok {
+				continue
+			}
+			args := strings.Fields(strings.TrimSuffix(strings.TrimSpace(strings.SplitN(cmd, "#", 2)[0]), "&"))
+			n++
+			assertCommandExists(t, args)
+		}
+	}
+	assert.Greater(t, n, 8, "the page shows the commands it talks about")
+}
+
+// assertCommandExists walks args through the command tree and checks that
+// every --flag it passes is one the verb defines.
+func assertCommandExists(t *testing.T, args []string) {
+	t.Helper()
+	c := theLoop()
+	i := 0
+	for c.Sub != nil && i < len(args) {
+		j := slices.IndexFunc(c.Sub, func(s *Command) bool { return s.Name == args[i] })
+		require.GreaterOrEqual(t, j, 0, "the-loop %s: no such command", strings.Join(args, " "))
+		c, i = c.Sub[j], i+1
+	}
+	out, _, code := runCLI(t, nil, append(args[:i:i], "-h")...)
+	require.Equal(t, exitOK, code, "the-loop %s -h", strings.Join(args[:i], " "))
+	for _, a := range args[i:] {
+		if name, ok := strings.CutPrefix(a, "--"); ok {
+			name, _, _ = strings.Cut(name, "=")
+			assert.Contains(t, out, "  -"+name, "the-loop %s: no flag --%s", strings.Join(args, " "), name)
+		}
+	}
+}
+
+// fencedBlocks returns the page's fenced code blocks by language.
+func fencedBlocks(doc string) map[string][]string {
+	out := map[string][]string{}
+	lang, indent, body, in := "", "", []string{}, false
+	for _, line := range strings.Split(doc, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case !in && strings.HasPrefix(trimmed, "```"):
+			lang, body, in = strings.TrimPrefix(trimmed, "```"), nil, true
+			indent = line[:len(line)-len(strings.TrimLeft(line, " "))]
+		case in && trimmed == "```":
+			out[lang] = append(out[lang], strings.Join(body, "\n"))
+			in = false
+		case in:
+			body = append(body, strings.TrimPrefix(line, indent))
+		}
+	}
+	return out
 }
