@@ -123,3 +123,30 @@ func fencedBlocks(doc string) map[string][]string {
 	}
 	return out
 }
+
+// The module path is not published, so no documented install line may
+// fetch it (`go install …/cmd/the-loop@latest` cannot resolve): every one
+// builds from a clone.
+func TestDocumentedInstallLinesBuildFromAClone(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	require.NoError(t, err)
+	files = append(files, filepath.Join("..", "..", "README.md"))
+	n := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(data), "\n") {
+			for _, cmd := range []string{"go install ", "go build "} {
+				j := strings.Index(line, cmd)
+				if j < 0 || strings.HasPrefix(line[j+len(cmd):], "…") {
+					continue // prose about the command, not a command
+				}
+				n++
+				rest := line[j:]
+				assert.NotRegexp(t, `github\.com/the-loop/the-loop/[^ ]*@`, rest, "%s:%d installs the unpublished module: %s", f, i+1, line)
+				assert.Contains(t, rest, "./cmd/the-loop", "%s:%d: build from a clone (./cmd/the-loop)", f, i+1)
+			}
+		}
+	}
+	assert.Positive(t, n)
+}
