@@ -10,9 +10,13 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// ArgWorkItem is the argument name tools use for the work item (a GitHub
-// issue "OWNER/REPO#N" or a Jira key "PROJ-12"); the call log records it.
+// ArgWorkItem is the argument name tools use for the work item id (its
+// spec folder name: issue-12, PROJ-12); the call log records it.
 const ArgWorkItem = "workItem"
+
+// workItemDescription describes ArgWorkItem to the model in every tool: an
+// id is the name of its spec folder (the rule of internal/itemid).
+const workItemDescription = "Work item id: the name of its spec folder, such as issue-12 (GitHub issue #12) or PROJ-12 (a Jira key); a ticket reference such as OWNER/REPO#12 is not an id. The check tool with all: true lists them."
 
 // argumentsOf returns the call's arguments as an object. Absent or null
 // arguments are an empty object; any other non-object is an error result.

@@ -30,7 +30,7 @@ var checkTool = Tool{
 		mcp.WithDescription("Report where work items stand, read-only: every node's verdict (pass, block, wait, skip) with the messages to act on. "+
 			"The same report as `the-loop check --format json`. Give workItem for one item or all=true for every item."),
 		repoArg(),
-		mcp.WithString(ArgWorkItem, mcp.Description("Work item id: a folder under the spec directory, e.g. issue-12.")),
+		mcp.WithString(ArgWorkItem, mcp.Description(workItemDescription)),
 		mcp.WithBoolean(argAll, mcp.Description("Check every work item under the spec directory.")),
 		mcp.WithBoolean(argRecompute, mcp.Description("Derive every verdict from the artifacts and signed decisions alone, ignoring the stored pointer.")),
 	),

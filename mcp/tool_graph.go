@@ -13,7 +13,7 @@ var graphStatusTool = Tool{
 	Def: NewToolDef("graph_status", Annotations{Title: "Where a work item stands", ReadOnly: true, Idempotent: true},
 		mcp.WithDescription("Where a work item stands: its current node, what that node's exit checks still need, and the graph context block to keep in your prompt. Call this first."),
 		repoArg(),
-		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description("Work item id: a folder under the spec directory, e.g. issue-12.")),
+		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description(workItemDescription)),
 	),
 	Handler: handle(func(ctx context.Context, deps Deps, in service.ItemRequest) *mcp.CallToolResult {
 		gs, err := deps.Backend.Status(ctx, in)
@@ -44,7 +44,7 @@ var graphCompleteTool = Tool{
 			"and says where to; otherwise it returns the findings to fix. A claim for a node that is not current, or for a human gate, is refused with the reason. "+
 			"This never approves, skips or forces anything."),
 		repoArg(),
-		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description("Work item id, e.g. issue-12.")),
+		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description(workItemDescription)),
 		mcp.WithString(argNode, mcp.Description("The node claimed done (default: the current node).")),
 	),
 	Handler: handle(func(ctx context.Context, deps Deps, in service.CompleteRequest) *mcp.CallToolResult {

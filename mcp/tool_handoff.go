@@ -71,7 +71,7 @@ var handoffShowTool = Tool{
 			"import-handoff recorded, and the spec-chain artifact URL. The same core as `the-loop handoff show --format json`. Read-only; "+
 			"a record posted or edited after the item was armed is never shown here, because it never reaches state."),
 		repoArg(),
-		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description("Work item id: a folder under the spec directory, e.g. issue-12.")),
+		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description(workItemDescription)),
 	),
 	Handler: handoffHandler("handoff_show", func(ctx context.Context, _ Deps, hb HandoffBackend, in service.ItemRequest) *mcp.CallToolResult {
 		v, err := hb.HandoffShow(ctx, in)
@@ -96,7 +96,7 @@ var handoffImportTool = Tool{
 			"A missing or mismatched file is refused and nothing unverified is written; the verified files before the first refused one are written. "+
 			"Then commit the files and claim import-handoff: a refused file makes the walk redo the phase that produces it. Refused once the walk has passed import-handoff."),
 		repoArg(),
-		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description("Work item id, e.g. issue-12.")),
+		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description(workItemDescription)),
 		mcp.WithString(argHandoffFromDir, mcp.Description("Directory on the server holding the files extracted from the spec-chain artifact.")),
 		mcp.WithString(argHandoffFromArtifact, mcp.Description("A saved spec-chain artifact page on the server; its embedded files are read.")),
 		mcp.WithObject(argHandoffFiles, mcp.Description("The extracted files themselves, by artifact name, e.g. {\"design.md\": \"# Design ...\"}."),
@@ -132,7 +132,7 @@ var handoffNoteTool = Tool{
 			"`the-loop handoff note`. The loop's own record is edited to read carried-by branch with the branch and pull request; a record someone else posted, "+
 			"or files that do not all verify, get one superseding comment instead, rewritten (never repeated) on later calls. State is not changed."),
 		repoArg(),
-		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description("Work item id, e.g. issue-12.")),
+		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description(workItemDescription)),
 		mcp.WithString(argHandoffBranch, mcp.Required(), mcp.Description("The branch the files were committed on, the-loop/<name>.")),
 		mcp.WithInteger(argHandoffPullRequest, mcp.Required(), mcp.Min(1), mcp.Description("That branch's pull request number.")),
 	),
