@@ -117,7 +117,7 @@ func callMiddleware(logger *slog.Logger) server.ToolHandlerMiddleware {
 				}
 				attrs := []any{"tool", req.Params.Name, "outcome", outcome, "duration_ms", time.Since(start).Milliseconds()}
 				if wi := workItemOf(req); wi != "" {
-					attrs = append(attrs, "work_item", wi)
+					attrs = append(attrs, "workItem", wi)
 				}
 				if p, ok := transport.PrincipalFromContext(ctx); ok {
 					attrs = append(attrs, "principal", p.Subject)

@@ -121,9 +121,9 @@ func TestCallLogging(t *testing.T) {
 		assert.Equal(t, "echo_item", calls[i]["tool"])
 		assert.Equal(t, w.outcome, calls[i]["outcome"], "call %d", i)
 		if w.item == "" {
-			assert.NotContains(t, calls[i], "work_item")
+			assert.NotContains(t, calls[i], "workItem")
 		} else {
-			assert.Equal(t, w.item, calls[i]["work_item"])
+			assert.Equal(t, w.item, calls[i]["workItem"])
 		}
 		assert.Contains(t, calls[i], "duration_ms")
 	}

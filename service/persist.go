@@ -157,7 +157,7 @@ func (p *persister) publish(ctx context.Context, id string) {
 	})
 	if err != nil {
 		p.logger().Warn("the state is recorded in the store, but the portable record could not be written; the next update writes it again",
-			"work_item", id, "path", path, "err", err)
+			"workItem", id, "path", path, "err", err)
 	}
 }
 

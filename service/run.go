@@ -92,7 +92,9 @@ func (d *runDriver) shutdown() {
 // loop advances the item until it stops at a human, finishes, or ctx ends.
 func (d *runDriver) loop(ctx context.Context) error {
 	for {
-		sess, err := d.s.open(ctx, d.req.Repo, d.req.WorkItem, "")
+		// A typo is refused with the nearest known ids, never driven as a
+		// new item.
+		sess, err := d.s.openKnown(ctx, d.req.Repo, d.req.WorkItem)
 		if err != nil {
 			return err
 		}

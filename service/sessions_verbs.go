@@ -72,7 +72,7 @@ var sessionStates = []string{store.SessionRunning, store.SessionExited, store.Se
 // Sessions lists recorded agent sessions.
 func (s *Service) Sessions(ctx context.Context, req SessionsRequest) (SessionsResult, error) {
 	if req.State != "" && !oneOfStrings(req.State, sessionStates) {
-		return SessionsResult{}, invalid(fmt.Errorf("state %q is not one of %s", req.State, strings.Join(sessionStates, ", ")))
+		return SessionsResult{}, invalid(fmt.Errorf("state %q is not one of %s%s", req.State, strings.Join(sessionStates, ", "), stateHint(req.State)))
 	}
 	if req.WorkItem != "" {
 		if err := validID(req.WorkItem); err != nil {
@@ -109,6 +109,9 @@ func (s *Service) Sessions(ctx context.Context, req SessionsRequest) (SessionsRe
 			break
 		}
 	}
+	if len(out.Sessions) == 0 && req.WorkItem != "" {
+		out.Warnings = append(out.Warnings, itemSessionsHint(ctx, st, req.WorkItem))
+	}
 	return out, nil
 }
 
@@ -143,7 +146,7 @@ func (s *Service) session(ctx context.Context, id string) (store.Session, error)
 		return store.Session{}, err
 	}
 	if !found {
-		return store.Session{}, invalid(fmt.Errorf("session %s: %w; the-loop sessions list shows the recorded ones", id, errNoSession))
+		return store.Session{}, invalid(fmt.Errorf("session %s: %w; %s", id, errNoSession, sessionHint(ctx, st, id)))
 	}
 	return rec, nil
 }

@@ -92,3 +92,42 @@ func TestGraphStatusCarriesASessionsLine(t *testing.T) {
 	assert.Equal(t, "none launched", svc.sessionLine(ctx, st, "/trees/issue-8", "issue-8"))
 	assert.Equal(t, "none launched", svc.sessionLine(ctx, nil, "/trees/issue-7", "issue-7"), "no store yet: nothing was ever launched")
 }
+
+// A mistyped session id, state or item gets the nearest recorded ones.
+func TestSessionVerbsSuggestTheNearest(t *testing.T) {
+	ctx := context.Background()
+	svc, _, _ := sessionsService(t)
+	tests := []struct {
+		name string
+		call func() error
+		says string
+	}{
+		{"show", func() error { _, err := svc.SessionShow(ctx, SessionRequest{Session: "s-2"}); return err },
+			`session s-2: no such session; did you mean "s-1"?`},
+		{"logs", func() error { _, err := svc.SessionLogs(ctx, SessionLogsRequest{Session: "S-1"}); return err },
+			`did you mean "s-1"?`},
+		{"stop", func() error {
+			_, err := svc.SessionStop(ctx, SessionStopRequest{Session: "s-11", Reason: "x"})
+			return err
+		}, `did you mean "s-1"?`},
+		{"nothing near", func() error { _, err := svc.SessionShow(ctx, SessionRequest{Session: "zzzzzz"}); return err },
+			"session zzzzzz: no such session; the-loop sessions list shows the recorded ones"},
+		{"a state", func() error { _, err := svc.Sessions(ctx, SessionsRequest{State: "runing"}); return err },
+			`state "runing" is not one of running, exited, stopped, timed_out, over_budget, lost; did you mean "running"?`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			assert.ErrorIs(t, err, ErrInvalidRequest)
+			assert.Contains(t, err.Error(), tt.says)
+		})
+	}
+
+	list, err := svc.Sessions(ctx, SessionsRequest{WorkItem: "isue-7"})
+	require.NoError(t, err)
+	assert.Empty(t, list.Sessions)
+	assert.Equal(t, []string{`no session was ever launched for isue-7; did you mean "issue-7"?`}, list.Warnings)
+	list, err = svc.Sessions(ctx, SessionsRequest{WorkItem: "issue-7"})
+	require.NoError(t, err)
+	assert.Empty(t, list.Warnings, "no hint when the item has sessions")
+}

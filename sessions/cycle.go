@@ -78,7 +78,7 @@ func (c *cycle) holdItem(it *itemState, repo, item, node, reason string, nodeSco
 	it.hold, it.holdNode, it.notified = reason, nodeScoped, true
 	c.rep.Escalations = append(c.rep.Escalations, Escalation{Repo: repo, WorkItem: item, Node: node, Reason: reason,
 		Launches: it.launches, LastExit: it.lastExit, Spent: it.spent, Budget: c.s.cfg.Budget})
-	c.s.d.Log.Warn("session escalated", "repo", repo, "work_item", item, "node", node, "reason", reason)
+	c.s.d.Log.Warn("session escalated", "repo", repo, "workItem", item, "node", node, "reason", reason)
 	return event("session.refused", node, map[string]any{"reason": reason, "launches": it.launches, "lastExit": it.lastExit,
 		"turns": it.spent.Turns, "tokens": it.spent.Tokens, "costUsd": it.spent.CostUSD})
 }
@@ -266,7 +266,7 @@ func (c *cycle) start(w Want, it *itemState) {
 	}()
 	st := l.status()
 	c.rep.Started = append(c.rep.Started, st)
-	s.d.Log.Info("session started", "session", id, "repo", w.Repo, "work_item", w.WorkItem, "node", w.Node, "attempt", it.launches)
+	s.d.Log.Info("session started", "session", id, "repo", w.Repo, "workItem", w.WorkItem, "node", w.Node, "attempt", it.launches)
 }
 
 func touchPrivate(path string) error {

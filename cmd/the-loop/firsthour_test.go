@@ -80,6 +80,7 @@ func TestMisspelledIDsAreRefused(t *testing.T) {
 		{"graph events", []string{"graph", "events", "Issue-2"}, `did you mean "issue-2"?`},
 		{"an id with a space", []string{"check", "issue 2"}, `work item id "issue 2" is not a plain folder name: an id is a spec folder name`},
 		{"graph start with a space", []string{"graph", "start", "a b"}, `is not a plain folder name`},
+		{"sessions list with a space", []string{"sessions", "list", "--work-item", "a b"}, `work item id "a b" is not a plain folder name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,6 +203,7 @@ func TestHelpGoesToStdout(t *testing.T) {
 	for _, args := range [][]string{
 		{"--help"}, {"-h"}, {"help"}, {"graph", "--help"}, {"graph", "help"}, {"handoff", "-h"},
 		{"check", "-h"}, {"check", "--help"}, {"graph", "status", "-h"}, {"poll", "--help"},
+		{"sessions", "-h"}, {"sessions", "help"}, {"sessions", "list", "-h"}, {"sessions", "stop", "--help"}, {"run", "-h"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			out, errOut, code := runCLI(t, nil, args...)
@@ -233,6 +235,12 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"graph", "show", "--loop", "pdlc-work-item"}, `did you mean "pdlc-work-item-loop"?`},
 		{[]string{"graph", "start", "issue-9", "--loop", "pdlc-reveiw-loop"}, `did you mean "pdlc-review-loop"?`},
 		{[]string{"graph", "force", "issue-2", "--to", "desing", "--reason", "x"}, `unknown node "desing"; did you mean "design"?`},
+		{[]string{"sessions", "lisst"}, `unknown sessions verb "lisst"; did you mean "list"?`},
+		{[]string{"sesions", "list"}, `unknown command "sesions"; did you mean "sessions"?`},
+		{[]string{"sessions", "list", "--stat", "running"}, "unknown flag --stat for the-loop sessions list; did you mean --state?"},
+		{[]string{"sessions", "list", "--state", "runing"}, `state "runing" is not one of running, exited, stopped, timed_out, over_budget, lost; did you mean "running"?`},
+		{[]string{"sessions", "logs", "s-1", "--line", "5"}, "unknown flag --line for the-loop sessions logs; did you mean --lines?"},
+		{[]string{"run", "issue-2", "--fromat", "json"}, "did you mean --format?"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -306,4 +314,45 @@ func TestARefusedJSONCheckPrintsNothing(t *testing.T) {
 	var reports []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &reports))
 	assert.Len(t, reports, 6)
+}
+
+// `the-loop run` follows the id rule: a typo is refused with the nearest
+// known ids, an id that is no folder name is refused, and an item that is
+// not armed yet says so — none launches a session or creates a folder.
+func TestRunRefusesUnknownIDs(t *testing.T) {
+	repo := copyDir(t, fixtureRepo(t))
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	marker := filepath.Join(t.TempDir(), "launched")
+	require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf(`harnesses:
+  fake:
+    adapter: command
+    argv: [/bin/sh, -c, 'touch %s', sh, "{prompt_file}"]
+`, marker)), 0o600))
+	env := map[string]string{"THE_LOOP_CONFIG": cfg, "THE_LOOP_DB": filepath.Join(t.TempDir(), "state.db")}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		says string
+	}{
+		{"a typo", []string{"run", "isue-2"}, exitUsage, `unknown work item "isue-2" in ` + repo},
+		{"a typo, did you mean", []string{"run", "issue-22"}, exitUsage, `did you mean "issue-2"?`},
+		{"not a folder name", []string{"run", "a b"}, exitUsage, `work item id "a b" is not a plain folder name`},
+		{"a typo under json logs", []string{"run", "isue-2", "--log-format", "json"}, exitUsage, `"level":"ERROR","msg":"unknown work item \"isue-2\"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, env, append(tt.args, "--repo", repo)...)
+			assert.Equal(t, tt.code, code, errOut)
+			assert.Contains(t, errOut, tt.says)
+			assert.Equal(t, 1, strings.Count(strings.TrimRight(errOut, "\n"), "\n")+1, "one line: %s", errOut)
+			assert.Empty(t, out)
+		})
+	}
+	entries, err := os.ReadDir(filepath.Join(repo, "docs", "specs"))
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.Regexp(t, `^issue-[1-6]$`, e.Name(), "no folder was created for a refused id")
+	}
+	assert.NoFileExists(t, marker, "no session was launched")
 }

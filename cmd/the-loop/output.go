@@ -32,9 +32,14 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// printWarnings prints what the core warns about on stderr, one line each.
+// printWarnings prints what the core warns about on stderr, one line each
+// (under --log-format json, one record each at level WARN).
 func (f *Factory) printWarnings(warnings []string) {
 	for _, w := range warnings {
+		if f.LogFormat == "json" {
+			f.Logger().Warn(w)
+			continue
+		}
 		fmt.Fprintln(f.Stderr, w)
 	}
 }

@@ -56,6 +56,10 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 		return err
 	}
 	err = f.emit(opts.Format, res.Warnings, res, func(w io.Writer) {
+		if res.Node == "" {
+			fmt.Fprintf(w, "%s is not armed; it waits for %s\n", res.WorkItem, res.Waits)
+			return
+		}
 		if res.Finished {
 			fmt.Fprintf(w, "%s is finished (at %s).\n", res.WorkItem, res.Node)
 			return
