@@ -47,6 +47,8 @@ type Options struct {
 	Env map[string]string
 	// Log receives the poller's log (nil: discarded).
 	Log io.Writer
+	// PollArgs are added to the poller's command line, e.g. --log-format json.
+	PollArgs []string
 }
 
 // Loop is one running demo.
@@ -57,16 +59,17 @@ type Loop struct {
 	Dir, Remote, Checkout, Config, DB, State, Script, FakeState, Home string
 	TheLoop                                                           string
 
-	env []string
-	log io.Writer
-	mu  sync.Mutex
-	cmd *exec.Cmd
+	env      []string
+	log      io.Writer
+	pollArgs []string
+	mu       sync.Mutex
+	cmd      *exec.Cmd
 }
 
 // New prepares a loop: the fake GitHub, the repositories, the signing key,
 // the scripted agent and the config. Close releases it.
 func New(ctx context.Context, o Options) (*Loop, error) {
-	l := &Loop{Dir: o.Dir, TheLoop: o.TheLoop, log: o.Log}
+	l := &Loop{Dir: o.Dir, TheLoop: o.TheLoop, log: o.Log, pollArgs: o.PollArgs}
 	if l.log == nil {
 		l.log = io.Discard
 	}
@@ -264,7 +267,7 @@ func (l *Loop) Start() error {
 	if l.cmd != nil {
 		return errors.New("the poller is already running")
 	}
-	cmd := exec.Command(l.TheLoop, "poll", "--config", l.Config, "--interval", "1s")
+	cmd := exec.Command(l.TheLoop, append([]string{"poll", "--config", l.Config, "--interval", "1s"}, l.pollArgs...)...)
 	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = l.env, l.Dir, l.log, l.log
 	if err := cmd.Start(); err != nil {
 		return err

@@ -54,7 +54,10 @@ func newLoop(t *testing.T, o demo.Options) *demo.Loop {
 		o.FakeHarness = testbin.Build(t, "github.com/the-loop/the-loop/internal/fakeharness")
 	}
 	o.Dir = t.TempDir()
-	log := &syncBuffer{}
+	log, _ := o.Log.(*syncBuffer)
+	if log == nil {
+		log = &syncBuffer{}
+	}
 	o.Log = log
 	l, err := demo.New(ctx, o)
 	require.NoError(t, err)
@@ -256,6 +259,41 @@ func TestASessionThatKeepsFailingEscalates(t *testing.T) {
 		c, ok := l.Posted(1, "<!-- the-loop:status -->")
 		return ok && strings.Contains(c.Body, "`escalated`")
 	})
+}
+
+// TestThePollersLogIsJSONUnderLogFormatJSON: under --log-format json every
+// line the poller writes is one JSON object — its own lines, the
+// supervisor's session lines, the working trees' and the escalation's —
+// and none is plain text.
+func TestThePollersLogIsJSONUnderLogFormatJSON(t *testing.T) {
+	t.Parallel()
+	log := &syncBuffer{}
+	l := newLoop(t, demo.Options{RelaunchMax: 1, Log: log, PollArgs: []string{"--log-format", "json"}})
+	require.NoError(t, l.ScriptNode("requirements-definition", "fail-runs=99"))
+	require.NoError(t, l.Start())
+	l.Say(1, "the-loop start")
+	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
+	l.Say(1, execute)
+	wait(t, "the escalation", func() bool { return l.Node("issue-1") == "escalated" })
+	l.Stop()
+
+	var msgs []string
+	for _, line := range strings.Split(strings.TrimRight(log.String(), "\n"), "\n") {
+		var rec map[string]any
+		if !assert.NoError(t, json.Unmarshal([]byte(line), &rec), "a line of the poller's log is not JSON: %q", line) {
+			continue
+		}
+		assert.NotEmpty(t, rec["level"], line)
+		assert.NotEmpty(t, rec["time"], line)
+		msg, _ := rec["msg"].(string)
+		msgs = append(msgs, msg)
+		if msg == "session started" || msg == "session escalated" {
+			assert.Equal(t, "issue-1", rec["workItem"], "one key for the item on every line: %s", line)
+		}
+	}
+	for _, want := range []string{"poller started", "session started", "session escalated", "escalated: its sessions need a human", "poller stopped"} {
+		assert.Contains(t, msgs, want)
+	}
 }
 
 // TestTwoItemsRunAtOnceInSeparateTrees: two items armed together get a
