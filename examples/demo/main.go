@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,17 +31,25 @@ func main() {
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	if err := run(ctx, *harness, *keep); err != nil {
+	if err := run(ctx, printer{os.Stdout}, *harness, *keep, build); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
 }
 
-func step(format string, args ...any) {
-	fmt.Printf("%s  "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+// printer prints each step as it happens, after the time of day.
+type printer struct{ w io.Writer }
+
+func (p printer) step(format string, args ...any) {
+	fmt.Fprintf(p.w, "%s  "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 }
 
-func run(ctx context.Context, harness string, keep bool) error {
+// builder compiles a program of this module (a ./-relative package) into
+// dir and returns its path.
+type builder func(ctx context.Context, dir, pkg string) (string, error)
+
+func run(ctx context.Context, p printer, harness string, keep bool, build builder) error {
+	step := p.step
 	start := time.Now()
 	dir, err := os.MkdirTemp("", "the-loop-demo-")
 	if err != nil {
@@ -82,7 +91,7 @@ func run(ctx context.Context, harness string, keep bool) error {
 		return err
 	}
 	step("the poller is running (the-loop poll, every second)")
-	w := &watcher{l: l, seen: map[string]string{}}
+	w := &watcher{l: l, step: step, seen: map[string]string{}}
 
 	armed := time.Now()
 	step("arm: %s comments `the-loop start` on octo/widgets#1", demo.Human)
@@ -117,6 +126,7 @@ func run(ctx context.Context, harness string, keep bool) error {
 // watcher prints the sessions as they start and end while waiting.
 type watcher struct {
 	l    *demo.Loop
+	step func(format string, args ...any)
 	seen map[string]string
 }
 
@@ -148,9 +158,9 @@ func (w *watcher) sessions(ctx context.Context) {
 			continue
 		}
 		if s.State == "running" {
-			step("session: %s started for %s (model %s)", s.ID, s.Node, s.Model)
+			w.step("session: %s started for %s (model %s)", s.ID, s.Node, s.Model)
 		} else {
-			step("session: %s for %s ended: %s (%s), %d tokens, $%.2f", s.ID, s.Node, s.State, s.ExitStatus, s.Tokens, s.CostUSD)
+			w.step("session: %s for %s ended: %s (%s), %d tokens, $%.2f", s.ID, s.Node, s.State, s.ExitStatus, s.Tokens, s.CostUSD)
 		}
 		w.seen[s.ID] = s.State
 	}
