@@ -48,8 +48,12 @@ func (s *Service) sessionWant(ctx context.Context, sess *session, id, workdir st
 		return nil, "the assignment could not be written: " + err.Error()
 	}
 	model, effort := frozenChoice(sess)
+	visit := 0
+	if rec := st.Nodes[n.ID]; rec != nil {
+		visit = rec.Entries
+	}
 	return &sessions.Want{Repo: sess.repo.Root, WorkItem: id, Node: n.ID, Prompt: prompt, Harness: name,
-		Model: model, Effort: effort, Workdir: workdir, Order: armedAt(st)}, ""
+		Model: model, Effort: effort, Workdir: workdir, Order: armedAt(st), Visit: visit}, ""
 }
 
 // humanWait says what a human gate waits for, for the status comment and

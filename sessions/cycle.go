@@ -168,8 +168,8 @@ func (c *cycle) launch() {
 			c.errs = append(c.errs, err) // fail closed: no launch without the spend
 			continue
 		}
-		if it.node != w.Node {
-			it.node, it.launches, it.nextAt, it.lastExit = w.Node, 0, c.now, ""
+		if it.node != w.Node || it.visit != w.Visit {
+			it.node, it.visit, it.launches, it.nextAt, it.lastExit = w.Node, w.Visit, 0, c.now, ""
 			if it.holdNode {
 				it.hold, it.holdNode, it.notified = "", false, false
 			}

@@ -25,6 +25,11 @@ type Want struct {
 	// Order is the arming order: lower launches first when sessions.max
 	// is reached (e.g. the seq of the item's arming event).
 	Order int64 `json:"order"`
+	// Visit numbers the item's visits to Node (how many times it was
+	// entered). A new visit — a gate sending the item back, an operator's
+	// force — starts the relaunch count again and lifts a hold scoped to
+	// the node, such as an escalation's.
+	Visit int `json:"visit"`
 }
 
 // itemID keys per-item state without building strings each cycle.

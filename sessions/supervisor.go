@@ -73,6 +73,7 @@ type Supervisor struct {
 // itemState is what the supervisor remembers about one work item.
 type itemState struct {
 	node     string    // the node launches are counted for
+	visit    int       // the visit to node they are counted for (Want.Visit)
 	launches int       // launches for node
 	nextAt   time.Time // no relaunch before
 	lastExit string

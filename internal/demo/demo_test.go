@@ -261,6 +261,31 @@ func TestASessionThatKeepsFailingEscalates(t *testing.T) {
 	})
 }
 
+// TestAnEscalatedItemResumesAfterAForce: an item its sessions escalated is
+// resumed the documented way — an operator forces it back to the node it
+// escalated from — and the poller launches a fresh session there, which
+// finishes the node.
+func TestAnEscalatedItemResumesAfterAForce(t *testing.T) {
+	t.Parallel()
+	l := newLoop(t, demo.Options{RelaunchMax: 1})
+	require.NoError(t, l.ScriptNode("requirements-definition", "fail-runs=2"))
+	require.NoError(t, l.Start())
+	l.Say(1, "the-loop start")
+	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
+	l.Say(1, execute)
+	wait(t, "the escalation", func() bool { return l.Node("issue-1") == "escalated" })
+	require.Len(t, sessionsOf(t, l, "issue-1"), 2)
+
+	out, err := l.Run(ctx, "graph", "force", "issue-1", "--to", "requirements-definition", "--reason", "the harness is fixed",
+		"--config", l.Config, "--repo", l.Tree("issue-1"))
+	require.NoError(t, err, out)
+	wait(t, "the fresh session's claim", reviewRequested(l, 1, "requirements-approval"))
+	sess := sessionsOf(t, l, "issue-1")
+	require.Len(t, sess, 3)
+	assert.Equal(t, "requirements-definition", sess[0].Node)
+	assert.Equal(t, 1, sess[0].Attempt, "the relaunch count starts again after the force")
+}
+
 // TestThePollersLogIsJSONUnderLogFormatJSON: under --log-format json every
 // line the poller writes is one JSON object — its own lines, the
 // supervisor's session lines, the working trees' and the escalation's —
