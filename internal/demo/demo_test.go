@@ -270,9 +270,7 @@ func TestAnEscalatedItemResumesAfterAForce(t *testing.T) {
 	l := newLoop(t, demo.Options{RelaunchMax: 1})
 	require.NoError(t, l.ScriptNode("requirements-definition", "fail-runs=2"))
 	require.NoError(t, l.Start())
-	l.Say(1, "the-loop start")
-	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
-	l.Say(1, execute)
+	startAndExecute(t, l, 1)
 	wait(t, "the escalation", func() bool { return l.Node("issue-1") == "escalated" })
 	require.Len(t, sessionsOf(t, l, "issue-1"), 2)
 
@@ -296,9 +294,7 @@ func TestThePollersLogIsJSONUnderLogFormatJSON(t *testing.T) {
 	l := newLoop(t, demo.Options{RelaunchMax: 1, Log: log, PollArgs: []string{"--log-format", "json"}})
 	require.NoError(t, l.ScriptNode("requirements-definition", "fail-runs=99"))
 	require.NoError(t, l.Start())
-	l.Say(1, "the-loop start")
-	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
-	l.Say(1, execute)
+	startAndExecute(t, l, 1)
 	wait(t, "the escalation", func() bool { return l.Node("issue-1") == "escalated" })
 	l.Stop()
 
