@@ -140,7 +140,10 @@ func TestSkipRejectionsAndWithdrawal(t *testing.T) {
 	assert.Equal(t, exitUnmet, code, "a partial rejection exits 1")
 	assert.Contains(t, out, "declared: design will be skipped")
 	assert.Contains(t, out, "rejected: nonsense — not a skippable node or shipped skip set")
-	assert.Contains(t, errOut, "1 of the named nodes were rejected")
+	assert.Contains(t, errOut, "graph skip: 1 name was rejected (listed above); the others stand")
+	_, errOut, code = run("graph", "skip", "issue-1", "--node", "nonsense", "--node", "phase-selection", "--reason", "again")
+	assert.Equal(t, exitUnmet, code)
+	assert.Contains(t, errOut, "graph skip: 2 names were rejected (listed above); nothing changed")
 
 	_, errOut, code = run("graph", "skip", "issue-1", "--withdraw", "--node", "design")
 	assert.Equal(t, exitUsage, code)
@@ -149,7 +152,7 @@ func TestSkipRejectionsAndWithdrawal(t *testing.T) {
 	assert.Equal(t, exitUnmet, code, "self-review had no declared skip")
 	assert.Contains(t, out, "withdrawn: design will be walked")
 	assert.Contains(t, out, "rejected: self-review — no skip is declared for it")
-	assert.Contains(t, errOut, "1 of the named nodes were rejected")
+	assert.Contains(t, errOut, "graph skip: 1 name was rejected (listed above); the others stand")
 
 	out, _, _ = run("check", "issue-1", "--format", "json")
 	var rep struct {

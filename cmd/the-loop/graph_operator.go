@@ -63,7 +63,14 @@ func runGraphSkip(ctx context.Context, f *Factory, opts *graphSkipOptions) error
 	if err == nil && len(res.Rejected) > 0 {
 		// A partial rejection is not a success: a script must not read the
 		// skips it asked for as all in place.
-		return unmet(fmt.Sprintf("graph skip: %d of the named nodes were rejected (listed above); the others stand", len(res.Rejected)))
+		what := "1 name was rejected"
+		if n := len(res.Rejected); n > 1 {
+			what = fmt.Sprintf("%d names were rejected", n)
+		}
+		if len(res.Declared)+len(res.Withdrawn) == 0 {
+			return unmet("graph skip: " + what + " (listed above); nothing changed")
+		}
+		return unmet("graph skip: " + what + " (listed above); the others stand")
 	}
 	if err == nil && len(res.Declared)+len(res.Withdrawn) == 0 {
 		return unmet("")

@@ -64,7 +64,7 @@ func TestGraphVerbsWalkAndAudit(t *testing.T) {
 
 	out, errOut, code := run("graph", "skip", "issue-1", "--node", "review-chain", "--node", "phase-selection", "--reason", "docs-only change")
 	require.Equal(t, exitUnmet, code, "a partial rejection is not a success")
-	assert.Contains(t, errOut, "graph skip: 1 of the named nodes were rejected (listed above); the others stand")
+	assert.Contains(t, errOut, "graph skip: 1 name was rejected (listed above); the others stand")
 	assert.Contains(t, out, "declared: self-review will be skipped")
 	assert.Contains(t, out, "rejected: phase-selection — not a skippable node or shipped skip set")
 	_, errOut, code = run("graph", "skip", "issue-1", "--node", "design")
