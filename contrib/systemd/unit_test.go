@@ -116,7 +116,7 @@ func TestUnitIsHardenedAndKeepsSecretsOutOfItself(t *testing.T) {
 	for _, c := range u.credentials(t) {
 		ids[c.id] = true
 	}
-	for _, id := range []string{"config.yaml", "THE_LOOP_SIGNING_KEY", "GITHUB_TOKEN", "JIRA_EMAIL", "JIRA_API_TOKEN", "SLACK_WEBHOOK_URL"} {
+	for _, id := range []string{"config.yaml", "THE_LOOP_SIGNING_KEY", "GITHUB_TOKEN", "JIRA_EMAIL", "JIRA_API_TOKEN", "SLACK_WEBHOOK_URL", "ANTHROPIC_API_KEY"} {
 		assert.True(t, ids[id], "LoadCredential=%s is missing", id)
 	}
 }
