@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/the-loop/the-loop/critic"
 )
 
 // EnvConfig names the environment variable that overrides the config path.
@@ -51,6 +53,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&c.Polling.CycleTimeoutSeconds, 600)
 	orDefault(&c.DAG.MaxItems, 500)
 	c.Sessions.applyDefaults()
+	c.Critic.ApplyDefaults()
 }
 
 // orDefault sets *p to v when it holds its zero value (the key was left
@@ -119,11 +122,17 @@ func Parse(data []byte) (*Config, error) {
 		}
 	}
 	if err := c.validate(); err != nil {
+		key := ""
 		var ke *keyError
-		if errors.As(err, &ke) {
-			if line := lineOfKey(&root, ke.key); line > 0 {
-				return nil, fmt.Errorf("line %d: %w", line, err)
-			}
+		var fe *critic.FieldError
+		switch {
+		case errors.As(err, &ke):
+			key = ke.key
+		case errors.As(err, &fe):
+			key = fe.Key
+		}
+		if line := lineOfKey(&root, key); key != "" && line > 0 {
+			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 		return nil, err
 	}
@@ -213,7 +222,25 @@ func (c *Config) validate() error {
 			return badKey(fmt.Sprintf("polling.sources[%d].system", i), "%q is not one of github, jira", s.System)
 		}
 	}
-	return c.validateSessions()
+	if err := c.validateSessions(); err != nil {
+		return err
+	}
+	return c.Critic.Validate() // a *critic.FieldError names its key
+}
+
+// SecretEnvNames are the environment variables this config names as holding
+// a credential or a login (the tokens, the Jira e-mail, the Slack webhook):
+// no child process ever gets them, and what a child prints is scrubbed of
+// their values.
+func (c *Config) SecretEnvNames() []string {
+	var out []string
+	for _, v := range []string{c.Integrations.GitHub.TokenEnv, c.Integrations.Jira.TokenEnv, c.Integrations.Jira.EmailEnv,
+		c.Integrations.Slack.WebhookURLEnv, c.MCP.HTTP.TokenEnv} {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Commands is the control vocabulary, in documentation order.

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/critic"
 )
 
 func TestParseDefaults(t *testing.T) {
@@ -46,6 +48,14 @@ func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
 		{"a token in the file", "integrations:\n  github:\n    token: ghp_x\n", "field token not found"},
 		{"negative dag bound", "dag:\n  maxItems: -1\n", "line 2: dag.maxItems: -1 is negative"},
 		{"dag switch not a boolean", "dag:\n  enabled: sometimes\n", "line 2: dag.enabled: cannot unmarshal"},
+		{"unknown critic key", "critics:\n  - name: codex\n    command: [codex]\n    shell: true\n", "line 4: critics[0].shell: field shell not found"},
+		{"critic without a command", "critics:\n  - name: codex\n", "line 2: critics[0].command: is empty"},
+		{"relative critic program", "critics:\n  - name: codex\n    command: [codex]\n  - name: local\n    command: [./bin/review, -]\n",
+			`line 5: critics[1].command[0]: "./bin/review" is a relative path`},
+		{"secret passed to a critic", "critics:\n  - name: codex\n    command: [codex, exec, -]\n    env:\n      - HOME\n      - OPENAI_API_KEY\n",
+			"line 6: critics[0].env[1]: OPENAI_API_KEY looks like it holds a secret"},
+		{"negative review cap", "reviews:\n  selfReviewCount: 2\n  criticReviewCount: -2\n", "line 3: reviews.criticReviewCount: -2 is negative"},
+		{"critic review cap of the wrong type", "reviews:\n  criticReviewCount: many\n", "line 2: reviews.criticReviewCount: cannot unmarshal"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +65,22 @@ func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
 			assert.NotContains(t, err.Error(), "ghp_x", "values are never echoed back")
 		})
 	}
+}
+
+func TestParseCriticsAndReviews(t *testing.T) {
+	c, err := Parse([]byte("critics:\n  - name: codex\n    command: [codex, exec, -]\n    timeoutSeconds: 120\nreviews:\n  criticReviewCount: 2\n"))
+	require.NoError(t, err)
+	require.Len(t, c.Critic.Critics, 1)
+	assert.Equal(t, "codex", c.Critic.Critics[0].Name)
+	assert.Equal(t, 120, c.Critic.Critics[0].TimeoutSeconds)
+	assert.Equal(t, critic.DefaultMaxOutputBytes, c.Critic.Critics[0].MaxOutputBytes, "defaults fill what the operator left out")
+	assert.Equal(t, critic.Reviews{SelfReviewCount: 3, CriticReviewCount: 2}, c.Critic.Reviews)
+
+	d, err := Parse(nil)
+	require.NoError(t, err)
+	assert.Empty(t, d.Critic.Critics, "no critic exists unless the operator configures one")
+	assert.Equal(t, critic.Reviews{SelfReviewCount: 3, CriticReviewCount: 3}, d.Critic.Reviews)
+	assert.Equal(t, d.Critic.Reviews, Default().Critic.Reviews)
 }
 
 func TestParseJiraDependencyKeys(t *testing.T) {

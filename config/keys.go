@@ -3,6 +3,7 @@ package config
 import (
 	"gopkg.in/yaml.v3"
 
+	"github.com/the-loop/the-loop/critic"
 	"github.com/the-loop/the-loop/harness"
 )
 
@@ -21,6 +22,9 @@ type Config struct {
 	Harnesses map[string]harness.Config `yaml:"harnesses"`
 	// Sessions configures the agent sessions and the items' working trees.
 	Sessions Sessions `yaml:"sessions"`
+	// Critic is the critic policy: the top-level critics: and reviews:
+	// keys (docs/reviews.md), validated by package critic.
+	Critic critic.Config `yaml:",inline"`
 
 	// Path is the file the configuration was read from ("" for defaults).
 	Path string `yaml:"-"`

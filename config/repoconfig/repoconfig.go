@@ -61,6 +61,9 @@ type Config struct {
 	Sessions struct {
 		Harness string `yaml:"harness"`
 	} `yaml:"sessions"`
+	// Commands are the repository's own lint, type-check and test
+	// commands (the commands: block), read strictly by readCommands.
+	Commands Commands `yaml:"-"`
 	// Present is true when the file exists.
 	Present bool `yaml:"-"`
 }
@@ -155,6 +158,9 @@ func (r *Repo) readConfig() error {
 		return invalidError{fmt.Errorf("%s is not valid YAML: %w (fix the file; workflow.specDir is the key the engine reads)", Path, err)}
 	}
 	r.Config.Present = true
+	if r.Config.Commands, err = readCommands(data); err != nil {
+		return err
+	}
 	if sd := strings.TrimSpace(r.Config.Workflow.SpecDir); sd != "" {
 		clean := path.Clean(filepath.ToSlash(sd))
 		if !filepath.IsLocal(filepath.FromSlash(clean)) {
