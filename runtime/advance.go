@@ -101,6 +101,10 @@ func (r *Runtime) Advance(ctx context.Context, id string, event *Event) (NodeRep
 	var enterNode string
 	var startMsgs []string
 	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
+		if h := Held(r.config(), st); h != nil {
+			rep = NodeReport{Node: st.CurrentNode, Status: StatusRefused, Messages: []string{h.Error()}}
+			return nil, errNoSave
+		}
 		var evs []EventRecord
 		if st.CurrentNode == "" {
 			evs = r.startLocked(st, StartOptions{})
@@ -111,6 +115,9 @@ func (r *Runtime) Advance(ctx context.Context, id string, event *Event) (NodeRep
 		rep, enterNode, more, err = r.advanceLocked(ctx, id, st, event, true)
 		return append(evs, more...), err
 	})
+	if errors.Is(err, errNoSave) {
+		return rep, nil
+	}
 	if err != nil {
 		return rep, fmt.Errorf("advance %s: %w", id, err)
 	}
@@ -143,6 +150,7 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 	for _, m := range degradations(oc.Results) {
 		evs = append(evs, EventRecord{Name: "graph.hook_degraded", Node: node.ID, Data: map[string]any{"boundary": "exit", "message": m}})
 	}
+	evs = append(evs, r.recordTestRuns(st, node.ID, oc.Results)...)
 	switch oc.Status {
 	case Wait:
 		reason := oc.Render()
@@ -355,6 +363,11 @@ func (r *Runtime) CompleteWith(ctx context.Context, id, node, actor string, even
 		if node == "" {
 			node = cur
 			env.Node = cur
+		}
+		if h := Held(r.config(), st); h != nil {
+			env.Status, env.Reason = StatusRefused, "held"
+			env.Messages = []string{h.Error()}
+			return nil, errNoSave
 		}
 		claimed, okClaimed := r.Graph.Node(node)
 		current, okCur := r.Graph.Node(cur)

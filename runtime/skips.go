@@ -93,6 +93,7 @@ func Trusted(st *State, s *Signer, strict bool) TrustedView {
 		}
 	}
 	v.State.Forced = forced
+	v.trustReceipts(st, s, strict)
 	return v
 }
 

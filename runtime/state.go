@@ -45,6 +45,15 @@ type State struct {
 	// to a runtime holding the ticket integration (a launched session's
 	// claim entered it); "" when it ran.
 	EntryPending string `json:"entryPending,omitempty"`
+	// Control is an authorized person's pause or stop, read from the ticket:
+	// while it is set the item is held (see Held).
+	Control *Control `json:"control,omitempty"`
+	// CriticRuns are the signed receipts of the critic rounds the loop ran
+	// for the item, oldest first (see RecordCriticRun).
+	CriticRuns []*Decision `json:"criticRuns,omitempty"`
+	// TestRuns are the signed receipts of the latest run of the repository's
+	// commands by verify-tests, keyed by node.
+	TestRuns map[string]*Decision `json:"testRuns,omitempty"`
 	// Handoff is the accepted handoff record, frozen at start.
 	Handoff           *HandoffState `json:"handoff,omitempty"`
 	HandoffDemoted    []Demotion    `json:"handoffDemoted,omitempty"`
@@ -188,6 +197,12 @@ func (s *State) normalize() {
 	if s.Forced == nil {
 		s.Forced = []*Decision{}
 	}
+	s.CriticRuns = slices.DeleteFunc(s.CriticRuns, func(d *Decision) bool { return d == nil })
+	for k, v := range s.TestRuns {
+		if v == nil {
+			delete(s.TestRuns, k)
+		}
+	}
 	for _, m := range []map[string]*Decision{s.Decisions, s.Skips, s.OptIns} {
 		for k, v := range m {
 			if v == nil {
@@ -203,7 +218,8 @@ func (s *State) normalize() {
 
 // AllDecisions lists every recorded decision of s in a stable order: the
 // gate decisions, the declared skips and the opt-ins, each by node, then
-// the forced transitions in the order they happened.
+// the forced transitions in the order they happened, then the receipts of
+// the loop's own runs (critic rounds, then test runs by node).
 func (s *State) AllDecisions() []*Decision {
 	var out []*Decision
 	for _, m := range []map[string]*Decision{s.Decisions, s.Skips, s.OptIns} {
@@ -211,7 +227,12 @@ func (s *State) AllDecisions() []*Decision {
 			out = append(out, m[k])
 		}
 	}
-	return append(out, s.Forced...)
+	out = append(out, s.Forced...)
+	out = append(out, s.CriticRuns...)
+	for _, k := range slices.Sorted(maps.Keys(s.TestRuns)) {
+		out = append(out, s.TestRuns[k])
+	}
+	return out
 }
 
 // Record returns the node's record, creating it.
