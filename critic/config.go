@@ -70,9 +70,9 @@ type Critic struct {
 // Reviews caps the review rounds run before the human reviewer.
 type Reviews struct {
 	// SelfReviewCount caps the self-review rounds (default 3).
-	SelfReviewCount int `yaml:"selfReviewCount"`
+	SelfReviewCount int `yaml:"selfReviewCount" json:"selfReviewCount"`
 	// CriticReviewCount caps the critic rounds (default 3).
-	CriticReviewCount int `yaml:"criticReviewCount"`
+	CriticReviewCount int `yaml:"criticReviewCount" json:"criticReviewCount"`
 }
 
 // FieldError is a refused configuration value. Key is the dotted path of

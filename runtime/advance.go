@@ -150,7 +150,7 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 	for _, m := range degradations(oc.Results) {
 		evs = append(evs, EventRecord{Name: "graph.hook_degraded", Node: node.ID, Data: map[string]any{"boundary": "exit", "message": m}})
 	}
-	evs = append(evs, r.recordTestRuns(st, node.ID, oc.Results)...)
+	evs = append(evs, r.recordReceipts(st, node.ID, oc.Results)...)
 	switch oc.Status {
 	case Wait:
 		reason := oc.Render()

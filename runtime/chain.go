@@ -20,6 +20,8 @@ type ChainEntry struct {
 	fn     HookFunc
 	ops    []integrations.Op
 	repoHk bool
+	// runsCommands: bounded by the repository commands' budget.
+	runsCommands bool
 }
 
 // ChainOutcome is the result of running a chain.
@@ -77,7 +79,7 @@ func RunChain(entries []ChainEntry, hc *HookContext, timeout time.Duration) Chai
 			hc.Params = map[string]any{}
 		}
 		hc.Results = results
-		res := callHook(e, hc, entryTimeout(e, timeout))
+		res := callHook(e, hc, entryTimeout(e, timeout, hc.Commands))
 		if e.repoHk {
 			if _, ok := res.Data["outcome"]; ok {
 				delete(res.Data, "outcome")
@@ -93,8 +95,12 @@ func RunChain(entries []ChainEntry, hc *HookContext, timeout time.Duration) Chai
 }
 
 // entryTimeout lets a hook that declares its own timeoutSeconds (verify-tests)
-// run that long, plus a grace period for its own clean-up.
-func entryTimeout(e *ChainEntry, def time.Duration) time.Duration {
+// run that long, plus a grace period for its own clean-up, and a hook that
+// runs the repository's commands as long as they may take.
+func entryTimeout(e *ChainEntry, def time.Duration, cmds RepoCommands) time.Duration {
+	if b := cmds.Budget(); e.runsCommands && b > def {
+		def = b
+	}
 	var secs float64
 	switch v := e.With["timeoutSeconds"].(type) {
 	case int:

@@ -138,8 +138,18 @@ func TestRegistry(t *testing.T) {
 
 func TestEntryTimeoutHonoursTheHooksOwnTimeout(t *testing.T) {
 	e := &ChainEntry{Hook: "verify-tests", With: map[string]any{"timeoutSeconds": 900}}
-	assert.Equal(t, 930*time.Second, entryTimeout(e, time.Minute))
-	assert.Equal(t, time.Minute, entryTimeout(&ChainEntry{Hook: "x"}, time.Minute))
+	assert.Equal(t, 930*time.Second, entryTimeout(e, time.Minute, RepoCommands{}))
+	assert.Equal(t, time.Minute, entryTimeout(&ChainEntry{Hook: "x"}, time.Minute, RepoCommands{}))
+}
+
+// A hook that runs the repository's commands is bounded by their budget:
+// one timeout per command plus a grace, never the chain's shorter default.
+func TestEntryTimeoutCoversTheRepositoryCommands(t *testing.T) {
+	cmds := RepoCommands{List: []RepoCommand{{Key: "lint", Argv: []string{"x"}}, {Key: "test", Argv: []string{"y"}}}, TimeoutSeconds: 600}
+	runs := &ChainEntry{Hook: "verify-tests", runsCommands: true}
+	assert.Equal(t, 1230*time.Second, entryTimeout(runs, time.Minute, cmds))
+	assert.Equal(t, time.Minute, entryTimeout(&ChainEntry{Hook: "x"}, time.Minute, cmds), "other hooks keep the chain's bound")
+	assert.Equal(t, time.Minute, entryTimeout(runs, time.Minute, RepoCommands{}), "no command, no budget")
 }
 
 func TestReadOnlyHooksRunInlineWithTheSameGuarantees(t *testing.T) {

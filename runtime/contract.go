@@ -170,6 +170,9 @@ type HookContext struct {
 	Event *Event
 	// Config is the operator configuration (never secret values).
 	Config *config.Config
+	// Commands are the repository's own lint, type-check and test commands
+	// (empty when it declares none).
+	Commands RepoCommands
 	// Tracker is the ticket integration (nil when none is configured or in
 	// read-only evaluation).
 	Tracker integrations.Provider

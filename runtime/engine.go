@@ -30,7 +30,9 @@ type Runtime struct {
 	// Repo is the absolute repository root.
 	Repo string
 	// SpecRoot is the spec folder relative to Repo, slash-separated.
-	SpecRoot    string
+	SpecRoot string
+	// Commands are the repository's own commands (its repository config).
+	Commands    RepoCommands
 	HookTimeout time.Duration
 	Log         *slog.Logger
 	// DeferEntry leaves entry chains to a runtime that holds the ticket
@@ -124,6 +126,7 @@ func (r *Runtime) hookContext(ctx context.Context, in evalInput) *HookContext {
 		SkippedArtifacts: in.set.Artifacts,
 		Event:            in.event,
 		Config:           r.config(),
+		Commands:         r.Commands,
 		ReadOnly:         in.readOnly,
 		Signer:           r.signer(),
 		Strict:           in.strict,

@@ -19,6 +19,7 @@ import (
 const (
 	KindCriticRun = "critic-run"
 	KindTestRun   = "test-run"
+	KindReview    = "review"
 )
 
 // ViaLoop marks a receipt of a run the loop made itself.
@@ -144,32 +145,95 @@ func (s *State) TestRunAt(node string) (TestRun, bool) {
 	return t, true
 }
 
-// TestRunKey is the Result.Data key under which verify-tests hands the
-// runtime the receipt (*Decision) of the commands it ran.
-const TestRunKey = "testRun"
+// ReceiptKey is the Result.Data key under which a hook hands the runtime
+// the (unsigned) receipt of what it ran or decided: verify-tests a test run,
+// review-rounds the stop of a review.
+const ReceiptKey = "receipt"
 
-// recordTestRuns signs and keeps, whatever the chain decided, the receipt of
-// every test run its results carry: the latest run at a node replaces the
-// one before.
-func (r *Runtime) recordTestRuns(st *State, node string, results []Result) []EventRecord {
+// recordReceipts signs and keeps, whatever the chain decided, the receipts
+// its results carry: a test run (the latest run at a node replaces the one
+// before) and a review's stop. A receipt of any other kind is ignored.
+func (r *Runtime) recordReceipts(st *State, node string, results []Result) []EventRecord {
 	var evs []EventRecord
 	for _, res := range results {
-		d, ok := res.Data[TestRunKey].(*Decision)
-		if !ok || d == nil || d.Kind != KindTestRun {
+		d, ok := res.Data[ReceiptKey].(*Decision)
+		if !ok || d == nil {
+			continue
+		}
+		var into *map[string]*Decision
+		var ev EventRecord
+		switch d.Kind {
+		case KindTestRun:
+			into, ev = &st.TestRuns, EventRecord{Name: "tests.ran", Node: node, Data: map[string]any{"outcome": d.Outcome,
+				"commit": d.Data["commit"], "evidence": d.Data["evidence"]}}
+		case KindReview:
+			into, ev = &st.Reviews, EventRecord{Name: "review.stopped", Node: node, Data: map[string]any{"rounds": d.Data["rounds"],
+				"stoppedAt": d.Data["stoppedAt"], "cap": d.Data["cap"]}}
+		default:
 			continue
 		}
 		d.Node, d.WorkItem, d.Loop = node, st.WorkItem, r.Graph.Name
 		if err := r.signer().Sign(d); err != nil {
-			r.log().Warn("could not sign the test run", "node", node, "err", err)
+			r.log().Warn("could not sign a receipt", "node", node, "kind", d.Kind, "err", err)
 		}
-		if st.TestRuns == nil {
-			st.TestRuns = map[string]*Decision{}
+		if *into == nil {
+			*into = map[string]*Decision{}
 		}
-		st.TestRuns[node] = d
-		evs = append(evs, EventRecord{Name: "tests.ran", Node: node, Data: map[string]any{"outcome": d.Outcome, "commit": d.Data["commit"],
-			"evidence": d.Data["evidence"]}})
+		(*into)[node] = d
+		evs = append(evs, ev)
 	}
 	return evs
+}
+
+// ReviewStop is a review node's stop as the loop recorded it when the node
+// passed: the policy it stopped under, so check judges the record against
+// the same cap and critics on a host that configures none (CI).
+type ReviewStop struct {
+	Node string
+	// Cap and Critics are the policy in force: the round cap and, for
+	// critic-review, the configured critics.
+	Cap       int
+	Critics   []string
+	Rounds    int
+	StoppedAt int
+}
+
+// Receipt is the (unsigned) receipt of s.
+func (s ReviewStop) Receipt() *Decision {
+	critics := make([]any, len(s.Critics))
+	for i, c := range s.Critics {
+		critics[i] = c
+	}
+	return &Decision{Node: s.Node, Kind: KindReview, Outcome: "stopped", Via: ViaLoop, By: ByLoop, At: Now(), Data: map[string]any{
+		"cap": s.Cap, "critics": critics, "rounds": s.Rounds, "stoppedAt": s.StoppedAt,
+	}}
+}
+
+// ReviewStopAt returns the recorded stop of the review at node in a trusted
+// state.
+func (s *State) ReviewStopAt(node string) (ReviewStop, bool) {
+	d, ok := s.Reviews[node]
+	if !ok || d == nil {
+		return ReviewStop{}, false
+	}
+	out := ReviewStop{Node: d.Node, Cap: dataInt(d, "cap"), Rounds: dataInt(d, "rounds"), StoppedAt: dataInt(d, "stoppedAt")}
+	list, _ := d.Data["critics"].([]any)
+	for _, c := range list {
+		if name, ok := c.(string); ok {
+			out.Critics = append(out.Critics, name)
+		}
+	}
+	return out, true
+}
+
+func dataInt(d *Decision, key string) int {
+	switch v := d.Data[key].(type) {
+	case int:
+		return v
+	case float64:
+		return int(v)
+	}
+	return 0
 }
 
 // trustReceipts keeps the receipts of kind the signer honours that belong
@@ -203,16 +267,20 @@ func (v *TrustedView) trustReceipts(st *State, s *Signer, strict bool) {
 		}
 	}
 	v.State.CriticRuns = runs
-	tests := map[string]*Decision{}
-	for _, node := range slices.Sorted(maps.Keys(st.TestRuns)) {
-		if d := st.TestRuns[node]; d.Node != node {
-			v.Dropped++
-			v.Findings[node] = append(v.Findings[node], fmt.Sprintf("test-run receipt for %s was recorded for %s — ignored", node, d.Node))
-		} else if keep(d, KindTestRun) {
-			tests[node] = d
+	byNode := func(m map[string]*Decision, kind string) map[string]*Decision {
+		out := map[string]*Decision{}
+		for _, node := range slices.Sorted(maps.Keys(m)) {
+			if d := m[node]; d.Node != node {
+				v.Dropped++
+				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s receipt for %s was recorded for %s — ignored", kind, node, d.Node))
+			} else if keep(d, kind) {
+				out[node] = d
+			}
 		}
+		return out
 	}
-	v.State.TestRuns = tests
+	v.State.TestRuns = byNode(st.TestRuns, KindTestRun)
+	v.State.Reviews = byNode(st.Reviews, KindReview)
 }
 
 func dataString(d *Decision, key string) string {

@@ -53,10 +53,10 @@ func TestTestRunReceiptsKeepTheLatestRunOfANode(t *testing.T) {
 	h.rt.Signer = NewEd25519Signer(testEd25519Key())
 	st := NewState("issue-1")
 	fail := TestRun{Outcome: TestsFailed, Commit: "abc", Commands: []TestCommand{{Key: "test", Command: "go test ./...", Exit: "exit 1"}}}
-	h.rt.recordTestRuns(st, "build", []Result{OK("verify-tests", map[string]any{TestRunKey: fail.Receipt()})})
+	h.rt.recordReceipts(st, "build", []Result{OK("verify-tests", map[string]any{ReceiptKey: fail.Receipt()})})
 	pass := TestRun{Outcome: TestsPassed, Commit: "def", Dirty: true, Evidence: "evidence/tests-build.md", EvidenceSHA256: "e",
 		Commands: []TestCommand{{Key: "lint", Command: "golangci-lint run", Exit: "exit 0"}, {Key: "test", Command: "go test ./...", Exit: "exit 0"}}}
-	evs := h.rt.recordTestRuns(st, "build", []Result{{Status: Block, Data: map[string]any{TestRunKey: pass.Receipt()}}})
+	evs := h.rt.recordReceipts(st, "build", []Result{{Status: Block, Data: map[string]any{ReceiptKey: pass.Receipt()}}})
 	require.Len(t, evs, 1)
 	assert.Equal(t, "tests.ran", evs[0].Name)
 

@@ -19,6 +19,10 @@ type HookSpec struct {
 	Summary string
 	Func    HookFunc
 	Ops     []integrations.Op
+	// RunsCommands marks a hook that runs the repository's own commands:
+	// its call is bounded by their budget (RepoCommands.Budget) when that
+	// is longer than the chain's hook timeout.
+	RunsCommands bool
 }
 
 // Registry resolves hook names for the graph compiler. It is built once,

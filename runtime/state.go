@@ -54,6 +54,9 @@ type State struct {
 	// TestRuns are the signed receipts of the latest run of the repository's
 	// commands by verify-tests, keyed by node.
 	TestRuns map[string]*Decision `json:"testRuns,omitempty"`
+	// Reviews are the signed receipts of the review nodes' stops, keyed by
+	// node: the policy each stopped under.
+	Reviews map[string]*Decision `json:"reviews,omitempty"`
 	// Handoff is the accepted handoff record, frozen at start.
 	Handoff           *HandoffState `json:"handoff,omitempty"`
 	HandoffDemoted    []Demotion    `json:"handoffDemoted,omitempty"`
@@ -198,9 +201,11 @@ func (s *State) normalize() {
 		s.Forced = []*Decision{}
 	}
 	s.CriticRuns = slices.DeleteFunc(s.CriticRuns, func(d *Decision) bool { return d == nil })
-	for k, v := range s.TestRuns {
-		if v == nil {
-			delete(s.TestRuns, k)
+	for _, m := range []map[string]*Decision{s.TestRuns, s.Reviews} {
+		for k, v := range m {
+			if v == nil {
+				delete(m, k)
+			}
 		}
 	}
 	for _, m := range []map[string]*Decision{s.Decisions, s.Skips, s.OptIns} {
@@ -219,7 +224,8 @@ func (s *State) normalize() {
 // AllDecisions lists every recorded decision of s in a stable order: the
 // gate decisions, the declared skips and the opt-ins, each by node, then
 // the forced transitions in the order they happened, then the receipts of
-// the loop's own runs (critic rounds, then test runs by node).
+// the loop's own runs (critic rounds, then test runs and review stops by
+// node).
 func (s *State) AllDecisions() []*Decision {
 	var out []*Decision
 	for _, m := range []map[string]*Decision{s.Decisions, s.Skips, s.OptIns} {
@@ -229,8 +235,10 @@ func (s *State) AllDecisions() []*Decision {
 	}
 	out = append(out, s.Forced...)
 	out = append(out, s.CriticRuns...)
-	for _, k := range slices.Sorted(maps.Keys(s.TestRuns)) {
-		out = append(out, s.TestRuns[k])
+	for _, m := range []map[string]*Decision{s.TestRuns, s.Reviews} {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			out = append(out, m[k])
+		}
 	}
 	return out
 }

@@ -227,7 +227,7 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		act.Action, act.Detail = "error", fmt.Sprintf("list comments: %v", err)
 		return act
 	}
-	last := p.lastCommand(src, is, comments)
+	last, by := p.lastCommand(src, is, comments)
 	it := &polledItem{prov: prov, src: src, container: container, id: id, ref: ref, updated: is.UpdatedAt}
 	repo, err := p.itemRepo(ctx, it)
 	if err != nil {
@@ -242,6 +242,10 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	started := sess.state.CurrentNode != ""
 	if started {
 		p.Svc.noteChangedEvidence(ctx, repo, id, sess.state, comments)
+		if _, err := p.applyControl(ctx, sess, id, last, by); err != nil {
+			act.Action, act.Detail = "error", err.Error()
+			return act
+		}
 	}
 	deps := p.dependencies(ctx, sess, id, ref, !started && control.IsArming(last))
 	act.Dependencies = deps.record.Message()
@@ -294,12 +298,12 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 }
 
 // lastCommand is the last control command an authorized person gave on the
-// issue, or, when none, start for an issue an authorized person labelled
-// for auto-execution.
-func (p *Poller) lastCommand(src config.Source, is integrations.Issue, comments []integrations.Comment) control.Command {
+// issue and the comment that gave it, or, when none, start for an issue an
+// authorized person labelled for auto-execution (by its author).
+func (p *Poller) lastCommand(src config.Source, is integrations.Issue, comments []integrations.Comment) (control.Command, integrations.Comment) {
 	cfg := p.Svc.cfg
 	parser := control.New(cfg)
-	last := control.None
+	last, by := control.None, integrations.Comment{}
 	for _, c := range AuthorizedComments(cfg, comments) {
 		if isHandoffComment(c.Body) || authz.Edited(c) {
 			continue // a record carries conversation text, and an edited comment is never a command
@@ -308,16 +312,16 @@ func (p *Poller) lastCommand(src config.Source, is integrations.Issue, comments 
 		if res.Ambiguous || res.Command == control.None || res.Command == control.Execute {
 			continue
 		}
-		last = res.Command
+		last, by = res.Command, c
 	}
 	label := src.Label
 	if label == "" {
 		label = cfg.Routing.AutoExecuteLabel
 	}
 	if last == control.None && hasLabel(is.Labels, label) && IsAuthorized(cfg, is.Author) {
-		last = control.Start
+		last, by = control.Start, integrations.Comment{Author: is.Author}
 	}
-	return last
+	return last, by
 }
 
 // evaluateGate advances an item standing at a human gate (or parked on a

@@ -171,7 +171,7 @@ func paused(cfg *config.Config, ev *runtime.Event) bool {
 		return false
 	}
 	p := &Poller{Svc: &Service{cfg: cfg}}
-	last := p.lastCommand(config.Source{}, integrations.Issue{}, ev.Comments)
+	last, _ := p.lastCommand(config.Source{}, integrations.Issue{}, ev.Comments)
 	return last == control.Pause || last == control.Stop
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/config/repoconfig"
+	"github.com/the-loop/the-loop/critic"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/sessions"
@@ -29,6 +30,9 @@ type Deps struct {
 	Providers func(system string) (integrations.Provider, error)
 	// Notifier delivers the notify hooks' messages (Slack); nil means none.
 	Notifier integrations.Notifier
+	// Critics runs the configured critics (nil: a runner reading the
+	// process environment, redacting the config's secrets).
+	Critics *critic.Runner
 	// Signer signs and verifies recorded decisions (nil: no key, so
 	// decisions are unsigned and only committed public keys verify).
 	Signer *runtime.Signer
@@ -210,7 +214,7 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	signer, signWarns := s.signerFor(repo)
 	warns = append(warns, signWarns...)
 	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot,
-		Tracker: s.tracker(repo, state), Notifier: s.deps.Notifier, Log: s.log(), DeferEntry: s.deps.DeferEntry}
+		Commands: repoCommands(repo), Tracker: s.tracker(repo, state), Notifier: s.deps.Notifier, Log: s.log(), DeferEntry: s.deps.DeferEntry}
 	if s.deps.Sessions != nil {
 		rt.Assignments = desk{sup: s.deps.Sessions, repo: repo.Root}
 	}
@@ -232,6 +236,17 @@ func (s *Service) openKnown(ctx context.Context, repoDir, id string) (*session, 
 		return nil, err
 	}
 	return sess, nil
+}
+
+// repoCommands are the repository's own commands as its repository config
+// declares them (commands:), for verify-tests.
+func repoCommands(repo *repoconfig.Repo) runtime.RepoCommands {
+	c := repo.Config.Commands
+	out := runtime.RepoCommands{TimeoutSeconds: c.Timeout()}
+	for _, d := range c.Declared() {
+		out.List = append(out.List, runtime.RepoCommand{Key: d.Key, Argv: d.Argv})
+	}
+	return out
 }
 
 // signerFor is the signer for repo's decisions: the service's keys, plus the

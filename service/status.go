@@ -22,6 +22,8 @@ type GraphStatus struct {
 	Escalation  *runtime.Escalation `json:"escalation,omitempty"`
 	// Dependencies is the poller's last read of the item's blockers.
 	Dependencies *runtime.DependencyReport `json:"dependencies,omitempty"`
+	// Control is the pause or stop holding the item (nil when none).
+	Control *runtime.Control `json:"control,omitempty"`
 	// GraphContext is the $graph_context block for the agent's prompt.
 	GraphContext string `json:"graphContext"`
 	// Sessions is the item's newest agent session, in one line.
@@ -51,7 +53,7 @@ func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, err
 	rep := res.Reports[0]
 	g := res.Graphs[req.WorkItem]
 	out := GraphStatus{WorkItem: req.WorkItem, Loop: g.Name, Started: state.CurrentNode != "", CurrentNode: rep.CurrentNode,
-		Parked: rep.Parked, Escalation: state.Escalation, Dependencies: rep.Dependencies, Needs: []string{}, Warnings: res.Warnings}
+		Parked: rep.Parked, Escalation: state.Escalation, Dependencies: rep.Dependencies, Control: state.Control, Needs: []string{}, Warnings: res.Warnings}
 	n, _ := g.Node(rep.CurrentNode)
 	if n != nil {
 		out.Actor = n.Actor
@@ -62,13 +64,17 @@ func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, err
 			out.Needs = append(out.Needs, nr.Messages...)
 		}
 	}
-	out.GraphContext = graphContext(g, n, state, out)
+	hold := ""
+	if h := runtime.Held(s.cfg, state); h != nil {
+		hold = h.Error()
+	}
+	out.GraphContext = graphContext(g, n, state, out, hold)
 	out.Sessions = s.sessionLine(ctx, st, repo.Root, req.WorkItem)
 	return out, nil
 }
 
 // graphContext renders the block an agent's prompt carries.
-func graphContext(g *runtime.Graph, n *runtime.Node, st *runtime.State, gs GraphStatus) string {
+func graphContext(g *runtime.Graph, n *runtime.Node, st *runtime.State, gs GraphStatus, hold string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "the-loop graph context for %s (%s):\n", gs.WorkItem, g.Name)
 	if !gs.Started {
@@ -113,6 +119,9 @@ func graphContext(g *runtime.Graph, n *runtime.Node, st *runtime.State, gs Graph
 	}
 	if gs.Escalation != nil {
 		fmt.Fprintf(&b, "  ESCALATED from %s: %s — a human decides how to proceed and resumes the walk (an operator act); do not work around it.\n", gs.Escalation.From, gs.Escalation.Reason)
+	}
+	if hold != "" {
+		fmt.Fprintf(&b, "  HELD: %s. Stop working on it.\n", hold)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/the-loop/the-loop/runtime/hooks/dependencies"
 	"github.com/the-loop/the-loop/runtime/hooks/gates"
 	"github.com/the-loop/the-loop/runtime/hooks/handoffs"
+	"github.com/the-loop/the-loop/runtime/hooks/reviews"
 	"github.com/the-loop/the-loop/runtime/hooks/work"
 )
 
@@ -31,6 +32,7 @@ const (
 	KindWork     = "work"
 	KindHandoff  = "handoff"
 	KindDepends  = "dependency"
+	KindReview   = "review"
 )
 
 // Integration operations, short names for the list below.
@@ -91,10 +93,13 @@ var All = []runtime.HookSpec{
 	{Name: gates.HookSecuritySignOff, Kind: KindGate, Func: gates.SecuritySignOff, Ops: ops(createComment),
 		Summary: "holds risk tier 4 and above until an authorized reviewer signs off on security"},
 
-	{Name: work.HookVerifyTests, Kind: KindWork, Func: work.VerifyTests,
-		Summary: "runs the node's test command and passes only on exit 0"},
+	{Name: work.HookVerifyTests, Kind: KindWork, Func: work.VerifyTests, RunsCommands: true,
+		Summary: "runs the repository's lint, type-check and test commands and passes only when each exits 0; waits while none is declared"},
 	{Name: work.HookInnerLoops, Kind: KindWork, Func: work.AwaitInnerLoops,
 		Summary: "holds the item until every pull request's inner loop is complete"},
+
+	{Name: reviews.HookReviewRounds, Kind: KindReview, Func: reviews.ReviewRounds,
+		Summary: "the node's round table (`evidence/self-review.md`, `evidence/critic-review.md`) stops on zero new findings or at the cap; a critic round counts only with a run the loop recorded"},
 
 	{Name: handoffs.HookImportHandoff, Kind: KindHandoff, Func: handoffs.ImportHandoff,
 		Summary: "verifies the artifacts a handoff carried and demotes the walk to the first that fails"},

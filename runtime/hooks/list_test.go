@@ -24,7 +24,7 @@ func TestTheListBuildsARegistryOfEveryHook(t *testing.T) {
 	for _, s := range All {
 		names = append(names, s.Name)
 		assert.NotEmpty(t, s.Summary, "%s has a summary for docs/engine.md", s.Name)
-		assert.Contains(t, []string{KindArtifact, KindGate, KindWork, KindHandoff, KindDepends}, s.Kind, "%s has a known kind", s.Name)
+		assert.Contains(t, []string{KindArtifact, KindGate, KindWork, KindHandoff, KindDepends, KindReview}, s.Kind, "%s has a known kind", s.Name)
 	}
 	slices.Sort(names)
 	assert.Equal(t, names, reg.Names())

@@ -126,11 +126,15 @@ type engineWalk struct {
 	mem  *runtime.MemoryPersister
 }
 
+// walkCommands are the repository's commands in every dry-run walk: one
+// that passes, so implementation and verification run and record it.
+var walkCommands = runtime.RepoCommands{List: []runtime.RepoCommand{{Key: "test", Argv: []string{"true"}}}, TimeoutSeconds: 60}
+
 func newEngineWalk(t *testing.T, loop string) *engineWalk {
 	hc, fake := hooktest.GateContext(t, nil, nil)
 	mem := runtime.NewMemoryPersister()
 	rt := &runtime.Runtime{Graph: compileShipped(t, loop), Persist: mem, Config: hc.Config, Signer: runtime.NewSigner([]byte("test-key")),
-		Tracker: fake, Repo: hc.Repo}
+		Tracker: fake, Repo: hc.Repo, Commands: walkCommands}
 	return &engineWalk{t: t, rt: rt, fake: fake, mem: mem}
 }
 
@@ -228,6 +232,7 @@ func TestContributionLoopWalk(t *testing.T) {
 	w.write("evidence/verification.md", "# Verification\n\n## Verification results\n\n- [x] export works — the download opens in a spreadsheet.\n")
 	w.claim("verification", "self-review")
 	w.write("execution-log.md", walkExecutionLog)
+	w.selfReview()
 	w.claim("self-review", "security-review")
 	w.claim("security-review", "reviewer-briefing")
 	w.claim("reviewer-briefing", "human-approval")

@@ -65,7 +65,9 @@ func TestWorkItemLoopWalkReviewChainAtTierFour(t *testing.T) {
 	w.write("evidence/verification.md", "# Verification\n\n## Verification results\n\nThe job ran on a fork: exit 0.\n")
 	w.claim("verification", "self-review")
 	w.write("execution-log.md", walkExecutionLog)
+	w.selfReview()
 	w.claim("self-review", "critic-review")
+	w.criticReview()
 	w.claim("critic-review", "security-review")
 
 	env := w.complete("security-review")

@@ -11,11 +11,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/critic"
 	"github.com/the-loop/the-loop/graphs"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/artifacts"
 	"github.com/the-loop/the-loop/runtime/hooks/gates"
 	"github.com/the-loop/the-loop/runtime/hooks/hooktest"
+	"github.com/the-loop/the-loop/runtime/hooks/reviews"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
 	"github.com/the-loop/the-loop/runtime/hooks/work"
 	"github.com/the-loop/the-loop/runtime/markdown"
@@ -44,6 +47,17 @@ var sampleSections = map[string]string{
 
 const defaultSample = "Written by the author."
 
+// sampleRuns is the critic round the filled-in critic-review record names,
+// recorded by the loop in every reader context.
+const sampleRun = "cr-20260301T100000Z-1a2b3c4d5e6f"
+
+// sampleRows are the rows an author adds to a template's round table,
+// which is the last thing in the file.
+var sampleRows = map[string]string{
+	"evidence/self-review.md":   "| 1 | 2 | 2 | 3f2a1c9 |\n| 2 | 0 | 0 | — |\n",
+	"evidence/critic-review.md": "| 1 | codex | " + sampleRun + " | 0 | 0 | — |\n",
+}
+
 // outsideGraphTemplates are shipped templates no graph hook reads: the
 // capability doc (docs/capabilities/), and the reviewer briefing and the
 // documentation record, which the ready-to-ship check reads (its tests
@@ -54,7 +68,8 @@ var outsideGraphTemplates = []string{"capability.md", "pr-briefing.md", "evidenc
 var diagramTemplates = []string{"capability.md", "pr-briefing.md"}
 
 // artifactHooks are the exit hooks that read a node's artifacts.
-var artifactHooks = map[string]bool{artifacts.HookValidate: true, artifacts.HookLint: true, artifacts.HookBoundaries: true, artifacts.HookSuccessCriteria: true, work.HookInnerLoops: true}
+var artifactHooks = map[string]bool{artifacts.HookValidate: true, artifacts.HookLint: true, artifacts.HookBoundaries: true, artifacts.HookSuccessCriteria: true,
+	work.HookInnerLoops: true, reviews.HookReviewRounds: true}
 
 func readTemplate(t *testing.T, name string) string {
 	t.Helper()
@@ -89,7 +104,7 @@ func renderTemplate(t *testing.T, name string) string {
 		}
 		out = append(out, "", sample)
 	}
-	text := substitute(strings.Join(out, "\n"))
+	text := substitute(strings.Join(out, "\n")) + sampleRows[name]
 	require.NotContains(t, text, "{{", "%s has a placeholder the test does not know", name)
 	return text
 }
@@ -209,6 +224,10 @@ func readerContext(t *testing.T, e readerEntry, w readerWorld) *runtime.HookCont
 	hc.State = &runtime.State{Decisions: map[string]*runtime.Decision{
 		"goal-definition": {Node: "goal-definition", Data: map[string]any{"goal": map[string]any{"criteria": criteria}}},
 	}}
+	// The loop configured one critic and recorded one of its rounds here.
+	hc.Config = config.Default()
+	hc.Config.Critic.Critics = []critic.Critic{{Name: "codex", Command: []string{"codex", "exec", "-"}}}
+	hc.State.CriticRuns = []*runtime.Decision{runtime.NewCriticRunReceipt(runtime.CriticRun{ID: sampleRun, Critic: "codex", Node: e.node.ID}, "p", "o")}
 	return hc
 }
 

@@ -200,6 +200,23 @@ func (d *Dir) WriteAtomic(name string, data []byte) error {
 	return atomicfile.WriteIn(d.root, name, data)
 }
 
+// WriteFile replaces name with data like WriteAtomic, first creating the
+// folders name sits in (inside the spec folder, confined like every write).
+func (d *Dir) WriteFile(name string, data []byte) error {
+	if !filepath.IsLocal(name) {
+		return fmt.Errorf("%q is not a file inside the spec folder", name)
+	}
+	if d.root == nil {
+		return fmt.Errorf("the spec folder %s does not exist", d.Rel(""))
+	}
+	if dir := filepath.Dir(filepath.FromSlash(name)); dir != "." {
+		if err := d.root.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", d.Rel(filepath.ToSlash(dir)), err)
+		}
+	}
+	return atomicfile.WriteIn(d.root, filepath.FromSlash(name), data)
+}
+
 // AbsPath is name's absolute path.
 func (d *Dir) AbsPath(name string) string {
 	if name == "" {

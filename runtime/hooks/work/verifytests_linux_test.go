@@ -40,7 +40,7 @@ func TestATimedOutTestCommandLeavesNothingRunning(t *testing.T) {
 		"command": []any{"sh", "-c", "sleep 60 & echo $! > " + pidfile + "; wait"}, "timeoutSeconds": 1})
 	r, err := VerifyTests(hc)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"tests timed out: sh -c 'sleep 60 & echo $! > " + pidfile + "; wait'"}, hooktest.Texts(r))
+	assert.Equal(t, []string{"the node's test command timed out after 1s and was stopped: sh -c 'sleep 60 & echo $! > " + pidfile + "; wait'"}, hooktest.Texts(r))
 	b, err := os.ReadFile(pidfile)
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))

@@ -32,11 +32,16 @@ func runVerify(t *testing.T, params map[string]any, readOnly bool) (runtime.Resu
 	return r, hc
 }
 
-func TestVerifyTestsSkipsWithoutACommand(t *testing.T) {
+// A repository that declares no command waits at the node, naming the key
+// to set: nothing proves the work, so it never passes.
+func TestVerifyTestsWaitsWithoutADeclaredCommand(t *testing.T) {
 	for _, cmd := range []any{nil, "", "   ", []any{}} {
-		r, _ := runVerify(t, map[string]any{"command": cmd}, false)
-		assert.Equal(t, runtime.Skip, r.Status)
-		assert.Equal(t, []string{"no test command declared for this node"}, hooktest.Texts(r))
+		for _, readOnly := range []bool{false, true} {
+			r, _ := runVerify(t, map[string]any{"command": cmd}, readOnly)
+			assert.Equal(t, runtime.Wait, r.Status)
+			assert.Equal(t, []string{NoCommands}, hooktest.Texts(r))
+			assert.Contains(t, NoCommands, "commands.test")
+		}
 	}
 }
 
@@ -45,9 +50,15 @@ func TestVerifyTestsRunsARealCommand(t *testing.T) {
 	if err != nil {
 		t.Skip("go is not on PATH")
 	}
-	r, _ := runVerify(t, map[string]any{"command": []any{goBin, "version"}}, false)
+	r, hc := runVerify(t, map[string]any{"command": []any{goBin, "version"}}, false)
 	assert.Equal(t, runtime.Pass, r.Status, hooktest.Texts(r))
-	assert.Equal(t, goBin+" version", r.Data["command"])
+	assert.Equal(t, []string{goBin + " version"}, r.Data["commands"])
+	d, ok := r.Data[runtime.ReceiptKey].(*runtime.Decision)
+	require.True(t, ok, "the run is handed to the runtime to record")
+	assert.Equal(t, runtime.TestsPassed, d.Outcome)
+	out, err := os.ReadFile(filepath.Join(hc.WorkItem.SpecDir, "evidence", "tests-implementation.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "go version go1.", "the output is written as evidence")
 }
 
 func TestVerifyTestsReportsTheExitCodeAndTheOutputTail(t *testing.T) {
@@ -57,16 +68,16 @@ func TestVerifyTestsReportsTheExitCodeAndTheOutputTail(t *testing.T) {
 	assert.Equal(t, runtime.Block, r.Status)
 	assert.True(t, r.Retriable)
 	require.Len(t, r.Messages, 21)
-	assert.Equal(t, "tests failed (sh -c '"+script+"'), exit 3", r.Messages[0].Text)
-	assert.Equal(t, "line 6", r.Messages[1].Text)
-	assert.Equal(t, "line 25", r.Messages[20].Text)
+	assert.Equal(t, "the node's test command failed: sh -c '"+script+"' ended with exit 3", r.Messages[0].Text)
+	assert.Equal(t, "line 7", r.Messages[1].Text, "no line says what failed: the last lines are reported")
+	assert.Equal(t, "only on stderr", r.Messages[20].Text)
 	assert.Equal(t, runtime.SevInfo, r.Messages[20].Severity)
 }
 
 func TestVerifyTestsFallsBackToStderr(t *testing.T) {
 	requireSh(t)
 	r, _ := runVerify(t, map[string]any{"command": `sh -c 'echo "boom" >&2; exit 1'`}, false)
-	assert.Equal(t, []string{`tests failed (sh -c 'echo "boom" >&2; exit 1'), exit 1`, "boom"}, hooktest.Texts(r))
+	assert.Equal(t, []string{`the node's test command failed: sh -c 'echo "boom" >&2; exit 1' ended with exit 1`, "boom"}, hooktest.Texts(r))
 }
 
 func TestVerifyTestsRunsInTheRepositoryRoot(t *testing.T) {
@@ -81,10 +92,10 @@ func TestVerifyTestsCommandNotFoundIsFinal(t *testing.T) {
 	r, _ := runVerify(t, map[string]any{"command": "the-loop-no-such-binary --all"}, false)
 	assert.Equal(t, runtime.Block, r.Status)
 	assert.False(t, r.Retriable)
-	assert.Equal(t, []string{"test command not found: the-loop-no-such-binary"}, hooktest.Texts(r))
+	assert.Equal(t, []string{"the node's test command: program not found: the-loop-no-such-binary"}, hooktest.Texts(r))
 
 	r, _ = runVerify(t, map[string]any{"command": []any{"./missing-script.sh"}}, false)
-	assert.Equal(t, []string{"test command not found: ./missing-script.sh"}, hooktest.Texts(r))
+	assert.Equal(t, []string{"the node's test command: program not found: ./missing-script.sh"}, hooktest.Texts(r))
 }
 
 func TestVerifyTestsTimesOut(t *testing.T) {
@@ -92,7 +103,7 @@ func TestVerifyTestsTimesOut(t *testing.T) {
 	r, _ := runVerify(t, map[string]any{"command": "sh -c 'sleep 30'", "timeoutSeconds": 1}, false)
 	assert.Equal(t, runtime.Block, r.Status)
 	assert.True(t, r.Retriable)
-	assert.Equal(t, []string{"tests timed out: sh -c 'sleep 30'"}, hooktest.Texts(r))
+	assert.Equal(t, []string{"the node's test command timed out after 1s and was stopped: sh -c 'sleep 30'"}, hooktest.Texts(r))
 }
 
 func TestVerifyTestsNeverRunsUnderCheck(t *testing.T) {
@@ -103,8 +114,8 @@ func TestVerifyTestsNeverRunsUnderCheck(t *testing.T) {
 	hc.ReadOnly = true
 	r, err := VerifyTests(hc)
 	require.NoError(t, err)
-	assert.Equal(t, runtime.Skip, r.Status)
-	assert.Equal(t, []string{"tests are not run under check"}, hooktest.Texts(r))
+	assert.Equal(t, runtime.Block, r.Status, "no run is recorded: check cannot say the commands pass")
+	assert.Contains(t, hooktest.Texts(r)[0], "no run of the repository's commands is recorded for implementation")
 	_, statErr := os.Stat(marker)
 	assert.ErrorIs(t, statErr, os.ErrNotExist, "the command must not have run")
 

@@ -1,0 +1,159 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/the-loop/the-loop/critic"
+	"github.com/the-loop/the-loop/runtime"
+)
+
+// CriticListRequest asks which critics exist and can run.
+type CriticListRequest struct{}
+
+// CriticListResult is every configured critic, in configuration order, and
+// the review caps.
+type CriticListResult struct {
+	Critics  []critic.Status `json:"critics"`
+	Reviews  critic.Reviews  `json:"reviews"`
+	Warnings []string        `json:"-"`
+}
+
+// CriticList reports, for every configured critic, the executable found and
+// its version, or why it cannot run. It runs each critic's version probe
+// and nothing else.
+func (s *Service) CriticList(ctx context.Context, _ CriticListRequest) (CriticListResult, error) {
+	res := CriticListResult{Critics: s.critics().List(ctx, s.cfg.Critic.Critics), Reviews: s.cfg.Critic.Reviews}
+	if len(s.cfg.Critic.Critics) == 0 {
+		res.Warnings = append(res.Warnings, "no critic is configured; an operator adds one under `critics:` in the loop's configuration (docs/reviews.md)")
+	}
+	return res, nil
+}
+
+// CriticRunRequest runs one critic round.
+type CriticRunRequest struct {
+	Repo string `json:"repo"`
+	// WorkItem, when set, records the round on the item at the node it
+	// stands at; without it the round is run and counts for no review.
+	WorkItem string `json:"workItem"`
+	Critic   string `json:"critic"`
+	// PromptFile holds the review assignment (relative: to the repository).
+	PromptFile string `json:"promptFile"`
+}
+
+// CriticRunResult is the round's envelope, which is its JSON.
+type CriticRunResult struct {
+	critic.Envelope
+	// Node is where the round was recorded ("" when it was not).
+	Node     string   `json:"-"`
+	Warnings []string `json:"-"`
+}
+
+// CriticRun runs one round of a configured critic in the work item's
+// working tree and, with a work item, records it there: the envelope is
+// saved beside the state store, the run is recorded in the store with its
+// event, and its signed receipt goes into the item's state, where the
+// critic-review gate reads it. Running a critic adds work to the item; it
+// never approves, skips or forces anything. A paused or stopped item
+// refuses it.
+func (s *Service) CriticRun(ctx context.Context, req CriticRunRequest) (CriticRunResult, error) {
+	c, err := s.findCritic(req.Critic)
+	if err != nil {
+		return CriticRunResult{}, err
+	}
+	repo, err := s.openRepo(req.Repo)
+	if err != nil {
+		return CriticRunResult{}, err
+	}
+	prompt := strings.TrimSpace(req.PromptFile)
+	if prompt != "" && !filepath.IsAbs(prompt) {
+		prompt = filepath.Join(repo.Root, prompt)
+	}
+	if err := s.allowedPath(prompt, "prompt file"); prompt != "" && err != nil {
+		return CriticRunResult{}, err
+	}
+	res := CriticRunResult{Warnings: repo.Warnings}
+	var sess *session
+	if req.WorkItem != "" {
+		if sess, err = s.criticSession(ctx, repo.Root, req.WorkItem); err != nil {
+			return res, err
+		}
+		res.Node, res.Warnings = sess.state.CurrentNode, sess.warns
+	}
+	env, err := s.critics().Run(ctx, c, prompt, repo.Root)
+	if err != nil {
+		return res, invalid(err) // nothing ran: the prompt file or the working tree is the caller's to fix
+	}
+	res.Envelope = env
+	if sess == nil {
+		res.Warnings = append(res.Warnings, "not recorded: no work item was named, so this round counts for no review")
+		return res, nil
+	}
+	return res, s.recordCriticRun(ctx, sess, req.WorkItem, env)
+}
+
+// criticSession opens the item a round is recorded on: started, and not
+// held.
+func (s *Service) criticSession(ctx context.Context, repo, id string) (*session, error) {
+	sess, err := s.open(ctx, repo, id, "")
+	if err != nil {
+		return nil, err
+	}
+	if sess.state.CurrentNode == "" {
+		return nil, invalid(fmt.Errorf("%s has not entered the graph; a critic round is recorded at the node the item stands at, so start the walk first", id))
+	}
+	if h := runtime.Held(s.cfg, sess.state); h != nil {
+		return nil, h
+	}
+	return sess, nil
+}
+
+// recordCriticRun keeps env on the item: the store's run record (with the
+// saved envelope and its event), then the signed receipt in the state.
+func (s *Service) recordCriticRun(ctx context.Context, sess *session, id string, env critic.Envelope) error {
+	st, err := s.writableStore(ctx)
+	if err != nil {
+		return fmt.Errorf("critic %s ran (run %s) but could not be recorded, so it does not count: %w", env.Critic, env.RunID, err)
+	}
+	rec := critic.Recorder{Store: st, Dir: s.criticRunsDir()}
+	run, err := rec.Record(ctx, sess.repo.Root, id, sess.state.CurrentNode, env)
+	if err != nil {
+		return fmt.Errorf("critic %s ran (run %s) but could not be recorded, so it does not count: %w", env.Critic, env.RunID, err)
+	}
+	receipt := runtime.NewCriticRunReceipt(runtime.CriticRun{ID: run.ID, Critic: run.Critic, Node: run.Node, Unavailable: run.Unavailable},
+		run.PromptSHA256, run.OutputSHA256)
+	if err := sess.rt.RecordCriticRun(ctx, id, receipt); err != nil {
+		return fmt.Errorf("critic %s ran (run %s) and is in the store, but its receipt is not in the item's state, so it does not count: %w", env.Critic, env.RunID, err)
+	}
+	return nil
+}
+
+func (s *Service) findCritic(name string) (critic.Critic, error) {
+	names := s.cfg.Critic.Names()
+	if len(names) == 0 {
+		return critic.Critic{}, invalid(errors.New("no critic is configured; an operator adds one under `critics:` in the loop's configuration (docs/reviews.md)"))
+	}
+	c, ok := s.cfg.Critic.Find(strings.TrimSpace(name))
+	if !ok {
+		return critic.Critic{}, invalid(fmt.Errorf("critic %q is not configured (configured: %s)", name, strings.Join(names, ", ")))
+	}
+	return c, nil
+}
+
+// critics is the runner of critic rounds (Deps.Critics, else one reading
+// the process environment).
+func (s *Service) critics() *critic.Runner {
+	if s.deps.Critics != nil {
+		return s.deps.Critics
+	}
+	return &critic.Runner{Sensitive: s.cfg.SecretEnvNames()}
+}
+
+// criticRunsDir holds the saved envelopes, beside the state store: they are
+// the host's records, not the repository's.
+func (s *Service) criticRunsDir() string {
+	return filepath.Join(filepath.Dir(s.DBPath()), "critic-runs")
+}
