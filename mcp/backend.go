@@ -17,6 +17,9 @@ type Backend interface {
 	Complete(ctx context.Context, req service.CompleteRequest) (service.CompleteResult, error)
 	Plan(ctx context.Context, req service.PlanRequest) (service.PlanResult, error)
 
+	CriticList(ctx context.Context, req service.CriticListRequest) (service.CriticListResult, error)
+	CriticRun(ctx context.Context, req service.CriticRunRequest) (service.CriticRunResult, error)
+
 	TicketCreate(ctx context.Context, req service.TicketCreateRequest) (service.TicketCreateResult, error)
 	TicketProjects(ctx context.Context, req service.TicketProjectsRequest) (service.TicketProjectsResult, error)
 

@@ -11,10 +11,12 @@ import (
 
 // confinedTools are the tools a server confined to one work item answers:
 // the walk of that item (check, graph_status, graph_complete, graph_show),
-// its handed-off files (handoff_show, handoff_import) and the continuity
-// record of its working tree.
+// its critic rounds (critic_list, and critic_run recorded on that item
+// only), its handed-off files (handoff_show, handoff_import) and the
+// continuity record of its working tree.
 var confinedTools = map[string]bool{
 	"check": true, "graph_status": true, "graph_complete": true, "graph_show": true,
+	"critic_list": true, "critic_run": true,
 	"handoff_show": true, "handoff_import": true,
 	"continuity_update": true, "continuity_brief": true, "continuity_prompt": true,
 }

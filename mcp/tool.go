@@ -143,6 +143,7 @@ func ValidateTool(t Tool) error {
 func AllTools() []Tool {
 	tools := []Tool{
 		checkTool, planTool,
+		criticListTool, criticRunTool,
 		graphStatusTool, graphShowTool, graphCompleteTool,
 		handoffPostTool, handoffShowTool, handoffImportTool, handoffNoteTool,
 		ticketCreateTool, ticketProjectsTool,

@@ -57,7 +57,6 @@ func TestAStoppedItemRefusesEveryActUntilResumed(t *testing.T) {
 	assert.True(t, errors.Is(err, runtime.ErrHeld))
 	assert.Equal(t, want, err.Error(), "whatever launches a session asks the same rule")
 
-	r.svc.cfg.Critic.Critics = nil
 	gs, err := r.svc.Status(ctx, item)
 	require.NoError(t, err)
 	assert.Contains(t, gs.GraphContext, "HELD: "+want)

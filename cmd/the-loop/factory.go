@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/critic"
 	"github.com/the-loop/the-loop/integrations/providers"
 	"github.com/the-loop/the-loop/integrations/slack"
 	"github.com/the-loop/the-loop/runtime"
@@ -98,8 +99,8 @@ type ServiceOptions struct {
 // Service builds the core service: the only call of service.New in the
 // CLI. Every dependency is wired here, from the config and the environment:
 // the state store, the ticket providers (with their conditional-request
-// cache in that store), the Slack notifier, the signing keys, the clock and
-// the logger.
+// cache in that store), the Slack notifier, the critic runner, the signing
+// keys, the clock and the logger.
 func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 	cfg, err := f.Config()
 	if err != nil {
@@ -140,6 +141,7 @@ func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 		Store:        db,
 		Providers:    providers,
 		Notifier:     notifier,
+		Critics:      &critic.Runner{LookupEnv: f.lookupEnv, Sensitive: cfg.SecretEnvNames()},
 		Signer:       signer,
 		Clock:        time.Now,
 		Log:          log,

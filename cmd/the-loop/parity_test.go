@@ -31,6 +31,8 @@ import (
 var parityTests = map[string]func(*testing.T){
 	"check":             TestCLIAndToolReturnTheSameCheckReport,
 	"plan":              TestCLIAndToolReturnTheSamePlan,
+	"critic_list":       TestCLIAndToolRunTheSameCritic,
+	"critic_run":        TestCLIAndToolRunTheSameCritic,
 	"graph_status":      TestCLIAndToolReturnTheSameGraphReports,
 	"graph_show":        TestCLIAndToolReturnTheSameGraphReports,
 	"graph_complete":    TestCLIAndToolReturnTheSameGraphReports,

@@ -53,3 +53,16 @@ func Cleanup() {
 		built = map[string]string{}
 	}
 }
+
+// BuildTemp compiles the main package pkg into a folder of t's own, removed
+// when t ends: for a package that has no TestMain to call Cleanup. The go
+// build cache makes a second build of the same package cheap.
+func BuildTemp(t testing.TB, pkg string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("testbin: go build %s: %v\n%s", pkg, err, strings.TrimSpace(string(b)))
+	}
+	return out
+}
