@@ -80,7 +80,21 @@ func TestNotify(t *testing.T) {
 	r, err := Notify(hc)
 	require.NoError(t, err)
 	assert.Equal(t, true, r.Data["delivered"])
-	assert.Equal(t, []string{"phase-approval-pending|the-loop: issue-1 is at *design-approval* (phase-approval-pending). Roles: approver, lead"}, n.Sent)
+	assert.Equal(t, []string{"phase-approval-pending|the-loop: issue-1 (github:o/r#1) is at *design-approval* (phase-approval-pending). Roles: approver, lead"}, n.Sent)
+
+	hc.Node = &runtime.Node{ID: "design-approval", Actor: "human"}
+	n.Sent = nil
+	_, _ = Notify(hc)
+	assert.Equal(t, []string{"phase-approval-pending|the-loop: issue-1 (github:o/r#1) is at *design-approval* (phase-approval-pending). " +
+		"It is ready for review: an authorized reviewer answers on the ticket. Roles: approver, lead"}, n.Sent)
+
+	esc, _ := hooktest.GateContext(t, &runtime.Node{ID: "escalated", Actor: "human", Terminal: true}, map[string]any{"event": "conflict-escalated", "roles": []any{"operator"}})
+	esc.Notifier = n
+	esc.State.Escalation = &runtime.Escalation{From: "implementation", Reason: "implementation failed the same check twice in a row"}
+	n.Sent = nil
+	_, _ = Notify(esc)
+	assert.Equal(t, []string{"conflict-escalated|the-loop: issue-1 (github:o/r#1) is at *escalated* (conflict-escalated). " +
+		"Escalated from implementation: implementation failed the same check twice in a row. A human decides how to go on. Roles: operator"}, n.Sent)
 
 	hc.Config.Integrations.Slack.Events = []string{"pr-review-pending"}
 	r, _ = Notify(hc)

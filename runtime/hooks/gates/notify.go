@@ -36,9 +36,30 @@ func Notify(hc *runtime.HookContext) (runtime.Result, error) {
 			return runtime.Skipped(HookNotify, fmt.Sprintf("no channel subscribed to %s — add it to integrations.slack.events", event)), nil
 		}
 	}
-	text := fmt.Sprintf("the-loop: %s is at *%s* (%s). Roles: %s", hc.WorkItem.ID, hc.NodeID(), event, strings.Join(roles, ", "))
+	text := notifyText(hc, event, roles)
 	if err := hc.Notifier.Notify(hc.Context, event, text); err != nil {
 		return gateDegrade(HookNotify, err.Error(), "delivered", false, "roles", roles), nil
 	}
 	return runtime.OK(HookNotify, gateData("delivered", true, "roles", roles)), nil
+}
+
+// notifyText says which item stands where and why it needs a person: the
+// ticket, the escalation's reason, or that a gate waits for its reviewer.
+// It is composed from the loop's own vocabulary (ids, node names, the
+// reason the engine wrote): never a comment's text, never a credential.
+func notifyText(hc *runtime.HookContext, event string, roles []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the-loop: %s", hc.WorkItem.ID)
+	if ref := hc.WorkItem.Ref; ref != "" && ref != hc.WorkItem.ID {
+		fmt.Fprintf(&b, " (%s)", ref)
+	}
+	fmt.Fprintf(&b, " is at *%s* (%s).", hc.NodeID(), event)
+	switch {
+	case hc.State != nil && hc.State.Escalation != nil && hc.Node != nil && hc.Node.Terminal:
+		fmt.Fprintf(&b, " Escalated from %s: %s. A human decides how to go on.", hc.State.Escalation.From, hc.State.Escalation.Reason)
+	case hc.Node != nil && hc.Node.IsHuman():
+		b.WriteString(" It is ready for review: an authorized reviewer answers on the ticket.")
+	}
+	fmt.Fprintf(&b, " Roles: %s", strings.Join(roles, ", "))
+	return b.String()
 }
