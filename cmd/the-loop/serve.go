@@ -34,7 +34,7 @@ func serveCmd() *Command {
 			opts := &serveOptions{}
 			fs := f.flagSet("serve", serveUsage)
 			fs.StringVar(&opts.Repo, "repo", "", "repository checkout the tools act on (default: the current directory)")
-			fs.StringVar(&opts.WorkItem, "work-item", "", "confine the server to one work item (a session the loop launched): only its check, graph_status, graph_complete and continuity tools answer; handoff_post and ticket_create are refused")
+			fs.StringVar(&opts.WorkItem, "work-item", "", "confine the server to one work item (a session the loop launched): only its check, graph_status, graph_complete, critic and continuity tools answer; handoff_post and ticket_create are refused")
 			fs.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765; a bare :PORT binds loopback) instead of stdio")
 			fs.StringVar(&opts.TokenFile, "token-file", "", "read the HTTP bearer token from FILE (default: $THE_LOOP_MCP_TOKEN, or the variable named by mcp.http.tokenEnv)")
 			fs.StringVar(&opts.DB, "db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
