@@ -48,7 +48,8 @@ type GateResult struct {
 }
 
 // Gate runs the equivalent of `check --recompute` and blocks only on a
-// block: a wait for a human never blocks a stop.
+// block: a wait for a human never blocks a stop, and neither does an item
+// an authorized person paused or stopped.
 func (s *Service) Gate(ctx context.Context, req GateRequest) (GateResult, error) {
 	res := GateResult{Findings: []GateFinding{}, GaveUp: []string{}}
 	repo, err := s.openRepo(req.Repo)
@@ -69,12 +70,16 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) (GateResult, error)
 		req.MaxAttempts = 3
 	}
 	for _, id := range ids {
+		counter := counterPath(req.CounterDir, repo.Root, id)
+		if errors.Is(s.Held(ctx, ItemRequest{Repo: repo.Root, WorkItem: id}), runtime.ErrHeld) {
+			_ = os.Remove(counter) // a paused or stopped item asks the agent to stop, never to go on
+			continue
+		}
 		cr, err := s.Check(ctx, CheckRequest{Repo: repo.Root, WorkItem: id, Recompute: true})
 		if err != nil {
 			return res, err
 		}
 		rep, g := cr.Reports[0], cr.Graphs[id]
-		counter := counterPath(req.CounterDir, repo.Root, id)
 		if !rep.Blocked(g) {
 			_ = os.Remove(counter)
 			continue

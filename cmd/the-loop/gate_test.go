@@ -133,3 +133,15 @@ func TestGateNeverBlocksOnItsOwnFailure(t *testing.T) {
 		})
 	}
 }
+
+// A paused or stopped item asks its agent to stop: the stop check never
+// blocks a stop on it, although its node blocks.
+func TestGateNeverBlocksAHeldItem(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	repo := copyDir(t, fixtureRepo(t))
+	_, _, code := runGateCLI(t, "", "--harness", "claude", "--repo", repo, "--work-item", "issue-2")
+	require.Equal(t, 2, code, "issue-2 blocks at requirements-definition")
+	holdPortable(t, repo, "issue-2")
+	_, stderr, code := runGateCLI(t, "", "--harness", "claude", "--repo", repo, "--work-item", "issue-2")
+	assert.Equal(t, 0, code, stderr)
+}

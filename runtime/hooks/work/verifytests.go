@@ -109,7 +109,7 @@ func runCommands(hc *runtime.HookContext, cmds []command) (runtime.Result, error
 	}
 	secrets := proc.SecretValuesOf(environ, secretNames(hc.Config)...)
 	run := runtime.TestRun{Node: hc.NodeID(), Outcome: runtime.TestsPassed}
-	run.Commit, run.Dirty = gitState(ctx, hc.Repo, env)
+	run.Commit, run.Dirty = gitState(ctx, hc.Repo, hc.RelSpecDir, env)
 	var runs []ran
 	var verdict *runtime.Result
 	for _, c := range cmds {

@@ -18,8 +18,10 @@ import (
 func EvidenceFile(node string) string { return "evidence/tests-" + node + ".md" }
 
 // gitState is the working tree's HEAD and whether it has uncommitted
-// changes ("" and false outside a git repository or without git).
-func gitState(ctx context.Context, dir string, env []string) (string, bool) {
+// changes outside the item's own spec folder (whose state record and
+// evidence the loop itself rewrites); "" and false outside a git
+// repository or without git.
+func gitState(ctx context.Context, dir, specDir string, env []string) (string, bool) {
 	git := func(args ...string) (string, bool) {
 		res, err := proc.Run(ctx, proc.Command{Argv: append([]string{"git"}, args...), Dir: dir, Env: env, Timeout: 30 * time.Second, MaxOutput: 1 << 20})
 		if err != nil || !res.Status.Success() {
@@ -31,7 +33,11 @@ func gitState(ctx context.Context, dir string, env []string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	status, _ := git("status", "--porcelain")
+	args := []string{"status", "--porcelain", "--", "."}
+	if specDir != "" {
+		args = append(args, ":(exclude)"+specDir)
+	}
+	status, _ := git(args...)
 	return head, status != ""
 }
 

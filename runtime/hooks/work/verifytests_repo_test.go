@@ -2,6 +2,7 @@ package work
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,4 +128,42 @@ func TestTestOutputIsRedacted(t *testing.T) {
 	ev, err := os.ReadFile(filepath.Join(hc.WorkItem.SpecDir, "evidence", "tests-implementation.md"))
 	require.NoError(t, err)
 	assert.NotContains(t, string(ev), "ghp_leakedvalue123")
+}
+
+// The run names the commit it ran at, and whether code outside the item's
+// own spec folder was uncommitted.
+func TestTheRunNamesItsCommit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	hc := repoContext(t, [2]string{"test", "echo ok"})
+	git := func(args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", hc.Repo, "-c", "user.name=t", "-c", "user.email=t@example.test"}, args...)...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	require.NoError(t, os.WriteFile(filepath.Join(hc.Repo, "main.go"), []byte("package main\n"), 0o644))
+	git("add", "-A")
+	git("commit", "-qm", "first")
+	head := git("rev-parse", "HEAD")
+	require.NoError(t, os.WriteFile(filepath.Join(hc.WorkItem.SpecDir, "tasks.md"), []byte("- [x] T1\n"), 0o644))
+
+	run := receiptOf(t, verify(t, hc))
+	assert.Equal(t, head, run.Data["commit"])
+	assert.Equal(t, false, run.Data["dirty"], "the item's own spec folder is the loop's to rewrite")
+
+	require.NoError(t, os.WriteFile(filepath.Join(hc.Repo, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644))
+	run = receiptOf(t, verify(t, hc))
+	assert.Equal(t, true, run.Data["dirty"])
+	ev, err := os.ReadFile(filepath.Join(hc.WorkItem.SpecDir, "evidence", "tests-implementation.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(ev), head[:12]+" (with uncommitted changes)")
+}
+
+func receiptOf(t *testing.T, r runtime.Result) *runtime.Decision {
+	t.Helper()
+	d, ok := r.Data[runtime.ReceiptKey].(*runtime.Decision)
+	require.True(t, ok, "%v", hooktest.Texts(r))
+	return d
 }
