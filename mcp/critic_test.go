@@ -45,7 +45,7 @@ func TestAStoppedItemRefusesAClaimOverMCP(t *testing.T) {
 	assert.Contains(t, resultText(t, res), "commenting `the-loop start` on the ticket")
 
 	st := callTool(t, c, "graph_status", map[string]any{ArgWorkItem: "issue-2"})
-	assert.Contains(t, structured(t, st)["graphContext"], "HELD: issue-2 is stopped")
+	assert.Contains(t, structured(t, st)["graphContext"], "STOPPED: issue-2 is stopped")
 }
 
 // A session's server runs critics for its own item only: the round is

@@ -42,11 +42,16 @@ type HoldError struct {
 	LiftCommand string
 }
 
-func (e *HoldError) Error() string {
-	state := "paused"
+// State is "paused" or "stopped".
+func (e *HoldError) State() string {
 	if e.Control.Command == ControlStop {
-		state = "stopped"
+		return "stopped"
 	}
+	return "paused"
+}
+
+func (e *HoldError) Error() string {
+	state := e.State()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s is %s: %s %s it on the ticket", e.WorkItem, state, orSomeone(e.Control.By), state)
 	var where []string

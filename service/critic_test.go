@@ -186,11 +186,3 @@ func mustReal(t *testing.T, p string) string {
 	require.NoError(t, err)
 	return real
 }
-
-func eventNames(evs []runtime.EventRecord) []string {
-	out := make([]string, len(evs))
-	for i, e := range evs {
-		out[i] = e.Name
-	}
-	return out
-}

@@ -59,7 +59,7 @@ func TestAStoppedItemRefusesEveryActUntilResumed(t *testing.T) {
 
 	gs, err := r.svc.Status(ctx, item)
 	require.NoError(t, err)
-	assert.Contains(t, gs.GraphContext, "HELD: "+want)
+	assert.Contains(t, gs.GraphContext, "STOPPED: "+want)
 	assert.Equal(t, st.Control, gs.Control)
 
 	assert.Equal(t, "paused", r.cycle().Action, "a held item stays held cycle after cycle")

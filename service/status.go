@@ -66,7 +66,7 @@ func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, err
 	}
 	hold := ""
 	if h := runtime.Held(s.cfg, state); h != nil {
-		hold = h.Error()
+		hold = strings.ToUpper(h.State()) + ": " + h.Error()
 	}
 	out.GraphContext = graphContext(g, n, state, out, hold)
 	out.Sessions = s.sessionLine(ctx, st, repo.Root, req.WorkItem)
@@ -121,7 +121,7 @@ func graphContext(g *runtime.Graph, n *runtime.Node, st *runtime.State, gs Graph
 		fmt.Fprintf(&b, "  ESCALATED from %s: %s — a human decides how to proceed and resumes the walk (an operator act); do not work around it.\n", gs.Escalation.From, gs.Escalation.Reason)
 	}
 	if hold != "" {
-		fmt.Fprintf(&b, "  HELD: %s. Stop working on it.\n", hold)
+		fmt.Fprintf(&b, "  %s. Stop working on it.\n", hold)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
