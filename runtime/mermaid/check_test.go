@@ -84,6 +84,8 @@ var validFlowcharts = []validCase{
 	{"shape data", lines("flowchart TD", `  A@{ shape: rect, label: "x } y" } --> B`)},
 	{"ids with punctuation and unicode", "flowchart TD\n  node.one --> node_two --> café --> x-ray --> endpoint"},
 	{"entity codes in labels", "flowchart TD\n  A[\"say #quot;hi#quot;\"] --> B[a #59; b]"},
+	{"closing brackets inside quoted labels", "flowchart TD\n  A[\"a ] b\"] --> B{\"c } d\"} --> C(\"e ) f\")"},
+	{"links between subgraphs", "flowchart TD\n  subgraph s1\n    a\n  end\n  subgraph s2\n    b\n  end\n  s1 --> s2"},
 }
 
 var invalidFlowcharts = []invalidCase{
@@ -127,6 +129,8 @@ var invalidFlowcharts = []invalidCase{
 	{"findings keep going after a bad line", "flowchart TD\n  A[x --> B\n  C{y --> D",
 		[]Finding{{2, "node A: the label opened here is never closed with ]"}, {3, "node C: the label opened here is never closed with }"}}},
 	{"empty link text", "flowchart TD\n  A -- --> B", []Finding{{2, "the link text is empty"}}},
+	{"subgraph title never closed", "flowchart TD\n  subgraph one [The first\n    a\n  end",
+		[]Finding{{2, "subgraph title: the label opened here is never closed with ]"}, {4, "end without an open subgraph"}}},
 	{"lone backtick in a markdown string", "flowchart TD\n  A[\"`a ` b`\"] --> B",
 		[]Finding{{2, "node A: a markdown string cannot contain \"`\" — it ends only at `\""}}},
 }
@@ -204,6 +208,7 @@ var validSequences = []validCase{
 		"  C-->>A: gone")},
 	{"a message on the header line", "sequenceDiagram A->>B: x"},
 	{"an empty message text", "sequenceDiagram\n  A->>B:"},
+	{"a quoted alias and a message to oneself", "sequenceDiagram\n  participant A as \"Alice (web)\"\n  A->>A: self"},
 }
 
 var invalidSequences = []invalidCase{
@@ -215,6 +220,7 @@ var invalidSequences = []invalidCase{
 	{"unknown statement", "sequenceDiagram\n  A says hi", []Finding{{2, `"A says hi" is not a sequence statement (a message needs an arrow such as ->>; a ';' ends a statement)`}}},
 	{"a semicolon in a message", "sequenceDiagram\n  A->>B: one; two", []Finding{{2, `"two" is not a sequence statement (a message needs an arrow such as ->>; a ';' ends a statement)`}}},
 	{"unclosed loop", "sequenceDiagram\n  loop forever\n  A->>B: x", []Finding{{2, "loop opened here is never closed with end"}}},
+	{"alt never closed", "sequenceDiagram\n  alt ok\n  A->>B: y", []Finding{{2, "alt opened here is never closed with end"}}},
 	{"stray end", "sequenceDiagram\n  A->>B: x\n  end", []Finding{{3, "end without an open block"}}},
 	{"else outside alt", "sequenceDiagram\n  loop l\n  else x\n  end", []Finding{{3, "else belongs inside alt … end"}}},
 	{"participant without a name", "sequenceDiagram\n  participant", []Finding{{2, "participant needs a name"}}},
