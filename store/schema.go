@@ -75,6 +75,7 @@ var migrations = []migration{
 	{version: 4, name: "critic runs", stmts: criticRunsSchema},
 	{version: 5, name: "dependency reads", stmts: dependencyReadsSchema},
 	{version: 6, name: "session stops", stmts: sessionStopsSchema},
+	{version: 7, name: "session stop requester", stmts: sessionStopsByMigration},
 }
 
 // SchemaVersion is the schema version this build writes and reads.

@@ -25,14 +25,22 @@ var sessionStopsSchema = []string{
 	`CREATE INDEX session_stops_by_item ON session_stops (repo, work_item)`,
 }
 
+// sessionStopsByMigration is migration 7: who asked for a stop, so the
+// hold it leaves names them.
+var sessionStopsByMigration = []string{
+	`ALTER TABLE session_stops ADD COLUMN requested_by TEXT NOT NULL DEFAULT ''`,
+}
+
 // SessionStop is an operator's request to stop a session and hold its item
 // on its node.
 type SessionStop struct {
-	Session     string
-	Repo        string
-	WorkItem    string
-	Node        string
-	Reason      string
+	Session  string
+	Repo     string
+	WorkItem string
+	Node     string
+	Reason   string
+	// By names who asked ("" when the operator gave no name).
+	By          string
 	RequestedAt time.Time
 	// AppliedAt is when the supervisor stopped the session (zero while
 	// pending).
@@ -56,16 +64,20 @@ func (s *Store) RequestSessionStop(ctx context.Context, st SessionStop) error {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	res, err := tx.ExecContext(ctx, `INSERT INTO session_stops (session, repo, work_item, node, reason, requested_at)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session) DO NOTHING`,
-		st.Session, st.Repo, st.WorkItem, st.Node, st.Reason, stamp(st.RequestedAt))
+	res, err := tx.ExecContext(ctx, `INSERT INTO session_stops (session, repo, work_item, node, reason, requested_by, requested_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session) DO NOTHING`,
+		st.Session, st.Repo, st.WorkItem, st.Node, st.Reason, st.By, stamp(st.RequestedAt))
 	if err != nil {
 		return describe(s.path, "record a session stop in", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("session %s: %w", st.Session, ErrStopRequested)
 	}
-	data, _ := json.Marshal(map[string]any{"session": st.Session, "reason": st.Reason})
+	fields := map[string]any{"session": st.Session, "reason": st.Reason}
+	if st.By != "" {
+		fields["by"] = st.By
+	}
+	data, _ := json.Marshal(fields)
 	ev := Event{Name: "session.stop_requested", Node: st.Node, Data: data}
 	if _, err := insertEvents(ctx, tx, st.Repo, st.WorkItem, []Event{ev}, s.now().UTC()); err != nil {
 		return fmt.Errorf("request session stop %s: %w", st.Session, err)
@@ -78,7 +90,7 @@ func (s *Store) RequestSessionStop(ctx context.Context, st SessionStop) error {
 
 // SessionStops lists every stop request, oldest first.
 func (s *Store) SessionStops(ctx context.Context) ([]SessionStop, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT session, repo, work_item, node, reason, requested_at, applied_at
+	rows, err := s.read.QueryContext(ctx, `SELECT session, repo, work_item, node, reason, requested_by, requested_at, applied_at
 		FROM session_stops ORDER BY requested_at, session`)
 	if err != nil {
 		return nil, describe(s.path, "list session stops in", err)
@@ -88,7 +100,7 @@ func (s *Store) SessionStops(ctx context.Context) ([]SessionStop, error) {
 	for rows.Next() {
 		var st SessionStop
 		var req, applied string
-		if err := rows.Scan(&st.Session, &st.Repo, &st.WorkItem, &st.Node, &st.Reason, &req, &applied); err != nil {
+		if err := rows.Scan(&st.Session, &st.Repo, &st.WorkItem, &st.Node, &st.Reason, &st.By, &req, &applied); err != nil {
 			return nil, describe(s.path, "list session stops in", err)
 		}
 		st.RequestedAt, _ = time.Parse(time.RFC3339Nano, req)
