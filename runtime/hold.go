@@ -13,18 +13,28 @@ import (
 const (
 	ControlPause = "pause"
 	ControlStop  = "stop"
+	// ControlTakeover is an operator's stop of the item's session (`the-loop
+	// sessions stop`) so a human can work its node by hand: it holds
+	// session launches on that node only, until the item moves on.
+	ControlTakeover = "takeover"
 )
 
-// Control is a pause or stop an authorized person gave on the ticket. While
-// an item carries one it is held: see Held.
+// Control is what holds a work item: a pause or stop an authorized person
+// gave on the ticket (recorded in the item's state; see Held), or an
+// operator's takeover of its node (kept in the store; see TakenOver).
 type Control struct {
-	// Command is pause or stop.
+	// Command is pause, stop or takeover.
 	Command string `json:"command"`
 	// By is who gave it; At is when (the comment's time) and Comment the
 	// comment's URL.
 	By      string `json:"by"`
 	At      string `json:"at"`
 	Comment string `json:"comment,omitempty"`
+	// Node, Session and Reason say, for a takeover, the node held, the
+	// session the operator stopped and the reason the operator gave.
+	Node    string `json:"node,omitempty"`
+	Session string `json:"session,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // ErrHeld marks an act refused because its work item is paused or stopped.
@@ -42,15 +52,25 @@ type HoldError struct {
 	LiftCommand string
 }
 
-// State is "paused" or "stopped".
+// State is "paused", "stopped" or "taken over".
 func (e *HoldError) State() string {
-	if e.Control.Command == ControlStop {
+	switch e.Control.Command {
+	case ControlStop:
 		return "stopped"
+	case ControlTakeover:
+		return "taken over"
 	}
 	return "paused"
 }
 
+// LaunchesOnly reports a hold that refuses session launches and nothing
+// else: an operator's takeover, where a human works the node and claims it.
+func (e *HoldError) LaunchesOnly() bool { return e.Control.Command == ControlTakeover }
+
 func (e *HoldError) Error() string {
+	if e.LaunchesOnly() {
+		return e.takeoverText()
+	}
 	state := e.State()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s is %s: %s %s it on the ticket", e.WorkItem, state, orSomeone(e.Control.By), state)
@@ -71,6 +91,40 @@ func (e *HoldError) Error() string {
 		fmt.Fprintf(&b, "an authorized user lifts it by commenting `%s` on the ticket", e.Lift)
 	}
 	return b.String()
+}
+
+// takeoverText names the operator's stop and how the hold lifts.
+func (e *HoldError) takeoverText() string {
+	c := e.Control
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s is taken over on %s: %s stopped session %s", e.WorkItem, c.Node, orAnOperator(c.By), c.Session)
+	var why []string
+	if c.Reason != "" {
+		why = append(why, c.Reason)
+	}
+	if c.At != "" {
+		why = append(why, c.At)
+	}
+	if len(why) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(why, ", "))
+	}
+	fmt.Fprintf(&b, ". While it is held there the loop launches no session for it; a human works %s and claims it (`the-loop graph complete %s`), and the hold lifts once the item moves on", c.Node, e.WorkItem)
+	return b.String()
+}
+
+func orAnOperator(by string) string {
+	if strings.TrimSpace(by) == "" {
+		return "an operator"
+	}
+	return "operator " + by
+}
+
+// TakenOver is the hold of an operator's stop of the session that worked
+// node of item id: it refuses session launches for the item while it
+// stands on that node.
+func TakenOver(id string, c Control) *HoldError {
+	c.Command = ControlTakeover
+	return &HoldError{WorkItem: id, Control: c}
 }
 
 // Unwrap makes every HoldError ErrHeld.
@@ -97,11 +151,12 @@ func Held(cfg *config.Config, st *State) *HoldError {
 	if cfg == nil {
 		cfg = config.Default()
 	}
-	lift := ControlResume
-	if st.Control.Command == ControlStop {
-		lift = ControlStart
+	c, lift := *st.Control, ControlResume
+	if c.Command != ControlPause {
+		// A stop, or a record the loop never writes: held until started.
+		c.Command, lift = ControlStop, ControlStart
 	}
-	return &HoldError{WorkItem: st.WorkItem, Control: *st.Control, Lift: cfg.Keyword(lift), LiftCommand: lift}
+	return &HoldError{WorkItem: st.WorkItem, Control: c, Lift: cfg.Keyword(lift), LiftCommand: lift}
 }
 
 // The arming commands that lift a hold.

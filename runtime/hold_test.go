@@ -86,3 +86,30 @@ func TestTheHoldMessageNamesWhoAndHowToLift(t *testing.T) {
 	cfg.Routing.Control.Keywords = map[string]string{"start": ""}
 	assert.Contains(t, Held(cfg, st).Error(), "the start keyword is disabled, so an operator must set routing.control.keywords.start")
 }
+
+// A takeover names the operator, the session and how the hold lifts; it
+// holds launches only, so it is never read from the state as a ticket hold.
+func TestATakeoverSaysWhoStoppedWhichSession(t *testing.T) {
+	h := TakenOver("issue-7", Control{By: "carol", At: "2026-03-01T10:00:00Z", Node: "design", Session: "s-1", Reason: "by hand"})
+	assert.True(t, errors.Is(h, ErrHeld))
+	assert.True(t, h.LaunchesOnly())
+	assert.Equal(t, "taken over", h.State())
+	assert.Equal(t, "issue-7 is taken over on design: operator carol stopped session s-1 (by hand, 2026-03-01T10:00:00Z). "+
+		"While it is held there the loop launches no session for it; a human works design and claims it "+
+		"(`the-loop graph complete issue-7`), and the hold lifts once the item moves on", h.Error())
+	assert.Contains(t, TakenOver("issue-7", Control{Node: "design", Session: "s-1"}).Error(), "design: an operator stopped session s-1. ")
+}
+
+// A control record the loop never writes (an edited portable record) holds
+// the item as a stop does: the rule fails closed.
+func TestAnUnknownControlHoldsAsAStop(t *testing.T) {
+	for _, cmd := range []string{ControlTakeover, "frobnicate", ""} {
+		st := NewState("issue-7")
+		st.Control = &Control{Command: cmd, By: "mallory"}
+		h := Held(nil, st)
+		require.NotNil(t, h, cmd)
+		assert.Equal(t, "stopped", h.State(), cmd)
+		assert.False(t, h.LaunchesOnly(), "a record in the state holds every act: %q", cmd)
+		assert.Contains(t, h.Error(), "commenting `the-loop start` on the ticket", cmd)
+	}
+}
