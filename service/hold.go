@@ -2,20 +2,23 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/control"
+	"github.com/the-loop/the-loop/sessions"
+	"github.com/the-loop/the-loop/store"
 )
 
 // Held is the control rule for a caller about to act on a work item that
 // is not a claim or an advance (those refuse on their own): it returns the
 // *runtime.HoldError (errors.Is runtime.ErrHeld) the act is refused with
 // while the item is paused or stopped, nil when it may act, or the failure
-// to read the item's state. Whatever launches an agent session asks it
-// first.
+// to read the item's state. The stop check asks it; the launch rule
+// (launchHold) asks runtime.Held the same way, then the takeovers.
 func (s *Service) Held(ctx context.Context, req ItemRequest) error {
 	if err := validID(req.WorkItem); err != nil {
 		return err
@@ -42,8 +45,9 @@ func (s *Service) Held(ctx context.Context, req ItemRequest) error {
 // applyControl keeps a started item's hold in step with the last control
 // command an authorized person gave on its ticket: pause or stop holds it
 // (recorded with who, when and the comment), an arming command (start,
-// resume, …) lifts the hold. It reports whether the item is held now.
-func (p *Poller) applyControl(ctx context.Context, sess *session, id string, last control.Command, by integrations.Comment) (bool, error) {
+// resume, …) lifts the hold. It reports whether the item is held now. The
+// poller and `the-loop run` both keep it so.
+func (s *Service) applyControl(ctx context.Context, sess *session, id string, last control.Command, by integrations.Comment) (bool, error) {
 	switch {
 	case last == control.Pause || last == control.Stop:
 		c := &runtime.Control{Command: string(last), By: by.Author, Comment: by.URL}
@@ -53,6 +57,7 @@ func (p *Poller) applyControl(ctx context.Context, sess *session, id string, las
 		if _, err := sess.rt.SetControl(ctx, id, c, ""); err != nil {
 			return true, fmt.Errorf("hold %s: %w", id, err)
 		}
+		sess.state.Control = c
 		return true, nil
 	case control.IsArming(last) && sess.state.Control != nil:
 		if _, err := sess.rt.SetControl(ctx, id, nil, by.Author); err != nil {
@@ -61,4 +66,73 @@ func (p *Poller) applyControl(ctx context.Context, sess *session, id string, las
 		sess.state.Control = nil
 	}
 	return sess.state.Control != nil, nil
+}
+
+// takeoverKey is an item of a repository on one node.
+type takeoverKey struct{ repo, item, node string }
+
+// takeovers are the operators' takeovers (`the-loop sessions stop`), each
+// holding its item's session launches on the node its stopped session
+// worked, until the item moves on.
+type takeovers map[takeoverKey]*runtime.HoldError
+
+// on is the takeover holding item of repo on node, or nil.
+func (t takeovers) on(repo, item, node string) *runtime.HoldError {
+	return t[takeoverKey{repo, item, node}]
+}
+
+// takeoverOf is the hold an operator's stop request leaves.
+func takeoverOf(s store.SessionStop) *runtime.HoldError {
+	c := runtime.Control{By: s.By, Node: s.Node, Session: s.Session, Reason: s.Reason}
+	if !s.RequestedAt.IsZero() {
+		c.At = s.RequestedAt.UTC().Format(time.RFC3339)
+	}
+	return runtime.TakenOver(s.WorkItem, c)
+}
+
+// launchHold is the one rule a session launch asks first, in the poller
+// and in `the-loop run` alike: the ticket's pause or stop (runtime.Held),
+// else an operator's takeover of the node the item stands on. nil: a
+// session may be launched.
+func (s *Service) launchHold(sess *session, id string, t takeovers) *runtime.HoldError {
+	if h := runtime.Held(s.cfg, sess.state); h != nil {
+		return h
+	}
+	return t.on(sess.repo.Root, id, sess.state.CurrentNode)
+}
+
+// holdWait is what a held item waits for, in the status comment and in
+// `the-loop run`'s answer.
+func holdWait(h *runtime.HoldError) string { return "a human: " + h.Error() }
+
+// settleStops stops, once each, the sessions operators asked to stop that
+// sup has not stopped yet, and returns the takeovers every request
+// leaves. A request for a session sup does not supervise is left for the
+// supervisor that does.
+func (s *Service) settleStops(ctx context.Context, sup *sessions.Supervisor) (takeovers, error) {
+	st, err := s.writableStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stops, err := st.SessionStops(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := takeovers{}
+	for _, stop := range stops {
+		out[takeoverKey{stop.Repo, stop.WorkItem, stop.Node}] = takeoverOf(stop)
+		if !stop.AppliedAt.IsZero() || sup == nil {
+			continue
+		}
+		if err := sup.Stop(ctx, stop.Session, stop.Reason); err != nil {
+			if !errors.Is(err, sessions.ErrNotLive) {
+				s.log().Warn("could not stop a session", "session", stop.Session, "err", err)
+			}
+			continue
+		}
+		if err := st.MarkSessionStopApplied(ctx, stop.Session, s.now()); err != nil {
+			s.log().Warn("could not record a session stop", "session", stop.Session, "err", err)
+		}
+	}
+	return out, nil
 }

@@ -3,12 +3,16 @@ package service
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/harness"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/store"
 )
 
 // armAtRequirements arms issue-1 and answers phase-selection, so it stands
@@ -82,3 +86,82 @@ func TestAPauseFromAnUnauthorizedUserHoldsNothing(t *testing.T) {
 	assert.Nil(t, r.state().Control)
 	require.NoError(t, r.svc.Held(context.Background(), ItemRequest{Repo: r.repo, WorkItem: "issue-1"}))
 }
+
+// launchRig arms issue-1 at requirements-definition with one harness
+// configured, so the launch rule alone decides whether a session is wanted.
+func launchRig(t *testing.T) (*pollRig, *session) {
+	t.Helper()
+	r := newPollRig(t, "alice")
+	r.svc.cfg.Harnesses = map[string]harness.Config{"agent": {Adapter: "command"}}
+	armAtRequirements(t, r)
+	return r, r.open()
+}
+
+func (r *pollRig) open() *session {
+	r.t.Helper()
+	sess, err := r.svc.open(context.Background(), r.repo, "issue-1", "")
+	require.NoError(r.t, err)
+	return sess
+}
+
+// The launch rule is one rule for the poller and `the-loop run`: the
+// ticket's stop holds a launch with the hold's own message.
+func TestTheLaunchRuleRefusesAStoppedItemWithTheHoldsMessage(t *testing.T) {
+	r, sess := launchRig(t)
+	w, waits := r.svc.sessionWant(context.Background(), sess, "issue-1", r.repo, nil, nil)
+	require.NotNil(t, w, "an item on an agent node, not held, wants a session: %s", waits)
+	assert.Equal(t, "requirements-definition", w.Node)
+
+	r.fake.AddComment(r.ref, "alice", "OWNER", "the-loop stop")
+	act := r.cycle()
+	assert.Equal(t, "paused", act.Action)
+	sess = r.open()
+	want := runtime.Held(r.svc.cfg, sess.state).Error()
+	assert.Equal(t, want, act.Detail, "the cycle report says who held it and how to lift it")
+	w, waits = r.svc.sessionWant(context.Background(), sess, "issue-1", r.repo, nil, nil)
+	assert.Nil(t, w, "a stopped item gets no session")
+	assert.Equal(t, "a human: "+want, waits)
+}
+
+// An operator's stop of a session is a takeover: the same launch rule
+// holds launches on that node, naming who stopped which session and how the
+// hold lifts; claims go on (the human claims the node), and once the item
+// moves on the takeover holds nothing.
+func TestATakeoverHoldsLaunchesOnItsNodeOnly(t *testing.T) {
+	r, sess := launchRig(t)
+	ctx := context.Background()
+	st, err := r.svc.writableStore(ctx)
+	require.NoError(t, err)
+	require.NoError(t, st.RequestSessionStop(ctx, store.SessionStop{Session: "s-9", Repo: sess.repo.Root, WorkItem: "issue-1",
+		Node: "requirements-definition", Reason: "taking it over", By: "carol", RequestedAt: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}))
+
+	taken, err := r.svc.settleStops(ctx, nil)
+	require.NoError(t, err)
+	want := "issue-1 is taken over on requirements-definition: operator carol stopped session s-9 (taking it over, 2026-03-01T10:00:00Z). " +
+		"While it is held there the loop launches no session for it; a human works requirements-definition and claims it " +
+		"(`the-loop graph complete issue-1`), and the hold lifts once the item moves on"
+	w, waits := r.svc.sessionWant(ctx, sess, "issue-1", r.repo, nil, taken)
+	assert.Nil(t, w)
+	assert.Equal(t, "a human: "+want, waits)
+	h := r.svc.launchHold(sess, "issue-1", taken)
+	require.NotNil(t, h)
+	assert.True(t, errors.Is(h, runtime.ErrHeld))
+	assert.True(t, h.LaunchesOnly())
+
+	gs, err := r.svc.Status(ctx, ItemRequest{Repo: r.repo, WorkItem: "issue-1"})
+	require.NoError(t, err)
+	assert.Contains(t, gs.GraphContext, "TAKEN OVER: "+want)
+	require.NotNil(t, gs.Control)
+	assert.Equal(t, runtime.ControlTakeover, gs.Control.Command)
+	assert.Equal(t, "s-9", gs.Control.Session)
+	require.NoError(t, r.svc.Held(ctx, ItemRequest{Repo: r.repo, WorkItem: "issue-1"}), "a takeover holds launches, not the other acts")
+
+	writeFile(t, filepath.Join(r.repo, "docs", "specs", "issue-1", "requirements.md"), requirementsByHand)
+	claim, err := r.svc.Complete(ctx, CompleteRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: "issue-1"}, Actor: "carol"})
+	require.NoError(t, err)
+	assert.True(t, claim.Moved, "the human's claim is what a takeover waits for: %v", claim.Messages)
+	sess = r.open()
+	assert.Nil(t, r.svc.launchHold(sess, "issue-1", taken), "once the item moved on, the takeover holds nothing")
+}
+
+const requirementsByHand = "# Requirements\n\n## Requirements\n\n- R1: written by hand.\n\n## Security considerations\n\nNo new trust boundary: the change is local.\n"

@@ -239,10 +239,10 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		act.Action, act.Detail = "error", err.Error()
 		return act
 	}
-	started := sess.state.CurrentNode != ""
+	started, held := sess.state.CurrentNode != "", false
 	if started {
 		p.Svc.noteChangedEvidence(ctx, repo, id, sess.state, comments)
-		if _, err := p.applyControl(ctx, sess, id, last, by); err != nil {
+		if held, err = p.Svc.applyControl(ctx, sess, id, last, by); err != nil {
 			act.Action, act.Detail = "error", err.Error()
 			return act
 		}
@@ -250,12 +250,15 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	deps := p.dependencies(ctx, sess, id, ref, !started && control.IsArming(last))
 	act.Dependencies = deps.record.Message()
 	switch {
-	case last == control.Pause || last == control.Stop:
-		act.Action = "paused"
-		p.noteItem(ctx, it, sess, act)
-		return act
 	case last == control.Cleanup:
 		return p.cleanup(ctx, it, sess, act)
+	case held || last == control.Pause || last == control.Stop:
+		act.Action = "paused"
+		if h := runtime.Held(p.Svc.cfg, sess.state); h != nil {
+			act.Detail = h.Error()
+		}
+		p.noteItem(ctx, it, sess, act)
+		return act
 	case deps.failed != "":
 		act.Action, act.Detail = "error", deps.failed
 		return act

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -36,6 +35,9 @@ type pollerActs struct {
 	problems  map[sessionKey]string
 	syncedAt  map[sessionKey]time.Time
 	prompts   promptCache
+	// takeovers are the operators' takeovers as the last session step
+	// read them (the launch rule's second half).
+	takeovers takeovers
 	recovered bool
 }
 
@@ -120,10 +122,13 @@ func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, ac
 		v.actor = n.Actor
 	}
 	workdir := sess.repo.Root
+	a.mu.Lock()
+	hold := p.Svc.launchHold(sess, it.id, a.takeovers)
+	a.mu.Unlock()
 	var w *sessions.Want
 	switch {
-	case act.Action == "paused":
-		v.waits = "`the-loop resume` from an authorized person (the item is paused)"
+	case hold != nil:
+		v.hold, v.waits = hold.Error(), holdWait(hold)
 	case act.Action == "conflict":
 		v.waits = "a human to resolve the working tree: " + act.Detail
 	case p.Svc.deps.Trees != nil && it.tree == nil:
@@ -131,7 +136,7 @@ func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, ac
 	default:
 		a.mu.Lock()
 		a.init()
-		w, v.waits = p.Svc.sessionWant(ctx, sess, it.id, workdir, &a.prompts)
+		w, v.waits = p.Svc.sessionWant(ctx, sess, it.id, workdir, &a.prompts, a.takeovers)
 		a.mu.Unlock()
 	}
 	a.mu.Lock()
@@ -165,6 +170,11 @@ func (p *Poller) superviseSessions(ctx context.Context, rep *CycleReport) {
 	}
 	wants, views := p.collectWants(rep)
 	wants, held := p.applyStops(ctx, sup, wants)
+	for k, v := range views {
+		if v.hold != "" && held != nil {
+			held[k] = v.hold
+		}
+	}
 	var srep SessionsReport
 	var err error
 	if srep.Report, err = sup.Cycle(ctx, wants); err != nil {
@@ -214,39 +224,23 @@ func (p *Poller) collectWants(rep *CycleReport) ([]sessions.Want, map[sessionKey
 }
 
 // applyStops stops the sessions operators asked to stop (`the-loop sessions
-// stop`) and holds their items on those nodes: no session is launched for
-// an item there until it moves on.
+// stop`) and keeps the launch rule's takeovers for the next cycle's items:
+// the wants of items taken over on their nodes are dropped, with the
+// hold's message for their status comments.
 func (p *Poller) applyStops(ctx context.Context, sup *sessions.Supervisor, wants []sessions.Want) ([]sessions.Want, map[sessionKey]string) {
-	st, err := p.Svc.writableStore(ctx)
+	t, err := p.Svc.settleStops(ctx, sup)
 	if err != nil {
 		p.log().Warn("could not read the session stop requests; launching nothing this cycle", "err", err)
 		return nil, nil
 	}
-	stops, err := st.SessionStops(ctx)
-	if err != nil {
-		p.log().Warn("could not read the session stop requests; launching nothing this cycle", "err", err)
-		return nil, nil
-	}
-	type hold struct{ repo, item, node string }
-	holds := map[hold]string{}
-	for _, s := range stops {
-		holds[hold{s.Repo, s.WorkItem, s.Node}] = fmt.Sprintf("an operator stopped session %s (%s); the item is held on %s until it moves on", s.Session, s.Reason, s.Node)
-		if !s.AppliedAt.IsZero() {
-			continue
-		}
-		if err := sup.Stop(ctx, s.Session, s.Reason); err != nil && !errors.Is(err, sessions.ErrNotLive) {
-			p.log().Warn("could not stop a session", "session", s.Session, "err", err)
-			continue
-		}
-		if err := st.MarkSessionStopApplied(ctx, s.Session, p.Svc.now()); err != nil {
-			p.log().Warn("could not record a session stop", "session", s.Session, "err", err)
-		}
-	}
+	p.acts.mu.Lock()
+	p.acts.takeovers = t
+	p.acts.mu.Unlock()
 	held := map[sessionKey]string{}
 	kept := wants[:0]
 	for _, w := range wants {
-		if why, ok := holds[hold{w.Repo, w.WorkItem, w.Node}]; ok {
-			held[sessionKey{repo: w.Repo, item: w.WorkItem}] = why
+		if h := t.on(w.Repo, w.WorkItem, w.Node); h != nil {
+			held[sessionKey{repo: w.Repo, item: w.WorkItem}] = h.Error()
 			continue
 		}
 		kept = append(kept, w)

@@ -9,7 +9,6 @@ import (
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/runtime/control"
 	"github.com/the-loop/the-loop/sessions"
 )
 
@@ -49,7 +48,8 @@ var ErrNoSessions = errors.New("no harness is configured, so no session can be l
 // waits for the item to move, runs what the session's claim left to the
 // ticket integration, evaluates a human gate once, and goes on — until the
 // walk is finished or it stands at a human gate, where it stops and says
-// what it waits for and where. It honours the ticket's pause and stop.
+// what it waits for and where. It asks the launch rule the poller asks
+// (launchHold): the ticket's pause and stop, and an operator's takeover.
 func (s *Service) Run(ctx context.Context, req RunRequest, progress func(RunStep)) (RunResult, error) {
 	sup := s.deps.Sessions
 	if sup == nil {
@@ -74,6 +74,8 @@ type runDriver struct {
 	res      RunResult
 	progress func(RunStep)
 	prompts  promptCache
+	// takeovers are the operators' takeovers as last read.
+	takeovers takeovers
 }
 
 func (d *runDriver) step(st RunStep) {
@@ -106,9 +108,8 @@ func (d *runDriver) loop(ctx context.Context) error {
 		}
 		ev, where := d.ticket(ctx, sess)
 		d.res.Where = where
-		if paused(d.s.cfg, ev) {
-			d.res.Waits = fmt.Sprintf("an authorized `%s` on the ticket: the item is paused there, so no session is launched", d.s.cfg.Keyword("resume"))
-			return nil
+		if held, err := d.held(ctx, sess, ev); err != nil || held {
+			return err
 		}
 		if sess.state.EntryPending != "" {
 			node, _, err := sess.rt.RunPendingEntry(ctx, d.req.WorkItem)
@@ -131,7 +132,7 @@ func (d *runDriver) loop(ctx context.Context) error {
 			}
 			continue
 		}
-		w, waits := d.s.sessionWant(ctx, sess, d.req.WorkItem, sess.repo.Root, &d.prompts)
+		w, waits := d.s.sessionWant(ctx, sess, d.req.WorkItem, sess.repo.Root, &d.prompts, d.takeovers)
 		if w == nil {
 			d.res.Waits = waits
 			return nil
@@ -164,15 +165,27 @@ func (d *runDriver) ticket(ctx context.Context, sess *session) (*runtime.Event, 
 	return &runtime.Event{Comments: comments}, where
 }
 
-// paused reports that the newest control command on the ticket is pause or
-// stop: the driver launches nothing then, as the poller would not.
-func paused(cfg *config.Config, ev *runtime.Event) bool {
-	if ev == nil {
-		return false
+// held keeps the item's hold in step with the ticket's last control
+// command (as the poller does), settles the operators' stop requests, and
+// asks the launch rule: a held item stops the driver, which says who held
+// it and how the hold lifts.
+func (d *runDriver) held(ctx context.Context, sess *session, ev *runtime.Event) (bool, error) {
+	if ev != nil {
+		last, by := (&Poller{Svc: d.s}).lastCommand(config.Source{}, integrations.Issue{}, ev.Comments)
+		if _, err := d.s.applyControl(ctx, sess, d.req.WorkItem, last, by); err != nil {
+			return true, err
+		}
 	}
-	p := &Poller{Svc: &Service{cfg: cfg}}
-	last, _ := p.lastCommand(config.Source{}, integrations.Issue{}, ev.Comments)
-	return last == control.Pause || last == control.Stop
+	t, err := d.s.settleStops(ctx, d.sup)
+	if err != nil {
+		return true, fmt.Errorf("read the session stop requests: %w", err)
+	}
+	d.takeovers = t
+	if h := d.s.launchHold(sess, d.req.WorkItem, t); h != nil {
+		d.res.Waits = holdWait(h)
+		return true, nil
+	}
+	return false, nil
 }
 
 // atHuman evaluates a human gate once with the ticket's comments; it
@@ -243,6 +256,12 @@ func (d *runDriver) work(ctx context.Context, w sessions.Want) (bool, error) {
 			}
 			d.step(RunStep{Node: esc.Node, Action: "escalated", Detail: esc.Reason})
 			return false, nil
+		}
+		if t, err := d.s.settleStops(ctx, d.sup); err == nil {
+			if h := t.on(w.Repo, w.WorkItem, w.Node); h != nil {
+				d.res.Waits = holdWait(h)
+				return true, nil
+			}
 		}
 		if len(rep.Held) > 0 {
 			d.res.Waits = "a human: " + rep.Held[0].Reason

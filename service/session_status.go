@@ -25,6 +25,8 @@ type itemView struct {
 	loop  string
 	// waits says what the item waits for when it wants no session.
 	waits string
+	// hold is the launch rule's hold on the item ("" when none).
+	hold string
 }
 
 // statusMarker keys the one status comment the loop keeps on each item.

@@ -12,15 +12,18 @@ import (
 )
 
 // sessionWant is what item id asks of the session supervisor where it
-// stands: a session when it is on an agent node with nothing else to wait
-// for, else nil and what it waits for instead. workdir is where the
-// session runs (the item's tree).
-func (s *Service) sessionWant(ctx context.Context, sess *session, id, workdir string, prompts *promptCache) (*sessions.Want, string) {
+// stands: a session when it is on an agent node, not held (launchHold, with
+// the takeovers t) and with nothing else to wait for, else nil and what it
+// waits for instead. workdir is where the session runs (the item's tree).
+func (s *Service) sessionWant(ctx context.Context, sess *session, id, workdir string, prompts *promptCache, t takeovers) (*sessions.Want, string) {
 	st, g := sess.state, sess.rt.Graph
 	n, ok := g.Node(st.CurrentNode)
+	hold := s.launchHold(sess, id, t)
 	switch {
 	case st.CurrentNode == "" || !ok:
 		return nil, "arming: an authorized `the-loop start` on the ticket"
+	case hold != nil:
+		return nil, holdWait(hold)
 	case n.ID == "escalated" || (st.Escalation != nil && n.IsHuman() && n.Terminal):
 		reason := "a human decides how to go on"
 		if st.Escalation != nil {

@@ -228,6 +228,8 @@ type SessionStopRequest struct {
 	Session string `json:"session"`
 	// Reason is recorded with the stop and on the item (required).
 	Reason string `json:"reason"`
+	// Actor names who stops it (the hold names them; "": an operator).
+	Actor string `json:"actor"`
 }
 
 // SessionStopResult says what the stop did.
@@ -260,16 +262,18 @@ func (s *Service) SessionStop(ctx context.Context, req SessionStopRequest) (Sess
 	if err != nil {
 		return SessionStopResult{}, err
 	}
-	stop := store.SessionStop{Session: rec.ID, Repo: rec.Repo, WorkItem: rec.WorkItem, Node: rec.Node, Reason: req.Reason, RequestedAt: s.now()}
+	stop := store.SessionStop{Session: rec.ID, Repo: rec.Repo, WorkItem: rec.WorkItem, Node: rec.Node, Reason: req.Reason,
+		By: strings.TrimSpace(req.Actor), RequestedAt: s.now()}
 	if err := st.RequestSessionStop(ctx, stop); err != nil && !errors.Is(err, store.ErrStopRequested) {
 		return SessionStopResult{}, err
 	}
+	hold := takeoverOf(stop).Error()
 	res := SessionStopResult{Session: rec.ID, WorkItem: rec.WorkItem, Node: rec.Node,
-		Message: fmt.Sprintf("stop of %s requested: the poller stops it within one cycle and launches no session for %s on %s until the item moves on", rec.ID, rec.WorkItem, rec.Node)}
+		Message: fmt.Sprintf("stop of %s requested: the poller (or `the-loop run`) stops it within one cycle. %s", rec.ID, hold)}
 	if sup := s.deps.Sessions; sup != nil {
 		if err := sup.Stop(ctx, rec.ID, req.Reason); err == nil {
 			res.Applied = true
-			res.Message = fmt.Sprintf("stopped %s; no session is launched for %s on %s until the item moves on", rec.ID, rec.WorkItem, rec.Node)
+			res.Message = fmt.Sprintf("stopped %s. %s", rec.ID, hold)
 			_ = st.MarkSessionStopApplied(ctx, rec.ID, s.now())
 		} else if !errors.Is(err, sessions.ErrNotLive) {
 			return res, err

@@ -68,14 +68,18 @@ func TestSessionStopIsRecordedAndNeedsAReason(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidRequest)
 	assert.ErrorContains(t, err, "give --reason")
 
-	res, err := svc.SessionStop(ctx, SessionStopRequest{Session: "s-1", Reason: "taking it over"})
+	res, err := svc.SessionStop(ctx, SessionStopRequest{Session: "s-1", Reason: "taking it over", Actor: "carol"})
 	require.NoError(t, err)
 	assert.False(t, res.Applied, "no supervisor in this process: the poller applies it")
-	assert.Equal(t, "stop of s-1 requested: the poller stops it within one cycle and launches no session for issue-7 on design until the item moves on", res.Message)
+	assert.Regexp(t, "^stop of s-1 requested: the poller \\(or `the-loop run`\\) stops it within one cycle\\. "+
+		"issue-7 is taken over on design: operator carol stopped session s-1 \\(taking it over, [0-9T:Z-]+\\)\\. "+
+		"While it is held there the loop launches no session for it; a human works design and claims it "+
+		"\\(`the-loop graph complete issue-7`\\), and the hold lifts once the item moves on$", res.Message)
 	stops, err := st.SessionStops(ctx)
 	require.NoError(t, err)
 	require.Len(t, stops, 1)
 	assert.Equal(t, "design", stops[0].Node)
+	assert.Equal(t, "carol", stops[0].By, "the hold names who asked")
 
 	rec, _, err := st.GetSession(ctx, "s-1")
 	require.NoError(t, err)

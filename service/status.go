@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/store"
 )
 
 // GraphStatus is where a work item stands, for an agent's prompt.
@@ -22,7 +23,8 @@ type GraphStatus struct {
 	Escalation  *runtime.Escalation `json:"escalation,omitempty"`
 	// Dependencies is the poller's last read of the item's blockers.
 	Dependencies *runtime.DependencyReport `json:"dependencies,omitempty"`
-	// Control is the pause or stop holding the item (nil when none).
+	// Control is what holds the item (nil when nothing does): the ticket's
+	// pause or stop, or an operator's takeover of the node it stands on.
 	Control *runtime.Control `json:"control,omitempty"`
 	// GraphContext is the $graph_context block for the agent's prompt.
 	GraphContext string `json:"graphContext"`
@@ -53,7 +55,7 @@ func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, err
 	rep := res.Reports[0]
 	g := res.Graphs[req.WorkItem]
 	out := GraphStatus{WorkItem: req.WorkItem, Loop: g.Name, Started: state.CurrentNode != "", CurrentNode: rep.CurrentNode,
-		Parked: rep.Parked, Escalation: state.Escalation, Dependencies: rep.Dependencies, Control: state.Control, Needs: []string{}, Warnings: res.Warnings}
+		Parked: rep.Parked, Escalation: state.Escalation, Dependencies: rep.Dependencies, Needs: []string{}, Warnings: res.Warnings}
 	n, _ := g.Node(rep.CurrentNode)
 	if n != nil {
 		out.Actor = n.Actor
@@ -65,12 +67,31 @@ func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, err
 		}
 	}
 	hold := ""
-	if h := runtime.Held(s.cfg, state); h != nil {
-		hold = strings.ToUpper(h.State()) + ": " + h.Error()
+	if h := s.heldNow(ctx, st, repo.Root, req.WorkItem, state); h != nil {
+		hold, out.Control = strings.ToUpper(h.State())+": "+h.Error(), &h.Control
 	}
 	out.GraphContext = graphContext(g, n, state, out, hold)
 	out.Sessions = s.sessionLine(ctx, st, repo.Root, req.WorkItem)
 	return out, nil
+}
+
+// heldNow is what holds item id as it stands, as the launch rule sees it:
+// the ticket's pause or stop, else an operator's takeover of its node (read
+// from st; nil st holds no takeover).
+func (s *Service) heldNow(ctx context.Context, st *store.Store, repo, id string, state *runtime.State) *runtime.HoldError {
+	if h := runtime.Held(s.cfg, state); h != nil || st == nil {
+		return h
+	}
+	stops, err := st.SessionStops(ctx)
+	if err != nil {
+		return nil
+	}
+	for _, stop := range stops {
+		if stop.Repo == repo && stop.WorkItem == id && stop.Node == state.CurrentNode {
+			return takeoverOf(stop)
+		}
+	}
+	return nil
 }
 
 // graphContext renders the block an agent's prompt carries.

@@ -189,22 +189,23 @@ func sessionsLogsCmd() *Command {
 // sessionsStopOptions are the flags of `the-loop sessions stop`.
 type sessionsStopOptions struct {
 	sessionOptions
-	Reason string
+	Reason, Actor string
 }
 
 func sessionsStopCmd() *Command {
-	const usage = "sessions stop <session> --reason TEXT [--format table|json]"
+	const usage = "sessions stop <session> --reason TEXT [--actor NAME] [--format table|json]"
 	return &Command{Name: "stop", Usage: usage,
 		Summary: "stop a running session and hold its item on its node, so a human can take the work over",
 		Run: func(ctx context.Context, f *Factory, args []string) error {
 			opts := &sessionsStopOptions{}
 			fs := opts.bind(f, "sessions stop", usage)
 			fs.StringVar(&opts.Reason, "reason", "", "why (required; recorded with the stop)")
+			fs.StringVar(&opts.Actor, "actor", "", "who stops it (the hold names them)")
 			id, err := oneSession(f, fs, args, usage, opts.Format)
 			if err != nil {
 				return err
 			}
-			req := service.SessionStopRequest{Session: id, Reason: opts.Reason}
+			req := service.SessionStopRequest{Session: id, Reason: opts.Reason, Actor: opts.Actor}
 			res, err := call(ctx, f, ServiceOptions{DB: opts.DB}, (*service.Service).SessionStop, req)
 			if err != nil {
 				return err
