@@ -131,6 +131,11 @@ func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, co
 			act.Action, act.Detail = "error", err.Error()
 			return act
 		}
+		if pending {
+			for _, p := range loopRecords(it.tree.Dir, sess, it.id) {
+				delete(before, p) // the claim's own records are published with its entry
+			}
+		}
 	}
 	wrote := ""
 	if pending {

@@ -114,8 +114,9 @@ func (l *Loop) git(ctx context.Context, dir string, args ...string) (string, err
 	return strings.TrimSpace(string(out)), nil
 }
 
-// repositories makes the bare remote (main holds a README and the
-// repository config) and the poller's checkout of it.
+// repositories makes the bare remote (main holds a README, the
+// repository config declaring its lint and test commands, and the test
+// script) and the poller's checkout of it.
 func (l *Loop) repositories(ctx context.Context, _ Options) error {
 	seed := filepath.Join(l.Dir, "seed")
 	if _, err := l.git(ctx, l.Dir, "init", "--quiet", "--bare", "--initial-branch=main", l.Remote); err != nil {
@@ -125,8 +126,10 @@ func (l *Loop) repositories(ctx context.Context, _ Options) error {
 		return err
 	}
 	files := map[string]string{
-		"README.md":                     "# widgets\n",
-		".the-loop/harness-config.yaml": "ticketing:\n  system: github\n  github:\n    owner: octo\n    repo: widgets\nsessions:\n  harness: agent\n",
+		"README.md": "# widgets\n",
+		".the-loop/harness-config.yaml": "ticketing:\n  system: github\n  github:\n    owner: octo\n    repo: widgets\nsessions:\n  harness: agent\n" +
+			"commands:\n  lint: [git, diff, --check]\n  test: [sh, scripts/test.sh]\n",
+		"scripts/test.sh": testScript,
 	}
 	for name, body := range files {
 		p := filepath.Join(seed, name)
@@ -147,6 +150,18 @@ func (l *Loop) repositories(ctx context.Context, _ Options) error {
 	}
 	return os.RemoveAll(seed)
 }
+
+// testScript is the demo repository's test command (commands.test): the
+// loop runs it at implementation and verification and commits its output
+// as evidence. It says where it ran and passes once every task is ticked.
+const testScript = `#!/bin/sh
+echo "working directory: $(pwd)"
+if grep -n '^- \[ \]' docs/specs/*/tasks.md; then
+  echo "FAIL: the tasks above are not done"
+  exit 1
+fi
+echo "ok  every task is done"
+`
 
 func (l *Loop) writeScript(context.Context, Options) error {
 	for _, node := range AgentNodes {

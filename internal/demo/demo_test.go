@@ -187,6 +187,12 @@ func TestTheLoopRunsAnItemFromStartToComplete(t *testing.T) {
 	}
 	record := gitOut(t, l.Remote, "show", "refs/heads/"+branch+":docs/specs/issue-1/work-item-state.json")
 	assert.Contains(t, record, `"currentNode": "complete"`, "the portable record is pushed")
+	for _, node := range []string{"implementation", "verification"} {
+		ev := gitOut(t, l.Remote, "show", "refs/heads/"+branch+":docs/specs/issue-1/evidence/tests-"+node+".md")
+		assert.Contains(t, ev, "working directory: "+l.Tree("issue-1"), "%s ran the repository's commands in the item's working tree", node)
+		assert.Contains(t, ev, "ok  every task is done")
+		assert.Contains(t, ev, "| lint |")
+	}
 
 	var human []string
 	for _, c := range l.Comments(1) {
@@ -492,13 +498,22 @@ func TestAnOperatorStopsASessionAndTakesTheWorkOver(t *testing.T) {
 		}
 		return id != ""
 	})
-	out, err := l.Run(ctx, "sessions", "stop", id, "--reason", "taking it over by hand", "--config", l.Config)
+	out, err := l.Run(ctx, "sessions", "stop", id, "--reason", "taking it over by hand", "--actor", "carol", "--config", l.Config)
 	require.NoError(t, err)
 	assert.Contains(t, out, "stop of "+id+" requested")
+	taken := "issue-1 is taken over on requirements-definition: operator carol stopped session " + id + " (taking it over by hand, "
+	assert.Contains(t, out, taken)
 	wait(t, "the session to stop", func() bool { s := sessionsOf(t, l, "issue-1"); return s[0].State == "stopped" })
 	assert.Equal(t, "taking it over by hand", sessionsOf(t, l, "issue-1")[0].Reason)
 	time.Sleep(3 * time.Second) // past the relaunch backoff
 	assert.Len(t, sessionsOf(t, l, "issue-1"), 1, "a held item is not relaunched")
+	wait(t, "the status comment to say who holds it", func() bool {
+		c, ok := l.Posted(1, "<!-- the-loop:status -->")
+		return ok && strings.Contains(c.Body, taken)
+	})
+	status, err := l.Run(ctx, "graph", "status", "issue-1", "--config", l.Config, "--repo", l.Tree("issue-1"))
+	require.NoError(t, err)
+	assert.Contains(t, status, "TAKEN OVER: "+taken)
 	_, err = l.Run(ctx, "sessions", "stop", id, "--reason", "again", "--config", l.Config)
 	assert.ErrorContains(t, err, "is not running")
 
@@ -547,8 +562,13 @@ func TestRunDrivesOneItemToTheNextHumanGate(t *testing.T) {
 	l.Say(1, "Approved.")
 	out, err = l.Run(ctx, "run", "issue-1", "--config", l.Config, "--repo", l.Checkout)
 	require.NoError(t, err)
-	assert.Contains(t, out, "it waits for an authorized `the-loop resume` on the ticket", "run honours pause")
+	assert.Contains(t, out, "issue-1 stopped at requirements-approval; it waits for a human: issue-1 is paused: @"+demo.Human+" paused it on the ticket (",
+		"run asks the launch rule the poller asks")
+	assert.Contains(t, out, "an authorized user lifts it by commenting `the-loop resume` on the ticket")
 	assert.Len(t, sessionsOf(t, l, "issue-1"), 1)
+	out, err = l.Run(ctx, "graph", "advance", "issue-1", "--config", l.Config, "--repo", l.Checkout)
+	assert.Error(t, err, "a refused advance exits 1")
+	assert.Contains(t, out, "issue-1 is paused: @"+demo.Human, "run recorded the hold, so every act refuses it")
 }
 
 // startAndExecute arms issue n with an authorized start, waits for its
