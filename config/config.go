@@ -228,21 +228,6 @@ func (c *Config) validate() error {
 	return c.Critic.Validate() // a *critic.FieldError names its key
 }
 
-// SecretEnvNames are the environment variables this config names as holding
-// a credential or a login (the tokens, the Jira e-mail, the Slack webhook):
-// no child process ever gets them, and what a child prints is scrubbed of
-// their values.
-func (c *Config) SecretEnvNames() []string {
-	var out []string
-	for _, v := range []string{c.Integrations.GitHub.TokenEnv, c.Integrations.Jira.TokenEnv, c.Integrations.Jira.EmailEnv,
-		c.Integrations.Slack.WebhookURLEnv, c.MCP.HTTP.TokenEnv} {
-		if v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // Commands is the control vocabulary, in documentation order.
 var Commands = []string{"start", "stop", "pause", "resume", "execute", "contribute", "cleanup", "do", "review"}
 

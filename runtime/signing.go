@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/the-loop/the-loop/config"
 )
 
 // EnvSigningKey names the variable holding the legacy HMAC signing key.
@@ -250,4 +252,24 @@ func (s *Signer) Honours(d *Decision, strict bool) (bool, string) {
 		return false, "is not verified (no signing key or public key is configured), and --recompute honours only verified decisions"
 	}
 	return false, why
+}
+
+// SensitiveEnv names the variables of the loop's environment that hold
+// secrets by its config — the tracker tokens and e-mail login, the Slack
+// webhook, the MCP bearer token — beside the signing key and systemd's
+// credentials directory. No child the loop starts (a session, a critic, a
+// repository's command) gets them, and what a child prints is scrubbed of
+// their values; proc.LooksSecret catches more by name.
+func SensitiveEnv(cfg *config.Config) []string {
+	out := []string{EnvSigningKey, config.EnvCredentialsDirectory}
+	if cfg == nil {
+		return out
+	}
+	i := cfg.Integrations
+	for _, n := range []string{i.GitHub.TokenEnv, i.Jira.TokenEnv, i.Jira.EmailEnv, i.Slack.WebhookURLEnv, cfg.MCP.HTTP.TokenEnv} {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -191,3 +191,14 @@ func TestOperatorActsWithoutASigningKeySaySo(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, strings.Join(res.Warnings, "\n"), "no signing key")
 }
+
+// One list names the secrets of the loop's environment, for every child
+// it starts: the signing key and credentials directory always, and every
+// variable the config points a credential at.
+func TestSensitiveEnvNamesEveryConfiguredSecret(t *testing.T) {
+	assert.Equal(t, []string{EnvSigningKey, config.EnvCredentialsDirectory}, SensitiveEnv(nil))
+	cfg := config.Default()
+	cfg.Integrations.GitHub.TokenEnv, cfg.Integrations.Jira.TokenEnv, cfg.Integrations.Jira.EmailEnv = "GH", "JT", "JE"
+	cfg.Integrations.Slack.WebhookURLEnv, cfg.MCP.HTTP.TokenEnv = "SW", "MT"
+	assert.Equal(t, []string{EnvSigningKey, config.EnvCredentialsDirectory, "GH", "JT", "JE", "SW", "MT"}, SensitiveEnv(cfg))
+}

@@ -149,7 +149,7 @@ func (s *Service) critics() *critic.Runner {
 	if s.deps.Critics != nil {
 		return s.deps.Critics
 	}
-	return &critic.Runner{Sensitive: s.cfg.SecretEnvNames()}
+	return &critic.Runner{Sensitive: runtime.SensitiveEnv(s.cfg)}
 }
 
 // criticRunsDir holds the saved envelopes, beside the state store: they are

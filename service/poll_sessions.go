@@ -27,14 +27,14 @@ type polledKey struct{ checkout, container, item string }
 // that acts: the sessions items want, what the status comments last said,
 // and the working-tree problems already reported.
 type pollerActs struct {
-	mu        sync.Mutex
-	wants     map[polledKey]sessions.Want
-	prev      map[polledKey]sessions.Want
-	views     map[sessionKey]*itemView
-	posted    map[sessionKey]string
-	problems  map[sessionKey]string
-	syncedAt  map[sessionKey]time.Time
-	prompts   promptCache
+	mu       sync.Mutex
+	wants    map[polledKey]sessions.Want
+	prev     map[polledKey]sessions.Want
+	views    map[sessionKey]*itemView
+	posted   map[sessionKey]string
+	problems map[sessionKey]string
+	syncedAt map[sessionKey]time.Time
+	prompts  promptCache
 	// takeovers are the operators' takeovers as the last session step
 	// read them (the launch rule's second half).
 	takeovers takeovers

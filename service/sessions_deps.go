@@ -63,18 +63,6 @@ func (r handleRecorder) AppendEvents(ctx context.Context, repo, id string, evs [
 	return st.AppendEvents(ctx, repo, id, evs)
 }
 
-// SensitiveEnv names the variables of the poller's environment the config
-// says hold secrets — the tracker tokens and email, the Slack webhook, the
-// MCP bearer token, the signing key and systemd's credentials directory —
-// beside whatever proc.LooksSecret recognises. No session ever gets them
-// unless a harness lists them under secretEnv.
-func SensitiveEnv(cfg *config.Config) []string {
-	i := cfg.Integrations
-	out := []string{runtime.EnvSigningKey, config.EnvCredentialsDirectory}
-	for _, n := range []string{i.GitHub.TokenEnv, i.Jira.TokenEnv, i.Jira.EmailEnv, i.Slack.WebhookURLEnv, cfg.MCP.HTTP.TokenEnv} {
-		if n != "" {
-			out = append(out, n)
-		}
-	}
-	return out
-}
+// SensitiveEnv names the variables no session gets unless a harness lists
+// them under secretEnv: runtime.SensitiveEnv, the one list.
+func SensitiveEnv(cfg *config.Config) []string { return runtime.SensitiveEnv(cfg) }

@@ -141,7 +141,7 @@ func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 		Store:        db,
 		Providers:    providers,
 		Notifier:     notifier,
-		Critics:      &critic.Runner{LookupEnv: f.lookupEnv, Sensitive: cfg.SecretEnvNames()},
+		Critics:      &critic.Runner{LookupEnv: f.lookupEnv, Sensitive: service.SensitiveEnv(cfg)},
 		Signer:       signer,
 		Clock:        time.Now,
 		Log:          log,

@@ -197,13 +197,8 @@ func clean(b []byte, secrets []string) string {
 	return proc.RedactText(strings.ToValidUTF8(string(b), "\uFFFD"), secrets)
 }
 
-// secretNames are the variables the operator config names as secrets.
-func secretNames(cfg *config.Config) []string {
-	if cfg == nil {
-		return nil
-	}
-	return cfg.SecretEnvNames()
-}
+// secretNames are the variables the loop's config names as secrets.
+func secretNames(cfg *config.Config) []string { return runtime.SensitiveEnv(cfg) }
 
 // testEnv is a test command's environment: the parent's variables minus
 // every one that holds a secret (proc.LooksSecret, CREDENTIALS_DIRECTORY
