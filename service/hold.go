@@ -73,12 +73,44 @@ type takeoverKey struct{ repo, item, node string }
 
 // takeovers are the operators' takeovers (`the-loop sessions stop`), each
 // holding its item's session launches on the node its stopped session
-// worked, until the item moves on.
-type takeovers map[takeoverKey]*runtime.HoldError
+// worked, for that visit of the node: once the item moves on, a later
+// visit (a gate sent it back, a force) is not held.
+type takeovers map[takeoverKey]takeover
 
-// on is the takeover holding item of repo on node, or nil.
-func (t takeovers) on(repo, item, node string) *runtime.HoldError {
-	return t[takeoverKey{repo, item, node}]
+// takeover is one stop request's hold, and when it was requested.
+type takeover struct {
+	hold *runtime.HoldError
+	at   time.Time
+}
+
+// on is the takeover holding item of repo on node in the visit that began
+// at entered, or nil. A visit whose start is unknown (zero) is held.
+func (t takeovers) on(repo, item, node string, entered time.Time) *runtime.HoldError {
+	to, ok := t[takeoverKey{repo, item, node}]
+	if !ok || entered.After(to.at) {
+		return nil
+	}
+	return to.hold
+}
+
+// holdsVisit reports whether stop holds the visit of its node that began at
+// entered: the request came during that visit.
+func holdsVisit(stop store.SessionStop, entered time.Time) bool {
+	return !entered.After(stop.RequestedAt)
+}
+
+// visitStart is when the item's current visit of node began (zero when the
+// record does not say).
+func visitStart(st *runtime.State, node string) time.Time {
+	rec := st.Nodes[node]
+	if rec == nil {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339, rec.LastEnteredAt)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 // takeoverOf is the hold an operator's stop request leaves.
@@ -98,7 +130,8 @@ func (s *Service) launchHold(sess *session, id string, t takeovers) *runtime.Hol
 	if h := runtime.Held(s.cfg, sess.state); h != nil {
 		return h
 	}
-	return t.on(sess.repo.Root, id, sess.state.CurrentNode)
+	node := sess.state.CurrentNode
+	return t.on(sess.repo.Root, id, node, visitStart(sess.state, node))
 }
 
 // holdWait is what a held item waits for, in the status comment and in
@@ -120,7 +153,7 @@ func (s *Service) settleStops(ctx context.Context, sup *sessions.Supervisor) (ta
 	}
 	out := takeovers{}
 	for _, stop := range stops {
-		out[takeoverKey{stop.Repo, stop.WorkItem, stop.Node}] = takeoverOf(stop)
+		out[takeoverKey{stop.Repo, stop.WorkItem, stop.Node}] = takeover{hold: takeoverOf(stop), at: stop.RequestedAt}
 		if !stop.AppliedAt.IsZero() || sup == nil {
 			continue
 		}

@@ -132,12 +132,19 @@ func TestATakeoverHoldsLaunchesOnItsNodeOnly(t *testing.T) {
 	ctx := context.Background()
 	st, err := r.svc.writableStore(ctx)
 	require.NoError(t, err)
-	require.NoError(t, st.RequestSessionStop(ctx, store.SessionStop{Session: "s-9", Repo: sess.repo.Root, WorkItem: "issue-1",
-		Node: "requirements-definition", Reason: "taking it over", By: "carol", RequestedAt: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}))
-
+	entered := visitStart(sess.state, "requirements-definition")
+	require.False(t, entered.IsZero())
+	require.NoError(t, st.RequestSessionStop(ctx, store.SessionStop{Session: "s-8", Repo: sess.repo.Root, WorkItem: "issue-1",
+		Node: "requirements-definition", Reason: "an earlier visit", RequestedAt: entered.Add(-time.Hour)}))
 	taken, err := r.svc.settleStops(ctx, nil)
 	require.NoError(t, err)
-	want := "issue-1 is taken over on requirements-definition: operator carol stopped session s-9 (taking it over, 2026-03-01T10:00:00Z). " +
+	assert.Nil(t, r.svc.launchHold(sess, "issue-1", taken), "a stop requested in an earlier visit of the node holds nothing now")
+
+	require.NoError(t, st.RequestSessionStop(ctx, store.SessionStop{Session: "s-9", Repo: sess.repo.Root, WorkItem: "issue-1",
+		Node: "requirements-definition", Reason: "taking it over", By: "carol", RequestedAt: entered}))
+	taken, err = r.svc.settleStops(ctx, nil)
+	require.NoError(t, err)
+	want := "issue-1 is taken over on requirements-definition: operator carol stopped session s-9 (taking it over, " + entered.UTC().Format(time.RFC3339) + "). " +
 		"While it is held there the loop launches no session for it; a human works requirements-definition and claims it " +
 		"(`the-loop graph complete issue-1`), and the hold lifts once the item moves on"
 	w, waits := r.svc.sessionWant(ctx, sess, "issue-1", r.repo, nil, taken)
@@ -165,3 +172,30 @@ func TestATakeoverHoldsLaunchesOnItsNodeOnly(t *testing.T) {
 }
 
 const requirementsByHand = "# Requirements\n\n## Requirements\n\n- R1: written by hand.\n\n## Security considerations\n\nNo new trust boundary: the change is local.\n"
+
+// A takeover holds the visit of its node during which it was requested;
+// a visit that began after it (a gate sent the item back, a force) is not
+// held, and a visit whose start is unknown is.
+func TestATakeoverHoldsTheVisitItWasRequestedIn(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	hold := runtime.TakenOver("issue-1", runtime.Control{Node: "design", Session: "s-1"})
+	taken := takeovers{{"r", "issue-1", "design"}: {hold: hold, at: at}}
+	tests := []struct {
+		name    string
+		node    string
+		entered time.Time
+		held    bool
+	}{
+		{"the visit it was requested in", "design", at.Add(-time.Minute), true},
+		{"entered in the same second", "design", at, true},
+		{"a later visit", "design", at.Add(time.Second), false},
+		{"an unknown visit start", "design", time.Time{}, true},
+		{"another node", "requirements-definition", at.Add(-time.Minute), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := taken.on("r", "issue-1", tt.node, tt.entered)
+			assert.Equal(t, tt.held, got != nil)
+		})
+	}
+}

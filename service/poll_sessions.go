@@ -117,7 +117,8 @@ func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, ac
 	}
 	a := &p.acts
 	key := sessionKey{repo: sess.repo.Root, item: it.id}
-	v := &itemView{item: *it, key: key, node: sess.state.CurrentNode, loop: sess.rt.Graph.Name}
+	v := &itemView{item: *it, key: key, node: sess.state.CurrentNode, loop: sess.rt.Graph.Name,
+		entered: visitStart(sess.state, sess.state.CurrentNode)}
 	if n, ok := sess.rt.Graph.Node(v.node); ok {
 		v.actor = n.Actor
 	}
@@ -169,7 +170,7 @@ func (p *Poller) superviseSessions(ctx context.Context, rep *CycleReport) {
 		}
 	}
 	wants, views := p.collectWants(rep)
-	wants, held := p.applyStops(ctx, sup, wants)
+	wants, held := p.applyStops(ctx, sup, wants, views)
 	for k, v := range views {
 		if v.hold != "" && held != nil {
 			held[k] = v.hold
@@ -227,7 +228,7 @@ func (p *Poller) collectWants(rep *CycleReport) ([]sessions.Want, map[sessionKey
 // stop`) and keeps the launch rule's takeovers for the next cycle's items:
 // the wants of items taken over on their nodes are dropped, with the
 // hold's message for their status comments.
-func (p *Poller) applyStops(ctx context.Context, sup *sessions.Supervisor, wants []sessions.Want) ([]sessions.Want, map[sessionKey]string) {
+func (p *Poller) applyStops(ctx context.Context, sup *sessions.Supervisor, wants []sessions.Want, views map[sessionKey]*itemView) ([]sessions.Want, map[sessionKey]string) {
 	t, err := p.Svc.settleStops(ctx, sup)
 	if err != nil {
 		p.log().Warn("could not read the session stop requests; launching nothing this cycle", "err", err)
@@ -239,8 +240,13 @@ func (p *Poller) applyStops(ctx context.Context, sup *sessions.Supervisor, wants
 	held := map[sessionKey]string{}
 	kept := wants[:0]
 	for _, w := range wants {
-		if h := t.on(w.Repo, w.WorkItem, w.Node); h != nil {
-			held[sessionKey{repo: w.Repo, item: w.WorkItem}] = h.Error()
+		k := sessionKey{repo: w.Repo, item: w.WorkItem}
+		var entered time.Time // a want carried over without a view: its visit is held
+		if v := views[k]; v != nil && v.node == w.Node {
+			entered = v.entered
+		}
+		if h := t.on(w.Repo, w.WorkItem, w.Node, entered); h != nil {
+			held[k] = h.Error()
 			continue
 		}
 		kept = append(kept, w)

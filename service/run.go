@@ -257,12 +257,6 @@ func (d *runDriver) work(ctx context.Context, w sessions.Want) (bool, error) {
 			d.step(RunStep{Node: esc.Node, Action: "escalated", Detail: esc.Reason})
 			return false, nil
 		}
-		if t, err := d.s.settleStops(ctx, d.sup); err == nil {
-			if h := t.on(w.Repo, w.WorkItem, w.Node); h != nil {
-				d.res.Waits = holdWait(h)
-				return true, nil
-			}
-		}
 		if len(rep.Held) > 0 {
 			d.res.Waits = "a human: " + rep.Held[0].Reason
 			return true, nil
@@ -273,6 +267,12 @@ func (d *runDriver) work(ctx context.Context, w sessions.Want) (bool, error) {
 		}
 		if sess.state.CurrentNode != w.Node || sess.state.EntryPending != "" {
 			return false, nil
+		}
+		if t, err := d.s.settleStops(ctx, d.sup); err == nil {
+			if h := d.s.launchHold(sess, d.req.WorkItem, t); h != nil {
+				d.res.Waits = holdWait(h) // an operator stopped the session: settleStops stopped it here
+				return true, nil
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -27,6 +27,8 @@ type itemView struct {
 	waits string
 	// hold is the launch rule's hold on the item ("" when none).
 	hold string
+	// entered is when the item's visit of node began.
+	entered time.Time
 }
 
 // statusMarker keys the one status comment the loop keeps on each item.

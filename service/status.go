@@ -87,7 +87,7 @@ func (s *Service) heldNow(ctx context.Context, st *store.Store, repo, id string,
 		return nil
 	}
 	for _, stop := range stops {
-		if stop.Repo == repo && stop.WorkItem == id && stop.Node == state.CurrentNode {
+		if stop.Repo == repo && stop.WorkItem == id && stop.Node == state.CurrentNode && holdsVisit(stop, visitStart(state, stop.Node)) {
 			return takeoverOf(stop)
 		}
 	}
