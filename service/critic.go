@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/critic"
+	"github.com/the-loop/the-loop/internal/nearest"
 	"github.com/the-loop/the-loop/runtime"
 )
 
@@ -138,7 +139,11 @@ func (s *Service) findCritic(name string) (critic.Critic, error) {
 	}
 	c, ok := s.cfg.Critic.Find(strings.TrimSpace(name))
 	if !ok {
-		return critic.Critic{}, invalid(fmt.Errorf("critic %q is not configured (configured: %s)", name, strings.Join(names, ", ")))
+		msg := fmt.Sprintf("critic %q is not configured (configured: %s)", name, strings.Join(names, ", "))
+		if p := nearest.Phrase(nearest.Close(strings.TrimSpace(name), names)); p != "" {
+			msg += "; " + p
+		}
+		return critic.Critic{}, invalid(errors.New(msg))
 	}
 	return c, nil
 }

@@ -144,6 +144,8 @@ func TestACriticRunIsRefusedWithoutRunning(t *testing.T) {
 	_, err := r.svc.CriticRun(ctx, CriticRunRequest{Repo: r.repo, WorkItem: "issue-1", Critic: "gpt", PromptFile: prompt})
 	assert.True(t, errors.Is(err, ErrInvalidRequest))
 	assert.EqualError(t, err, `critic "gpt" is not configured (configured: codex, slow)`)
+	_, err = r.svc.CriticRun(ctx, CriticRunRequest{Repo: r.repo, WorkItem: "issue-1", Critic: "codx", PromptFile: prompt})
+	assert.EqualError(t, err, `critic "codx" is not configured (configured: codex, slow); did you mean "codex"?`)
 
 	_, err = r.svc.CriticRun(ctx, CriticRunRequest{Repo: r.repo, WorkItem: "issue-2", Critic: "codex", PromptFile: prompt})
 	assert.True(t, errors.Is(err, ErrInvalidRequest))
