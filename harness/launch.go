@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/the-loop/the-loop/proc"
@@ -19,20 +20,30 @@ type Launch struct {
 	SessionID string
 	WorkItem  string
 	Node      string
+	// PR and PRRepo name the pull request whose loop Node belongs to (0:
+	// the item's own loop); they are set as THE_LOOP_PR and
+	// THE_LOOP_PR_REPO.
+	PR     int
+	PRRepo string
 	// Prompt is the assignment text written to the prompt file.
 	Prompt string
 	// Model and Effort are the item's choice ("" = the harness config's
 	// default, and when that is empty too, no flag at all).
 	Model  string
 	Effort string
-	// Workdir is the item's working tree; the session runs there.
+	// Workdir is the item's working tree (or a pull request's own tree);
+	// the session runs there.
 	Workdir string
+	// ServeRepo is the repository the session's the-loop server serves
+	// the item in ("" = Workdir): a pull request's session of its own runs
+	// in that pull request's tree, while its item lives in the item's.
+	ServeRepo string
 	// Dir is the session's private directory (created 0700): the prompt
 	// file and the MCP config go there.
 	Dir string
 	// Serve is the argv that runs the-loop's MCP server, e.g.
 	// ["/usr/local/bin/the-loop", "serve", "--config", "/etc/the-loop/config.yaml"];
-	// "--repo <Workdir> --work-item <WorkItem>" is appended.
+	// "--repo <ServeRepo> --work-item <WorkItem>" is appended.
 	Serve []string
 	// ServeEnv is the server entry's environment in the MCP config. It is
 	// readable by the session: never put a secret in it.
@@ -100,7 +111,7 @@ func Prepare(name string, c Config, l Launch) (*Plan, error) {
 	if err := writePrivate(p.PromptFile, []byte(l.Prompt)); err != nil {
 		return nil, err
 	}
-	cfg, err := MCPConfig(l.Serve, l.Workdir, l.WorkItem, l.ServeEnv)
+	cfg, err := MCPConfig(l.Serve, firstNonEmpty(l.ServeRepo, l.Workdir), l.WorkItem, l.ServeEnv)
 	if err != nil {
 		return nil, err
 	}
@@ -138,8 +149,8 @@ func (l Launch) check() error {
 	switch {
 	case l.SessionID == "" || l.WorkItem == "" || l.Node == "":
 		return errors.New("launch: SessionID, WorkItem and Node are required")
-	case !filepath.IsAbs(l.Workdir) || !filepath.IsAbs(l.Dir):
-		return fmt.Errorf("launch %s: Workdir and Dir must be absolute paths", l.WorkItem)
+	case !filepath.IsAbs(l.Workdir) || !filepath.IsAbs(l.Dir) || (l.ServeRepo != "" && !filepath.IsAbs(l.ServeRepo)):
+		return fmt.Errorf("launch %s: Workdir, ServeRepo and Dir must be absolute paths", l.WorkItem)
 	case len(l.Serve) == 0 || l.Serve[0] == "":
 		return fmt.Errorf("launch %s: Serve must name the the-loop program", l.WorkItem)
 	case strings.TrimSpace(l.Prompt) == "":
@@ -154,15 +165,19 @@ func (c Config) env(l Launch) (*proc.Env, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
+	set := map[string]string{
+		"THE_LOOP_SESSION":   l.SessionID,
+		"THE_LOOP_WORK_ITEM": l.WorkItem,
+		"THE_LOOP_NODE":      l.Node,
+	}
+	if l.PR > 0 {
+		set["THE_LOOP_PR"], set["THE_LOOP_PR_REPO"] = strconv.Itoa(l.PR), l.PRRepo
+	}
 	return proc.BuildEnv(proc.EnvSpec{
 		Pass:      c.Env,
 		Secrets:   c.SecretEnv,
 		Sensitive: l.Sensitive,
-		Set: map[string]string{
-			"THE_LOOP_SESSION":   l.SessionID,
-			"THE_LOOP_WORK_ITEM": l.WorkItem,
-			"THE_LOOP_NODE":      l.Node,
-		},
+		Set:       set,
 	}, lookup)
 }
 

@@ -207,3 +207,34 @@ func TestPrepareRefusesBadLaunches(t *testing.T) {
 	_, err := Prepare("bad", Config{Adapter: "nope"}, launch(t))
 	assert.ErrorContains(t, err, "harnesses.bad.adapter")
 }
+
+func TestAPullRequestsSessionServesItsItemWhereTheItemLives(t *testing.T) {
+	l := launch(t)
+	item := l.Workdir
+	l.Workdir, l.ServeRepo = filepath.Join(filepath.Dir(item), "octo-widgets.issue-7"), item
+	l.PR, l.PRRepo = 7, "octo/infra"
+	p, err := Prepare("claude", Config{Adapter: AdapterClaude}, l)
+	require.NoError(t, err)
+	assert.Equal(t, l.Workdir, p.Dir, "the session runs in the pull request's own tree")
+	raw, err := os.ReadFile(p.MCPConfig)
+	require.NoError(t, err)
+	var cfg struct {
+		MCPServers map[string]struct{ Args []string } `json:"mcpServers"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &cfg))
+	assert.Equal(t, []string{"serve", "--config", "/etc/the-loop/config.yaml", "--repo", item, "--work-item", "issue-7"},
+		cfg.MCPServers[ServerName].Args, "its server serves the item in the item's tree, where its state lives")
+	env := envMap(p.Env)
+	assert.Equal(t, "7", env["THE_LOOP_PR"])
+	assert.Equal(t, "octo/infra", env["THE_LOOP_PR_REPO"])
+
+	own := launch(t)
+	p, err = Prepare("claude", Config{Adapter: AdapterClaude}, own)
+	require.NoError(t, err)
+	_, set := envMap(p.Env)["THE_LOOP_PR"]
+	assert.False(t, set, "the item's own loop names no pull request")
+
+	l.ServeRepo = "relative/tree"
+	_, err = Prepare("claude", Config{Adapter: AdapterClaude}, l)
+	assert.ErrorContains(t, err, "must be absolute paths")
+}

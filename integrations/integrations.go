@@ -143,6 +143,9 @@ type PullRequest struct {
 	// HeadSHA is the commit the head branch points at.
 	HeadSHA string
 	Merged  bool
+	// MergedBy is the account that merged it ("" when not merged, and in
+	// listings).
+	MergedBy string
 	// Mergeable is nil while GitHub has not computed it (and in listings).
 	Mergeable *bool
 	// MergeableState is GitHub's word: clean, dirty, blocked, behind,

@@ -16,6 +16,8 @@ type Backend interface {
 	GraphShow(ctx context.Context, req service.GraphShowRequest) (service.GraphView, error)
 	Complete(ctx context.Context, req service.CompleteRequest) (service.CompleteResult, error)
 	Plan(ctx context.Context, req service.PlanRequest) (service.PlanResult, error)
+	GraphRepos(ctx context.Context, req service.GraphReposRequest) (service.GraphReposResult, error)
+	PRCreate(ctx context.Context, req service.PRCreateRequest) (service.PRCreateResult, error)
 
 	CriticList(ctx context.Context, req service.CriticListRequest) (service.CriticListResult, error)
 	CriticRun(ctx context.Context, req service.CriticRunRequest) (service.CriticRunResult, error)

@@ -12,10 +12,11 @@ import (
 // confinedTools are the tools a server confined to one work item answers:
 // the walk of that item (check, graph_status, graph_complete, graph_show),
 // its critic rounds (critic_list, and critic_run recorded on that item
-// only), its handed-off files (handoff_show, handoff_import) and the
-// continuity record of its working tree.
+// only), its pull requests (pr_create, and graph_repos, which there may only
+// add repositories), its handed-off files (handoff_show, handoff_import) and
+// the continuity record of its working tree.
 var confinedTools = map[string]bool{
-	"check": true, "graph_status": true, "graph_complete": true, "graph_show": true,
+	"check": true, "graph_status": true, "graph_complete": true, "graph_show": true, "pr_create": true, "graph_repos": true,
 	"critic_list": true, "critic_run": true,
 	"handoff_show": true, "handoff_import": true,
 	"continuity_update": true, "continuity_brief": true, "continuity_prompt": true,

@@ -144,7 +144,7 @@ func AllTools() []Tool {
 	tools := []Tool{
 		checkTool, planTool,
 		criticListTool, criticRunTool,
-		graphStatusTool, graphShowTool, graphCompleteTool,
+		graphStatusTool, graphShowTool, graphCompleteTool, graphReposTool, prCreateTool,
 		handoffPostTool, handoffShowTool, handoffImportTool, handoffNoteTool,
 		ticketCreateTool, ticketProjectsTool,
 		continuityUpdateTool, continuityBriefTool, continuityPromptTool, continuityResumeTool,

@@ -5,7 +5,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/the-loop/the-loop/mcp/transport"
 	"github.com/the-loop/the-loop/service"
 )
 
@@ -46,12 +45,11 @@ var graphCompleteTool = Tool{
 		repoArg(),
 		mcp.WithString(ArgWorkItem, mcp.Required(), mcp.Description(workItemDescription)),
 		mcp.WithString(argNode, mcp.Description("The node claimed done (default: the current node).")),
+		mcp.WithNumber(argPR, mcp.Description("Claim the node of this pull request's loop (its number) instead of the work item's, as the assignment of a pull request's loop says.")),
+		mcp.WithString(argPRRepo, mcp.Description("OWNER/REPO of that pull request (default: the origin repository).")),
 	),
 	Handler: handle(func(ctx context.Context, deps Deps, in service.CompleteRequest) *mcp.CallToolResult {
-		in.Actor = "mcp"
-		if p, ok := transport.PrincipalFromContext(ctx); ok && p.Subject != "" {
-			in.Actor = "mcp:" + p.Subject
-		}
+		in.Actor = caller(ctx)
 		claim, err := deps.Backend.Complete(ctx, in)
 		if err != nil {
 			return coreError("graph_complete", err)

@@ -300,6 +300,14 @@ func (r *Runtime) recordDecisions(st *State, node string, results []Result) []Ev
 				}
 			}
 		}
+		if d, ok := res.Data["readyToShip"].(*Decision); ok && d != nil {
+			d.Node, d.Kind = node, KindReadyToShip
+			sign(d, KindReadyToShip)
+			if st.ReadyToShip == nil {
+				st.ReadyToShip = map[string]*Decision{}
+			}
+			st.ReadyToShip[node] = d
+		}
 		if dem, ok := res.Data["demotions"].([]Demotion); ok {
 			st.HandoffDemoted = append(st.HandoffDemoted, dem...)
 		}

@@ -15,11 +15,12 @@ const DefaultHookTimeout = 60 * time.Second
 
 // ChainEntry is one hook reference in a chain with its parameters.
 type ChainEntry struct {
-	Hook   string         `json:"hook"`
-	With   map[string]any `json:"with,omitempty"`
-	fn     HookFunc
-	ops    []integrations.Op
-	repoHk bool
+	Hook    string         `json:"hook"`
+	With    map[string]any `json:"with,omitempty"`
+	fn      HookFunc
+	ops     []integrations.Op
+	hostOps []integrations.Op
+	repoHk  bool
 	// runsCommands: bounded by the repository commands' budget.
 	runsCommands bool
 }
@@ -134,10 +135,16 @@ func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {
 	if tracker != nil {
 		local.Tracker = tracker
 	}
+	host := integrations.Restrict(hc.CodeHost, "hook "+e.Hook+" (code host)", e.hostOps)
+	if host != nil {
+		local.CodeHost = host
+	}
 	res := callGuarded(e, &local, timeout, failed)
-	if tracker != nil {
-		if undeclared := tracker.Undeclared(); len(undeclared) > 0 {
-			return failed(fmt.Sprintf("it called %s, which its entry in the hook list does not declare", joinOps(undeclared)))
+	for _, r := range []*integrations.Restricted{tracker, host} {
+		if r != nil {
+			if undeclared := r.Undeclared(); len(undeclared) > 0 {
+				return failed(fmt.Sprintf("it called %s, which its entry in the hook list does not declare", joinOps(undeclared)))
+			}
 		}
 	}
 	return res
@@ -241,3 +248,6 @@ func (e ChainEntry) HookName() string { return e.Hook }
 
 // Ops are the integration operations the entry's hook declares.
 func (e ChainEntry) Ops() []integrations.Op { return e.ops }
+
+// HostOps are the code-host operations the entry's hook declares.
+func (e ChainEntry) HostOps() []integrations.Op { return e.hostOps }

@@ -277,7 +277,7 @@ func compileChain(id, boundary string, items []yaml.Node, reg *Registry) ([]Chai
 		if !ok {
 			return nil, fmt.Errorf("node %q: %s references unknown hook %q; registered hooks are: %s", id, boundary, e.Hook, strings.Join(reg.Names(), ", "))
 		}
-		e.fn, e.ops, e.runsCommands = spec.Func, spec.Ops, spec.RunsCommands
+		e.fn, e.ops, e.hostOps, e.runsCommands = spec.Func, spec.Ops, spec.HostOps, spec.RunsCommands
 		out = append(out, e)
 	}
 	return out, nil

@@ -176,6 +176,10 @@ type HookContext struct {
 	// Tracker is the ticket integration (nil when none is configured or in
 	// read-only evaluation).
 	Tracker integrations.Provider
+	// CodeHost is the provider of the pull requests (GitHub), nil when none
+	// is configured or in read-only evaluation. For a GitHub item it is the
+	// tracker's provider; a Jira item's pull requests are read through it.
+	CodeHost integrations.Provider
 	// Notifier delivers notifications (nil when none).
 	Notifier integrations.Notifier
 	// Assignments hands an agent node's assignment to the item's session
@@ -194,6 +198,10 @@ type HookContext struct {
 	// Cache shares reads across the nodes of one read-only evaluation (nil
 	// when the evaluation may write).
 	Cache *EvalCache
+	// Origin is OWNER/REPO of the repository the work item is tracked in
+	// ("" when unknown): the inner loops of its own pull requests live
+	// directly under pr-loops/.
+	Origin string
 }
 
 // Param returns a string parameter.

@@ -25,14 +25,20 @@ type Runtime struct {
 	Signer  *Signer
 	// Tracker is the ticket integration used by side-effecting hooks
 	// (nil: none configured; hooks degrade).
-	Tracker  integrations.Provider
+	Tracker integrations.Provider
+	// CodeHost is the provider of the items' pull requests (GitHub); nil
+	// when none is configured.
+	CodeHost integrations.Provider
 	Notifier integrations.Notifier
 	// Repo is the absolute repository root.
 	Repo string
 	// SpecRoot is the spec folder relative to Repo, slash-separated.
 	SpecRoot string
 	// Commands are the repository's own commands (its repository config).
-	Commands    RepoCommands
+	Commands RepoCommands
+	// Origin is OWNER/REPO of the repository the work items are tracked in
+	// (the repository config's ticketing.github), "" when unknown.
+	Origin      string
 	HookTimeout time.Duration
 	Log         *slog.Logger
 	// DeferEntry leaves entry chains to a runtime that holds the ticket
@@ -131,9 +137,11 @@ func (r *Runtime) hookContext(ctx context.Context, in evalInput) *HookContext {
 		Signer:           r.signer(),
 		Strict:           in.strict,
 		Cache:            in.cache,
+		Origin:           r.Origin,
 	}
 	if !in.readOnly {
 		hc.Tracker = r.Tracker
+		hc.CodeHost = r.CodeHost
 		hc.Notifier = r.Notifier
 		hc.Assignments = r.Assignments
 		if t, err := ParseTicketRef(ref); err == nil {
@@ -182,6 +190,7 @@ func (r *Runtime) enter(st *State, node string) []EventRecord {
 	rec.Outcome = ""
 	rec.ExitedAt = ""
 	st.Parked = nil
+	delete(st.ReadyToShip, node)
 	if d, ok := st.Decisions[node]; ok && d.Kind == KindGate {
 		delete(st.Decisions, node)
 		evs = append(evs, EventRecord{Name: "graph.decision_archived", Node: node, Data: map[string]any{"outcome": d.Outcome, "by": d.By, "at": d.At}})

@@ -23,6 +23,10 @@ type HookSpec struct {
 	// its call is bounded by their budget (RepoCommands.Budget) when that
 	// is longer than the chain's hook timeout.
 	RunsCommands bool
+	// HostOps are the operations the hook may call on the code host
+	// (GitHub) for the item's pull requests, which a Jira item's tracker
+	// does not serve.
+	HostOps []integrations.Op
 }
 
 // Registry resolves hook names for the graph compiler. It is built once,
@@ -49,7 +53,7 @@ func NewRegistry(specs ...HookSpec) (*Registry, error) {
 		if _, dup := r.specs[s.Name]; dup {
 			return nil, fmt.Errorf("duplicate hook name: %q", s.Name)
 		}
-		s.Ops = slices.Clone(s.Ops)
+		s.Ops, s.HostOps = slices.Clone(s.Ops), slices.Clone(s.HostOps)
 		r.specs[s.Name] = s
 		r.names = append(r.names, s.Name)
 	}

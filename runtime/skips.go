@@ -31,9 +31,10 @@ type TrustedView struct {
 // decisionKinds are the kinds each decision map may hold ("" is the legacy,
 // pre-signing shape, honoured only when no key is configured).
 var decisionKinds = map[string]map[string]bool{
-	"decision":         {KindSelection: true, KindGate: true, KindGoal: true, KindBrief: true, KindHandoffImport: true, "": true},
-	"skip declaration": {KindSkip: true, "": true},
-	"opt-in selection": {KindOptIn: true, "": true},
+	"decision":             {KindSelection: true, KindGate: true, KindGoal: true, KindBrief: true, KindHandoffImport: true, "": true},
+	"skip declaration":     {KindSkip: true, "": true},
+	"opt-in selection":     {KindOptIn: true, "": true},
+	"ready-to-ship record": {KindReadyToShip: true},
 }
 
 // Trusted filters st through the signer. st is not modified. A decision is
@@ -50,6 +51,7 @@ func Trusted(st *State, s *Signer, strict bool) TrustedView {
 	view.Skips = copyDecisions(st.Skips)
 	view.OptIns = copyDecisions(st.OptIns)
 	view.Forced = append([]*Decision(nil), st.Forced...)
+	view.ReadyToShip = copyDecisions(st.ReadyToShip)
 	v := TrustedView{State: &view, Findings: map[string][]string{}}
 	filter := func(m map[string]*Decision, what string) {
 		keys := make([]string, 0, len(m))
@@ -85,6 +87,22 @@ func Trusted(st *State, s *Signer, strict bool) TrustedView {
 	filter(v.State.Decisions, "decision")
 	filter(v.State.Skips, "skip declaration")
 	filter(v.State.OptIns, "opt-in selection")
+	filter(v.State.ReadyToShip, "ready-to-ship record")
+	if d := v.State.Repos; d != nil {
+		ok, why := s.Honours(d, strict)
+		switch {
+		case d.Kind != KindRepos:
+			why = fmt.Sprintf("is a %s record, not a repository declaration", d.Kind)
+			ok = false
+		case ok && why == "" && d.WorkItem != st.WorkItem:
+			why, ok = "was recorded for another work item", false
+		}
+		if !ok {
+			v.State.Repos = nil
+			v.Dropped++
+			v.Findings[d.Node] = append(v.Findings[d.Node], fmt.Sprintf("repository declaration %s — ignored; declare again with `the-loop graph repos`", why))
+		}
+	}
 	forced := v.State.Forced[:0]
 	for _, f := range v.State.Forced {
 		ok, why := s.Honours(f, strict)

@@ -64,6 +64,18 @@ type State struct {
 	// Dependencies is what the poller last read of the item's blockers
 	// (nil: never read); the await-blockers hook holds the item on it.
 	Dependencies *Dependencies `json:"dependencies,omitempty"`
+	// Repos is the signed declaration of the repositories the item needs
+	// code in (`the-loop graph repos`); nil when none was made.
+	Repos *Decision `json:"repos,omitempty"`
+	// PullRequests are the pull requests linked to the item.
+	PullRequests []*PullRequestLink `json:"pullRequests,omitempty"`
+	// PullAsks are pull requests a launched session asked for, which the
+	// poller opens (a session's server holds no code host integration).
+	PullAsks []*PullAsk `json:"pullAsks,omitempty"`
+	// ReadyToShip holds, per node, what the ready-to-ship hook read from
+	// GitHub when it last passed there (signed): check reads it, since it
+	// reads no network.
+	ReadyToShip map[string]*Decision `json:"readyToShip,omitempty"`
 }
 
 // NodeRecord is one node's bookkeeping.
@@ -208,7 +220,7 @@ func (s *State) normalize() {
 			}
 		}
 	}
-	for _, m := range []map[string]*Decision{s.Decisions, s.Skips, s.OptIns} {
+	for _, m := range []map[string]*Decision{s.Decisions, s.Skips, s.OptIns, s.ReadyToShip} {
 		for k, v := range m {
 			if v == nil {
 				delete(m, k)
@@ -219,19 +231,24 @@ func (s *State) normalize() {
 			}
 		}
 	}
+	s.PullRequests = slices.DeleteFunc(s.PullRequests, func(l *PullRequestLink) bool { return l == nil })
+	s.PullAsks = slices.DeleteFunc(s.PullAsks, func(a *PullAsk) bool { return a == nil })
 }
 
 // AllDecisions lists every recorded decision of s in a stable order: the
-// gate decisions, the declared skips and the opt-ins, each by node, then
-// the forced transitions in the order they happened, then the receipts of
-// the loop's own runs (critic rounds, then test runs and review stops by
-// node).
+// gate decisions, the declared skips, the opt-ins and the ready-to-ship
+// records, each by node, then the repository declaration, then the forced
+// transitions in the order they happened, then the receipts of the loop's
+// own runs (critic rounds, then test runs and review stops by node).
 func (s *State) AllDecisions() []*Decision {
 	var out []*Decision
-	for _, m := range []map[string]*Decision{s.Decisions, s.Skips, s.OptIns} {
+	for _, m := range []map[string]*Decision{s.Decisions, s.Skips, s.OptIns, s.ReadyToShip} {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			out = append(out, m[k])
 		}
+	}
+	if s.Repos != nil {
+		out = append(out, s.Repos)
 	}
 	out = append(out, s.Forced...)
 	out = append(out, s.CriticRuns...)

@@ -191,7 +191,8 @@ func (s *Service) checkOne(ctx context.Context, p *persister, repo *repoconfig.R
 	if warn != "" {
 		res.warns = append(res.warns, warn)
 	}
-	rt := &runtime.Runtime{Graph: g, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, Commands: repoCommands(repo), Log: s.log()}
+	rt := &runtime.Runtime{Graph: g, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, Commands: repoCommands(repo),
+		Origin: originOf(repo, state), Log: s.log()}
 	res.rep = rt.Status(ctx, id, state, recompute)
 	res.rep.Dependencies = s.dependencyReport(ctx, p.st, repo.Root, id, state)
 	res.g = g

@@ -71,8 +71,10 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) (GateResult, error)
 	}
 	for _, id := range ids {
 		counter := counterPath(req.CounterDir, repo.Root, id)
-		if errors.Is(s.Held(ctx, ItemRequest{Repo: repo.Root, WorkItem: id}), runtime.ErrHeld) {
-			_ = os.Remove(counter) // a paused or stopped item asks the agent to stop, never to go on
+		if errors.Is(s.Held(ctx, ItemRequest{Repo: repo.Root, WorkItem: id}), runtime.ErrHeld) || s.cleanedUp(ctx, repo, id) {
+			// A paused or stopped item asks the agent to stop, never to go
+			// on; a closed one leaves nothing to hold a session on.
+			_ = os.Remove(counter)
 			continue
 		}
 		cr, err := s.Check(ctx, CheckRequest{Repo: repo.Root, WorkItem: id, Recompute: true})
@@ -102,6 +104,18 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) (GateResult, error)
 		res.Block = true
 	}
 	return res, nil
+}
+
+// cleanedUp reports an item whose walk went to cleanup (its ticket was
+// closed, or an authorized person asked for it).
+func (s *Service) cleanedUp(ctx context.Context, repo *repoconfig.Repo, id string) bool {
+	st, release, err := s.readStore(ctx)
+	if err != nil {
+		return false
+	}
+	defer release()
+	state, _, err := (&persister{st: st, repo: repo}).Load(ctx, id)
+	return err == nil && state.CurrentNode == "cleanup"
 }
 
 // activeItems are items with recorded state that are not at a terminal node.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/the-loop/the-loop/integrations"
@@ -68,8 +69,18 @@ func (s *Service) applyControl(ctx context.Context, sess *session, id string, la
 	return sess.state.Control != nil, nil
 }
 
-// takeoverKey is an item of a repository on one node.
-type takeoverKey struct{ repo, item, node string }
+// takeoverKey is an item of a repository on one node of its own loop, or
+// of one of its pull requests' loops (pull: lower-case OWNER/REPO#N).
+type takeoverKey struct{ repo, item, pull, node string }
+
+// pullName names the pull request whose loop a session works in a
+// takeoverKey ("" for the item's own loop).
+func pullName(prRepo string, pr int) string {
+	if pr <= 0 {
+		return ""
+	}
+	return strings.ToLower(fmt.Sprintf("%s#%d", prRepo, pr))
+}
 
 // takeovers are the operators' takeovers (`the-loop sessions stop`), each
 // holding its item's session launches on the node its stopped session
@@ -86,7 +97,12 @@ type takeover struct {
 // on is the takeover holding item of repo on node in the visit that began
 // at entered, or nil. A visit whose start is unknown (zero) is held.
 func (t takeovers) on(repo, item, node string, entered time.Time) *runtime.HoldError {
-	to, ok := t[takeoverKey{repo, item, node}]
+	return t.onPull(repo, item, "", node, entered)
+}
+
+// onPull is on for node of pull request pull's loop (pullName).
+func (t takeovers) onPull(repo, item, pull, node string, entered time.Time) *runtime.HoldError {
+	to, ok := t[takeoverKey{repo, item, pull, node}]
 	if !ok || entered.After(to.at) {
 		return nil
 	}
@@ -153,7 +169,11 @@ func (s *Service) settleStops(ctx context.Context, sup *sessions.Supervisor) (ta
 	}
 	out := takeovers{}
 	for _, stop := range stops {
-		out[takeoverKey{stop.Repo, stop.WorkItem, stop.Node}] = takeover{hold: takeoverOf(stop), at: stop.RequestedAt}
+		key := takeoverKey{repo: stop.Repo, item: stop.WorkItem, node: stop.Node}
+		if rec, found, err := st.GetSession(ctx, stop.Session); err == nil && found {
+			key.pull = pullName(rec.PRRepo, rec.PR)
+		}
+		out[key] = takeover{hold: takeoverOf(stop), at: stop.RequestedAt}
 		if !stop.AppliedAt.IsZero() || sup == nil {
 			continue
 		}

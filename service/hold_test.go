@@ -179,7 +179,7 @@ const requirementsByHand = "# Requirements\n\n## Requirements\n\n- R1: written b
 func TestATakeoverHoldsTheVisitItWasRequestedIn(t *testing.T) {
 	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	hold := runtime.TakenOver("issue-1", runtime.Control{Node: "design", Session: "s-1"})
-	taken := takeovers{{"r", "issue-1", "design"}: {hold: hold, at: at}}
+	taken := takeovers{{repo: "r", item: "issue-1", node: "design"}: {hold: hold, at: at}}
 	tests := []struct {
 		name    string
 		node    string

@@ -25,16 +25,37 @@ type persister struct {
 	// log receives a portable record that could not be written (nil: the
 	// default logger).
 	log *slog.Logger
+	// sub, when set, is an inner loop's folder under the work item's spec
+	// folder (pr-loops/pr-7): its state is stored under the item's id and
+	// sub, and its portable record lives in that folder.
+	sub string
 }
 
 func (p *persister) key() string { return p.repo.Root }
+
+// itemKey is the store id of id's state: the id, or id/sub for an inner
+// loop.
+func (p *persister) itemKey(id string) string {
+	if p.sub == "" {
+		return id
+	}
+	return id + "/" + p.sub
+}
+
+// recordDir is the folder of id's portable record.
+func (p *persister) recordDir(id string) string {
+	if p.sub == "" {
+		return p.repo.SpecDir(id)
+	}
+	return filepath.Join(p.repo.SpecDir(id), filepath.FromSlash(p.sub))
+}
 
 // loadState returns the state of id from the store, else the portable record
 // (current or legacy name), else a fresh state, with warnings.
 func (p *persister) loadState(ctx context.Context, id string) (*runtime.State, []string, error) {
 	var warns []string
 	if p.st != nil {
-		blob, ok, err := p.st.StateBlob(ctx, p.key(), id)
+		blob, ok, err := p.st.StateBlob(ctx, p.key(), p.itemKey(id))
 		if err != nil {
 			return nil, nil, fmt.Errorf("read state of %s from %s: %w", id, p.st.Path(), err)
 		}
@@ -46,7 +67,7 @@ func (p *persister) loadState(ctx context.Context, id string) (*runtime.State, [
 			warns = append(warns, fmt.Sprintf("%s: the stored state in %s is unreadable (%v); falling back to the portable record", id, p.st.Path(), err))
 		}
 	}
-	s, _, err := readPortable(p.repo.SpecDir(id), id)
+	s, _, err := readPortable(p.recordDir(id), id)
 	switch {
 	case errors.Is(err, runtime.ErrCorruptState):
 		warns = append(warns, "warning: "+err.Error())
@@ -91,7 +112,7 @@ func (p *persister) Update(ctx context.Context, id string, fn func(st *runtime.S
 	if p.st == nil {
 		return fmt.Errorf("no state store is open; a read-only command cannot change state")
 	}
-	err := p.st.Update(ctx, p.key(), id, func(cur *store.WorkItem) (*store.WorkItem, []store.Event, error) {
+	err := p.st.Update(ctx, p.key(), p.itemKey(id), func(cur *store.WorkItem) (*store.WorkItem, []store.Event, error) {
 		var s *runtime.State
 		if cur != nil {
 			parsed, err := runtime.ParseState(cur.State, id)
@@ -123,12 +144,12 @@ func (p *persister) Update(ctx context.Context, id string, fn func(st *runtime.S
 		if cur != nil && len(evs) == 0 && bytes.Equal(blob, cur.State) {
 			return nil, nil, nil // nothing changed: no write, no event
 		}
-		item := &store.WorkItem{Repo: p.key(), ID: id, Loop: s.Loop, CurrentNode: s.CurrentNode, State: blob}
+		item := &store.WorkItem{Repo: p.key(), ID: p.itemKey(id), Loop: s.Loop, CurrentNode: s.CurrentNode, State: blob}
 		for node, rec := range s.Nodes {
 			item.Nodes = append(item.Nodes, store.NodeRow{Node: node, Attempts: rec.Attempts, Outcome: rec.Outcome,
 				EnteredAt: rec.EnteredAt, ExitedAt: rec.ExitedAt, LastBlock: rec.LastBlock, Forced: rec.Forced})
 		}
-		sevs, err := toStoreEvents(p.key(), id, evs)
+		sevs, err := toStoreEvents(p.key(), p.itemKey(id), evs)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -148,8 +169,8 @@ func (p *persister) Update(ctx context.Context, id string, fn func(st *runtime.S
 // update is committed, the store is the authority, and the next update
 // writes the record again.
 func (p *persister) publish(ctx context.Context, id string) {
-	path := filepath.Join(p.repo.SpecDir(id), runtime.StateFile)
-	err := p.st.Hold(ctx, p.key(), id, func(cur *store.WorkItem) error {
+	path := filepath.Join(p.recordDir(id), runtime.StateFile)
+	err := p.st.Hold(ctx, p.key(), p.itemKey(id), func(cur *store.WorkItem) error {
 		if cur == nil || len(cur.State) == 0 {
 			return nil
 		}
@@ -229,11 +250,11 @@ func (p *persister) Append(ctx context.Context, id string, evs []runtime.EventRe
 	if p.st == nil {
 		return nil
 	}
-	sevs, err := toStoreEvents(p.key(), id, evs)
+	sevs, err := toStoreEvents(p.key(), p.itemKey(id), evs)
 	if err != nil {
 		return err
 	}
-	return p.st.AppendEvents(ctx, p.key(), id, sevs)
+	return p.st.AppendEvents(ctx, p.key(), p.itemKey(id), sevs)
 }
 
 // Events implements runtime.Persister.
@@ -241,7 +262,7 @@ func (p *persister) Events(ctx context.Context, id string) ([]runtime.EventRecor
 	if p.st == nil {
 		return nil, nil
 	}
-	evs, err := p.st.Events(ctx, p.key(), id)
+	evs, err := p.st.Events(ctx, p.key(), p.itemKey(id))
 	if err != nil {
 		return nil, err
 	}

@@ -31,9 +31,10 @@ type Poller struct {
 	// bounded on its own by the providers.
 	CycleTimeout time.Duration
 
-	memo commentMemo
-	deps dependencyStep
-	acts pollerActs
+	memo  commentMemo
+	deps  dependencyStep
+	acts  pollerActs
+	pulls pullWatch
 }
 
 // ItemAction is what one cycle did for one work item.
@@ -110,12 +111,14 @@ func (p *Poller) RunOnce(ctx context.Context) CycleReport {
 	rep := CycleReport{At: runtime.Now(), Sources: []SourceReport{}}
 	p.cleanCheckouts()
 	p.beginDependencies()
+	p.pulls.reset()
 	if p.CycleTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, p.CycleTimeout,
 			fmt.Errorf("the poll cycle ran past %s (polling.cycleTimeoutSeconds); the rest waits for the next cycle", p.CycleTimeout))
 		defer cancel()
 	}
+	linked := p.pollLinkedElsewhere(ctx)
 	for _, src := range p.Sources {
 		containers := src.Repos
 		if src.System == "jira" {
@@ -124,6 +127,9 @@ func (p *Poller) RunOnce(ctx context.Context) CycleReport {
 		for _, c := range containers {
 			rep.Sources = append(rep.Sources, p.pollContainer(ctx, src, c))
 		}
+	}
+	if linked != nil {
+		rep.Sources = append(rep.Sources, *linked)
 	}
 	p.superviseSessions(ctx, &rep)
 	rep.Duration = p.Svc.now().Sub(start).Round(time.Millisecond).String()
@@ -169,6 +175,7 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 		return fail(fmt.Errorf("list open issues of %s: %w", container, err))
 	}
 	p.memo.keepOnly(memoScope{src.System, container}, issues)
+	pullActs := p.pollPulls(ctx, src, container, prov, issues)
 	for _, is := range issues {
 		if err := context.Cause(ctx); err != nil {
 			sr.Items = append(sr.Items, ItemAction{WorkItem: fmt.Sprint(is.Number), Action: "error", Detail: err.Error()})
@@ -176,6 +183,7 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 		}
 		sr.Items = append(sr.Items, p.pollIssue(ctx, prov, src, container, is))
 	}
+	sr.Items = append(sr.Items, pullActs...)
 	return sr
 }
 
@@ -251,7 +259,7 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	act.Dependencies = deps.record.Message()
 	switch {
 	case last == control.Cleanup:
-		return p.cleanup(ctx, it, sess, act)
+		return p.cleanup(ctx, it, sess, act, "the-loop cleanup")
 	case held || last == control.Pause || last == control.Stop:
 		act.Action = "paused"
 		if h := runtime.Held(p.Svc.cfg, sess.state); h != nil {
@@ -328,11 +336,12 @@ func (p *Poller) lastCommand(src config.Source, is integrations.Issue, comments 
 }
 
 // evaluateGate advances an item standing at a human gate (or parked on a
-// named sign-off) with the issue's comments; any other node is left to its
-// agent.
-func evaluateGate(ctx context.Context, sess *session, id string, comments []integrations.Comment, act ItemAction) ItemAction {
+// named sign-off, or, when due, on something outside the agent's hands
+// worth reading again) with the issue's comments; any other node is left
+// to its agent.
+func evaluateGate(ctx context.Context, sess *session, id string, comments []integrations.Comment, act ItemAction, due bool) ItemAction {
 	node, ok := sess.rt.Graph.Node(sess.state.CurrentNode)
-	if !ok || node.Terminal || !(node.IsHuman() || awaitsSignOff(node, sess.state)) {
+	if !ok || node.Terminal || !(node.IsHuman() || awaitsSignOff(node, sess.state) || due) {
 		if act.Action == "none" {
 			act.Action, act.Node = "idle", sess.state.CurrentNode
 		}

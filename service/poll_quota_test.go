@@ -89,11 +89,11 @@ func TestAnIdlePollCycleSpendsNoQuota(t *testing.T) {
 	r := newQuotaRig(t, n)
 	p := r.process(t)
 	_, cold := r.cycle(t, p)
-	assert.Equal(t, 1+n, cold, "the first cycle reads the listing and every issue's comments once")
+	assert.Equal(t, 2+n, cold, "the first cycle reads the two listings (issues, pull requests) and every issue's comments once")
 
 	reqs, quota := r.cycle(t, p)
 	assert.Zero(t, quota, "an idle cycle spends no quota")
-	assert.Equal(t, 1, reqs, "only the conditional listing is sent; unchanged issues' comments are not listed")
+	assert.Equal(t, 2, reqs, "only the two conditional listings are sent; unchanged issues' comments are not listed")
 
 	require.NoError(t, p.Svc.Close(), "the first process exits")
 	restarted := r.process(t)
@@ -101,12 +101,12 @@ func TestAnIdlePollCycleSpendsNoQuota(t *testing.T) {
 	assert.Zero(t, quota, "the conditional-request cache survives a restart")
 	reqs, quota = r.cycle(t, restarted)
 	assert.Zero(t, quota)
-	assert.Equal(t, 1, reqs)
+	assert.Equal(t, 2, reqs)
 
 	r.fake.AddComment(integrations.Ref{System: "github", Owner: "octo", Repo: "widgets", Number: 3}, "bob", "NONE", "a new comment")
 	reqs, quota = r.cycle(t, restarted)
 	assert.Equal(t, 2, quota, "a busy cycle pays for the changed listing and the changed issue's comments only")
-	assert.Equal(t, 2, reqs)
+	assert.Equal(t, 3, reqs, "the unchanged pull request listing is a free 304")
 }
 
 // Fault 4: a tracker that sends its headers and then trickles the body

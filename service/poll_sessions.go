@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/sessions"
 )
 
@@ -16,12 +18,18 @@ import (
 // session per key.
 type sessionKey struct {
 	repo, item string
+	prRepo     string // lower-case OWNER/REPO of pr
 	pr         int
 }
 
 // polledKey is a watched issue of one source, whatever repository it
-// lives in this cycle.
-type polledKey struct{ checkout, container, item string }
+// lives in this cycle, and one of its pull requests (pr 0: the item's own
+// want).
+type polledKey struct {
+	checkout, container, item string
+	prRepo                    string
+	pr                        int
+}
 
 // pollerActs is what the poller remembers between cycles about the half
 // that acts: the sessions items want, what the status comments last said,
@@ -39,13 +47,16 @@ type pollerActs struct {
 	// read them (the launch rule's second half).
 	takeovers takeovers
 	recovered bool
+	// declined remembers, per item and pull request, why a pull request got
+	// no session of its own (recorded once).
+	declined map[string]string
 }
 
 func (a *pollerActs) init() {
 	if a.wants == nil {
 		a.wants, a.prev, a.views = map[polledKey]sessions.Want{}, map[polledKey]sessions.Want{}, map[sessionKey]*itemView{}
 		a.posted, a.problems = map[sessionKey]string{}, map[sessionKey]string{}
-		a.syncedAt = map[sessionKey]time.Time{}
+		a.syncedAt, a.declined = map[sessionKey]time.Time{}, map[string]string{}
 	}
 }
 
@@ -86,10 +97,13 @@ func (a *pollerActs) setTreeProblem(k sessionKey, msg string) {
 }
 
 // desk delivers assignments into the supervised sessions of one
-// repository (runtime.AssignmentSink).
+// repository (runtime.AssignmentSink): those of the item's own loop, or,
+// with pr set, those of pull request prRepo#pr's loop.
 type desk struct {
-	sup  *sessions.Supervisor
-	repo string
+	sup    *sessions.Supervisor
+	repo   string
+	prRepo string
+	pr     int
 }
 
 // Deliver implements runtime.AssignmentSink. A headless session reads its
@@ -99,7 +113,7 @@ type desk struct {
 // the tmux runner it is the same: the harness in the pane reads no more
 // input.
 func (d desk) Deliver(_ context.Context, item, node, _ string) (string, error) {
-	retired, working := d.sup.Retire(d.repo, item, node)
+	retired, working := d.sup.Retire(d.repo, item, d.prRepo, d.pr, node)
 	switch {
 	case working:
 		return "a live session already works " + node, nil
@@ -126,7 +140,7 @@ func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, ac
 	a.mu.Lock()
 	hold := p.Svc.launchHold(sess, it.id, a.takeovers)
 	a.mu.Unlock()
-	var w *sessions.Want
+	var wants []sessions.Want
 	switch {
 	case hold != nil:
 		v.hold, v.waits = hold.Error(), holdWait(hold)
@@ -137,14 +151,25 @@ func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, ac
 	default:
 		a.mu.Lock()
 		a.init()
+		var w *sessions.Want
 		w, v.waits = p.Svc.sessionWant(ctx, sess, it.id, workdir, &a.prompts, a.takeovers)
 		a.mu.Unlock()
+		if w != nil {
+			wants = append(wants, *w)
+		}
+		var pulls []sessions.Want
+		pulls, v.pulls = p.pullWants(ctx, it, sess, w != nil)
+		wants = append(wants, pulls...)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.init()
-	if w != nil {
-		a.wants[polledKey{it.src.Checkout, it.container, it.id}] = *w
+	for _, w := range wants {
+		k := polledKey{checkout: it.src.Checkout, container: it.container, item: it.id}
+		if w.Own {
+			k.prRepo, k.pr = strings.ToLower(w.PRRepo), w.PR
+		}
+		a.wants[k] = w
 	}
 	a.views[key] = v
 }
@@ -198,19 +223,19 @@ func (p *Poller) collectWants(rep *CycleReport) ([]sessions.Want, map[sessionKey
 	defer a.mu.Unlock()
 	a.init()
 	failed := map[[2]string]bool{}
-	errored := map[polledKey]bool{}
+	errored := map[[3]string]bool{}
 	for _, s := range rep.Sources {
 		if s.Error != "" {
 			failed[[2]string{s.Checkout, s.Container}] = true
 		}
 		for _, it := range s.Items {
 			if it.Action == "error" {
-				errored[polledKey{s.Checkout, s.Container, it.WorkItem}] = true
+				errored[[3]string{s.Checkout, s.Container, it.WorkItem}] = true
 			}
 		}
 	}
 	for k, w := range a.prev {
-		if _, now := a.wants[k]; !now && (failed[[2]string{k.checkout, k.container}] || errored[k]) {
+		if _, now := a.wants[k]; !now && (failed[[2]string{k.checkout, k.container}] || errored[[3]string{k.checkout, k.container, k.item}]) {
 			a.wants[k] = w
 		}
 	}
@@ -240,12 +265,12 @@ func (p *Poller) applyStops(ctx context.Context, sup *sessions.Supervisor, wants
 	held := map[sessionKey]string{}
 	kept := wants[:0]
 	for _, w := range wants {
-		k := sessionKey{repo: w.Repo, item: w.WorkItem}
+		k := statusKey(w.Repo, w.WorkItem, w.PRRepo, w.PR, w.Own)
 		var entered time.Time // a want carried over without a view: its visit is held
-		if v := views[k]; v != nil && v.node == w.Node {
-			entered = v.entered
+		if v := views[sessionKey{repo: w.Repo, item: w.WorkItem}]; v != nil {
+			entered = v.visitOf(w)
 		}
-		if h := t.on(w.Repo, w.WorkItem, w.Node, entered); h != nil {
+		if h := t.onPull(w.Repo, w.WorkItem, pullName(w.PRRepo, w.PR), w.Node, entered); h != nil {
 			held[k] = h.Error()
 			continue
 		}
@@ -259,6 +284,13 @@ func (p *Poller) applyStops(ctx context.Context, sup *sessions.Supervisor, wants
 // graph status show it, and the escalated node's entry chain notifies.
 func (p *Poller) escalate(ctx context.Context, esc sessions.Escalation) {
 	sess, err := p.Svc.open(ctx, esc.Repo, esc.WorkItem, "")
+	if err == nil && esc.PR > 0 {
+		// The sessions of a pull request's loop gave up: that loop escalates.
+		var link runtime.PullRequestLink
+		if link, err = p.Svc.innerFor(ctx, esc.Repo, esc.WorkItem, esc.PRRepo, esc.PR); err == nil {
+			sess, err = p.Svc.openInner(ctx, esc.Repo, esc.WorkItem, link)
+		}
+	}
 	if err != nil {
 		p.log().Warn("could not escalate", "workItem", esc.WorkItem, "err", err)
 		return

@@ -114,8 +114,9 @@ func handoffBranch(cfg *config.Config, comments []integrations.Comment) string {
 func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, comments []integrations.Comment, act ItemAction) ItemAction {
 	p.retryPush(ctx, it, sess)
 	node, _ := sess.rt.Graph.Node(sess.state.CurrentNode)
-	gate := node != nil && !node.Terminal && (node.IsHuman() || awaitsSignOff(node, sess.state))
-	pending := sess.state.EntryPending != ""
+	due := p.pulls.due(it.src.Checkout, it.id, node, sess.state, p.Svc.now())
+	gate := node != nil && !node.Terminal && (node.IsHuman() || awaitsSignOff(node, sess.state) || due)
+	pending := hasPending(sess, p.innerLoops(ctx, sess, it.id))
 	before := it.armed
 	if it.tree != nil && before == nil && (gate || pending) {
 		if pending || (readsFiles(node) && p.acts.needsSync(sessionKey{repo: sess.repo.Root, item: it.id}, it.updated)) {
@@ -137,28 +138,29 @@ func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, co
 			}
 		}
 	}
-	wrote := ""
+	wrote, pulls := "", ""
 	if pending {
-		ran, msgs, err := sess.rt.RunPendingEntry(ctx, it.id)
-		switch {
-		case err != nil:
-			act.Action, act.Detail = "error", err.Error()
-			return act
-		case ran != "":
-			wrote = ran
-			for _, m := range msgs {
-				p.log().Warn("entry chain degraded", "workItem", it.id, "node", ran, "message", m)
-			}
-		}
-		if sess, err = p.Svc.open(ctx, sess.repo.Root, it.id, ""); err != nil {
+		var err error
+		if sess, wrote, pulls, err = p.runPending(ctx, sess, it.id); err != nil {
 			act.Action, act.Detail = "error", err.Error()
 			return act
 		}
 	}
+	if wrote == "" && pulls != "" {
+		if before != nil {
+			p.publishAs(ctx, it, sess, before, "pull-requests", fmt.Sprintf("%s: %s", it.id, pulls))
+			before, _ = takeSnapshot(it.tree.Dir, sess.repo.SpecDir(it.id))
+		}
+		act.Detail = pulls
+	}
 	if wrote == "" {
 		// A gate whose entry chain just ran is read next cycle: the comments
 		// in hand were listed before its review request was posted.
-		act = evaluateGate(ctx, sess, it.id, comments, act)
+		if gate {
+			// On a pull request surface, the gate reads that conversation too.
+			comments = withSurface(ctx, sess, comments)
+		}
+		act = evaluateGate(ctx, sess, it.id, comments, act, due)
 	} else {
 		act.Action, act.Node = "entered", wrote
 	}
@@ -175,6 +177,36 @@ func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, co
 	}
 	p.noteItem(ctx, it, sess, act)
 	return act
+}
+
+// runPending runs what a session's server left to the poller: the item's
+// pending entry chain (wrote names its node), then the pull requests it
+// asked for and the entry chains of its pull requests' loops (pulls says
+// what those wrote). It returns the item read again.
+func (p *Poller) runPending(ctx context.Context, sess *session, id string) (*session, string, string, error) {
+	wrote := ""
+	if sess.state.EntryPending != "" {
+		ran, msgs, err := sess.rt.RunPendingEntry(ctx, id)
+		if err != nil {
+			return sess, "", "", err
+		}
+		wrote = ran
+		for _, m := range msgs {
+			p.log().Warn("entry chain degraded", "workItem", id, "node", ran, "message", m)
+		}
+		if sess, err = p.Svc.open(ctx, sess.repo.Root, id, ""); err != nil {
+			return sess, "", "", err
+		}
+	}
+	pulls := p.runPulls(ctx, sess, id, p.innerLoops(ctx, sess, id))
+	if pulls != "" {
+		again, err := p.Svc.open(ctx, sess.repo.Root, id, "")
+		if err != nil {
+			return sess, "", "", err
+		}
+		sess = again
+	}
+	return sess, wrote, pulls, nil
 }
 
 // readsFiles reports a gate whose exit chain reads or writes the item's
@@ -223,6 +255,16 @@ func (p *Poller) retryPush(ctx context.Context, it *polledItem, sess *session) {
 // before — locks, recorded feedback, the portable record, the execution
 // log — with a marked message, and pushes it.
 func (p *Poller) publish(ctx context.Context, it *polledItem, sess *session, before snapshot, node string, act ItemAction) {
+	what := act.Status
+	if what == "" {
+		what = "entered"
+	}
+	p.publishAs(ctx, it, sess, before, node, fmt.Sprintf("%s: %s %s", it.id, node, what))
+}
+
+// publishAs commits what was written since before under subject, marked
+// for gate, and pushes it.
+func (p *Poller) publishAs(ctx context.Context, it *polledItem, sess *session, before snapshot, node, subject string) {
 	after, err := takeSnapshot(it.tree.Dir, sess.repo.SpecDir(it.id))
 	if err != nil {
 		p.log().Warn("could not read what the gate wrote", "workItem", it.id, "err", err)
@@ -232,11 +274,6 @@ func (p *Poller) publish(ctx context.Context, it *polledItem, sess *session, bef
 	if len(paths) == 0 {
 		return
 	}
-	what := act.Status
-	if what == "" {
-		what = "entered"
-	}
-	subject := fmt.Sprintf("%s: %s %s", it.id, node, what)
 	res, err := it.tree.CommitAndPush(ctx, workspace.Change{Paths: paths, Subject: subject, Gate: node})
 	if err != nil {
 		p.reportTreeProblem(ctx, it, sess, err)
@@ -304,15 +341,15 @@ func (p *Poller) upsert(ctx context.Context, it *polledItem, marker, body string
 	return err
 }
 
-// cleanup moves the item to cleanup, publishes what that wrote and removes
-// its working tree; a tree holding work the remote lacks is kept and said
-// so.
-func (p *Poller) cleanup(ctx context.Context, it *polledItem, sess *session, act ItemAction) ItemAction {
+// cleanup moves the item to cleanup (why says what asked for it),
+// publishes what that wrote and removes its working tree and its pull
+// requests' own; a tree holding work the remote lacks is kept and said so.
+func (p *Poller) cleanup(ctx context.Context, it *polledItem, sess *session, act ItemAction, why string) ItemAction {
 	var before snapshot
 	if it.tree != nil {
 		before, _ = takeSnapshot(it.tree.Dir, sess.repo.SpecDir(it.id))
 	}
-	moved, err := sess.rt.Cleanup(ctx, it.id, "the-loop cleanup")
+	moved, err := sess.rt.Cleanup(ctx, it.id, why)
 	if err != nil {
 		act.Action, act.Detail = "error", err.Error()
 		return act
@@ -327,6 +364,7 @@ func (p *Poller) cleanup(ctx context.Context, it *polledItem, sess *session, act
 	if before != nil {
 		p.publish(ctx, it, sess, before, "cleanup", act)
 	}
+	p.removePRTrees(ctx, it, sess)
 	if err := p.Svc.deps.Trees.Remove(ctx, it.src.Checkout, it.container, it.id); err != nil {
 		act.Detail = "the working tree was kept: " + err.Error()
 		_ = p.Svc.appendEvents(ctx, sess.repo.Root, it.id, []runtime.EventRecord{{Name: "tree.kept", Node: "cleanup", Data: map[string]any{"reason": err.Error()}}})

@@ -170,6 +170,34 @@ func (s *Service) tracker(repo *repoconfig.Repo, st *runtime.State) integrations
 	return p
 }
 
+// codeHost is the provider of the pull requests (GitHub), nil when none is
+// configured.
+func (s *Service) codeHost() integrations.Provider {
+	if s.deps.Providers == nil {
+		return nil
+	}
+	p, err := s.deps.Providers("github")
+	if err != nil || p == nil {
+		return nil
+	}
+	return p
+}
+
+// originOf is OWNER/REPO of the repository the item is tracked in: the
+// repository config's ticketing.github, else the item's GitHub ticket
+// ("" when neither says).
+func originOf(repo *repoconfig.Repo, st *runtime.State) string {
+	if o := repo.OriginRepo(); o != "" && runtime.CheckRepo(o) == nil {
+		return o
+	}
+	if ref, err := runtime.ParseTicketRef(st.Ref); err == nil && ref.System == "github" && ref.Owner != "" {
+		if o := ref.Owner + "/" + ref.Repo; runtime.CheckRepo(o) == nil {
+			return o
+		}
+	}
+	return ""
+}
+
 // session bundles what one mutating operation on a work item needs.
 type session struct {
 	store *store.Store
@@ -214,7 +242,8 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	signer, signWarns := s.signerFor(repo)
 	warns = append(warns, signWarns...)
 	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot,
-		Commands: repoCommands(repo), Tracker: s.tracker(repo, state), Notifier: s.deps.Notifier, Log: s.log(), DeferEntry: s.deps.DeferEntry}
+		Commands: repoCommands(repo), Tracker: s.tracker(repo, state), CodeHost: s.codeHost(), Origin: originOf(repo, state), Notifier: s.deps.Notifier,
+		Log: s.log(), DeferEntry: s.deps.DeferEntry}
 	if s.deps.Sessions != nil {
 		rt.Assignments = desk{sup: s.deps.Sessions, repo: repo.Root}
 	}

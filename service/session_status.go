@@ -29,6 +29,26 @@ type itemView struct {
 	hold string
 	// entered is when the item's visit of node began.
 	entered time.Time
+	// pulls are its pull request loops.
+	pulls []prLine
+}
+
+// visitOf is when the visit of the node w asks a session for began: the
+// item's own node, or a node of one of its pull requests' loops (zero when
+// the view does not know it).
+func (v *itemView) visitOf(w sessions.Want) time.Time {
+	if w.PR <= 0 {
+		if v.node == w.Node {
+			return v.entered
+		}
+		return time.Time{}
+	}
+	for _, l := range v.pulls {
+		if l.key.pr == w.PR && l.key.prRepo == strings.ToLower(w.PRRepo) && l.node == w.Node {
+			return l.entered
+		}
+	}
+	return time.Time{}
 }
 
 // statusMarker keys the one status comment the loop keeps on each item.
@@ -58,7 +78,8 @@ func (p *Poller) postStatuses(ctx context.Context, views map[sessionKey]*itemVie
 		if st.session != nil {
 			sid = st.session.Session
 		}
-		sig := strings.Join([]string{v.node, st.state, sid, st.waits}, "\x00")
+		pulls := pullLines(v, byKey)
+		sig := strings.Join([]string{v.node, st.state, sid, st.waits, pulls}, "\x00")
 		p.acts.mu.Lock()
 		same := p.acts.posted[key] == sig
 		p.acts.mu.Unlock()
@@ -66,7 +87,7 @@ func (p *Poller) postStatuses(ctx context.Context, views map[sessionKey]*itemVie
 			continue
 		}
 		item := v.item
-		if item.prov == nil || p.upsert(ctx, &item, statusMarker, p.statusBody(ctx, v, st)) != nil {
+		if item.prov == nil || p.upsert(ctx, &item, statusMarker, p.statusBody(ctx, v, st, pulls)) != nil {
 			continue
 		}
 		p.acts.mu.Lock()
@@ -75,31 +96,48 @@ func (p *Poller) postStatuses(ctx context.Context, views map[sessionKey]*itemVie
 	}
 }
 
-// statusesByItem indexes what the supervisor said about each item.
+// statusKey keys what the supervisor says about a session: the item's,
+// or a pull request's session of its own.
+func statusKey(repo, item, prRepo string, pr int, own bool) sessionKey {
+	if !own || pr <= 0 {
+		return sessionKey{repo: repo, item: item}
+	}
+	return sessionKey{repo: repo, item: item, prRepo: strings.ToLower(prRepo), pr: pr}
+}
+
+// claimOf names the claim a live session is expected to make.
+func claimOf(node, prRepo string, pr int) string {
+	if pr <= 0 {
+		return fmt.Sprintf("the session's claim of `%s`", node)
+	}
+	return fmt.Sprintf("the session's claim of `%s` of %s#%d", node, prRepo, pr)
+}
+
+// statusesByItem indexes what the supervisor said about each item and each
+// pull request's session of its own.
 func statusesByItem(rep sessions.Report, held map[sessionKey]string) map[sessionKey]itemStatus {
 	out := map[sessionKey]itemStatus{}
 	for _, e := range rep.Exited {
 		e := e
-		out[sessionKey{repo: e.Repo, item: e.WorkItem}] = itemStatus{session: &e, state: e.State + " (" + e.ExitStatus + ")"}
+		out[statusKey(e.Repo, e.WorkItem, e.PRRepo, e.PR, e.Own)] = itemStatus{session: &e, state: e.State + " (" + e.ExitStatus + ")"}
 	}
 	for _, l := range rep.Live {
 		l := l
-		out[sessionKey{repo: l.Repo, item: l.WorkItem}] = itemStatus{session: &l, state: "running",
-			waits: fmt.Sprintf("the session's claim of `%s`", l.Node)}
+		out[statusKey(l.Repo, l.WorkItem, l.PRRepo, l.PR, l.Own)] = itemStatus{session: &l, state: "running", waits: claimOf(l.Node, l.PRRepo, l.PR)}
 	}
 	for _, q := range rep.Queued {
-		out[sessionKey{repo: q.Repo, item: q.WorkItem}] = itemStatus{state: "queued",
+		out[statusKey(q.Repo, q.WorkItem, q.PRRepo, q.PR, q.Own)] = itemStatus{state: "queued",
 			waits: fmt.Sprintf("a free session slot (position %d under sessions.max)", q.Position)}
 	}
 	for _, w := range rep.Waiting {
-		out[sessionKey{repo: w.Repo, item: w.WorkItem}] = itemStatus{state: "relaunch pending",
+		out[statusKey(w.Repo, w.WorkItem, w.PRRepo, w.PR, w.Own)] = itemStatus{state: "relaunch pending",
 			waits: fmt.Sprintf("the relaunch at %s (the last session ended: %s)", w.Until.UTC().Format("15:04:05 UTC"), w.LastExit)}
 	}
 	for _, h := range rep.Held {
-		out[sessionKey{repo: h.Repo, item: h.WorkItem}] = itemStatus{state: "held", waits: "a human: " + h.Reason}
+		out[statusKey(h.Repo, h.WorkItem, h.PRRepo, h.PR, h.Own)] = itemStatus{state: "held", waits: "a human: " + h.Reason}
 	}
 	for _, e := range rep.Escalations {
-		out[sessionKey{repo: e.Repo, item: e.WorkItem}] = itemStatus{state: "escalated", waits: "a human: " + e.Reason}
+		out[statusKey(e.Repo, e.WorkItem, e.PRRepo, e.PR, e.Own)] = itemStatus{state: "escalated", waits: "a human: " + e.Reason}
 	}
 	for k, why := range held {
 		out[k] = itemStatus{state: "held", waits: "a human: " + why}
@@ -107,8 +145,32 @@ func statusesByItem(rep sessions.Report, held map[sessionKey]string) map[session
 	return out
 }
 
+// pullLines renders the item's pull request loops for its status comment:
+// where each stands, and its own session or what it waits for.
+func pullLines(v *itemView, byKey map[sessionKey]itemStatus) string {
+	var b strings.Builder
+	for _, l := range v.pulls {
+		fmt.Fprintf(&b, "- **pull request %s:** `%s` of pdlc-pr-loop", l.pull, l.node)
+		st, ok := byKey[l.key]
+		switch {
+		case l.own && ok && st.session != nil:
+			fmt.Fprintf(&b, " — its own session `%s` %s", st.session.Session, st.state)
+		case l.own && ok:
+			fmt.Fprintf(&b, " — its own session: %s; waiting for %s", st.state, st.waits)
+		case l.waits != "":
+			fmt.Fprintf(&b, " — waiting for %s", l.waits)
+		case l.own:
+			b.WriteString(" — its own session")
+		default:
+			b.WriteString(" — worked by the item's session")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // statusBody renders the status comment.
-func (p *Poller) statusBody(ctx context.Context, v *itemView, st itemStatus) string {
+func (p *Poller) statusBody(ctx context.Context, v *itemView, st itemStatus, pulls string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "🤖 _the-loop_ — **status of %s**\n\n", v.key.item)
 	actor := v.actor
@@ -131,6 +193,7 @@ func (p *Poller) statusBody(ctx context.Context, v *itemView, st itemStatus) str
 		}
 	}
 	fmt.Fprintf(&b, "- **waiting for:** %s\n", st.waits)
+	b.WriteString(pulls)
 	b.WriteString("\n_The loop edits this comment in place at every transition and session event._\n")
 	return b.String()
 }

@@ -36,15 +36,14 @@ func (s *Service) sessionWant(ctx context.Context, sess *session, id, workdir st
 		return nil, humanWait(n)
 	case n.Actor == runtime.ActorCode:
 		return nil, "the loop itself"
+	case st.Parked != nil && st.Parked.Node == n.ID && hasExitHook(n, "await-inner-loops"):
+		return nil, "its pull requests' loops: " + st.Parked.Reason
 	case st.Parked != nil && st.Parked.Node == n.ID:
 		return nil, "a human: " + st.Parked.Reason
 	}
-	name := sess.repo.Config.Sessions.Harness
+	name, why := harnessFor(s, sess)
 	if name == "" {
-		name = s.cfg.DefaultHarness()
-	}
-	if name == "" {
-		return nil, "an operator: several harnesses are configured and none is named; set sessions.harness in the config, or sessions.harness in the repository config"
+		return nil, why
 	}
 	prompt, err := prompts.get(ctx, s, sess, id, n)
 	if err != nil {
@@ -119,6 +118,9 @@ type promptCache struct {
 
 type promptKey struct {
 	repo, item, node, visit, block string
+	// pull names the pull request whose loop node belongs to ("": the
+	// item's own loop), and whether its session is its own.
+	pull string
 }
 
 func (c *promptCache) get(ctx context.Context, s *Service, sess *session, id string, n *runtime.Node) (string, error) {
@@ -151,17 +153,7 @@ func (c *promptCache) get(ctx context.Context, s *Service, sess *session, id str
 func (s *Service) sessionPrompt(ctx context.Context, sess *session, id string, n *runtime.Node) (string, error) {
 	var b strings.Builder
 	b.WriteString(gates.AssignmentText(sess.rt.Graph, n, gates.Assignment{WorkItem: id, Surface: sess.state.Surface}))
-	if rec := sess.state.Nodes[n.ID]; rec != nil {
-		if rec.LastBlock != "" {
-			fmt.Fprintf(&b, "\nThe last claim of %s was refused (%d attempt(s) so far). Fix each finding, then claim again:\n", n.ID, rec.Attempts)
-			for _, l := range strings.Split(strings.TrimSpace(rec.LastBlock), "\n") {
-				fmt.Fprintf(&b, "  - %s\n", strings.TrimSpace(l))
-			}
-		}
-		if rec.Entries > 1 {
-			fmt.Fprintf(&b, "\nThis is visit %d of %s: a gate sent the work back. Read every entry under `## Review comments` of its artifact and answer each one in the work.\n", rec.Entries, n.ID)
-		}
-	}
+	writeVisit(&b, sess.state.Nodes[n.ID], n.ID)
 	fmt.Fprintf(&b, "\nThis session works %s only, in this working tree. Commit what you write and push it (`git push`: the branch already tracks the remote). Then claim the node with the graph_complete tool of the `the-loop` MCP server. Once the claim is answered, end the session: the loop launches the next session for the next node, and stops for the humans at the gates.\n\n", n.ID)
 	gs, err := s.Status(ctx, ItemRequest{Repo: sess.repo.Root, WorkItem: id})
 	if err != nil {

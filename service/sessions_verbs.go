@@ -21,6 +21,8 @@ type SessionView struct {
 	Repo           string    `json:"repo"`
 	WorkItem       string    `json:"workItem"`
 	Node           string    `json:"node"`
+	PR             int       `json:"pr,omitempty"`
+	PRRepo         string    `json:"prRepo,omitempty"`
 	Harness        string    `json:"harness"`
 	Runner         string    `json:"runner"`
 	Model          string    `json:"model,omitempty"`
@@ -42,7 +44,7 @@ type SessionView struct {
 }
 
 func viewOf(s store.Session) SessionView {
-	return SessionView{ID: s.ID, Repo: s.Repo, WorkItem: s.WorkItem, Node: s.Node, Harness: s.Harness, Runner: s.Runner,
+	return SessionView{ID: s.ID, Repo: s.Repo, WorkItem: s.WorkItem, Node: s.Node, PR: s.PR, PRRepo: s.PRRepo, Harness: s.Harness, Runner: s.Runner,
 		Model: s.Model, Effort: s.Effort, Argv: s.Argv, PID: s.PID, Attempt: s.Attempt, State: s.State, Reason: s.Reason,
 		ExitStatus: s.ExitStatus, StartedAt: s.StartedAt, EndedAt: s.EndedAt, Transcript: s.Transcript,
 		HarnessSession: s.HarnessSession, Attach: s.Attach, Turns: s.Turns, Tokens: s.Tokens, CostUSD: s.CostUSD}

@@ -101,6 +101,23 @@ func (s *Service) CheckTrees(ctx context.Context, sources []config.Source) error
 	return nil
 }
 
+// Dirs lists the trees kept for container's items (and for pull requests
+// of other repositories' items), whatever checkout they belong to.
+func (t *Trees) Dirs(container string) []string {
+	root := filepath.Join(t.root, containerDir(container))
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, filepath.Join(root, e.Name()))
+		}
+	}
+	return out
+}
+
 // Find returns the existing tree of item id (nil when it has none).
 func (t *Trees) Find(ctx context.Context, checkout, container, id string) (*workspace.Tree, error) {
 	key := treeKey(checkout, container, id)

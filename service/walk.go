@@ -130,6 +130,11 @@ type CompleteRequest struct {
 	ItemRequest
 	// Node is the claimed node ("" = the current node).
 	Node string `json:"node"`
+	// PR, when set, claims the node of that pull request's loop instead
+	// of the work item's; PRRepo is its repository (default: the origin
+	// repository).
+	PR     int    `json:"pr"`
+	PRRepo string `json:"prRepo"`
 	// Actor is who claims it, set by the surface (the CLI's --actor, the
 	// MCP caller); never an argument a tool accepts.
 	Actor string `json:"-"`
@@ -143,6 +148,9 @@ type CompleteResult struct {
 
 // Complete runs the claimed node's exit chain and advances on pass.
 func (s *Service) Complete(ctx context.Context, req CompleteRequest) (CompleteResult, error) {
+	if req.PR != 0 || req.PRRepo != "" {
+		return s.completeInner(ctx, req)
+	}
 	sess, err := s.openKnown(ctx, req.Repo, req.WorkItem)
 	if err != nil {
 		return CompleteResult{}, err
@@ -152,6 +160,40 @@ func (s *Service) Complete(ctx context.Context, req CompleteRequest) (CompleteRe
 	ev, warn := s.event(ctx, sess)
 	if warn != "" {
 		sess.warns = append(sess.warns, warn)
+	}
+	env, err := sess.rt.CompleteWith(ctx, req.WorkItem, req.Node, req.Actor, ev)
+	return CompleteResult{Envelope: env, Warnings: sess.warns}, err
+}
+
+// completeInner is a claim on the node of a pull request's loop.
+func (s *Service) completeInner(ctx context.Context, req CompleteRequest) (CompleteResult, error) {
+	if req.PR <= 0 {
+		return CompleteResult{}, invalid(fmt.Errorf("pr must be the pull request's number (a positive whole number), got %d", req.PR))
+	}
+	outer, err := s.openKnown(ctx, req.Repo, req.WorkItem)
+	if err != nil {
+		return CompleteResult{}, err
+	}
+	if h := runtime.Held(s.cfg, outer.state); h != nil {
+		// A paused or stopped item holds its pull requests' loops too.
+		return CompleteResult{Envelope: runtime.Envelope{Node: req.Node, CurrentNode: outer.state.CurrentNode, Status: runtime.StatusRefused,
+			Reason: "held", Messages: []string{h.Error()}}, Warnings: outer.warns}, nil
+	}
+	link, err := s.innerFor(ctx, req.Repo, req.WorkItem, req.PRRepo, req.PR)
+	if err != nil {
+		return CompleteResult{}, err
+	}
+	sess, err := s.openInner(ctx, req.Repo, req.WorkItem, link)
+	if err != nil {
+		return CompleteResult{}, err
+	}
+	var ev *runtime.Event
+	if host := sess.rt.CodeHost; host != nil {
+		ref, _ := runtime.ParseTicketRef(pullRef(link))
+		if ev, err = pullEvent(ctx, host, ref); err != nil {
+			sess.warns = append(sess.warns, fmt.Sprintf("could not read %s: %v (its gates stay waiting)", link.Key(), err))
+			ev = nil
+		}
 	}
 	env, err := sess.rt.CompleteWith(ctx, req.WorkItem, req.Node, req.Actor, ev)
 	return CompleteResult{Envelope: env, Warnings: sess.warns}, err

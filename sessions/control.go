@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/the-loop/the-loop/harness"
 	"github.com/the-loop/the-loop/store"
@@ -29,7 +30,7 @@ func (s *Supervisor) Stop(ctx context.Context, id, reason string) error {
 		l.stop(store.SessionStopped, reason, s.cfg.grace())
 		it := s.items[key]
 		if it == nil {
-			it = &itemState{node: l.rec.Node}
+			it = &itemState{work: recWork(l.rec)}
 			s.items[key] = it
 		}
 		it.hold, it.holdNode, it.notified = "held after an operator stopped session "+id+": "+reason, true, false
@@ -38,35 +39,41 @@ func (s *Supervisor) Stop(ctx context.Context, id, reason string) error {
 	return fmt.Errorf("session %s: %w", id, ErrNotLive)
 }
 
-// Retire ends item's live session when it works a node other than node
-// — its claim moved the item on, and node's assignment was delivered — so
-// the next cycle launches a session with the new assignment instead of
-// waiting out drainSeconds. Nothing is held. It returns the retired
-// session's id ("" when there was none to retire) and whether a session
-// already works node.
-func (s *Supervisor) Retire(repo, item, node string) (retired string, working bool) {
+// Retire ends the live session working the loop a claim just moved on —
+// item's own loop (pr 0), or pull request prRepo#pr's — when it works a
+// node other than node of that loop, since node's assignment was
+// delivered: the next cycle launches a session with the new assignment
+// instead of waiting out drainSeconds. Nothing is held. It returns the
+// retired session's id ("" when there was none to retire) and whether a
+// session already works node.
+func (s *Supervisor) Retire(repo, item, prRepo string, pr int, node string) (retired string, working bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l := s.live[itemKey(repo, item)]
-	switch {
-	case l == nil:
-		return "", false
-	case l.rec.Node == node:
-		return "", true
+	for key, l := range s.live {
+		if key.repo != repo || key.item != item || l.rec.PR != pr || !strings.EqualFold(l.rec.PRRepo, prRepo) || l.stopState != "" {
+			continue
+		}
+		if l.rec.Node == node {
+			return "", true
+		}
+		l.stop(store.SessionStopped, fmt.Sprintf("its node %s was claimed and the assignment of %s was delivered", recWork(l.rec), workName(prRepo, pr, node)), s.cfg.grace())
+		return l.rec.ID, false
 	}
-	l.stop(store.SessionStopped, fmt.Sprintf("its node %s was claimed and the assignment of %s was delivered", l.rec.Node, node), s.cfg.grace())
-	return l.rec.ID, false
+	return "", false
 }
 
-// Reset lifts an item's hold and forgets its relaunch count, so the next
-// cycle may launch for it again (a budget that is still spent holds it
-// again at once).
+// Reset lifts the holds of an item's sessions (its own and its pull
+// requests') and forgets their relaunch counts, so the next cycle may
+// launch for it again (a budget that is still spent holds it again at
+// once).
 func (s *Supervisor) Reset(repo, item string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if it := s.items[itemKey(repo, item)]; it != nil {
-		it.hold, it.holdNode, it.notified = "", false, false
-		it.launches, it.lastExit, it.nextAt = 0, "", s.d.Now()
+	for key, it := range s.items {
+		if key.repo == repo && key.item == item {
+			it.hold, it.holdNode, it.notified = "", false, false
+			it.launches, it.lastExit, it.nextAt = 0, "", s.d.Now()
+		}
 	}
 }
 
@@ -143,7 +150,7 @@ func (s *Supervisor) Recover(ctx context.Context) ([]Status, error) {
 			errs = append(errs, fmt.Errorf("sessions: record %s as lost: %w", rec.ID, err))
 			continue
 		}
-		out = append(out, Status{Session: rec.ID, Repo: rec.Repo, WorkItem: rec.WorkItem, Node: rec.Node, Harness: rec.Harness,
+		out = append(out, Status{Session: rec.ID, Repo: rec.Repo, WorkItem: rec.WorkItem, Node: rec.Node, PR: rec.PR, PRRepo: rec.PRRepo, Harness: rec.Harness,
 			Runner: rec.Runner, PID: rec.PID, Attempt: rec.Attempt, StartedAt: rec.StartedAt, State: rec.State, Reason: reason,
 			Usage: u, Transcript: rec.Transcript, Attach: rec.Attach})
 	}

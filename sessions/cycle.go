@@ -35,18 +35,20 @@ func (c *cycle) reap() {
 		if l.stopState != "" {
 			rec.State, rec.Reason = l.stopState, l.stopReason
 		}
-		it, _ := c.item(rec.Repo, rec.WorkItem)
-		it.spent = it.spent.plus(u)
+		it := s.state(key)
+		if f, err := c.spent(rec.Repo, rec.WorkItem); err == nil {
+			*f = f.plus(u)
+		}
 		evs := []store.Event{event("session.exited", rec.Node, map[string]any{
 			"session": rec.ID, "exit": rec.ExitStatus, "state": rec.State, "reason": rec.Reason, "attempt": rec.Attempt,
 			"elapsedSeconds": int(c.now.Sub(rec.StartedAt).Seconds()), "turns": rec.Turns, "tokens": rec.Tokens, "costUsd": rec.CostUSD})}
 		w, wanted := c.wants[key]
-		if wanted && w.Node == rec.Node && (rec.State == store.SessionExited || rec.State == store.SessionTimedOut) {
+		if wanted && w.work() == recWork(rec) && (rec.State == store.SessionExited || rec.State == store.SessionTimedOut) {
 			it.lastExit = rec.ExitStatus
 			if rec.State == store.SessionTimedOut {
 				it.lastExit = "timed out (" + rec.ExitStatus + ")"
 			}
-			if ev, held := c.afterFailure(it, rec.Repo, rec.WorkItem, rec.Node); held {
+			if ev, held := c.afterFailure(it, w); held {
 				evs = append(evs, ev)
 			}
 		}
@@ -59,28 +61,44 @@ func (c *cycle) reap() {
 	}
 }
 
-// afterFailure schedules the next launch of an item whose session ended
-// (or could not start) with its node unmet, or holds the item and
-// escalates once the relaunches are spent. It returns the refusal event
-// when the item is now held.
-func (c *cycle) afterFailure(it *itemState, repo, item, node string) (store.Event, bool) {
+// afterFailure schedules the next launch of a key whose session ended (or
+// could not start) with its node unmet, or holds the key and escalates
+// once the relaunches are spent. It returns the refusal event when the key
+// is now held.
+func (c *cycle) afterFailure(it *itemState, w Want) (store.Event, bool) {
 	max := c.s.cfg.Relaunch.Max
 	if it.launches <= max {
 		it.nextAt = c.now.Add(c.s.cfg.backoff(it.launches))
 		return store.Event{}, false
 	}
-	reason := fmt.Sprintf("the session for %s ended %d times with the node unmet (last: %s); no more relaunches after %d", node, it.launches, it.lastExit, max)
-	return c.holdItem(it, repo, item, node, reason, true), true
+	reason := fmt.Sprintf("the session for %s ended %d times with the node unmet (last: %s); no more relaunches after %d", w.work(), it.launches, it.lastExit, max)
+	return c.holdItem(it, w, reason, true), true
 }
 
-// holdItem refuses further launches for an item and escalates it.
-func (c *cycle) holdItem(it *itemState, repo, item, node, reason string, nodeScoped bool) store.Event {
+// holdItem refuses further launches for w's key and escalates it, with
+// what the item (its pull requests included) has spent.
+func (c *cycle) holdItem(it *itemState, w Want, reason string, nodeScoped bool) store.Event {
+	return c.holdSpent(it, w, reason, nodeScoped, Figures{})
+}
+
+// holdSpent is holdItem reporting extra on top of the recorded spend (a
+// live session's figures, added to the record when it ends).
+func (c *cycle) holdSpent(it *itemState, w Want, reason string, nodeScoped bool, extra Figures) store.Event {
 	it.hold, it.holdNode, it.notified = reason, nodeScoped, true
-	c.rep.Escalations = append(c.rep.Escalations, Escalation{Repo: repo, WorkItem: item, Node: node, Reason: reason,
-		Launches: it.launches, LastExit: it.lastExit, Spent: it.spent, Budget: c.s.cfg.Budget})
-	c.s.d.Log.Warn("session escalated", "repo", repo, "workItem", item, "node", node, "reason", reason)
-	return event("session.refused", node, map[string]any{"reason": reason, "launches": it.launches, "lastExit": it.lastExit,
-		"turns": it.spent.Turns, "tokens": it.spent.Tokens, "costUsd": it.spent.CostUSD})
+	var spent Figures
+	if f, err := c.spent(w.Repo, w.WorkItem); err == nil {
+		spent = *f
+	}
+	spent = Figures{Turns: spent.Turns + extra.Turns, Tokens: spent.Tokens + extra.Tokens, CostUSD: spent.CostUSD + extra.CostUSD}
+	c.rep.Escalations = append(c.rep.Escalations, Escalation{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own,
+		Reason: reason, Launches: it.launches, LastExit: it.lastExit, Spent: spent, Budget: c.s.cfg.Budget})
+	c.s.d.Log.Warn("session escalated", "repo", w.Repo, "workItem", w.WorkItem, "node", w.work(), "reason", reason)
+	data := map[string]any{"reason": reason, "launches": it.launches, "lastExit": it.lastExit,
+		"turns": spent.Turns, "tokens": spent.Tokens, "costUsd": spent.CostUSD}
+	if w.PR > 0 {
+		data["pullRequest"] = fmt.Sprintf("%s#%d", w.PRRepo, w.PR)
+	}
+	return event("session.refused", w.Node, data)
 }
 
 // police stops sessions that are no longer wanted, ran past the time
@@ -104,7 +122,7 @@ func (c *cycle) police() {
 		}
 		w, wanted := c.wants[key]
 		elapsed := c.now.Sub(l.rec.StartedAt)
-		if !wanted || w.Node != l.rec.Node {
+		if !wanted || w.work() != recWork(l.rec) {
 			// The node is done (or the item moved): the session may wrap up
 			// for a while, then it is stopped.
 			if l.leftAt.IsZero() {
@@ -113,7 +131,7 @@ func (c *cycle) police() {
 			if c.now.Sub(l.leftAt) >= s.cfg.drain() {
 				reason := "the item no longer stands on an agent node"
 				if wanted {
-					reason = fmt.Sprintf("the item moved from %s to %s", l.rec.Node, w.Node)
+					reason = fmt.Sprintf("the item moved from %s to %s", recWork(l.rec), w.work())
 				}
 				l.stop(store.SessionStopped, reason, s.cfg.grace())
 			}
@@ -127,30 +145,36 @@ func (c *cycle) police() {
 			c.append(l.rec.Repo, l.rec.WorkItem, event("session.timed_out", l.rec.Node, map[string]any{
 				"session": l.rec.ID, "elapsedSeconds": int(elapsed.Seconds()), "limitSeconds": s.cfg.TimeLimitSeconds}))
 		default:
-			c.checkBudget(l)
+			c.checkBudget(key, l)
 		}
 	}
 }
 
-// checkBudget stops a session whose item has spent more than its budget.
-func (c *cycle) checkBudget(l *live) {
-	it, err := c.item(l.rec.Repo, l.rec.WorkItem)
+// checkBudget stops a session whose item has spent more than its budget
+// (its pull requests' sessions count towards the same budget).
+func (c *cycle) checkBudget(key itemID, l *live) {
+	f, err := c.spent(l.rec.Repo, l.rec.WorkItem)
 	if err != nil {
 		c.errs = append(c.errs, err)
 		return
 	}
-	spent := it.spent.plus(l.meter.Usage())
+	spent := f.plus(l.meter.Usage())
+	for k, other := range c.s.live {
+		if k != key && k.repo == key.repo && k.item == key.item && other.stopState == "" {
+			u := other.meter.Usage()
+			spent = Figures{Turns: spent.Turns + u.Turns, Tokens: spent.Tokens + u.Tokens(), CostUSD: spent.CostUSD + u.CostUSD}
+		}
+	}
 	over := c.s.cfg.Budget.over(spent.Turns, spent.Tokens, spent.CostUSD, false)
 	if over == "" {
 		return
 	}
 	reason := fmt.Sprintf("%s %s is over its session budget: %s", l.rec.Repo, l.rec.WorkItem, over)
 	l.stop(store.SessionOverBudget, reason, c.s.cfg.grace())
-	saved := it.spent
-	it.spent = spent // the escalation carries the figures including this session
-	ev := c.holdItem(it, l.rec.Repo, l.rec.WorkItem, l.rec.Node, reason, false)
-	it.spent = saved // the session's own figures are added when it ends
-	c.append(l.rec.Repo, l.rec.WorkItem, ev)
+	// The escalation carries the figures including the live sessions; each
+	// session's own figures are added to the record when it ends.
+	extra := Figures{Turns: spent.Turns - f.Turns, Tokens: spent.Tokens - f.Tokens, CostUSD: spent.CostUSD - f.CostUSD}
+	c.append(l.rec.Repo, l.rec.WorkItem, c.holdSpent(c.s.state(key), l.want(), reason, false, extra))
 }
 
 // launch starts a session for every wanted item that has none, in arming
@@ -163,13 +187,13 @@ func (c *cycle) launch() {
 		if _, ok := s.live[key]; ok {
 			continue
 		}
-		it, err := c.item(w.Repo, w.WorkItem)
-		if err != nil {
+		it := s.state(key)
+		if _, err := c.spent(w.Repo, w.WorkItem); err != nil {
 			c.errs = append(c.errs, err) // fail closed: no launch without the spend
 			continue
 		}
-		if it.node != w.Node || it.visit != w.Visit {
-			it.node, it.visit, it.launches, it.nextAt, it.lastExit = w.Node, w.Visit, 0, c.now, ""
+		if it.work != w.work() || it.visit != w.Visit {
+			it.work, it.visit, it.launches, it.nextAt, it.lastExit = w.work(), w.Visit, 0, c.now, ""
 			if it.holdNode {
 				it.hold, it.holdNode, it.notified = "", false, false
 			}
@@ -178,12 +202,13 @@ func (c *cycle) launch() {
 			continue
 		}
 		if c.now.Before(it.nextAt) {
-			c.rep.Waiting = append(c.rep.Waiting, Waiting{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, Until: it.nextAt, Launches: it.launches, LastExit: it.lastExit})
+			c.rep.Waiting = append(c.rep.Waiting, Waiting{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own,
+				Until: it.nextAt, Launches: it.launches, LastExit: it.lastExit})
 			continue
 		}
 		if len(s.live) >= s.cfg.Max {
 			position++
-			c.rep.Queued = append(c.rep.Queued, Queued{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, Position: position})
+			c.rep.Queued = append(c.rep.Queued, Queued{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own, Position: position})
 			continue
 		}
 		c.start(w, it)
@@ -193,11 +218,15 @@ func (c *cycle) launch() {
 // refused reports (and, once, records) that an item may not be launched.
 func (c *cycle) refused(it *itemState, w Want) bool {
 	if it.hold == "" {
+		spent := Figures{}
+		if f, err := c.spent(w.Repo, w.WorkItem); err == nil {
+			spent = *f
+		}
 		if _, ok := c.s.d.Harnesses[w.Harness]; !ok {
-			c.append(w.Repo, w.WorkItem, c.holdItem(it, w.Repo, w.WorkItem, w.Node,
+			c.append(w.Repo, w.WorkItem, c.holdItem(it, w,
 				fmt.Sprintf("harness %q is not configured; add it under harnesses:", w.Harness), true))
-		} else if over := c.s.cfg.Budget.over(it.spent.Turns, it.spent.Tokens, it.spent.CostUSD, true); over != "" {
-			c.append(w.Repo, w.WorkItem, c.holdItem(it, w.Repo, w.WorkItem, w.Node,
+		} else if over := c.s.cfg.Budget.over(spent.Turns, spent.Tokens, spent.CostUSD, true); over != "" {
+			c.append(w.Repo, w.WorkItem, c.holdItem(it, w,
 				fmt.Sprintf("%s %s is over its session budget: %s", w.Repo, w.WorkItem, over), false))
 		}
 	}
@@ -208,7 +237,7 @@ func (c *cycle) refused(it *itemState, w Want) bool {
 		it.notified = true
 		c.append(w.Repo, w.WorkItem, event("session.refused", w.Node, map[string]any{"reason": it.hold}))
 	}
-	c.rep.Held = append(c.rep.Held, Held{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, Reason: it.hold})
+	c.rep.Held = append(c.rep.Held, Held{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own, Reason: it.hold})
 	return true
 }
 
@@ -217,12 +246,16 @@ func (c *cycle) start(w Want, it *itemState) {
 	s := c.s
 	id := s.d.NewID()
 	dir := filepath.Join(s.d.StateDir, "sessions", id)
+	serveRepo := ""
+	if w.key().pr > 0 {
+		serveRepo = w.Repo // its own tree is not where the item lives
+	}
 	plan, err := harness.Prepare(w.Harness, s.d.Harnesses[w.Harness], harness.Launch{
-		SessionID: id, WorkItem: w.WorkItem, Node: w.Node, Prompt: w.Prompt, Model: w.Model, Effort: w.Effort,
-		Workdir: w.Workdir, Dir: dir, Serve: s.d.Serve, ServeEnv: s.d.ServeEnv, Sensitive: s.d.Sensitive,
+		SessionID: id, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Prompt: w.Prompt, Model: w.Model, Effort: w.Effort,
+		Workdir: w.Workdir, ServeRepo: serveRepo, Dir: dir, Serve: s.d.Serve, ServeEnv: s.d.ServeEnv, Sensitive: s.d.Sensitive,
 		Redact: s.redact, Lookup: s.d.Lookup, Terminal: s.d.Runner.Terminal()})
 	if err != nil {
-		c.append(w.Repo, w.WorkItem, c.holdItem(it, w.Repo, w.WorkItem, w.Node, "the session could not be prepared: "+err.Error(), true))
+		c.append(w.Repo, w.WorkItem, c.holdItem(it, w, "the session could not be prepared: "+err.Error(), true))
 		return
 	}
 	transcript := filepath.Join(dir, "transcript.jsonl")
@@ -234,18 +267,22 @@ func (c *cycle) start(w Want, it *itemState) {
 	h, err := s.d.Runner.Start(c.ctx, RunnerLaunch{ID: id, Plan: plan, Transcript: transcript, Stderr: filepath.Join(dir, "stderr.log")})
 	if err != nil {
 		it.lastExit = "could not start: " + err.Error()
-		ev, held := c.afterFailure(it, w.Repo, w.WorkItem, w.Node)
+		ev, held := c.afterFailure(it, w)
 		if !held {
 			ev = event("session.refused", w.Node, map[string]any{"reason": it.lastExit, "launches": it.launches, "retryAt": it.nextAt})
 		}
 		c.append(w.Repo, w.WorkItem, ev)
 		return
 	}
-	rec := store.Session{ID: id, Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, Harness: w.Harness, Runner: s.d.Runner.Name(),
+	rec := store.Session{ID: id, Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Harness: w.Harness, Runner: s.d.Runner.Name(),
 		Model: plan.Model, Effort: plan.Effort, Argv: plan.Recorded, PID: h.Pid(), Attempt: it.launches, StartedAt: c.now,
 		Transcript: transcript, Attach: h.Attach()}
-	evs := []store.Event{event("session.started", w.Node, map[string]any{"session": id, "harness": w.Harness, "runner": rec.Runner,
-		"model": rec.Model, "effort": rec.Effort, "argv": rec.Argv, "pid": rec.PID, "attempt": rec.Attempt, "attach": rec.Attach})}
+	started := map[string]any{"session": id, "harness": w.Harness, "runner": rec.Runner,
+		"model": rec.Model, "effort": rec.Effort, "argv": rec.Argv, "pid": rec.PID, "attempt": rec.Attempt, "attach": rec.Attach}
+	if w.PR > 0 {
+		started["pullRequest"], started["own"] = fmt.Sprintf("%s#%d", w.PRRepo, w.PR), w.Own
+	}
+	evs := []store.Event{event("session.started", w.Node, started)}
 	if it.launches > 1 {
 		evs = append(evs, event("session.relaunched", w.Node, map[string]any{"session": id, "attempt": it.launches, "after": it.lastExit}))
 	}
@@ -255,7 +292,7 @@ func (c *cycle) start(w Want, it *itemState) {
 		c.errs = append(c.errs, fmt.Errorf("sessions: record the launch for %s %s (stopped it): %w", w.Repo, w.WorkItem, err))
 		return
 	}
-	l := &live{rec: rec, h: h}
+	l := &live{rec: rec, h: h, own: w.key().pr > 0}
 	s.live[w.key()] = l
 	go func() {
 		<-h.Done()
@@ -266,7 +303,7 @@ func (c *cycle) start(w Want, it *itemState) {
 	}()
 	st := l.status()
 	c.rep.Started = append(c.rep.Started, st)
-	s.d.Log.Info("session started", "session", id, "repo", w.Repo, "workItem", w.WorkItem, "node", w.Node, "attempt", it.launches)
+	s.d.Log.Info("session started", "session", id, "repo", w.Repo, "workItem", w.WorkItem, "node", w.work(), "attempt", it.launches)
 }
 
 func touchPrivate(path string) error {

@@ -23,10 +23,17 @@ type live struct {
 	stopReason string
 	// leftAt is when the item left the session's node (zero = it has not).
 	leftAt time.Time
+	// own is true for a pull request's session of its own.
+	own bool
+}
+
+// want describes the session as the want it serves.
+func (l *live) want() Want {
+	return Want{Repo: l.rec.Repo, WorkItem: l.rec.WorkItem, Node: l.rec.Node, PR: l.rec.PR, PRRepo: l.rec.PRRepo, Own: l.own}
 }
 
 func (l *live) status() Status {
-	st := Status{Session: l.rec.ID, Repo: l.rec.Repo, WorkItem: l.rec.WorkItem, Node: l.rec.Node, Harness: l.rec.Harness,
+	st := Status{Session: l.rec.ID, Repo: l.rec.Repo, WorkItem: l.rec.WorkItem, Node: l.rec.Node, PR: l.rec.PR, PRRepo: l.rec.PRRepo, Own: l.own, Harness: l.rec.Harness,
 		Runner: l.rec.Runner, PID: l.rec.PID, Attempt: l.rec.Attempt, StartedAt: l.rec.StartedAt, State: store.SessionRunning,
 		Usage: l.meter.Usage(), Transcript: l.rec.Transcript, Attach: l.rec.Attach}
 	if l.stopState != "" {

@@ -1,6 +1,8 @@
 package sessions
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/the-loop/the-loop/harness"
@@ -30,14 +32,45 @@ type Want struct {
 	// force — starts the relaunch count again and lifts a hold scoped to
 	// the node, such as an escalation's.
 	Visit int `json:"visit"`
+	// PR and PRRepo name the pull request whose loop Node belongs to (0:
+	// the item's own loop). Own gives that pull request a session of its
+	// own, working in Workdir (its own tree); without Own the item's one
+	// session works it. Repo stays the item's repository either way: the
+	// session's server serves the item there.
+	PR     int    `json:"pr,omitempty"`
+	PRRepo string `json:"prRepo,omitempty"`
+	Own    bool   `json:"own,omitempty"`
 }
 
-// itemID keys per-item state without building strings each cycle.
-type itemID struct{ repo, item string }
+// itemID keys the supervisor's per-session state: a work item of a
+// repository and, for a pull request's session of its own, that pull
+// request (pr 0: the item's one session).
+type itemID struct {
+	repo, item, prRepo string
+	pr                 int
+}
 
-func (w Want) key() itemID { return itemID{w.Repo, w.WorkItem} }
+func (w Want) key() itemID {
+	if w.Own && w.PR > 0 {
+		return itemID{repo: w.Repo, item: w.WorkItem, prRepo: strings.ToLower(w.PRRepo), pr: w.PR}
+	}
+	return itemKey(w.Repo, w.WorkItem)
+}
 
-func itemKey(repo, item string) itemID { return itemID{repo, item} }
+// work names what the want asks a session to do: the node, qualified by
+// the pull request whose loop it belongs to.
+func (w Want) work() string { return workName(w.PRRepo, w.PR, w.Node) }
+
+func workName(prRepo string, pr int, node string) string {
+	if pr <= 0 {
+		return node
+	}
+	return fmt.Sprintf("%s#%d %s", strings.ToLower(prRepo), pr, node)
+}
+
+// itemKey keys an item's own session; spendKey its budget, which one
+// figure covers for the item and every pull request of it.
+func itemKey(repo, item string) itemID { return itemID{repo: repo, item: item} }
 
 // Status is one session as the supervisor sees it.
 type Status struct {
@@ -45,6 +78,9 @@ type Status struct {
 	Repo       string        `json:"repo"`
 	WorkItem   string        `json:"workItem"`
 	Node       string        `json:"node"`
+	PR         int           `json:"pr,omitempty"`
+	PRRepo     string        `json:"prRepo,omitempty"`
+	Own        bool          `json:"own,omitempty"`
 	Harness    string        `json:"harness"`
 	Runner     string        `json:"runner"`
 	PID        int           `json:"pid"`
@@ -63,6 +99,9 @@ type Queued struct {
 	Repo     string `json:"repo"`
 	WorkItem string `json:"workItem"`
 	Node     string `json:"node"`
+	PR       int    `json:"pr,omitempty"`
+	PRRepo   string `json:"prRepo,omitempty"`
+	Own      bool   `json:"own,omitempty"`
 	// Position is 1 for the next to launch.
 	Position int `json:"position"`
 }
@@ -72,6 +111,9 @@ type Waiting struct {
 	Repo     string    `json:"repo"`
 	WorkItem string    `json:"workItem"`
 	Node     string    `json:"node"`
+	PR       int       `json:"pr,omitempty"`
+	PRRepo   string    `json:"prRepo,omitempty"`
+	Own      bool      `json:"own,omitempty"`
 	Until    time.Time `json:"until"`
 	Launches int       `json:"launches"`
 	LastExit string    `json:"lastExit"`
@@ -82,6 +124,9 @@ type Held struct {
 	Repo     string `json:"repo"`
 	WorkItem string `json:"workItem"`
 	Node     string `json:"node"`
+	PR       int    `json:"pr,omitempty"`
+	PRRepo   string `json:"prRepo,omitempty"`
+	Own      bool   `json:"own,omitempty"`
 	Reason   string `json:"reason"`
 }
 
@@ -102,6 +147,9 @@ type Escalation struct {
 	Repo     string  `json:"repo"`
 	WorkItem string  `json:"workItem"`
 	Node     string  `json:"node"`
+	PR       int     `json:"pr,omitempty"`
+	PRRepo   string  `json:"prRepo,omitempty"`
+	Own      bool    `json:"own,omitempty"`
 	Reason   string  `json:"reason"`
 	Launches int     `json:"launches"`
 	LastExit string  `json:"lastExit,omitempty"`

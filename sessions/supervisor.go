@@ -65,23 +65,23 @@ type Supervisor struct {
 	redact []string
 
 	mu      sync.Mutex
-	live    map[itemID]*live      // by item
-	items   map[itemID]*itemState // by item
+	live    map[itemID]*live      // by key
+	items   map[itemID]*itemState // by key
+	spend   map[itemID]*Figures   // by item: one budget for it and its pull requests
 	changed chan struct{}
 }
 
-// itemState is what the supervisor remembers about one work item.
+// itemState is what the supervisor remembers about one key: a work item's
+// own session, or a pull request's session of its own.
 type itemState struct {
-	node     string    // the node launches are counted for
-	visit    int       // the visit to node they are counted for (Want.Visit)
-	launches int       // launches for node
+	work     string    // the (qualified) node launches are counted for
+	visit    int       // the visit to work they are counted for (Want.Visit)
+	launches int       // launches for work
 	nextAt   time.Time // no relaunch before
 	lastExit string
 	hold     string // why launches are refused ("" = none)
-	holdNode bool   // the hold ends when the item moves to another node
+	holdNode bool   // the hold ends when the key moves to other work
 	notified bool   // the hold's refusal event was appended
-	spent    Figures
-	loaded   bool // spent was read from the store
 }
 
 // New returns a supervisor for cfg (defaults applied).
@@ -126,7 +126,7 @@ func New(cfg Config, d Deps) (*Supervisor, error) {
 		d.Log = slog.Default()
 	}
 	return &Supervisor{cfg: cfg, d: d, redact: proc.SecretValuesOf(d.Environ, d.Sensitive...),
-		live: map[itemID]*live{}, items: map[itemID]*itemState{}, changed: make(chan struct{}, 1)}, nil
+		live: map[itemID]*live{}, items: map[itemID]*itemState{}, spend: map[itemID]*Figures{}, changed: make(chan struct{}, 1)}, nil
 }
 
 func newID() string {
@@ -175,7 +175,8 @@ func (c *cycle) index(wants []Want) {
 			continue
 		}
 		if prev, dup := c.wants[w.key()]; dup {
-			c.errs = append(c.errs, fmt.Errorf("sessions: %s %s is wanted on both %s and %s; one session per item, keeping %s", w.Repo, w.WorkItem, prev.Node, w.Node, prev.Node))
+			c.errs = append(c.errs, fmt.Errorf("sessions: %s %s is wanted on both %s and %s; one session per item (and per pull request of its own), keeping %s",
+				w.Repo, w.WorkItem, prev.work(), w.work(), prev.work()))
 			continue
 		}
 		c.wants[w.key()] = w
@@ -201,28 +202,40 @@ func checkWant(w Want) error {
 		return fmt.Errorf("sessions: %s %s: no harness named", w.Repo, w.WorkItem)
 	case !filepath.IsAbs(w.Workdir):
 		return fmt.Errorf("sessions: %s %s: Workdir %q must be an absolute path", w.Repo, w.WorkItem, w.Workdir)
+	case w.PR < 0 || (w.PR == 0) != (w.PRRepo == ""):
+		return fmt.Errorf("sessions: %s %s: PR %d and PRRepo %q must be set together", w.Repo, w.WorkItem, w.PR, w.PRRepo)
 	}
 	return nil
 }
 
-// item returns the remembered state of an item, loading what its earlier
-// sessions spent on first sight.
-func (c *cycle) item(repo, item string) (*itemState, error) {
-	key := itemKey(repo, item)
-	it := c.s.items[key]
+// state returns the remembered state of key.
+func (s *Supervisor) state(key itemID) *itemState {
+	it := s.items[key]
 	if it == nil {
 		it = &itemState{}
-		c.s.items[key] = it
+		s.items[key] = it
 	}
-	if !it.loaded {
-		sp, err := c.s.d.Store.ItemSpend(c.ctx, repo, item)
-		if err != nil {
-			return it, fmt.Errorf("sessions: read what %s %s spent: %w", repo, item, err)
-		}
-		it.spent, it.loaded = Figures{Turns: sp.Turns, Tokens: sp.Tokens, CostUSD: sp.CostUSD}, true
-	}
-	return it, nil
+	return it
 }
+
+// spent returns what item's sessions spent, its pull requests' included,
+// loading the earlier sessions' figures on first sight.
+func (c *cycle) spent(repo, item string) (*Figures, error) {
+	key := itemKey(repo, item)
+	if f := c.s.spend[key]; f != nil {
+		return f, nil
+	}
+	sp, err := c.s.d.Store.ItemSpend(c.ctx, repo, item)
+	if err != nil {
+		return nil, fmt.Errorf("sessions: read what %s %s spent: %w", repo, item, err)
+	}
+	f := &Figures{Turns: sp.Turns, Tokens: sp.Tokens, CostUSD: sp.CostUSD}
+	c.s.spend[key] = f
+	return f, nil
+}
+
+// recWork is what a recorded session works, as Want.work names it.
+func recWork(rec store.Session) string { return workName(rec.PRRepo, rec.PR, rec.Node) }
 
 // event builds a store event with a JSON payload.
 func event(name, node string, data map[string]any) store.Event {

@@ -410,13 +410,13 @@ func TestRetireRelievesASessionWhoseNodeWasClaimed(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rep.Started, 1)
 
-	id, working := s.Retire("octo/widgets", "issue-5", "design")
+	id, working := s.Retire("octo/widgets", "issue-5", "", 0, "design")
 	assert.Empty(t, id)
 	assert.True(t, working, "a session already works the node: nothing to retire")
 
 	planning := design
 	planning.Node = "test-planning"
-	id, working = s.Retire("octo/widgets", "issue-5", "test-planning")
+	id, working = s.Retire("octo/widgets", "issue-5", "", 0, "test-planning")
 	assert.Equal(t, "s-001", id)
 	assert.False(t, working)
 	rep = cycleUntil(t, s, fixed(planning), func(rep Report) bool { return len(rep.Started) > 0 })
@@ -427,6 +427,6 @@ func TestRetireRelievesASessionWhoseNodeWasClaimed(t *testing.T) {
 	assert.Equal(t, "its node design was claimed and the assignment of test-planning was delivered", old.Reason)
 	assert.NotContains(t, r.events("issue-5"), "session.refused", "retiring holds nothing")
 
-	id, _ = s.Retire("octo/widgets", "issue-404", "design")
+	id, _ = s.Retire("octo/widgets", "issue-404", "", 0, "design")
 	assert.Empty(t, id)
 }

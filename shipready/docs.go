@@ -42,6 +42,17 @@ type DocsEvidence struct {
 	// RecordPath is how messages name the record (DocumentationRecord
 	// when empty), e.g. docs/specs/issue-12/evidence/documentation.md.
 	RecordPath string
+	// Scope is how messages name what changed ChangedFiles when that is
+	// more than the one pull request evaluated (its name when empty), e.g.
+	// "the pull requests of issue-12 (octo/app#3, octo/infra#4)".
+	Scope string
+}
+
+func (d DocsEvidence) scope(pr integrations.PullRequest) string {
+	if d.Scope != "" {
+		return d.Scope
+	}
+	return prName(pr)
 }
 
 // capabilityPath finds the capability doc paths a record names.
@@ -75,7 +86,7 @@ func evalDocs(pr integrations.PullRequest, d DocsEvidence) Item {
 	}
 	if !d.FilesRead {
 		it.Verdict = Wait
-		it.Messages = []string{fmt.Sprintf("the files %s changes have not been read yet", prName(pr))}
+		it.Messages = []string{fmt.Sprintf("the files %s changes have not been read yet", d.scope(pr))}
 		return it
 	}
 	named, unsafe := namedCapabilityDocs(capDocs)
@@ -85,12 +96,12 @@ func evalDocs(pr integrations.PullRequest, d DocsEvidence) Item {
 	changed := changedCapabilityDocs(d.ChangedFiles)
 	for _, p := range named {
 		if !slices.Contains(changed, p) {
-			block("%s names %s, which %s does not change", record, p, prName(pr))
+			block("%s names %s, which %s does not change", record, p, d.scope(pr))
 		}
 	}
 	for _, p := range changed {
 		if !slices.Contains(named, p) {
-			block("%s changes %s, which `## %s` in %s does not name", prName(pr), p, SectionCapabilityDocs, record)
+			block("%s changes %s, which `## %s` in %s does not name", d.scope(pr), p, SectionCapabilityDocs, record)
 		}
 	}
 	if len(named) == 0 && len(unsafe) == 0 && !markdown.ContainsFoldASCII(capDocs, NoneAffected) {

@@ -76,6 +76,7 @@ var migrations = []migration{
 	{version: 5, name: "dependency reads", stmts: dependencyReadsSchema},
 	{version: 6, name: "session stops", stmts: sessionStopsSchema},
 	{version: 7, name: "session stop requester", stmts: sessionStopsByMigration},
+	{version: 8, name: "pull request sessions", stmts: sessionPullsSchema},
 }
 
 // SchemaVersion is the schema version this build writes and reads.

@@ -40,6 +40,14 @@ var sessionsSchema = []string{
 	`CREATE INDEX sessions_running ON sessions (state) WHERE state = 'running'`,
 }
 
+// sessionPullsSchema is migration 7: the pull request whose loop a session
+// works (pr 0: the item's own loop). A session of a pull request's own and
+// the item's session working that pull request's loop both carry it.
+var sessionPullsSchema = []string{
+	`ALTER TABLE sessions ADD COLUMN pr INTEGER NOT NULL DEFAULT 0 CHECK (pr >= 0)`,
+	`ALTER TABLE sessions ADD COLUMN pr_repo TEXT NOT NULL DEFAULT ''`,
+}
+
 // Session states.
 const (
 	SessionRunning    = "running"     // launched, not yet seen to end
@@ -56,7 +64,11 @@ type Session struct {
 	Repo     string
 	WorkItem string
 	Node     string
-	Harness  string
+	// PR and PRRepo name the pull request whose loop Node belongs to (0:
+	// the item's own loop).
+	PR      int
+	PRRepo  string
+	Harness string
 	// Runner is process or tmux.
 	Runner string
 	Model  string
@@ -113,9 +125,9 @@ func (s *Store) StartSession(ctx context.Context, sess Session, evs ...Event) er
 		return fmt.Errorf("record session %s: %w", sess.ID, err)
 	}
 	return s.sessionTx(ctx, "record session", sess, evs, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, repo, work_item, node, harness, runner, model, effort, argv, pid,
-			attempt, started_at, transcript, attach, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			sess.ID, sess.Repo, sess.WorkItem, sess.Node, sess.Harness, sess.Runner, sess.Model, sess.Effort, string(argv), sess.PID,
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, repo, work_item, node, pr, pr_repo, harness, runner, model, effort, argv, pid,
+			attempt, started_at, transcript, attach, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			sess.ID, sess.Repo, sess.WorkItem, sess.Node, sess.PR, sess.PRRepo, sess.Harness, sess.Runner, sess.Model, sess.Effort, string(argv), sess.PID,
 			max(sess.Attempt, 1), stamp(sess.StartedAt), sess.Transcript, sess.Attach, sess.State)
 		return err
 	})
@@ -195,7 +207,7 @@ func (s *Store) sessionTx(ctx context.Context, op string, sess Session, evs []Ev
 	return nil
 }
 
-const sessionCols = `id, repo, work_item, node, harness, runner, model, effort, argv, pid, attempt, started_at, ended_at,
+const sessionCols = `id, repo, work_item, node, pr, pr_repo, harness, runner, model, effort, argv, pid, attempt, started_at, ended_at,
 	exit_status, transcript, harness_session, attach, turns, tokens, cost_usd, state, reason`
 
 // GetSession returns the session with id; found is false when there is none.
@@ -274,7 +286,7 @@ func scanSessions(rows *sql.Rows) ([]Session, error) {
 	for rows.Next() {
 		var ss Session
 		var argv, started, ended string
-		if err := rows.Scan(&ss.ID, &ss.Repo, &ss.WorkItem, &ss.Node, &ss.Harness, &ss.Runner, &ss.Model, &ss.Effort, &argv, &ss.PID,
+		if err := rows.Scan(&ss.ID, &ss.Repo, &ss.WorkItem, &ss.Node, &ss.PR, &ss.PRRepo, &ss.Harness, &ss.Runner, &ss.Model, &ss.Effort, &argv, &ss.PID,
 			&ss.Attempt, &started, &ended, &ss.ExitStatus, &ss.Transcript, &ss.HarnessSession, &ss.Attach, &ss.Turns, &ss.Tokens,
 			&ss.CostUSD, &ss.State, &ss.Reason); err != nil {
 			return nil, err
@@ -299,6 +311,8 @@ func checkSession(s Session) error {
 		return fmt.Errorf("record session %s: Repo, WorkItem and Node are required", s.ID)
 	case s.Harness == "":
 		return fmt.Errorf("record session %s: Harness is empty", s.ID)
+	case s.PR < 0 || (s.PR == 0) != (s.PRRepo == ""):
+		return fmt.Errorf("record session %s: PR %d and PRRepo %q must be set together (both empty for the item's own loop)", s.ID, s.PR, s.PRRepo)
 	case s.StartedAt.IsZero():
 		return fmt.Errorf("record session %s: StartedAt is zero", s.ID)
 	}

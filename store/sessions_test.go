@@ -150,3 +150,56 @@ func TestOpenMigratesAVersion1StoreToSessions(t *testing.T) {
 	assert.Equal(t, "design", it.CurrentNode)
 	require.NoError(t, s.StartSession(ctx, sessionFixture("s-1", "issue-1", time.Now())))
 }
+
+func TestSessionsRecordThePullRequestTheyWork(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	own := sessionFixture("s-item", "issue-7", t0)
+	pr := sessionFixture("s-pr", "issue-7", t0.Add(time.Minute))
+	pr.PR, pr.PRRepo = 7, "octo/infra"
+	require.NoError(t, s.StartSession(ctx, own))
+	require.NoError(t, s.StartSession(ctx, pr))
+	got, found, err := s.GetSession(ctx, "s-pr")
+	require.NoError(t, err)
+	require.True(t, found)
+	assert.Equal(t, 7, got.PR)
+	assert.Equal(t, "octo/infra", got.PRRepo)
+	got, _, err = s.GetSession(ctx, "s-item")
+	require.NoError(t, err)
+	assert.Zero(t, got.PR, "the item's own loop")
+	assert.Empty(t, got.PRRepo)
+
+	for _, bad := range []struct {
+		pr   int
+		repo string
+	}{{7, ""}, {0, "octo/infra"}, {-1, "octo/infra"}} {
+		b := sessionFixture("s-bad", "issue-7", t0)
+		b.PR, b.PRRepo = bad.pr, bad.repo
+		assert.ErrorContains(t, s.StartSession(ctx, b), "must be set together", "pr %d repo %q", bad.pr, bad.repo)
+	}
+	sp, err := s.ItemSpend(ctx, "octo/widgets", "issue-7")
+	require.NoError(t, err)
+	assert.Equal(t, 2, sp.Sessions, "one budget covers the item and its pull requests")
+}
+
+func TestOpenMigratesAVersion7StoreToPullRequestSessions(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v7.db")
+	var stmts []string
+	for _, m := range migrations[:7] {
+		stmts = append(stmts, m.stmts...)
+	}
+	stmts = append(stmts,
+		`INSERT INTO sessions (id, repo, work_item, node, harness, started_at, state) VALUES ('s-old', 'octo/widgets', 'issue-1', 'design', 'claude', '2026-01-01T00:00:00Z', 'exited')`,
+		`PRAGMA user_version = 7`)
+	rawExec(t, path, stmts...)
+	s, err := Open(ctx, path)
+	require.NoError(t, err)
+	defer s.Close()
+	got, found, err := s.GetSession(ctx, "s-old")
+	require.NoError(t, err)
+	require.True(t, found, "existing sessions survive the migration")
+	assert.Zero(t, got.PR, "an earlier session worked its item's own loop")
+	assert.Empty(t, got.PRRepo)
+}

@@ -59,7 +59,7 @@ type Command struct {
 func theLoop() *Command {
 	return &Command{Noun: "command", Sub: []*Command{
 		checkCmd(), continuityCmd(), criticCmd(), gateCmd(), graphCmd(), handoffCmd(), keysCmd(),
-		planCmd(), pollCmd(), runCmd(), serveCmd(), sessionsCmd(), ticketCmd(), versionCmd(),
+		planCmd(), pollCmd(), prCmd(), runCmd(), serveCmd(), sessionsCmd(), ticketCmd(), versionCmd(),
 	}}
 }
 

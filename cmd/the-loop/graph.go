@@ -15,7 +15,7 @@ func graphCmd() *Command {
 	return &Command{Name: "graph", Noun: "action", Usage: "graph <action> ...",
 		Summary: "inspect and walk the process graph (skip and force are operator acts)",
 		Sub: []*Command{graphShowCmd(), graphStatusCmd(), graphStartCmd(), graphAdvanceCmd(), graphCompleteCmd(),
-			graphSkipCmd(), graphForceCmd(), graphEventsCmd()}}
+			graphReposCmd(), graphSkipCmd(), graphForceCmd(), graphEventsCmd()}}
 }
 
 // graphShowOptions are the flags of `the-loop graph show`.

@@ -107,10 +107,12 @@ func runGraphAdvance(ctx context.Context, f *Factory, opts *itemOptions) error {
 type graphCompleteOptions struct {
 	itemOptions
 	Node, Actor string
+	PR          int
+	PRRepo      string
 }
 
 func graphCompleteCmd() *Command {
-	const usage = "graph complete <id> [--node N] [--actor WHO] [--repo DIR] [--format json|table]"
+	const usage = "graph complete <id> [--node N] [--pr N [--pr-repo OWNER/REPO]] [--actor WHO] [--repo DIR] [--format json|table]"
 	return &Command{Name: "complete", Usage: usage, Summary: "an agent's completion claim: runs the exit chain, advances on pass",
 		Run: func(ctx context.Context, f *Factory, args []string) error {
 			opts := &graphCompleteOptions{}
@@ -118,15 +120,24 @@ func graphCompleteCmd() *Command {
 			opts.bind(fs, "json")
 			fs.StringVar(&opts.Node, "node", "", "the node claimed done (default the current node)")
 			fs.StringVar(&opts.Actor, "actor", "", "who claims it (default cli)")
+			fs.IntVar(&opts.PR, "pr", 0, "claim the node of this pull request's loop (its number) instead of the work item's")
+			fs.StringVar(&opts.PRRepo, "pr-repo", "", "OWNER/REPO of that pull request (default: the origin repository)")
 			if err := opts.parse(f, fs, args, usage); err != nil {
 				return err
+			}
+			if opts.PRRepo != "" && opts.PR == 0 {
+				return usageErrorf("--pr-repo names the repository of --pr: give --pr N too")
+			}
+			if opts.PR < 0 {
+				return usageErrorf("--pr must be the pull request's number, got %d", opts.PR)
 			}
 			return runGraphComplete(ctx, f, opts)
 		}}
 }
 
 func runGraphComplete(ctx context.Context, f *Factory, opts *graphCompleteOptions) error {
-	claim, err := call(ctx, f, opts.store(), (*service.Service).Complete, service.CompleteRequest{ItemRequest: opts.ItemRequest, Node: opts.Node, Actor: opts.Actor})
+	claim, err := call(ctx, f, opts.store(), (*service.Service).Complete, service.CompleteRequest{ItemRequest: opts.ItemRequest, Node: opts.Node,
+		PR: opts.PR, PRRepo: opts.PRRepo, Actor: opts.Actor})
 	if err != nil {
 		return err
 	}

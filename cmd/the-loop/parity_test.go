@@ -36,6 +36,8 @@ var parityTests = map[string]func(*testing.T){
 	"graph_status":      TestCLIAndToolReturnTheSameGraphReports,
 	"graph_show":        TestCLIAndToolReturnTheSameGraphReports,
 	"graph_complete":    TestCLIAndToolReturnTheSameGraphReports,
+	"graph_repos":       TestCLIAndToolDeclareTheSameRepositories,
+	"pr_create":         TestCLIAndToolOpenTheSamePullRequest,
 	"ticket_create":     TestCLIAndToolCreateTheSameTicket,
 	"ticket_projects":   TestCLIAndToolCreateTheSameTicket,
 	"continuity_update": TestCLIAndToolKeepTheSameContinuityRecord,

@@ -155,7 +155,8 @@ func (h *host) writeRootOnly(t *testing.T, abs, content string) {
 	require.NoError(t, os.WriteFile(h.path(abs), []byte(content), 0o600))
 }
 
-// fakeGitHub answers the issue listing, recording the token it was sent.
+// fakeGitHub answers the issue and pull request listings, recording the
+// token it was sent.
 func fakeGitHub(t *testing.T) (*httptest.Server, *[]string) {
 	t.Helper()
 	var (
@@ -172,7 +173,8 @@ func fakeGitHub(t *testing.T) (*httptest.Server, *[]string) {
 			// One open issue by an account nobody authorized: read, never armed.
 			fmt.Fprint(w, `[{"number":7,"title":"Widgets","state":"open","user":{"login":"mallory"},"labels":[]}]`)
 			return
-		case r.Method == http.MethodGet && r.URL.Path == "/repos/acme/widgets/issues/7/comments":
+		case r.Method == http.MethodGet && r.URL.Path == "/repos/acme/widgets/issues/7/comments",
+			r.Method == http.MethodGet && r.URL.Path == "/repos/acme/widgets/pulls":
 			fmt.Fprint(w, "[]")
 			return
 		}

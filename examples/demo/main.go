@@ -2,7 +2,8 @@
 // a fake GitHub on a loopback port, a bare git remote and the poller's
 // checkout of it, `the-loop poll` launching a scripted fake harness for
 // every agent node, and a script acting as the one human: it arms issue #1,
-// signs the phase selection, and approves at the gates. It prints each
+// signs the phase selection, approves at the gates and approves the pull
+// request the implementation opened. It prints each
 // step as it happens. With `claude` on PATH, ANTHROPIC_API_KEY set and the
 // the-loop plugin installed, -harness claude runs Claude Code instead.
 //
@@ -102,7 +103,13 @@ func run(ctx context.Context, p printer, harness string, keep bool, build builde
 	step("checklist: the loop posted the phase-selection checklist and waits; no session yet")
 	step("execute: %s unticks brainstorming and the review chain, ticks model-%s, and signs with `the-loop execute`", demo.Human, model)
 	l.Say(1, "- [ ] brainstorming\n- [ ] review-chain\n- [x] model-"+model+"\n\nthe-loop execute")
-	for _, gate := range []string{"requirements-approval", "design-approval", "human-approval"} {
+	for _, gate := range []string{"requirements-approval", "design-approval", "pr-approval", "human-approval"} {
+		if gate == "pr-approval" {
+			if err := approvePullRequest(ctx, w, l); err != nil {
+				return err
+			}
+			continue
+		}
 		marker := "<!-- the-loop:review-request " + gate + " -->"
 		if err := w.until(ctx, gate, func() bool { _, ok := l.Posted(1, marker); return ok }); err != nil {
 			return err
@@ -120,6 +127,23 @@ func run(ctx context.Context, p printer, harness string, keep bool, build builde
 	})
 	log, _ := exec.CommandContext(ctx, "git", "-C", l.Remote, "log", "--format=  %h %s", "the-loop/issue-1-seeded-ticket").Output()
 	step("the item's branch on the remote:\n%s", strings.TrimRight(string(log), "\n"))
+	return nil
+}
+
+// approvePullRequest waits for the pull request the implementation asked
+// for and its review request, then approves it with a review.
+func approvePullRequest(ctx context.Context, w *watcher, l *demo.Loop) error {
+	if err := w.until(ctx, "the pull request", func() bool { return l.PullRequest("issue-1") > 0 }); err != nil {
+		return err
+	}
+	pr := l.PullRequest("issue-1")
+	w.step("pull request: the poller opened %s#%d from the item's branch (the session asked for it); its loop runs while the implementation waits", demo.Repo, pr)
+	marker := "<!-- the-loop:review-request pr-approval -->"
+	if err := w.until(ctx, "pr-approval", func() bool { _, ok := l.Posted(pr, marker); return ok }); err != nil {
+		return err
+	}
+	w.step("approval: the briefing is on #%d and CI is green; pr-approval asks for a review; %s approves the pull request", pr, demo.Human)
+	l.Approve(pr, "Looks right.")
 	return nil
 }
 
@@ -144,9 +168,10 @@ func (w *watcher) sessions(ctx context.Context) {
 	}
 	var res struct {
 		Sessions []struct {
-			ID, Node, State, ExitStatus, Model string
-			Tokens                             int64
-			CostUSD                            float64
+			ID, Node, State, ExitStatus, Model, PRRepo string
+			PR                                         int
+			Tokens                                     int64
+			CostUSD                                    float64
 		}
 	}
 	if json.Unmarshal([]byte(out), &res) != nil {
@@ -156,6 +181,9 @@ func (w *watcher) sessions(ctx context.Context) {
 		s := res.Sessions[i]
 		if w.seen[s.ID] == s.State {
 			continue
+		}
+		if s.PR > 0 {
+			s.Node = fmt.Sprintf("%s of %s#%d", s.Node, s.PRRepo, s.PR)
 		}
 		if s.State == "running" {
 			w.step("session: %s started for %s (model %s)", s.ID, s.Node, s.Model)

@@ -214,6 +214,7 @@ func pullFrom(owner, repo string, pr *gh.PullRequest) integrations.PullRequest {
 		Author:         pr.GetUser().GetLogin(),
 		HeadSHA:        pr.GetHead().GetSHA(),
 		Merged:         pr.GetMerged() || pr.MergedAt != nil,
+		MergedBy:       pr.GetMergedBy().GetLogin(),
 		Mergeable:      pr.Mergeable,
 		MergeableState: pr.GetMergeableState(),
 		UpdatedAt:      pr.GetUpdatedAt().Time,

@@ -67,3 +67,9 @@ func TestIssueURL(t *testing.T) {
 	assert.Equal(t, "https://github.com/o/r/issues/4", IssueURL(integrations.Ref{Owner: "o", Repo: "r", Number: 4}))
 	assert.Equal(t, "https://ghe.example.com/o/r/issues/4", IssueURL(integrations.Ref{Host: "ghe.example.com", Owner: "o", Repo: "r", Number: 4}))
 }
+
+func TestClosingLineQualifiesAnotherRepository(t *testing.T) {
+	issue := integrations.Ref{System: "github", Owner: "octo", Repo: "app", Number: 12}
+	assert.Equal(t, "Closes #12", ClosingLine(issue, "Octo", "App"), "the issue's own repository, compared as GitHub does")
+	assert.Equal(t, "Closes octo/app#12", ClosingLine(issue, "octo", "infra"), "a bare number would name an issue of octo/infra")
+}

@@ -105,9 +105,10 @@ func (p *Provider) GetPullRequest(ctx context.Context, owner, repo string, numbe
 	return pullFrom(owner, repo, pr), nil
 }
 
-// LinkPullRequest makes the pull request's body reference the issue
-// ("Refs #N", or "Refs OWNER/REPO#N" across repositories), which GitHub shows
-// on the issue's timeline. A body that already has the line is left alone.
+// LinkPullRequest makes the pull request's body close the issue ("Closes
+// #N", or the qualified "Closes OWNER/REPO#N" across repositories): GitHub
+// shows the link on both sides and closes the issue when the pull request
+// merges. A body that already has the line is left alone.
 func (p *Provider) LinkPullRequest(ctx context.Context, issue integrations.Ref, owner, repo string, number int) error {
 	op := integrations.OpLinkPullRequest
 	if err := p.checkRef(op, issue); err != nil {
@@ -117,10 +118,7 @@ func (p *Provider) LinkPullRequest(ctx context.Context, issue integrations.Ref, 
 	if err := p.checkRef(op, prRef); err != nil {
 		return err
 	}
-	line := fmt.Sprintf("Refs #%d", issue.Number)
-	if !strings.EqualFold(issue.Owner+"/"+issue.Repo, owner+"/"+repo) {
-		line = fmt.Sprintf("Refs %s/%s#%d", issue.Owner, issue.Repo, issue.Number)
-	}
+	line := ClosingLine(issue, owner, repo)
 	return p.call(ctx, op, target(prRef), func(ctx context.Context) error {
 		pr, _, err := p.client.PullRequests.Get(ctx, owner, repo, number)
 		if err != nil {
@@ -140,6 +138,17 @@ func (p *Provider) LinkPullRequest(ctx context.Context, issue integrations.Ref, 
 		_, _, err = p.client.PullRequests.Edit(ctx, owner, repo, number, &gh.PullRequest{Body: gh.String(next)})
 		return err
 	})
+}
+
+// ClosingLine is the line a pull request in owner/repo carries to close
+// issue: "Closes #N" in the issue's own repository, else the qualified
+// "Closes OWNER/REPO#N" (a bare number would name an issue of the pull
+// request's repository).
+func ClosingLine(issue integrations.Ref, owner, repo string) string {
+	if strings.EqualFold(issue.Owner+"/"+issue.Repo, owner+"/"+repo) {
+		return fmt.Sprintf("Closes #%d", issue.Number)
+	}
+	return fmt.Sprintf("Closes %s/%s#%d", issue.Owner, issue.Repo, issue.Number)
 }
 
 // ReadFile returns the content of file filePath at ref (a branch, tag or

@@ -238,7 +238,7 @@ func caseLinkPullRequest(t *testing.T, h *rig) {
 	require.NoError(t, linker.LinkPullRequest(h.ctx, h.ref(), "octo", "widgets", pr.Number))
 	require.NoError(t, linker.LinkPullRequest(h.ctx, h.ref(), "octo", "widgets", pr.Number))
 	body, _ := h.f.PullBody(GitHubRepo, pr.Number)
-	assert.Equal(t, "Does things.\n\nRefs #1\n", body, "linked once, idempotently")
+	assert.Equal(t, "Does things.\n\nCloses #1\n", body, "linked once, idempotently")
 }
 
 func testSelfMarker(t *testing.T, h *rig) {

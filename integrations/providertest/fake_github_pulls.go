@@ -19,6 +19,7 @@ type pull struct {
 	State          string // open or closed
 	Merged         bool
 	MergedAt       time.Time
+	MergedBy       string
 	Mergeable      *bool
 	MergeableState string
 	Author         string
@@ -109,6 +110,10 @@ func (s *Server) ghPullJSON(repo string, p *pull) map[string]any {
 func (s *Server) ghPullDetailJSON(repo string, p *pull) map[string]any {
 	doc := s.ghPullJSON(repo, p)
 	doc["merged"] = p.Merged
+	doc["merged_by"] = nil
+	if p.Merged && p.MergedBy != "" {
+		doc["merged_by"] = ghUser(p.MergedBy)
+	}
 	doc["mergeable"] = nil
 	if p.Mergeable != nil {
 		doc["mergeable"] = *p.Mergeable

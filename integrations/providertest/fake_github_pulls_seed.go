@@ -95,12 +95,15 @@ func (s *Server) PushBranch(repo, branch, sha string) {
 	}
 }
 
-// MergePull merges pull request repo#number.
-func (s *Server) MergePull(repo string, number int) {
+// MergePull merges pull request repo#number (merged by octocat).
+func (s *Server) MergePull(repo string, number int) { s.MergePullAs(repo, number, "octocat") }
+
+// MergePullAs merges pull request repo#number as login.
+func (s *Server) MergePullAs(repo string, number int, login string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.lookupPull(repo, number)
-	p.State, p.issue.State, p.Merged = "closed", "closed", true
+	p.State, p.issue.State, p.Merged, p.MergedBy = "closed", "closed", true, login
 	p.MergedAt = s.stamp()
 	p.Updated = p.MergedAt
 }
@@ -128,4 +131,15 @@ func (s *Server) SetPullFiles(repo string, number int, files ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lookupPull(repo, number).Files = slices.Clone(files)
+}
+
+// SeedRepo makes another repository exist, with branch main at sha and no
+// issue or pull request yet.
+func (s *Server) SeedRepo(repo, sha string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.nextNumber[repo]; !ok {
+		s.nextNumber[repo] = 0
+	}
+	s.refs[repo+" refs/heads/main"] = sha
 }

@@ -60,9 +60,62 @@ Not run yet.
 - [ ] T2 the row limit
 `},
 	"implementation": {"tasks.md.sed": "- [ ] T1 => - [x] T1\n- [ ] T2 => - [x] T2\n"},
-	"verification":   {"testing-plan.md.sed": "- [ ] unit => - [x] unit\n- [ ] e2e => - [x] e2e\nNot run yet. => ok  example/export 0.4s: both rows pass.\n"},
+	// The pull request's loop: the review nodes record into the execution
+	// log, and reviewer-briefing writes the briefing and the documentation
+	// evidence the ready-to-ship gate reads.
+	"pr/self-review": {"execution-log.md": `# Execution log: export the report as CSV
+
+## Review cycles
+
+- cycle 1 (self): the writer quotes a formula cell; no finding left.
+- cycle 2 (critic): no finding.
+
+## Security review (gate)
+
+The one trust boundary is the cell text; the quoting closes the abuse case, and its negative test passes.
+
+## Pull requests
+
+- octo/widgets: the streaming writer and the row limit.
+`},
+	"pr/reviewer-briefing": {
+		"pr-briefing.md": `## Summary
+
+A CSV export of the report: one streamed line per row, stopping at 100 000 rows.
+
+## Where to focus
+
+The quoting of cells that start with = + - or @.
+
+## What changed
+
+` + "```mermaid\nflowchart LR\n  query[report query] --> writer[CSV writer] --> client\n```" + `
+
+## Decisions and why
+
+Streaming rather than buffering: the report can be large.
+
+## How it was verified
+
+Unit tests over the writer; one end-to-end export of 10 000 rows.
+`,
+		"evidence/documentation.md": `# Documentation
+
+## Capability docs
+
+none affected: the export is new and documented in its README section.
+
+## Documentation
+
+README: a section on the CSV export.
+`},
+	"verification": {"testing-plan.md.sed": "- [ ] unit => - [x] unit\n- [ ] e2e => - [x] e2e\nNot run yet. => ok  example/export 0.4s: both rows pass.\n"},
 }
 
 // AgentNodes are the nodes the scripted agent works, in walk order, when
-// brainstorming and the review chain are unticked.
-var AgentNodes = []string{"requirements-definition", "design", "test-planning", "tasks-breakdown", "implementation", "verification"}
+// brainstorming and the review chain are unticked: the work item's, then,
+// while its implementation waits, its pull request's loop's (pr/<node>),
+// then the work item's verification.
+var AgentNodes = []string{"requirements-definition", "design", "test-planning", "tasks-breakdown", "implementation",
+	"pr/implementation", "pr/verification", "pr/self-review", "pr/critic-review", "pr/security-review", "pr/reviewer-briefing",
+	"verification"}

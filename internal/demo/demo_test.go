@@ -84,10 +84,19 @@ func reviewRequested(l *demo.Loop, n int, gate string) func() bool {
 }
 
 type session struct {
-	ID, WorkItem, Node, State, ExitStatus, Model, Reason string
-	Argv                                                 []string
-	Attempt                                              int
-	Tokens                                               int64
+	ID, WorkItem, Node, State, ExitStatus, Model, Reason, PRRepo string
+	Argv                                                         []string
+	Attempt, PR                                                  int
+	Tokens                                                       int64
+}
+
+// work names what a session worked: its node, pr/<node> on the pull
+// request's loop.
+func (s session) work() string {
+	if s.PR > 0 {
+		return "pr/" + s.Node
+	}
+	return s.Node
 }
 
 func sessionsOf(t *testing.T, l *demo.Loop, item string) []session {
@@ -127,9 +136,15 @@ const execute = "- [ ] brainstorming\n- [ ] review-chain\n- [x] model-opus-5\n\n
 // with two phases unticked and a model chosen; the poller launches a session
 // for each agent node (the scripted harness writes the node's artifact,
 // commits, pushes and claims through the real `the-loop serve --work-item`
-// over stdio); the person approves at the two spec gates and the final one;
-// the item completes. Those replies are the only human acts, every session
-// runs the chosen model, and every lock is in the remote's history.
+// over stdio); the person approves at the two spec gates; the
+// implementation's session asks for the pull request, which the poller
+// opens; the item's session works the pull request's loop node by node
+// while the implementation waits on it; the reviewer briefing is posted on
+// the pull request and ready-to-ship reads its green CI; the person
+// approves the pull request with a review, which completes its loop and
+// releases the implementation; the person approves at the final gate; the
+// item completes. Those are the only human acts, every session runs the
+// chosen model, and every lock is in the remote's history.
 func TestTheLoopRunsAnItemFromStartToComplete(t *testing.T) {
 	t.Parallel()
 	l := newLoop(t, demo.Options{})
@@ -151,6 +166,22 @@ func TestTheLoopRunsAnItemFromStartToComplete(t *testing.T) {
 	l.Say(1, "Approved.")
 	wait(t, "the design review request", reviewRequested(l, 1, "design-approval"))
 	l.Say(1, "Approved.")
+	wait(t, "the pull request the implementation asked for", func() bool { return l.PullRequest("issue-1") > 0 })
+	pr := l.PullRequest("issue-1")
+	wait(t, "the pull request's review request", reviewRequested(l, pr, "pr-approval"))
+	briefing := 0
+	for _, c := range l.Comments(pr) {
+		if strings.Contains(c.Body, "<!-- the-loop:pr-briefing -->") {
+			briefing++
+			assert.Contains(t, c.Body, "```mermaid")
+			assert.Equal(t, l.GitHub.BotLogin(), c.Author)
+		}
+	}
+	assert.Equal(t, 1, briefing, "the reviewer briefing is one comment on the pull request")
+	body, _ := l.GitHub.PullBody(demo.Repo, pr)
+	assert.Contains(t, body, "Closes #1")
+	assert.Equal(t, "implementation", l.Node("issue-1"), "the implementation waits on the pull request's loop")
+	l.Approve(pr, "Looks right.")
 	wait(t, "the final review request", reviewRequested(l, 1, "human-approval"))
 	l.Say(1, "Approved.")
 	wait(t, "the item to complete", func() bool { return l.Node("issue-1") == "complete" })
@@ -167,7 +198,7 @@ func TestTheLoopRunsAnItemFromStartToComplete(t *testing.T) {
 	var nodes []string
 	for i := len(sess) - 1; i >= 0; i-- {
 		s := sess[i]
-		nodes = append(nodes, s.Node)
+		nodes = append(nodes, s.work())
 		assert.Equal(t, "opus-5", s.Model, s.ID)
 		assert.Contains(t, strings.Join(s.Argv, " "), "--model opus-5", "the launched argv carries the chosen model")
 		assert.Contains(t, []string{"exited", "stopped"}, s.State, "%s ended: %s", s.ID, s.Reason)

@@ -20,6 +20,12 @@
 // name in place ("old => new" per line), and a file named "fake" adds
 // directives as above; what it wrote is committed and pushed.
 //
+// A session working a pull request's loop (THE_LOOP_PR and
+// THE_LOOP_PR_REPO set) plays DIR/pr/<node>/ instead, claims that pull
+// request's node, and counts its runs as "<item>.pr-<n>".
+//
+//	fake: pr-create                   open the item's pull request (pr_create) before claiming
+//
 // Runs are counted per work item in --state, which also receives a
 // "<item>.run-<n>.ready" file once a run has printed its usage, and a
 // "<item>.run-<n>.pid" file holding the run's process id.
@@ -53,7 +59,7 @@ type directives struct {
 	failRuns, hangRuns, turns int
 	tokens                    int64
 	cost                      float64
-	envDump, probe            bool
+	envDump, probe, prCreate  bool
 }
 
 func main() {
@@ -84,29 +90,33 @@ func run(o options) error {
 		return err
 	}
 	node := os.Getenv("THE_LOOP_NODE")
-	d := parse(string(prompt) + "\n" + scriptDirectives(o.script, node))
-	n, err := nextRun(o.state, o.item)
+	label, scriptNode := o.item, node
+	if pr := os.Getenv("THE_LOOP_PR"); pr != "" {
+		label, scriptNode = o.item+".pr-"+pr, filepath.Join("pr", node)
+	}
+	d := parse(string(prompt) + "\n" + scriptDirectives(o.script, scriptNode))
+	n, err := nextRun(o.state, label)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.run-%d.pid", o.item, n)), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.run-%d.pid", label, n)), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
 		return err
 	}
 	if d.envDump || o.dump {
-		if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.env-%d", o.item, n)), []byte(strings.Join(os.Environ(), "\n")+"\n"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.env-%d", label, n)), []byte(strings.Join(os.Environ(), "\n")+"\n"), 0o600); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.args-%d", o.item, n)), []byte(strings.Join(os.Args, "\n")+"\n"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.args-%d", label, n)), []byte(strings.Join(os.Args, "\n")+"\n"), 0o600); err != nil {
 			return err
 		}
 	}
-	session := fmt.Sprintf("fake-%s-%d", o.item, n)
+	session := fmt.Sprintf("fake-%s-%d", label, n)
 	emit(map[string]any{"type": "system", "subtype": "init", "session_id": session, "model": o.model, "cwd": o.workdir})
 	for t := 1; t <= d.turns; t++ {
 		emit(map[string]any{"type": "assistant", "session_id": session, "message": map[string]any{
 			"id": fmt.Sprintf("msg_%d", t), "usage": map[string]any{"input_tokens": d.tokens / int64(d.turns), "output_tokens": 0}}})
 	}
-	if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.run-%d.ready", o.item, n)), []byte(session), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.run-%d.ready", label, n)), []byte(session), 0o600); err != nil {
 		return err
 	}
 	switch {
@@ -120,8 +130,13 @@ func run(o options) error {
 			return err
 		}
 	}
-	if err := playScript(o, node); err != nil {
+	if err := playScript(o, scriptNode); err != nil {
 		return err
+	}
+	if d.prCreate {
+		if err := call(o, "pr_create", map[string]any{"workItem": o.item}); err != nil {
+			return err
+		}
 	}
 	if d.probe {
 		if err := probe(o, n); err != nil {
@@ -168,6 +183,8 @@ func parse(prompt string) directives {
 				d.envDump = true
 			case "probe":
 				d.probe = true
+			case "pr-create":
+				d.prCreate = true
 			}
 		}
 	}
@@ -217,8 +234,19 @@ func publish(o options, rel string, run int) error {
 	return nil
 }
 
-// claim calls graph_complete through the server the MCP config names.
+// claim calls graph_complete through the server the MCP config names,
+// for the pull request's loop when the session works one.
 func claim(o options) error {
+	args := map[string]any{"workItem": o.item}
+	if pr, err := strconv.Atoi(os.Getenv("THE_LOOP_PR")); err == nil && pr > 0 {
+		args["pr"], args["prRepo"] = pr, os.Getenv("THE_LOOP_PR_REPO")
+	}
+	return call(o, "graph_complete", args)
+}
+
+// call calls one tool through the server the MCP config names; a tool
+// error fails the run.
+func call(o options, tool string, args map[string]any) error {
 	c, err := connect(o)
 	if err != nil {
 		return err
@@ -227,16 +255,15 @@ func claim(o options) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	req := mcp.CallToolRequest{}
-	req.Params.Name = "graph_complete"
-	req.Params.Arguments = map[string]any{"workItem": o.item}
+	req.Params.Name, req.Params.Arguments = tool, args
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
-		return fmt.Errorf("graph_complete: %w", err)
+		return fmt.Errorf("%s: %w", tool, err)
 	}
 	out := text(res)
-	emit(map[string]any{"type": "user", "claim": map[string]any{"isError": res.IsError, "text": out}})
+	emit(map[string]any{"type": "user", "tool": tool, "claim": map[string]any{"isError": res.IsError, "text": out}})
 	if res.IsError {
-		return fmt.Errorf("graph_complete refused: %s", out)
+		return fmt.Errorf("%s refused: %s", tool, out)
 	}
 	return nil
 }

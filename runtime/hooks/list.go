@@ -22,6 +22,7 @@ import (
 	"github.com/the-loop/the-loop/runtime/hooks/gates"
 	"github.com/the-loop/the-loop/runtime/hooks/handoffs"
 	"github.com/the-loop/the-loop/runtime/hooks/reviews"
+	"github.com/the-loop/the-loop/runtime/hooks/ship"
 	"github.com/the-loop/the-loop/runtime/hooks/work"
 )
 
@@ -33,6 +34,7 @@ const (
 	KindHandoff  = "handoff"
 	KindDepends  = "dependency"
 	KindReview   = "review"
+	KindShip     = "ship"
 )
 
 // Integration operations, short names for the list below.
@@ -42,6 +44,11 @@ const (
 	createComment = integrations.OpCreateComment
 	addLabels     = integrations.OpAddLabels
 	removeLabel   = integrations.OpRemoveLabel
+	editComment   = integrations.OpEditComment
+	getPull       = integrations.OpGetPullRequest
+	readChecks    = integrations.OpReadChecks
+	listThreads   = integrations.OpListReviewThreads
+	listPullFiles = integrations.OpListPullRequestFiles
 )
 
 // ops is a list of operations.
@@ -100,6 +107,10 @@ var All = []runtime.HookSpec{
 
 	{Name: reviews.HookReviewRounds, Kind: KindReview, Func: reviews.ReviewRounds,
 		Summary: "the node's round table (`evidence/self-review.md`, `evidence/critic-review.md`) stops on zero new findings or at the cap; a critic round counts only with a run the loop recorded"},
+	{Name: ship.HookPostBriefing, Kind: KindShip, Func: ship.PostBriefing, HostOps: ops(getPull, listComments, createComment, editComment),
+		Summary: "renders `pr-briefing.md` through the PR-briefing template into one marked comment on each pull request, edited in place when the head moves"},
+	{Name: ship.HookReadyToShip, Kind: KindShip, Func: ship.ReadyToShip, HostOps: ops(getPull, readChecks, listThreads, listComments, listPullFiles),
+		Summary: "each pull request's head commit: checks green, review threads resolved, the reviewer briefing current, the capability docs folded in"},
 
 	{Name: handoffs.HookImportHandoff, Kind: KindHandoff, Func: handoffs.ImportHandoff,
 		Summary: "verifies the artifacts a handoff carried and demotes the walk to the first that fails"},
@@ -122,11 +133,14 @@ func Table() string {
 	b.WriteString("| hook | kind | integration operations | what it does |\n| --- | --- | --- | --- |\n")
 	for _, s := range All {
 		used := "—"
-		if len(s.Ops) > 0 {
-			names := make([]string, len(s.Ops))
-			for i, op := range s.Ops {
-				names[i] = "`" + string(op) + "`"
-			}
+		var names []string
+		for _, op := range s.Ops {
+			names = append(names, "`"+string(op)+"`")
+		}
+		for _, op := range s.HostOps {
+			names = append(names, "`"+string(op)+"` (code host)")
+		}
+		if len(names) > 0 {
 			used = strings.Join(names, ", ")
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", s.Name, s.Kind, used, s.Summary)

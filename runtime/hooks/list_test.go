@@ -16,6 +16,8 @@ import (
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/gates"
 	"github.com/the-loop/the-loop/runtime/hooks/hooktest"
+	"github.com/the-loop/the-loop/runtime/hooks/ship"
+	"github.com/the-loop/the-loop/shipready"
 )
 
 func TestTheListBuildsARegistryOfEveryHook(t *testing.T) {
@@ -24,7 +26,7 @@ func TestTheListBuildsARegistryOfEveryHook(t *testing.T) {
 	for _, s := range All {
 		names = append(names, s.Name)
 		assert.NotEmpty(t, s.Summary, "%s has a summary for docs/engine.md", s.Name)
-		assert.Contains(t, []string{KindArtifact, KindGate, KindWork, KindHandoff, KindDepends, KindReview}, s.Kind, "%s has a known kind", s.Name)
+		assert.Contains(t, []string{KindArtifact, KindGate, KindWork, KindHandoff, KindDepends, KindReview, KindShip}, s.Kind, "%s has a known kind", s.Name)
 	}
 	slices.Sort(names)
 	assert.Equal(t, names, reg.Names())
@@ -82,8 +84,11 @@ var replies = []string{
 }
 
 // runUse runs spec once per reply (plain and edited) and per risk world
-// against a tracker restricted to the operations spec declares, and
-// returns every operation attempted and every undeclared one.
+// against a tracker restricted to the operations spec declares (and a code
+// host restricted to its declared code-host operations, serving a pull
+// request ready to ship, with or without an earlier briefing on it), and
+// returns every operation attempted and every undeclared one ("host:"
+// prefixes the code host's).
 func runUse(t *testing.T, spec runtime.HookSpec, use hookUse) (calls, undeclared map[integrations.Op]bool) {
 	calls, undeclared = map[integrations.Op]bool{}, map[integrations.Op]bool{}
 	for _, sensitive := range []bool{false, true} {
@@ -107,6 +112,7 @@ func runUse(t *testing.T, spec runtime.HookSpec, use hookUse) (calls, undeclared
 				}
 				tracker := integrations.Restrict(fake, "hook "+spec.Name, spec.Ops)
 				hc.Tracker = tracker
+				host := hostWorld(t, hc, spec, edited)
 				_, _ = spec.Func(hc)
 				for _, op := range tracker.Calls() {
 					calls[op] = true
@@ -114,11 +120,42 @@ func runUse(t *testing.T, spec runtime.HookSpec, use hookUse) (calls, undeclared
 				for _, op := range tracker.Undeclared() {
 					undeclared[op] = true
 				}
+				for _, op := range host.Calls() {
+					calls["host:"+op] = true
+				}
+				for _, op := range host.Undeclared() {
+					undeclared["host:"+op] = true
+				}
 			}
 		}
 	}
 	return calls, undeclared
 }
+
+// hostWorld gives hc a code host restricted to spec's code-host operations:
+// pull requests o/r#1 (an inner loop's ticket) and o/r#7 (linked to the
+// item) at one head, ready to ship, a reviewer briefing to post and, with
+// earlier, the loop's briefing of an older head already on the thread.
+func hostWorld(t *testing.T, hc *runtime.HookContext, spec runtime.HookSpec, earlier bool) *integrations.Restricted {
+	t.Helper()
+	const head = "0123456789abcdef0123456789abcdef01234567"
+	fake := &hooktest.Fake{}
+	fake.AddPull("o", "r", 1, hooktest.ReadyPull(head))
+	fake.AddPull("o", "r", 7, hooktest.ReadyPull(head))
+	if earlier {
+		fake.Thread = []integrations.Comment{{ID: 3, Author: "the-loop-bot", Body: integrations.MarkSelfAuthored(shipready.BriefingKey + "\n<!-- the-loop:pr-briefing-head " + strings.Repeat("9", 40) + " -->")}}
+	}
+	hc.State.PullRequests = []*runtime.PullRequestLink{{Repo: "o/r", Number: 7, State: runtime.PullOpen}}
+	hooktest.WriteArtifact(t, hc, ship.BriefingFile, filledBriefing)
+	host := integrations.Restrict(fake, "hook "+spec.Name+" (code host)", spec.HostOps)
+	hc.CodeHost = host
+	return host
+}
+
+// filledBriefing fills every section of the shipped PR-briefing template.
+const filledBriefing = "## Summary\n\nThe poller reads pull requests.\n\n## Where to focus\n\nservice/poll_pulls.go.\n\n" +
+	"## What changed\n\n```mermaid\nflowchart LR\n  poller --> github\n```\n\n## Decisions and why\n\nOne listing per repository.\n\n" +
+	"## How it was verified\n\ngo test ./service\n"
 
 // writeMentioned writes every artifact the node produces or the entry
 // names, and, in the sensitive world, a task list raising the risk tier.
@@ -158,7 +195,11 @@ func TestHooksCallOnlyTheOperationsTheyDeclare(t *testing.T) {
 				maps.Copy(undeclared, u)
 			}
 			assert.Empty(t, slices.Sorted(maps.Keys(undeclared)), "%s calls operations its entry in the list does not declare", spec.Name)
-			assert.ElementsMatch(t, spec.Ops, slices.Sorted(maps.Keys(calls)), "%s declares exactly the operations it calls", spec.Name)
+			declared := slices.Clone(spec.Ops)
+			for _, op := range spec.HostOps {
+				declared = append(declared, "host:"+op)
+			}
+			assert.ElementsMatch(t, declared, slices.Sorted(maps.Keys(calls)), "%s declares exactly the operations it calls", spec.Name)
 		})
 	}
 }

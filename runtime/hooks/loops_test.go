@@ -134,7 +134,8 @@ func newEngineWalk(t *testing.T, loop string) *engineWalk {
 	hc, fake := hooktest.GateContext(t, nil, nil)
 	mem := runtime.NewMemoryPersister()
 	rt := &runtime.Runtime{Graph: compileShipped(t, loop), Persist: mem, Config: hc.Config, Signer: runtime.NewSigner([]byte("test-key")),
-		Tracker: fake, Repo: hc.Repo, Commands: walkCommands}
+		Tracker: fake, CodeHost: fake, Repo: hc.Repo, Commands: walkCommands}
+	fake.AddPull("o", "r", 1, hooktest.ReadyPull(walkHead)) // the inner loop's own pull request
 	return &engineWalk{t: t, rt: rt, fake: fake, mem: mem}
 }
 

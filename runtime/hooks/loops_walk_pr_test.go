@@ -39,8 +39,13 @@ func TestPRLoopWalk(t *testing.T) {
 	w.criticReview()
 	w.claim("critic-review", "security-review")
 	w.claim("security-review", "reviewer-briefing")
+	w.claimBlocked("reviewer-briefing", "pr-briefing.md is missing")
+	w.write("pr-briefing.md", filledBriefing)
+	w.claimBlocked("reviewer-briefing", "evidence/documentation.md is missing")
+	w.write("evidence/documentation.md", "# Documentation\n\n## Capability docs\n\nnone affected.\n\n## Documentation\n\nnone: internal only.\n")
 	w.claim("reviewer-briefing", "pr-approval")
 	assert.Contains(t, w.lastPosted().Body, gates.ReviewMarker("pr-approval"))
+	assert.Equal(t, 1, w.briefings(), "the briefing is one comment on the pull request")
 	pending := w.state()
 
 	w.answer("bob", "Changes requested: the job must not run on forks.", "changes-requested", "implementation")
@@ -51,10 +56,12 @@ func TestPRLoopWalk(t *testing.T) {
 	w.answer("bob", "Approved.", "approved", "complete")
 
 	st, _ := w.finish([]string{
-		"implementation", "verification", "self-review", "self-review", "critic-review", "security-review", "reviewer-briefing", "pr-approval",
+		"implementation", "verification", "self-review", "self-review", "critic-review", "security-review",
+		"reviewer-briefing", "reviewer-briefing", "reviewer-briefing", "pr-approval",
 		"implementation", "verification", "self-review", "critic-review", "security-review", "reviewer-briefing", "pr-approval",
 		"pr-approval", "complete",
 	})
+	assert.Equal(t, 1, w.briefings(), "a second pass edits the briefing in place, never a second comment")
 	require.Contains(t, st.Decisions, "pr-approval")
 	assert.Equal(t, "@bob", st.Decisions["pr-approval"].By)
 	assert.Equal(t, "approved", st.Decisions["pr-approval"].Outcome)

@@ -19,6 +19,31 @@ import (
 // walkID is the work item every dry-run walk drives.
 const walkID = "issue-1"
 
+// walkHead is the head commit of the walks' pull requests.
+const walkHead = "0123456789abcdef0123456789abcdef01234567"
+
+// shipPull gives the work item what its implementation and ready-to-ship
+// gates read: pull request o/r#7, linked, ready to ship at walkHead, its
+// inner loop finished with a signed approval, the reviewer briefing to post
+// and the documentation record.
+func (w *loopWalk) shipPull() {
+	w.t.Helper()
+	ctx := context.Background()
+	w.fake.AddPull("o", "r", 7, hooktest.ReadyPull(walkHead))
+	_, _, err := w.rt.LinkPull(ctx, walkID, runtime.PullRequestLink{Repo: "o/r", Number: 7, InnerLoop: "pr-loops/pr-7"})
+	require.NoError(w.t, err)
+	inner := runtime.NewState(walkID)
+	inner.Loop, inner.CurrentNode = "pdlc-pr-loop", "complete"
+	d := &runtime.Decision{WorkItem: walkID, Loop: "pdlc-pr-loop", Node: "pr-approval", Kind: runtime.KindGate, Outcome: runtime.OutcomeApproved, Via: "merge", By: "@bob", At: runtime.Now()}
+	require.NoError(w.t, w.rt.Signer.Sign(d))
+	inner.Decisions["pr-approval"] = d
+	b, err := inner.Marshal()
+	require.NoError(w.t, err)
+	w.write("pr-loops/pr-7/"+runtime.StateFile, string(b))
+	w.write("pr-briefing.md", filledBriefing)
+	w.write("evidence/documentation.md", "# Documentation\n\n## Capability docs\n\nnone affected: the export has no capability doc yet.\n\n## Documentation\n\nREADME: the export command.\n")
+}
+
 // loopWalk is a dry run of one shipped loop end to end: engineWalk's engine
 // over an in-memory persister and the fake tracker, plus the spec folder the
 // agent writes into and the node the item stood at after every step.
@@ -128,6 +153,17 @@ func (w *loopWalk) poll() runtime.NodeReport {
 	rep, err := w.rt.Advance(context.Background(), walkID, &runtime.Event{Comments: append([]integrations.Comment(nil), w.fake.Thread...)})
 	require.NoError(w.t, err)
 	return rep
+}
+
+// briefings counts the reviewer briefing comments on the thread.
+func (w *loopWalk) briefings() int {
+	n := 0
+	for _, c := range w.fake.Thread {
+		if strings.Contains(c.Body, "<!-- the-loop:pr-briefing -->") {
+			n++
+		}
+	}
+	return n
 }
 
 // lastPosted is the newest comment the loop posted.

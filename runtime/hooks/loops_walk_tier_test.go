@@ -59,6 +59,7 @@ func TestWorkItemLoopWalkReviewChainAtTierFour(t *testing.T) {
 	assert.Empty(t, st.OptIns, "the design critic was not ticked")
 
 	w.write("tasks.md", "# Tasks\n\n## Task list\n\n- [x] T1 add the export job to .github/workflows/export.yml\n")
+	w.shipPull()
 	w.claim("implementation", "verification")
 	// testing-plan.md was planned away with test-planning: the evidence file stands in.
 	w.claimBlocked("verification", "evidence/verification.md")

@@ -162,6 +162,11 @@ func TestWorkItemLoopWalk(t *testing.T) {
 	w.claim("tasks-breakdown", "implementation")
 	w.edit("tasks.md", "- [ ] T1", "- [x] T1")
 	w.edit("tasks.md", "- [ ] T2", "- [x] T2")
+	env := w.complete("implementation")
+	assert.Equal(t, string(runtime.Wait), env.Status, "no pull request yet: %v", env.Messages)
+	assert.Contains(t, strings.Join(env.Messages, "\n"), "the origin repository has no pull request yet: o/r")
+	w.step()
+	w.shipPull()
 	w.claim("implementation", "verification")
 	w.edit("testing-plan.md", "- [ ] unit", "- [x] unit")
 	w.edit("testing-plan.md", "- [ ] e2e", "- [x] e2e")
@@ -175,7 +180,7 @@ func TestWorkItemLoopWalk(t *testing.T) {
 		"requirements-approval", "requirements-definition", "requirements-approval",
 		"requirements-approval", "requirements-approval", // poll, mallory: still waiting
 		"design", "design", "design-critic-review", "test-planning", "design-approval",
-		"tasks-breakdown", "implementation", "verification", "human-approval", "complete",
+		"tasks-breakdown", "implementation", "implementation", "verification", "human-approval", "complete",
 	})
 	for _, n := range []string{"phase-selection", "requirements-approval", "design-approval", "human-approval"} {
 		require.Contains(t, st.Decisions, n)

@@ -20,7 +20,6 @@ import (
 	"github.com/the-loop/the-loop/runtime/hooks/hooktest"
 	"github.com/the-loop/the-loop/runtime/hooks/reviews"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
-	"github.com/the-loop/the-loop/runtime/hooks/work"
 	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
@@ -58,10 +57,10 @@ var sampleRows = map[string]string{
 	"evidence/critic-review.md": "| 1 | codex | " + sampleRun + " | 0 | 0 | — |\n",
 }
 
-// outsideGraphTemplates are shipped templates no graph hook reads: the
-// capability doc (docs/capabilities/), and the reviewer briefing and the
-// documentation record, which the ready-to-ship check reads (its tests
-// hold them to it, in package shipready).
+// outsideGraphTemplates are shipped templates no artifact hook reads: the
+// capability doc (docs/capabilities/), the reviewer briefing (rendered onto
+// each pull request by post-reviewer-briefing) and the documentation record
+// (also read by ready-to-ship; package shipready's tests hold both to it).
 var outsideGraphTemplates = []string{"capability.md", "pr-briefing.md", "evidence/documentation.md"}
 
 // diagramTemplates must each carry a diagram that parses.
@@ -69,7 +68,7 @@ var diagramTemplates = []string{"capability.md", "pr-briefing.md"}
 
 // artifactHooks are the exit hooks that read a node's artifacts.
 var artifactHooks = map[string]bool{artifacts.HookValidate: true, artifacts.HookLint: true, artifacts.HookBoundaries: true, artifacts.HookSuccessCriteria: true,
-	work.HookInnerLoops: true, reviews.HookReviewRounds: true}
+	reviews.HookReviewRounds: true}
 
 func readTemplate(t *testing.T, name string) string {
 	t.Helper()
@@ -165,8 +164,6 @@ func worldOf(t *testing.T, e readerEntry) readerWorld {
 	switch e.entry.Hook {
 	case artifacts.HookSuccessCriteria:
 		w.slots = specdir.ParseSlots([]string{"contribution.md|evidence/verification.md"})
-	case work.HookInnerLoops:
-		w.slots = specdir.ParseSlots([]string{artifacts.ExecutionLog})
 	case artifacts.HookBoundaries:
 		w.slots = append(specdir.NodeSlots(hc), specdir.ParamSlots(hc, "upstream")...)
 	default:

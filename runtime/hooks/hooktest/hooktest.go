@@ -36,7 +36,11 @@ type Fake struct {
 	// Posted are the bodies CreateComment received.
 	Posted []string
 	// Calls names every call, in order ("remove-label:<label>" for a removal).
-	Calls  []string
+	Calls []string
+	// Pulls are the pull requests it serves, by OWNER/REPO#N (AddPull);
+	// Edits counts EditComment calls.
+	Pulls  map[string]*Pull
+	Edits  int
 	nextID int64
 }
 
@@ -175,6 +179,7 @@ func GateContext(t *testing.T, node *runtime.Node, params map[string]any) (*runt
 func CheckOnly(hc *runtime.HookContext) {
 	hc.ReadOnly = true
 	hc.Tracker = nil
+	hc.CodeHost = nil
 	hc.Notifier = nil
 	hc.Event = nil
 	hc.TicketRef = integrations.Ref{}

@@ -8,9 +8,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/runtime/hooks/artifacts"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
-	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
 const (
@@ -32,13 +30,19 @@ type innerLoop struct {
 }
 
 // AwaitInnerLoops holds the outer loop until every pull request's inner
-// loop has reached `complete` and every repository the execution log
-// declares (`repos:` front matter) has at least one inner loop.
+// loop has reached `complete` (with an approval this loop honours) and
+// every repository the work item needs code in has one. Those repositories
+// are the signed declaration of `the-loop graph repos` (never an artifact
+// an agent edits); with no declaration, the origin repository alone — an
+// item with code work and no pull request is held. A declaration of none
+// (`graph repos --clear`) needs no pull request. The inner loop of a pull
+// request closed without merging no longer holds the item, and no longer
+// counts for its repository.
 //
 // The origin repository (which owns the top-level pr-loops/pr-<n>/ folders)
-// is the `originRepo` parameter when given, else the work item's GitHub
-// ticket repository; when neither is known, top-level loops cannot be
-// attributed and the wait message says so.
+// is the `originRepo` parameter when given, else the repository config's,
+// else the work item's GitHub ticket repository; when none is known,
+// top-level loops cannot be attributed and the wait message says so.
 func AwaitInnerLoops(hc *runtime.HookContext) (runtime.Result, error) {
 	origin, err := originRepo(hc)
 	if err != nil {
@@ -54,18 +58,15 @@ func AwaitInnerLoops(hc *runtime.HookContext) (runtime.Result, error) {
 	if err != nil {
 		return runtime.Result{}, err
 	}
-	declared, derr := declaredRepos(d)
-	if derr != nil {
-		r := runtime.Blocked(HookInnerLoops, runtime.Errorf(d.Rel(artifacts.ExecutionLog),
-			"%s declares a repository the-loop cannot use: %v. `repos:` entries are <owner>/<repo>.", artifacts.ExecutionLog, derr))
-		r.Data = map[string]any{"declared": len(declared)}
-		return r, nil
-	}
-
-	var pending []string
+	abandoned := abandonedLoops(hc.State)
+	var pending, dropped []string
 	topLevel := false
 	byKey := map[string]bool{}
 	for _, l := range loops {
+		if abandoned[l.label] {
+			dropped = append(dropped, l.label)
+			continue
+		}
 		if l.current != innerDone {
 			pending = append(pending, l.label)
 		}
@@ -75,39 +76,81 @@ func AwaitInnerLoops(hc *runtime.HookContext) (runtime.Result, error) {
 			byKey[strings.ToLower(l.key)] = true
 		}
 	}
-	originKey := ""
-	if origin != "" {
-		originKey, _ = repoStateKey(origin) // validated by originRepo
-	}
+	required, declared := requiredRepos(hc.State, origin)
 	var missing []string
-	for _, repo := range declared {
-		key, _ := repoStateKey(repo) // validated by declaredRepos
+	for _, repo := range required {
+		key, _ := runtime.RepoStateKey(repo)
 		has := byKey[strings.ToLower(key)]
-		if originKey != "" && strings.EqualFold(key, originKey) {
+		if origin != "" && runtime.SameRepo(repo, origin) {
 			has = has || topLevel
 		}
 		if !has {
 			missing = append(missing, repo)
 		}
 	}
-
+	data := map[string]any{"inner_loops": len(loops) - len(dropped), "declared": declared, "required": required}
+	if len(dropped) > 0 {
+		data["abandoned"] = dropped
+	}
+	if !declared && origin == "" && len(loops) == len(dropped) {
+		r := runtime.Waiting(HookInnerLoops, fmt.Sprintf("no repository is declared and the origin repository is unknown, so nothing says where this item's code lands: "+
+			"declare the repositories with `the-loop graph repos %s --repository OWNER/REPO`, or set `ticketing.github.owner`/`.repo`", hc.WorkItem.ID))
+		r.Data = data
+		return r, nil
+	}
 	if len(pending) == 0 && len(missing) == 0 {
-		return runtime.OK(HookInnerLoops, map[string]any{"inner_loops": len(loops), "declared": len(declared)}), nil
+		return runtime.OK(HookInnerLoops, data), nil
 	}
 	var parts []string
 	if len(pending) > 0 {
 		parts = append(parts, fmt.Sprintf("waiting for %d inner loop(s) to finish: %s", len(pending), strings.Join(pending, ", ")))
 	}
 	if len(missing) > 0 {
-		parts = append(parts, fmt.Sprintf("%d declared repository(ies) have no inner loop yet: %s", len(missing), strings.Join(missing, ", ")))
+		what := "declared repository(ies) have"
+		if !declared {
+			what = "the origin repository has"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s no pull request yet: %s — open one with `the-loop pr create --work-item %s --repository OWNER/REPO`",
+			len(missing), what, strings.Join(missing, ", "), hc.WorkItem.ID))
+		if hc.State != nil && len(hc.State.PullAsks) > 0 {
+			parts = append(parts, fmt.Sprintf("a session asked for %d pull request(s); the poller opens them on its next cycle", len(hc.State.PullAsks)))
+		}
 		if origin == "" && topLevel {
 			parts = append(parts, "the origin repository is unknown (set `ticketing.github.owner`/`.repo`), so pr-loops/pr-<n>/ cannot be attributed to a repository")
 		}
 	}
 	r := runtime.Waiting(HookInnerLoops, strings.Join(parts, "; ")+
 		" — each pull request completes its pdlc-pr-loop (docs/specs/<id>/pr-loops/) before the work item moves past implementation")
-	r.Data = map[string]any{"inner_loops": len(loops), "pending": pending, "missing_repos": missing}
+	data["pending"], data["missing_repos"] = pending, missing
+	r.Data = data
 	return r, nil
+}
+
+// requiredRepos are the repositories the item must have a pull request in:
+// the declared ones, else the origin repository (none when it is unknown).
+func requiredRepos(st *runtime.State, origin string) ([]string, bool) {
+	if st != nil && st.Repos != nil {
+		return runtime.DeclaredRepos(st.Repos), true
+	}
+	if origin == "" {
+		return []string{}, false
+	}
+	return []string{origin}, false
+}
+
+// abandonedLoops are the inner-loop labels of the linked pull requests that
+// were closed without merging.
+func abandonedLoops(st *runtime.State) map[string]bool {
+	out := map[string]bool{}
+	if st == nil {
+		return out
+	}
+	for _, l := range st.PullRequests {
+		if l.State == runtime.PullClosed && l.InnerLoop != "" {
+			out[strings.TrimPrefix(l.InnerLoop, prLoopsDir+"/")] = true
+		}
+	}
+	return out
 }
 
 // originRepo returns "owner/repo" of the origin repository, or "" when it
@@ -118,6 +161,11 @@ func originRepo(hc *runtime.HookContext) (string, error) {
 			return "", fmt.Errorf("originRepo: %w", err)
 		}
 		return p, nil
+	}
+	if hc.Origin != "" {
+		if _, err := repoStateKey(hc.Origin); err == nil {
+			return hc.Origin, nil
+		}
 	}
 	ref := hc.TicketRef
 	if ref.System == "github" && ref.Owner != "" && ref.Repo != "" {
@@ -210,36 +258,6 @@ func innerState(d *specdir.Dir, hc *runtime.HookContext, dir, label string) (cur
 		return st.CurrentNode, true
 	}
 	return "", false
-}
-
-// declaredRepos reads `repos:` from the execution log's front matter (a
-// list; entries trimmed, blanks dropped). It returns the entries read so far
-// and an error for the first one that is not owner/repo.
-func declaredRepos(d *specdir.Dir) ([]string, error) {
-	if !d.Present(artifacts.ExecutionLog) {
-		return nil, nil
-	}
-	text, err := d.Read(artifacts.ExecutionLog)
-	if err != nil {
-		return nil, nil
-	}
-	fm, _ := markdown.SplitFrontMatter(text)
-	list, ok := fm["repos"].([]any)
-	if !ok {
-		return nil, nil
-	}
-	var out []string
-	for _, e := range list {
-		r := strings.TrimSpace(markdown.String(e))
-		if r == "" {
-			continue
-		}
-		if _, err := repoStateKey(r); err != nil {
-			return out, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }
 
 // repoStateKey turns "owner/repo" into the inner-loop folder name

@@ -43,32 +43,73 @@ func TestInnerLoopNeedsAnHonouredApproval(t *testing.T) {
 	}
 }
 
+// declared is a repository declaration as `graph repos` records it.
+func declared(repos ...string) *runtime.Decision {
+	list := make([]any, len(repos))
+	for i, r := range repos {
+		list[i] = r
+	}
+	return &runtime.Decision{WorkItem: "issue-1", Node: "implementation", Kind: runtime.KindRepos, Via: "cli", By: "(shell)", Data: map[string]any{"repositories": list}}
+}
+
+var origin = integrations.Ref{System: "github", Owner: "octo", Repo: "app", Number: 1}
+
+const openSuffix = " — open one with `the-loop pr create --work-item issue-1 --repository OWNER/REPO`"
+
 func TestAwaitInnerLoops(t *testing.T) {
 	tests := []struct {
 		name   string
 		params map[string]any
 		ref    integrations.Ref
+		origin string
+		repos  *runtime.Decision
+		links  []*runtime.PullRequestLink
+		asks   []*runtime.PullAsk
 		files  map[string]string
 		status runtime.Status
 		want   []string
 		data   map[string]any
 	}{
 		{
-			name:   "nothing started and nothing declared passes",
+			name:   "no declaration holds an item without a pull request in its origin repository",
+			ref:    origin,
+			status: runtime.Wait,
+			want:   []string{"1 the origin repository has no pull request yet: octo/app" + openSuffix + waitSuffix},
+			data: map[string]any{"inner_loops": 0, "declared": false, "required": []string{"octo/app"},
+				"pending": []string(nil), "missing_repos": []string{"octo/app"}},
+		},
+		{
+			name:   "no declaration and no origin holds the item and says how to declare",
+			status: runtime.Wait,
+			want: []string{"no repository is declared and the origin repository is unknown, so nothing says where this item's code lands: " +
+				"declare the repositories with `the-loop graph repos issue-1 --repository OWNER/REPO`, or set `ticketing.github.owner`/`.repo`"},
+		},
+		{
+			name:   "a declaration of none passes with no pull request",
+			repos:  declared(),
 			status: runtime.Pass,
-			data:   map[string]any{"inner_loops": 0, "declared": 0},
+			data:   map[string]any{"inner_loops": 0, "declared": true, "required": []string{}},
+		},
+		{
+			name:   "the repository config names the origin",
+			origin: "octo/app",
+			files:  map[string]string{"pr-loops/pr-16/work-item-state.json": stateJSON("complete")},
+			status: runtime.Pass,
+			data:   map[string]any{"inner_loops": 1, "declared": false, "required": []string{"octo/app"}},
 		},
 		{
 			name: "every loop complete passes",
+			ref:  origin,
 			files: map[string]string{
 				"pr-loops/pr-16/work-item-state.json":        stateJSON("complete"),
 				"pr-loops/octo__infra/pr-7/graph-state.json": stateJSON("complete"),
 			},
 			status: runtime.Pass,
-			data:   map[string]any{"inner_loops": 2, "declared": 0},
+			data:   map[string]any{"inner_loops": 2, "declared": false, "required": []string{"octo/app"}},
 		},
 		{
 			name: "pending loops wait, labelled and sorted",
+			ref:  origin,
 			files: map[string]string{
 				"pr-loops/pr-16/work-item-state.json":         stateJSON("verification"),
 				"pr-loops/pr-3/graph-state.json":              stateJSON("complete"),
@@ -79,16 +120,19 @@ func TestAwaitInnerLoops(t *testing.T) {
 			},
 			status: runtime.Wait,
 			want:   []string{"waiting for 2 inner loop(s) to finish: octo__infra/pr-7, pr-16" + waitSuffix},
-			data:   map[string]any{"inner_loops": 3, "pending": []string{"octo__infra/pr-7", "pr-16"}, "missing_repos": []string(nil)},
+			data: map[string]any{"inner_loops": 3, "declared": false, "required": []string{"octo/app"},
+				"pending": []string{"octo__infra/pr-7", "pr-16"}, "missing_repos": []string(nil)},
 		},
 		{
 			name:   "a corrupt inner state holds the gate rather than passing it",
+			ref:    origin,
 			files:  map[string]string{"pr-loops/pr-16/graph-state.json": "{not json"},
 			status: runtime.Wait,
 			want:   []string{"waiting for 1 inner loop(s) to finish: pr-16" + waitSuffix},
 		},
 		{
 			name: "the current state file wins over the legacy one",
+			ref:  origin,
 			files: map[string]string{
 				"pr-loops/pr-16/work-item-state.json": stateJSON("complete"),
 				"pr-loops/pr-16/graph-state.json":     stateJSON("implementation"),
@@ -96,63 +140,81 @@ func TestAwaitInnerLoops(t *testing.T) {
 			status: runtime.Pass,
 		},
 		{
-			name: "a declared repository without an inner loop waits",
-			ref:  integrations.Ref{System: "github", Owner: "octo", Repo: "app", Number: 1},
-			files: map[string]string{
-				"execution-log.md":                    "---\nrepos: [octo/app, ' octo/infra ', '']\n---\n",
-				"pr-loops/pr-16/work-item-state.json": stateJSON("complete"),
-			},
+			name:   "a declared repository without an inner loop waits",
+			ref:    origin,
+			repos:  declared("octo/app", "octo/infra"),
+			files:  map[string]string{"pr-loops/pr-16/work-item-state.json": stateJSON("complete")},
 			status: runtime.Wait,
-			want:   []string{"1 declared repository(ies) have no inner loop yet: octo/infra" + waitSuffix},
-			data:   map[string]any{"inner_loops": 1, "pending": []string(nil), "missing_repos": []string{"octo/infra"}},
+			want:   []string{"1 declared repository(ies) have no pull request yet: octo/infra" + openSuffix + waitSuffix},
+			data: map[string]any{"inner_loops": 1, "declared": true, "required": []string{"octo/app", "octo/infra"},
+				"pending": []string(nil), "missing_repos": []string{"octo/infra"}},
+		},
+		{
+			name:   "a pull request a session asked for is named while it waits",
+			ref:    origin,
+			asks:   []*runtime.PullAsk{{By: "mcp"}},
+			status: runtime.Wait,
+			want: []string{"1 the origin repository has no pull request yet: octo/app" + openSuffix +
+				"; a session asked for 1 pull request(s); the poller opens them on its next cycle" + waitSuffix},
+		},
+		{
+			name:   "repositories written in front matter are not read",
+			ref:    origin,
+			files:  map[string]string{"execution-log.md": "---\nrepos: []\n---\n"},
+			status: runtime.Wait,
+			want:   []string{"1 the origin repository has no pull request yet: octo/app" + openSuffix + waitSuffix},
 		},
 		{
 			name:   "the originRepo param names the origin",
 			params: map[string]any{"originRepo": "Octo/App"},
+			repos:  declared("octo/app", "octo/infra"),
 			files: map[string]string{
-				"execution-log.md":                           "---\nrepos: [octo/app, octo/infra]\n---\n",
 				"pr-loops/pr-16/work-item-state.json":        stateJSON("complete"),
 				"pr-loops/octo__infra/pr-2/graph-state.json": stateJSON("complete"),
 			},
 			status: runtime.Pass,
-			data:   map[string]any{"inner_loops": 2, "declared": 2},
+			data:   map[string]any{"inner_loops": 2, "declared": true, "required": []string{"octo/app", "octo/infra"}},
 		},
 		{
-			name: "an unknown origin cannot own top-level loops",
-			ref:  integrations.Ref{System: "jira", Key: "PROJ-1"},
-			files: map[string]string{
-				"execution-log.md":                    "---\nrepos: [octo/app]\n---\n",
-				"pr-loops/pr-16/work-item-state.json": stateJSON("complete"),
-			},
+			name:   "an unknown origin cannot own top-level loops",
+			ref:    integrations.Ref{System: "jira", Key: "PROJ-1"},
+			repos:  declared("octo/app"),
+			files:  map[string]string{"pr-loops/pr-16/work-item-state.json": stateJSON("complete")},
 			status: runtime.Wait,
-			want: []string{"1 declared repository(ies) have no inner loop yet: octo/app; " +
+			want: []string{"1 declared repository(ies) have no pull request yet: octo/app" + openSuffix + "; " +
 				"the origin repository is unknown (set `ticketing.github.owner`/`.repo`), so pr-loops/pr-<n>/ cannot be attributed to a repository" + waitSuffix},
 		},
 		{
-			name:   "a malformed repos entry blocks",
-			files:  map[string]string{"execution-log.md": "---\nrepos: [octo/app, just-a-name]\n---\n"},
-			status: runtime.Block,
-			want: []string{"execution-log.md declares a repository the-loop cannot use: repository must be <owner>/<repo>: \"just-a-name\". " +
-				"`repos:` entries are <owner>/<repo>. (docs/specs/issue-1/execution-log.md)"},
-			data: map[string]any{"declared": 1},
-		},
-		{
-			name:   "repos that is not a list is ignored",
-			files:  map[string]string{"execution-log.md": "---\nrepos: octo/app\n---\n"},
-			status: runtime.Pass,
+			name:  "a pull request closed without merging neither holds the item nor counts for its repository",
+			ref:   origin,
+			repos: declared("octo/app", "octo/infra"),
+			links: []*runtime.PullRequestLink{{Repo: "octo/infra", Number: 7, State: runtime.PullClosed, InnerLoop: "pr-loops/octo__infra/pr-7"}},
+			files: map[string]string{
+				"pr-loops/pr-16/work-item-state.json":        stateJSON("complete"),
+				"pr-loops/octo__infra/pr-7/graph-state.json": stateJSON("implementation"),
+			},
+			status: runtime.Wait,
+			want:   []string{"1 declared repository(ies) have no pull request yet: octo/infra" + openSuffix + waitSuffix},
+			data: map[string]any{"inner_loops": 1, "declared": true, "required": []string{"octo/app", "octo/infra"}, "abandoned": []string{"octo__infra/pr-7"},
+				"pending": []string(nil), "missing_repos": []string{"octo/infra"}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			hc := hooktest.NewContext(t, &runtime.Node{ID: "implementation"}, tt.params)
 			hc.TicketRef = tt.ref
+			hc.Origin = tt.origin
+			hc.State = runtime.NewState("issue-1")
+			hc.State.Repos, hc.State.PullRequests, hc.State.PullAsks = tt.repos, tt.links, tt.asks
 			for n, text := range tt.files {
 				hooktest.WriteArtifact(t, hc, n, text)
 			}
 			r, err := AwaitInnerLoops(hc)
 			require.NoError(t, err)
 			assert.Equal(t, tt.status, r.Status, hooktest.Texts(r))
-			assert.Equal(t, tt.want, hooktest.NilIfEmpty(hooktest.Texts(r)))
+			if tt.want != nil {
+				assert.Equal(t, tt.want, hooktest.NilIfEmpty(hooktest.Texts(r)))
+			}
 			if tt.data != nil {
 				assert.Equal(t, tt.data, r.Data)
 			}
