@@ -52,6 +52,8 @@ var criticRunTool = Tool{
 		mcp.WithString(argCritic, mcp.Required(), mcp.Description("The configured critic's name, as critic_list names it.")),
 		mcp.WithString(argPromptFile, mcp.Required(), mcp.Description("The file holding the review assignment, inside the repository (a relative path is the repository's).")),
 		mcp.WithString(ArgWorkItem, mcp.Description("Record the round on this work item, e.g. issue-12 (default: recorded nowhere, so it counts for no review).")),
+		mcp.WithNumber(argPR, mcp.Description("Record it on this pull request's loop of the work item instead (its number), at the node that loop stands at, as the assignment of a pull request's critic-review says.")),
+		mcp.WithString(argPRRepo, mcp.Description("OWNER/REPO of that pull request (default: the origin repository).")),
 	),
 	Handler: handle(func(ctx context.Context, deps Deps, in service.CriticRunRequest) *mcp.CallToolResult {
 		res, err := deps.Backend.CriticRun(ctx, in)

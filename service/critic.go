@@ -43,6 +43,11 @@ type CriticRunRequest struct {
 	Critic   string `json:"critic"`
 	// PromptFile holds the review assignment (relative: to the repository).
 	PromptFile string `json:"promptFile"`
+	// PR, when set, records the round on that pull request's loop of the
+	// work item, at the node it stands at (its critic-review); PRRepo is
+	// its repository (default: the origin repository).
+	PR     int    `json:"pr"`
+	PRRepo string `json:"prRepo"`
 }
 
 // CriticRunResult is the round's envelope, which is its JSON.
@@ -78,9 +83,17 @@ func (s *Service) CriticRun(ctx context.Context, req CriticRunRequest) (CriticRu
 	}
 	res := CriticRunResult{Warnings: repo.Warnings}
 	var sess *session
+	if req.WorkItem == "" && (req.PR != 0 || req.PRRepo != "") {
+		return res, invalid(errors.New("pr names a pull request's loop of a work item: name the work item too"))
+	}
 	if req.WorkItem != "" {
 		if sess, err = s.criticSession(ctx, repo.Root, req.WorkItem); err != nil {
 			return res, err
+		}
+		if req.PR != 0 || req.PRRepo != "" {
+			if sess, err = s.criticInner(ctx, repo.Root, req); err != nil {
+				return res, err
+			}
 		}
 		res.Node, res.Warnings = sess.state.CurrentNode, sess.warns
 	}
@@ -110,6 +123,25 @@ func (s *Service) criticSession(ctx context.Context, repo, id string) (*session,
 		return nil, h
 	}
 	return sess, nil
+}
+
+// criticInner opens the pull request loop a round is recorded on.
+func (s *Service) criticInner(ctx context.Context, repo string, req CriticRunRequest) (*session, error) {
+	if req.PR <= 0 {
+		return nil, invalid(fmt.Errorf("pr must be the pull request's number (a positive whole number), got %d", req.PR))
+	}
+	link, err := s.innerFor(ctx, repo, req.WorkItem, req.PRRepo, req.PR)
+	if err != nil {
+		return nil, err
+	}
+	inner, err := s.openInner(ctx, repo, req.WorkItem, link)
+	if err != nil {
+		return nil, err
+	}
+	if inner.state.CurrentNode == "" {
+		return nil, invalid(fmt.Errorf("the loop of %s has not started; a critic round is recorded at the node it stands at", link.Key()))
+	}
+	return inner, nil
 }
 
 // recordCriticRun keeps env on the item: the store's run record (with the

@@ -259,6 +259,12 @@ func (s *Service) innerPrompt(ctx context.Context, sess *session, l innerLoop, n
 	if a.PRRepo != "" {
 		claim += ", prRepo=" + a.PRRepo
 	}
+	for _, e := range n.Exit {
+		if e.Hook == "review-rounds" && e.With["review"] == "critic-review" {
+			fmt.Fprintf(&b, "\nRun each critic round with the critic_run tool (workItem=%s, %s), so the loop records it on this pull request's loop, "+
+				"and put its runId in the Run column of evidence/critic-review.md.\n", id, claim)
+		}
+	}
 	if own {
 		fmt.Fprintf(&b, "\nThis session works pull request %s only, in its own working tree (this directory) on its branch %s: commit the code there and push it. "+
 			"The work item's spec folder — the execution log, the reviewer briefing, the documentation evidence — is in the work item's tree: %s. "+

@@ -58,12 +58,15 @@ func newPullBench(tb testing.TB, shape benchShape) *pullBench {
 	fake := providertest.NewGitHub(tb)
 	fake.SetQuota(1<<30, time.Hour)
 	repo := tb.TempDir()
-	require.NoError(tb, writeFileTB(filepath.Join(repo, repoconfig.Path), "ticketing:\n  github:\n    owner: octo\n    repo: widgets\n"))
+	require.NoError(tb, writeFileTB(filepath.Join(repo, repoconfig.Path), "ticketing:\n  github:\n    owner: octo\n    repo: widgets\n"+passingTests))
 	cfg := config.Default()
 	cfg.Routing.AuthorizedUsers = []string{"alice"}
 	cfg.Routing.SelfLogins = []string{fake.BotLogin()}
 	cfg.Polling.Sources = []config.Source{{System: "github", Repos: []string{providertest.GitHubRepo}, Checkout: repo}}
 	cfg.DAG.Enabled = &shape.dag
+	if shape.atShip {
+		withFakeCritic(tb, cfg)
+	}
 	prov, err := github.New(github.Options{BaseURL: fake.URL(), Token: fake.Token()})
 	require.NoError(tb, err)
 	svc := testService(tb, cfg, Deps{Signer: runtime.NewSigner([]byte("k")), Store: store.NewHandle(filepath.Join(tb.TempDir(), "state.db")),
@@ -115,7 +118,11 @@ func parkOnShip(tb testing.TB, svc *Service, item ItemRequest, n int, repo strin
 	tb.Helper()
 	writeSpecTB(tb, repo, item.WorkItem, "execution-log.md", rigExecutionLog)
 	writeSpecTB(tb, repo, item.WorkItem, "evidence/documentation.md", rigDocs)
+	writeSpecTB(tb, repo, item.WorkItem, "evidence/self-review.md", rigSelfReview)
 	for _, node := range []string{"implementation", "verification", "self-review", "critic-review", "security-review", "reviewer-briefing"} {
+		if node == "critic-review" {
+			criticRound(tb, svc, item, n, "")
+		}
 		res, err := svc.Complete(context.Background(), CompleteRequest{ItemRequest: item, Node: node, PR: n, Actor: "bench"})
 		require.NoError(tb, err)
 		want := runtime.Pass

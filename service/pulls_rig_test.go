@@ -13,9 +13,11 @@ import (
 
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/config/repoconfig"
+	"github.com/the-loop/the-loop/critic"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/providertest"
+	"github.com/the-loop/the-loop/internal/testbin"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/store"
 )
@@ -37,6 +39,10 @@ type prRig struct {
 	now    time.Time
 }
 
+// passingTests declares the repository's test command, which passes: the
+// pull requests' implementation and verification run it.
+const passingTests = "commands:\n  test: [sh, -c, 'exit 0']\n"
+
 const (
 	infra      = "octo/infra"
 	itemBranch = "the-loop/issue-1-seeded-ticket"
@@ -47,11 +53,12 @@ func newPRRig(t *testing.T) *prRig {
 	fake := providertest.NewGitHub(t)
 	fake.SetQuota(1<<30, time.Hour)
 	repo := t.TempDir()
-	writeFile(t, filepath.Join(repo, repoconfig.Path), "ticketing:\n  github:\n    owner: octo\n    repo: widgets\n")
+	writeFile(t, filepath.Join(repo, repoconfig.Path), "ticketing:\n  github:\n    owner: octo\n    repo: widgets\n"+passingTests)
 	cfg := config.Default()
 	cfg.Routing.AuthorizedUsers = []string{"alice", "bob"}
 	cfg.Routing.SelfLogins = []string{fake.BotLogin()}
 	cfg.Polling.Sources = []config.Source{{System: "github", Repos: []string{providertest.GitHubRepo}, Checkout: repo}}
+	withFakeCritic(t, cfg)
 	prov, err := github.New(github.Options{BaseURL: fake.URL(), Token: fake.Token()})
 	require.NoError(t, err)
 	r := &prRig{t: t, fake: fake, repo: repo, now: time.Now(), ref: integrations.Ref{System: "github", Owner: "octo", Repo: "widgets", Number: 1},
@@ -161,8 +168,38 @@ const rigBriefing = "## Summary\n\nThe change.\n\n## Where to focus\n\nservice/p
 
 const rigDocs = "# Documentation\n\n## Capability docs\n\nnone affected: internal.\n\n## Documentation\n\nnone: internal.\n"
 
+// rigSelfReview is a self-review that stopped on a round with no new
+// finding.
+const rigSelfReview = "# Self-review\n\n| Round | Findings | New findings |\n|---|---|---|\n| 1 | 0 | 0 |\n"
+
+// withFakeCritic configures the fake critic as codex: a pull request's
+// critic-review counts a round the loop recorded from it.
+func withFakeCritic(tb testing.TB, cfg *config.Config) {
+	tb.Helper()
+	cfg.Critic.Critics = []critic.Critic{{Name: "codex", Command: []string{
+		testbin.BuildTemp(tb, "github.com/the-loop/the-loop/internal/fakecritic"), "--prompt-file", "{prompt_file}"}}}
+	cfg.Critic.ApplyDefaults()
+}
+
+// criticRound runs one round of the fake critic recorded on the loop of
+// pull request n (repo prRepo, "" the origin) of item, standing at its
+// critic-review, and writes the round table naming it: the round found
+// nothing new, so the review may stop.
+func criticRound(tb testing.TB, svc *Service, item ItemRequest, n int, prRepo string) {
+	tb.Helper()
+	prompt := filepath.Join(item.Repo, "docs", "specs", item.WorkItem, "review-assignment.md")
+	require.NoError(tb, writeFileTB(prompt, "Review the change.\n"))
+	res, err := svc.CriticRun(context.Background(), CriticRunRequest{Repo: item.Repo, WorkItem: item.WorkItem, Critic: "codex", PromptFile: prompt, PR: n, PRRepo: prRepo})
+	require.NoError(tb, err)
+	require.True(tb, res.Counts(), res.Unavailable)
+	require.Equal(tb, "critic-review", res.Node, "the round is recorded on the pull request's loop")
+	require.NoError(tb, writeFileTB(filepath.Join(item.Repo, "docs", "specs", item.WorkItem, "evidence", "critic-review.md"),
+		"# Critic review\n\n| Round | Critic | Run | Findings | New findings |\n|---|---|---|---|---|\n| 1 | codex | "+res.RunID+" | 0 | 0 |\n"))
+}
+
 // writeReviewArtifacts writes what the review nodes and ready-to-ship read.
 func (r *prRig) writeReviewArtifacts() {
+	r.write("evidence/self-review.md", rigSelfReview)
 	r.write("execution-log.md", rigExecutionLog)
 	r.write("pr-briefing.md", rigBriefing)
 	r.write("evidence/documentation.md", rigDocs)
@@ -177,6 +214,9 @@ func (r *prRig) walkInnerTo(repo string, n int) {
 		prRepo = repo
 	}
 	for _, node := range []string{"implementation", "verification", "self-review", "critic-review", "security-review"} {
+		if node == "critic-review" {
+			criticRound(r.t, r.svc, r.item(), n, prRepo)
+		}
 		env := r.claim(node, n, prRepo)
 		require.Equal(r.t, string(runtime.Pass), env.Status, "%s: %v", node, env.Messages)
 	}

@@ -34,6 +34,10 @@ func implementationRig(t *testing.T, commands string) (*Service, ItemRequest) {
 	require.NoError(t, err)
 	_, err = svc.Force(ctx, ForceRequest{ItemRequest: item, To: "implementation", Reason: "the test starts at implementation", Actor: "op"})
 	require.NoError(t, err)
+	// What these tests hold is the repository's commands, not pull
+	// requests: the item is declared to need none.
+	_, err = svc.GraphRepos(ctx, GraphReposRequest{ItemRequest: item, Clear: true, Actor: "op"})
+	require.NoError(t, err)
 	return svc, item
 }
 

@@ -74,7 +74,7 @@ func runCriticList(ctx context.Context, f *Factory, opts *criticListOptions) err
 	return nil
 }
 
-const criticRunUsage = "critic run <name> --prompt-file F [--work-item ID] [--repo DIR] [--db FILE]"
+const criticRunUsage = "critic run <name> --prompt-file F [--work-item ID [--pr N [--pr-repo OWNER/REPO]]] [--repo DIR] [--db FILE]"
 
 // criticRunOptions are the flags of `the-loop critic run`.
 type criticRunOptions struct {
@@ -90,6 +90,8 @@ func criticRunCmd() *Command {
 			fs := f.flagSet("critic run", criticRunUsage)
 			fs.StringVar(&opts.PromptFile, "prompt-file", "", "the review assignment the critic is given")
 			fs.StringVar(&opts.WorkItem, "work-item", "", "record the round on this work item, at the node it stands at")
+			fs.IntVar(&opts.PR, "pr", 0, "record it on this pull request's loop of the work item instead, at the node that loop stands at")
+			fs.StringVar(&opts.PRRepo, "pr-repo", "", "OWNER/REPO of that pull request (default: the origin repository)")
 			fs.StringVar(&opts.Repo, "repo", ".", "repository root (the critic runs in it)")
 			fs.StringVar(&opts.DB, "db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
 			pos, err := f.parseFlags(fs, args)

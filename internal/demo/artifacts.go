@@ -63,7 +63,8 @@ Not run yet.
 	// The pull request's loop: the review nodes record into the execution
 	// log, and reviewer-briefing writes the briefing and the documentation
 	// evidence the ready-to-ship gate reads.
-	"pr/self-review": {"execution-log.md": `# Execution log: export the report as CSV
+	"pr/self-review": {"evidence/self-review.md": "# Self-review\n\n| Round | Findings | New findings |\n|---|---|---|\n| 1 | 1 | 1 |\n| 2 | 0 | 0 |\n",
+		"execution-log.md": `# Execution log: export the report as CSV
 
 ## Review cycles
 

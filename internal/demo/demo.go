@@ -31,8 +31,9 @@ type Options struct {
 	// Dir is where everything lives (created; keep it short).
 	Dir string
 	// TheLoop is the the-loop program; FakeHarness the scripted harness
-	// ("" when Harness is given).
-	TheLoop, FakeHarness string
+	// ("" when Harness is given); FakeCritic the critic the pull request's
+	// critic-review runs (configured as codex).
+	TheLoop, FakeHarness, FakeCritic string
 	// Harness, when set, replaces the fake harness's `harnesses:` entry
 	// (YAML, indented under the harness name), e.g. the claude adapter.
 	Harness string
@@ -170,8 +171,11 @@ echo "ok  every task is done"
 func (l *Loop) writeScript(context.Context, Options) error {
 	for _, node := range AgentNodes {
 		var directives []string
-		if node == "implementation" {
+		switch node {
+		case "implementation":
 			directives = append(directives, "pr-create") // the implementation opens the item's pull request
+		case "pr/critic-review":
+			directives = append(directives, "critic=codex") // a round of the configured critic, recorded on the pull request's loop
 		}
 		if err := l.ScriptNode(node, directives...); err != nil {
 			return err
@@ -238,7 +242,10 @@ polling:
       checkout: %q
 harnesses:
   agent:
-%ssessions:
+%scritics:
+  - name: codex
+    command: [%q, --prompt-file, "{prompt_file}"]
+sessions:
   stateDir: %q
   drainSeconds: 5
   stopGraceSeconds: 2
@@ -248,7 +255,7 @@ harnesses:
     max: %d
     backoffSeconds: 1
     maxBackoffSeconds: 2
-%s`, l.GitHub.URL(), Human, l.GitHub.BotLogin(), strings.Join(models, ", "), filepath.Join(l.Home, "signing.key"), l.DB, l.Checkout, harness, l.State,
+%s`, l.GitHub.URL(), Human, l.GitHub.BotLogin(), strings.Join(models, ", "), filepath.Join(l.Home, "signing.key"), l.DB, l.Checkout, harness, o.FakeCritic, l.State,
 		o.RelaunchMax, indent(o.Sessions))
 	return os.WriteFile(l.Config, []byte(cfg), 0o600)
 }

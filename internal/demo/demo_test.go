@@ -53,6 +53,9 @@ func newLoop(t *testing.T, o demo.Options) *demo.Loop {
 	if o.Harness == "" {
 		o.FakeHarness = testbin.Build(t, "github.com/the-loop/the-loop/internal/fakeharness")
 	}
+	if o.FakeCritic == "" {
+		o.FakeCritic = testbin.Build(t, "github.com/the-loop/the-loop/internal/fakecritic")
+	}
 	o.Dir = t.TempDir()
 	log, _ := o.Log.(*syncBuffer)
 	if log == nil {

@@ -25,6 +25,8 @@
 // request's node, and counts its runs as "<item>.pr-<n>".
 //
 //	fake: pr-create                   open the item's pull request (pr_create) before claiming
+//	fake: critic=NAME                 run a round of critic NAME (critic_run, recorded on the loop the
+//	                                  session works) and write evidence/critic-review.md naming it
 //
 // Runs are counted per work item in --state, which also receives a
 // "<item>.run-<n>.ready" file once a run has printed its usage, and a
@@ -60,6 +62,7 @@ type directives struct {
 	tokens                    int64
 	cost                      float64
 	envDump, probe, prCreate  bool
+	critic                    string
 }
 
 func main() {
@@ -134,7 +137,12 @@ func run(o options) error {
 		return err
 	}
 	if d.prCreate {
-		if err := call(o, "pr_create", map[string]any{"workItem": o.item}); err != nil {
+		if _, err := call(o, "pr_create", map[string]any{"workItem": o.item}); err != nil {
+			return err
+		}
+	}
+	if d.critic != "" {
+		if err := criticRound(o, d.critic); err != nil {
 			return err
 		}
 	}
@@ -185,6 +193,8 @@ func parse(prompt string) directives {
 				d.probe = true
 			case "pr-create":
 				d.prCreate = true
+			case "critic":
+				d.critic = v
 			}
 		}
 	}
@@ -237,19 +247,24 @@ func publish(o options, rel string, run int) error {
 // claim calls graph_complete through the server the MCP config names,
 // for the pull request's loop when the session works one.
 func claim(o options) error {
-	args := map[string]any{"workItem": o.item}
+	_, err := call(o, "graph_complete", withPR(map[string]any{"workItem": o.item}))
+	return err
+}
+
+// withPR adds the pull request the session works, if any, to args.
+func withPR(args map[string]any) map[string]any {
 	if pr, err := strconv.Atoi(os.Getenv("THE_LOOP_PR")); err == nil && pr > 0 {
 		args["pr"], args["prRepo"] = pr, os.Getenv("THE_LOOP_PR_REPO")
 	}
-	return call(o, "graph_complete", args)
+	return args
 }
 
-// call calls one tool through the server the MCP config names; a tool
-// error fails the run.
-func call(o options, tool string, args map[string]any) error {
+// call calls one tool through the server the MCP config names and returns
+// its text; a tool error fails the run.
+func call(o options, tool string, args map[string]any) (string, error) {
 	c, err := connect(o)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -258,12 +273,12 @@ func call(o options, tool string, args map[string]any) error {
 	req.Params.Name, req.Params.Arguments = tool, args
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
-		return fmt.Errorf("%s: %w", tool, err)
+		return "", fmt.Errorf("%s: %w", tool, err)
 	}
 	out := text(res)
 	emit(map[string]any{"type": "user", "tool": tool, "claim": map[string]any{"isError": res.IsError, "text": out}})
 	if res.IsError {
-		return fmt.Errorf("%s refused: %s", tool, out)
+		return out, fmt.Errorf("%s refused: %s", tool, out)
 	}
-	return nil
+	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -194,4 +195,46 @@ func connect(o options) (*client.Client, error) {
 		return nil, fmt.Errorf("mcp initialize: %w", err)
 	}
 	return c, nil
+}
+
+// runIDRE finds the run id in critic_run's text ("critic codex, run <id>: …").
+var runIDRE = regexp.MustCompile(`run (cr-[A-Za-z0-9-]+):`)
+
+// criticRound runs one round of critic name through the session's server,
+// recorded on the loop the session works, and writes, commits and pushes
+// the round table naming it (a round with no new finding, so the review
+// may stop).
+func criticRound(o options, name string) error {
+	spec := filepath.Join("docs", "specs", o.item)
+	prompt := filepath.Join(spec, "review-assignment.md")
+	if err := os.MkdirAll(filepath.Join(o.workdir, spec, "evidence"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.workdir, prompt), []byte("Review the change against its requirements.\n"), 0o644); err != nil {
+		return err
+	}
+	out, err := call(o, "critic_run", withPR(map[string]any{"workItem": o.item, "critic": name, "promptFile": prompt}))
+	if err != nil {
+		return err
+	}
+	m := runIDRE.FindStringSubmatch(out)
+	if m == nil {
+		return fmt.Errorf("critic_run named no run: %s", out)
+	}
+	table := "# Critic review\n\n| Round | Critic | Run | Findings | New findings |\n|---|---|---|---|---|\n| 1 | " + name + " | " + m[1] + " | 0 | 0 |\n"
+	record := filepath.Join(spec, "evidence", "critic-review.md")
+	if err := os.WriteFile(filepath.Join(o.workdir, record), []byte(table), 0o644); err != nil {
+		return err
+	}
+	for _, args := range [][]string{
+		{"add", "--", prompt, record},
+		{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", "Critic round of " + o.item},
+		{"push", "--quiet"},
+	} {
+		cmd := exec.Command("git", append([]string{"-C", o.workdir}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v: %s", args[0], err, out)
+		}
+	}
+	return nil
 }
