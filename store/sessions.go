@@ -40,7 +40,7 @@ var sessionsSchema = []string{
 	`CREATE INDEX sessions_running ON sessions (state) WHERE state = 'running'`,
 }
 
-// sessionPullsSchema is migration 7: the pull request whose loop a session
+// sessionPullsSchema is migration 8: the pull request whose loop a session
 // works (pr 0: the item's own loop). A session of a pull request's own and
 // the item's session working that pull request's loop both carry it.
 var sessionPullsSchema = []string{
