@@ -144,25 +144,16 @@ type Rejection struct {
 // DeclareSkips records operator skip declarations (CLI only) for nodes the
 // pointer has not reached.
 func (r *Runtime) DeclareSkips(ctx context.Context, id string, tokens []string, reason, actor string) (SkipResult, error) {
-	if err := ValidateID(id); err != nil {
+	reason, actor, err := checkSkipAct(id, tokens, reason, actor, "skip is refused. Record why this work item does not walk the phase", "declare")
+	if err != nil {
 		return SkipResult{}, err
-	}
-	reason = strings.TrimSpace(reason)
-	if reason == "" {
-		return SkipResult{}, fmt.Errorf("%w: an unexplained skip is refused. Record why this work item does not walk the phase", ErrReasonRequired)
-	}
-	if len(tokens) == 0 {
-		return SkipResult{}, fmt.Errorf("name at least one node or skip set to declare (--node)")
-	}
-	if actor == "" {
-		actor = "(shell)"
 	}
 	res := SkipResult{WorkItem: id, Reason: reason, Declared: []string{}, Rejected: []Rejection{}, Warnings: []string{}}
 	order, accepted, rejected := ExpandSkipTokens(r.Graph, tokens)
 	for _, t := range rejected {
 		res.Rejected = append(res.Rejected, Rejection{Token: t, Why: SkipTokenRefusal(r.Graph, t)})
 	}
-	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
+	err = r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
 		curIdx := -1
 		if n, ok := r.Graph.Node(st.CurrentNode); ok {
 			curIdx = n.Index()
@@ -229,4 +220,23 @@ func (r *Runtime) Cleanup(ctx context.Context, id, reason string) (bool, error) 
 	}
 	r.runEntry(ctx, id, "cleanup")
 	return moved, nil
+}
+
+// checkSkipAct validates an operator's skip declaration or withdrawal and
+// returns its trimmed reason and its actor ("(shell)" when unnamed).
+func checkSkipAct(id string, tokens []string, reason, actor, unexplained, verb string) (string, string, error) {
+	if err := ValidateID(id); err != nil {
+		return "", "", err
+	}
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return "", "", fmt.Errorf("%w: an unexplained %s", ErrReasonRequired, unexplained)
+	}
+	if len(tokens) == 0 {
+		return "", "", fmt.Errorf("name at least one node or skip set to %s (--node)", verb)
+	}
+	if actor == "" {
+		actor = "(shell)"
+	}
+	return reason, actor, nil
 }

@@ -15,25 +15,16 @@ import (
 // adds work, so it needs no signature; it is recorded in the event log and
 // on the ticket.
 func (r *Runtime) WithdrawSkips(ctx context.Context, id string, tokens []string, reason, actor string) (SkipResult, error) {
-	if err := ValidateID(id); err != nil {
+	reason, actor, err := checkSkipAct(id, tokens, reason, actor, "withdrawal is refused. Record why this work item walks the phase after all", "withdraw")
+	if err != nil {
 		return SkipResult{}, err
-	}
-	reason = strings.TrimSpace(reason)
-	if reason == "" {
-		return SkipResult{}, fmt.Errorf("%w: an unexplained withdrawal is refused. Record why this work item walks the phase after all", ErrReasonRequired)
-	}
-	if len(tokens) == 0 {
-		return SkipResult{}, fmt.Errorf("name at least one node or skip set to withdraw (--node)")
-	}
-	if actor == "" {
-		actor = "(shell)"
 	}
 	res := SkipResult{WorkItem: id, Reason: reason, Declared: []string{}, Withdrawn: []string{}, Rejected: []Rejection{}, Warnings: []string{}}
 	order, _, rejected := ExpandSkipTokens(r.Graph, tokens)
 	for _, t := range rejected {
 		res.Rejected = append(res.Rejected, Rejection{Token: t, Why: SkipTokenRefusal(r.Graph, t)})
 	}
-	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
+	err = r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
 		curIdx := -1
 		if n, ok := r.Graph.Node(st.CurrentNode); ok {
 			curIdx = n.Index()
