@@ -12,6 +12,10 @@ import (
 // empty, never-initialised one): nothing has been recorded yet.
 var ErrNoStore = errors.New("no state database exists yet")
 
+// ErrOlderSchema reports that a read-only open found a store an earlier
+// release wrote: a reader never migrates, so it reads as if there were none.
+var ErrOlderSchema = errors.New("the next the-loop command that records state migrates it")
+
 // ErrReadOnly reports a write attempted through a store opened with
 // OpenReadOnly.
 var ErrReadOnly = errors.New("store is open read-only")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"sync"
 )
@@ -64,6 +65,10 @@ func (h *Handle) Reader(ctx context.Context) (*Store, func(), error) {
 	}
 	st, err := OpenReadOnly(ctx, h.path)
 	if errors.Is(err, ErrNoStore) {
+		return nil, func() {}, nil
+	}
+	if errors.Is(err, ErrOlderSchema) {
+		slog.Warn("the state store was written by an earlier the-loop; this read uses the portable records in the repository instead", "err", err)
 		return nil, func() {}, nil
 	}
 	if err != nil {

@@ -186,8 +186,8 @@ func vetReadOnly(ctx context.Context, db *sql.DB, path string) error {
 	case h.version == 0 && h.objects == 0:
 		return fmt.Errorf("store %s is empty: %w", path, ErrNoStore)
 	case h.version < latest:
-		return fmt.Errorf("store %s: schema version %d is older than version %d, which this the-loop reads; run any the-loop command that records state once to migrate it",
-			path, h.version, latest)
+		return fmt.Errorf("store %s: schema version %d is older than version %d, which this the-loop reads; %w",
+			path, h.version, latest, ErrOlderSchema)
 	}
 	return nil
 }
