@@ -46,7 +46,8 @@ var criticRunTool = Tool{
 	Def: NewToolDef("critic_run", Annotations{Title: "Run a critic round", OpenWorld: true},
 		mcp.WithDescription("Run one round of a configured critic on a review assignment (a file) in the repository, and return its envelope: "+
 			"the critic's output (its findings), how it ended, and `unavailable` when the round does not count. With workItem the loop records "+
-			"the round on the item at the node it stands at; put the envelope's runId in the Run column of evidence/critic-review.md. "+
+			"the round on the item at the node it stands at; put the envelope's runId in the Run column of evidence/critic-review.md "+
+			"(with pr, the pull request loop's own table: pr-loops/pr-<n>/evidence/critic-review.md, or pr-loops/<owner>__<repo>/pr-<n>/ in another repository). "+
 			"Running a critic adds work: it never approves, skips or forces anything. The same as `the-loop critic run`."),
 		repoArg(),
 		mcp.WithString(argCritic, mcp.Required(), mcp.Description("The configured critic's name, as critic_list names it.")),

@@ -74,6 +74,17 @@ type Policy struct {
 	Cap int
 	// Critics are the configured critic names (critic-review only).
 	Critics []string
+	// File is the record's path as messages name it ("" = kind.File(),
+	// evidence/<kind>.md); an inner loop names its own folder's record.
+	File string
+}
+
+// file is the record's path as messages name it.
+func (p Policy) file(kind Kind) string {
+	if p.File != "" {
+		return p.File
+	}
+	return kind.File()
 }
 
 // Row is one row of a round table as read, and whether it counts.
@@ -111,7 +122,7 @@ type Verdict struct {
 // the loop recorded for this item, by that critic, that was not
 // unavailable, and that no earlier row already used.
 func Decide(kind Kind, doc string, p Policy, runs []Run) Verdict {
-	file := kind.File()
+	file := p.file(kind)
 	if kind != Self && kind != Critic {
 		return Verdict{Outcome: Block, Messages: []string{fmt.Sprintf("review kind %q is not one of self-review, critic-review", kind)}}
 	}
@@ -147,7 +158,7 @@ func Decide(kind Kind, doc string, p Policy, runs []Run) Verdict {
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	return conclude(kind, v, capN)
+	return conclude(kind, file, v, capN)
 }
 
 // roundTable finds the one table whose header names a Round column and
@@ -266,8 +277,7 @@ func checkRun(row Row, critics []string, known map[string]Run, used map[string]i
 }
 
 // conclude applies the stop rule to the rows that count.
-func conclude(kind Kind, v Verdict, capN int) Verdict {
-	file := kind.File()
+func conclude(kind Kind, file string, v Verdict, capN int) Verdict {
 	last := -1
 	for i, row := range v.Rows {
 		if v.StoppedAt != 0 {

@@ -61,7 +61,7 @@ func Compile(name string, data []byte, reg *Registry) (*Graph, error) {
 		return nil, fail(0, "the graph must be a mapping")
 	}
 	top := doc.Content[0]
-	if err := knownKeys(top, "graph", "version", "name", "start", "nodes", "edges", "skipSets", "description"); err != nil {
+	if err := knownKeys(top, "graph", "version", "name", "start", "nodes", "edges", "skipSets", "records", "description"); err != nil {
 		return nil, fail(err.line, "%s", err.msg)
 	}
 	var raw struct {
@@ -71,6 +71,7 @@ func Compile(name string, data []byte, reg *Registry) (*Graph, error) {
 		Nodes    []yaml.Node `yaml:"nodes"`
 		Edges    []yaml.Node `yaml:"edges"`
 		SkipSets yaml.Node   `yaml:"skipSets"`
+		Records  yaml.Node   `yaml:"records"`
 		Desc     string      `yaml:"description"`
 	}
 	if err := top.Decode(&raw); err != nil {
@@ -104,6 +105,9 @@ func Compile(name string, data []byte, reg *Registry) (*Graph, error) {
 	}
 	if err := compileSkipSets(g, &raw.SkipSets); err != nil {
 		return nil, fail(raw.SkipSets.Line, "%s", err.Error())
+	}
+	if err := compileRecords(g, &raw.Records); err != nil {
+		return nil, fail(raw.Records.Line, "%s", err.Error())
 	}
 	if err := checkReachable(g); err != nil {
 		return nil, fail(0, "%s", err.Error())

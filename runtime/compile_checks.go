@@ -2,7 +2,11 @@ package runtime
 
 import (
 	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -63,6 +67,29 @@ func compileSkipSets(g *Graph, y *yaml.Node) error {
 		}
 		g.SkipSets[name] = members
 		g.setOrd = append(g.setOrd, name)
+	}
+	return nil
+}
+
+// compileRecords reads the graph's records: a list of file names, each a
+// clean slash path inside the spec folder naming one file (no "|"
+// alternatives, no "..", no leading /).
+func compileRecords(g *Graph, y *yaml.Node) error {
+	if y.Kind == 0 {
+		return nil
+	}
+	var names []string
+	if y.Kind != yaml.SequenceNode || y.Decode(&names) != nil {
+		return fmt.Errorf("records must be a list of file names inside the spec folder")
+	}
+	for _, n := range names {
+		if n == "" || strings.Contains(n, "|") || strings.Contains(n, "\\") || !filepath.IsLocal(n) || path.Clean(n) != n {
+			return fmt.Errorf("record %q must name one file inside the spec folder as a clean slash path (no |, no .., no leading /), e.g. evidence/self-review.md", n)
+		}
+		if slices.Contains(g.Records, n) {
+			return fmt.Errorf("record %q is listed twice", n)
+		}
+		g.Records = append(g.Records, n)
 	}
 	return nil
 }

@@ -134,6 +134,10 @@ type WorkItem struct {
 	ID string
 	// SpecDir is the absolute spec folder <repo>/<specDir>/<id>.
 	SpecDir string
+	// LoopDir is an inner loop's own folder under SpecDir, slash-separated
+	// (pr-loops/pr-7, pr-loops/octo__infra/pr-7); "" for the item's own
+	// loop. The graph's records resolve there, and only there.
+	LoopDir string
 }
 
 // Event is the inbound input of an advance: the ticket comments read by the

@@ -34,6 +34,10 @@ type Runtime struct {
 	Repo string
 	// SpecRoot is the spec folder relative to Repo, slash-separated.
 	SpecRoot string
+	// LoopDir is the folder of the inner loop this runtime walks, under
+	// each item's spec folder (pr-loops/pr-7); "" when it walks the items'
+	// own loop. The graph's records live there (WorkItem.LoopDir).
+	LoopDir string
 	// Commands are the repository's own commands (its repository config).
 	Commands RepoCommands
 	// Origin is OWNER/REPO of the repository the work items are tracked in
@@ -121,7 +125,7 @@ func (r *Runtime) hookContext(ctx context.Context, in evalInput) *HookContext {
 	}
 	hc := &HookContext{
 		Context:          ctx,
-		WorkItem:         WorkItem{Ref: ref, ID: in.id, SpecDir: r.SpecDir(in.id)},
+		WorkItem:         WorkItem{Ref: ref, ID: in.id, SpecDir: r.SpecDir(in.id), LoopDir: r.LoopDir},
 		Repo:             r.Repo,
 		RelSpecDir:       r.relSpecDir(in.id),
 		Node:             in.node,

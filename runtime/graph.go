@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -59,10 +61,30 @@ type Graph struct {
 	Nodes    []*Node             `json:"nodes"`
 	Edges    []Edge              `json:"edges"`
 	SkipSets map[string][]string `json:"skipSets,omitempty"`
+	// Records are the files a walk of this graph keeps for itself: in an
+	// inner loop they live in the loop's own folder (WorkItem.LoopDir),
+	// never in the work item's spec folder, so sibling loops never share
+	// them. Every other name resolves to the work item's spec folder.
+	Records []string `json:"records,omitempty"`
 
 	byID   map[string]*Node
 	byEdge map[[2]string]string
 	setOrd []string
+}
+
+// IsRecord reports whether name (a slash path inside the spec folder) is
+// one of the graph's records.
+func (g *Graph) IsRecord(name string) bool {
+	if g == nil {
+		return false
+	}
+	name = path.Clean(filepath.ToSlash(name))
+	for _, r := range g.Records {
+		if r == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Node returns the node with id.

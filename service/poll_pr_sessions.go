@@ -3,6 +3,8 @@ package service
 import (
 	"context"
 	"fmt"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -259,15 +261,21 @@ func (s *Service) innerPrompt(ctx context.Context, sess *session, l innerLoop, n
 	if a.PRRepo != "" {
 		claim += ", prRepo=" + a.PRRepo
 	}
+	loopDir := path.Join(sess.repo.SpecRoot, id, l.link.InnerLoop)
+	if own {
+		loopDir = filepath.Join(sess.repo.SpecDir(id), filepath.FromSlash(l.link.InnerLoop))
+	}
 	for _, e := range n.Exit {
 		if e.Hook == "review-rounds" && e.With["review"] == "critic-review" {
 			fmt.Fprintf(&b, "\nRun each critic round with the critic_run tool (workItem=%s, %s), so the loop records it on this pull request's loop, "+
-				"and put its runId in the Run column of evidence/critic-review.md.\n", id, claim)
+				"and put its runId in the Run column of this loop's own table, %s/evidence/critic-review.md.\n", id, claim, loopDir)
 		}
 	}
+	fmt.Fprintf(&b, "\nThis pull request's loop keeps its own records in %s/: %s. Write them there, never in the work item's spec folder or another pull request's loop folder: "+
+		"its gates read only its own.\n", loopDir, strings.Join(l.sess.rt.Graph.Records, ", "))
 	if own {
 		fmt.Fprintf(&b, "\nThis session works pull request %s only, in its own working tree (this directory) on its branch %s: commit the code there and push it. "+
-			"The work item's spec folder — the execution log, the reviewer briefing, the documentation evidence — is in the work item's tree: %s. "+
+			"The work item's spec folder — the reviewer briefing, the documentation evidence — and this loop's folder are in the work item's tree: %s. "+
 			"Write this pull request's records there, then commit and push them from there.", l.link.Key(), l.link.Head, sess.repo.SpecDir(id))
 	} else {
 		fmt.Fprintf(&b, "\nThis session works %s of pull request %s only, in the work item's working tree, whose branch is the pull request's head (%s). "+

@@ -116,9 +116,9 @@ func newPullBench(tb testing.TB, shape benchShape) *pullBench {
 // and claims it: its CI still runs, so it parks on ready-to-ship.
 func parkOnShip(tb testing.TB, svc *Service, item ItemRequest, n int, repo string) {
 	tb.Helper()
-	writeSpecTB(tb, repo, item.WorkItem, "execution-log.md", rigExecutionLog)
+	writeSpecTB(tb, repo, item.WorkItem, loopFolder(tb, n, "")+"/execution-log.md", rigExecutionLog)
 	writeSpecTB(tb, repo, item.WorkItem, "evidence/documentation.md", rigDocs)
-	writeSpecTB(tb, repo, item.WorkItem, "evidence/self-review.md", rigSelfReview)
+	writeSpecTB(tb, repo, item.WorkItem, loopFolder(tb, n, "")+"/evidence/self-review.md", rigSelfReview)
 	for _, node := range []string{"implementation", "verification", "self-review", "critic-review", "security-review", "reviewer-briefing"} {
 		if node == "critic-review" {
 			criticRound(tb, svc, item, n, "")

@@ -23,6 +23,7 @@ func TestAPullRequestsCriticReviewCountsRoundsRecordedOnItsLoop(t *testing.T) {
 	r.arm(skipToImplementation)
 	pr := r.openPR(providertest.GitHubRepo, shaA).PullRequest.Number
 	r.writeReviewArtifacts()
+	r.writeLoopRecords(pr, "")
 	for _, node := range []string{"implementation", "verification", "self-review"} {
 		require.Equal(t, string(runtime.Pass), r.claim(node, pr, "").Status, node)
 	}
@@ -35,7 +36,7 @@ func TestAPullRequestsCriticReviewCountsRoundsRecordedOnItsLoop(t *testing.T) {
 	outer, err := r.svc.CriticRun(ctx, CriticRunRequest{Repo: r.repo, WorkItem: "issue-1", Critic: "codex", PromptFile: prompt})
 	require.NoError(t, err)
 	assert.Equal(t, "implementation", outer.Node, "without pr the round is the work item's, at its own node")
-	r.write("evidence/critic-review.md", "# Critic review\n\n| Round | Critic | Run | Findings | New findings |\n|---|---|---|---|---|\n| 1 | codex | "+outer.RunID+" | 0 | 0 |\n")
+	r.write(loopFolder(t, pr, "")+"/evidence/critic-review.md", "# Critic review\n\n| Round | Critic | Run | Findings | New findings |\n|---|---|---|---|---|\n| 1 | codex | "+outer.RunID+" | 0 | 0 |\n")
 	env := r.claim("critic-review", pr, "")
 	assert.Equal(t, string(runtime.Block), env.Status, "the work item's round is not the pull request's")
 	assert.Contains(t, strings.Join(env.Messages, "\n"), `run "`+outer.RunID+`" is not a critic run the loop recorded for this review`)

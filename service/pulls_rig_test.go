@@ -193,16 +193,36 @@ func criticRound(tb testing.TB, svc *Service, item ItemRequest, n int, prRepo st
 	require.NoError(tb, err)
 	require.True(tb, res.Counts(), res.Unavailable)
 	require.Equal(tb, "critic-review", res.Node, "the round is recorded on the pull request's loop")
-	require.NoError(tb, writeFileTB(filepath.Join(item.Repo, "docs", "specs", item.WorkItem, "evidence", "critic-review.md"),
+	require.NoError(tb, writeFileTB(filepath.Join(item.Repo, "docs", "specs", item.WorkItem, filepath.FromSlash(loopFolder(tb, n, prRepo)), "evidence", "critic-review.md"),
 		"# Critic review\n\n| Round | Critic | Run | Findings | New findings |\n|---|---|---|---|---|\n| 1 | codex | "+res.RunID+" | 0 | 0 |\n"))
 }
 
-// writeReviewArtifacts writes what the review nodes and ready-to-ship read.
+// loopFolder is the folder of pull request n's loop (prRepo "" = the
+// origin repository) under the item's spec folder.
+func loopFolder(tb testing.TB, n int, prRepo string) string {
+	tb.Helper()
+	repo := prRepo
+	if repo == "" {
+		repo = providertest.GitHubRepo
+	}
+	dir, err := runtime.InnerLoopDir(providertest.GitHubRepo, repo, n)
+	require.NoError(tb, err)
+	return dir
+}
+
+// writeReviewArtifacts writes what ready-to-ship reads from the item's
+// spec folder.
 func (r *prRig) writeReviewArtifacts() {
-	r.write("evidence/self-review.md", rigSelfReview)
-	r.write("execution-log.md", rigExecutionLog)
 	r.write("pr-briefing.md", rigBriefing)
 	r.write("evidence/documentation.md", rigDocs)
+}
+
+// writeLoopRecords writes what the review nodes of pull request n's loop
+// read from that loop's own folder.
+func (r *prRig) writeLoopRecords(n int, prRepo string) {
+	dir := loopFolder(r.t, n, prRepo)
+	r.write(dir+"/evidence/self-review.md", rigSelfReview)
+	r.write(dir+"/execution-log.md", rigExecutionLog)
 }
 
 // walkInnerTo claims the loop of repo#n from implementation up to
@@ -213,6 +233,7 @@ func (r *prRig) walkInnerTo(repo string, n int) {
 	if repo != providertest.GitHubRepo {
 		prRepo = repo
 	}
+	r.writeLoopRecords(n, prRepo)
 	for _, node := range []string{"implementation", "verification", "self-review", "critic-review", "security-review"} {
 		if node == "critic-review" {
 			criticRound(r.t, r.svc, r.item(), n, prRepo)

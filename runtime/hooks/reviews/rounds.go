@@ -43,6 +43,9 @@ func ReviewRounds(hc *runtime.HookContext) (runtime.Result, error) {
 		return runtime.Blocked(HookReviewRounds, runtime.Errorf(d.Rel(kind.File()), "cannot read the review record: %v", err)), nil
 	}
 	p := policy(hc, kind)
+	if loop := d.LoopDir(); loop != "" {
+		p.File = loop + "/" + kind.File()
+	}
 	v := review.Decide(kind, doc, p, runsAt(hc))
 	msgs := make([]runtime.Message, len(v.Messages))
 	for i, m := range v.Messages {

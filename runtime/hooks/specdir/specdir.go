@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -58,49 +59,76 @@ func ParamSlots(hc *runtime.HookContext, key string) []Slot {
 // Dir gives confined access to a work item's spec folder: names are
 // checked with filepath.IsLocal and every read or write goes through an
 // os.Root opened on the folder, so neither ".." nor a symlink can reach a
-// file outside it. It caches nothing: each hook call sees the disk as it is.
+// file outside it. In an inner loop (WorkItem.LoopDir) the graph's records
+// resolve to the loop's own folder, opened inside the spec folder, and
+// never to the spec folder itself. It caches nothing: each hook call sees
+// the disk as it is.
 type Dir struct {
-	abs    string
-	repo   string
-	root   *os.Root           // nil when the folder does not exist yet
-	cache  *runtime.EvalCache // shared reads under check; nil when writing
-	shared bool               // root belongs to the cache
+	item  folder
+	loop  *folder // the inner loop's own folder; nil for the item's own loop
+	graph *runtime.Graph
+	repo  string
+	cache *runtime.EvalCache // shared reads under check; nil when writing
 }
 
-// Open opens the work item's spec folder. A folder that does not exist is
-// not an error: every artifact in it is simply absent.
+// folder is one confined folder: the spec folder or an inner loop's.
+type folder struct {
+	abs    string
+	rel    string   // under the spec folder, slash-separated ("" = the spec folder)
+	root   *os.Root // nil when the folder does not exist yet
+	shared bool     // root belongs to the cache
+}
+
+// Open opens the work item's spec folder (and an inner loop's own folder).
+// A folder that does not exist is not an error: every artifact in it is
+// simply absent.
 func Open(hc *runtime.HookContext) (*Dir, error) {
 	dir := hc.WorkItem.SpecDir
 	if strings.TrimSpace(dir) == "" {
 		return nil, errors.New("the work item has no spec folder (WorkItem.SpecDir is empty)")
 	}
-	d := &Dir{abs: filepath.Clean(dir), repo: hc.Repo, cache: hc.Cache}
-	if d.cache != nil {
-		// Under check the folder handle lives for the whole evaluation.
-		v, err := d.cache.Do("root\x00"+d.abs, func() (any, error) {
-			root, err := openRoot(d)
-			if root != nil {
-				d.cache.OnClose(func() { _ = root.Close() })
-			}
-			return root, err
-		})
-		if err != nil {
-			return nil, err
-		}
-		d.root, d.shared = v.(*os.Root), true
-		return d, nil
-	}
-	root, err := openRoot(d)
-	if err != nil {
+	d := &Dir{item: folder{abs: filepath.Clean(dir)}, graph: hc.Graph, repo: hc.Repo, cache: hc.Cache}
+	if err := d.open(&d.item, func() (*os.Root, error) { return openRoot(d) }); err != nil {
 		return nil, err
 	}
-	d.root = root
+	if loop := hc.WorkItem.LoopDir; loop != "" {
+		if !filepath.IsLocal(filepath.FromSlash(loop)) {
+			d.Close()
+			return nil, fmt.Errorf("the inner loop's folder %q is not a folder inside the spec folder", loop)
+		}
+		d.loop = &folder{abs: filepath.Join(d.item.abs, filepath.FromSlash(loop)), rel: path.Clean(loop)}
+		if err := d.open(d.loop, func() (*os.Root, error) { return openLoopRoot(d) }); err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
 	return d, nil
 }
 
-// openRoot opens the folder; a folder that does not exist yields nil.
+// open opens f's root, once per evaluation under check.
+func (d *Dir) open(f *folder, opener func() (*os.Root, error)) error {
+	if d.cache == nil {
+		root, err := opener()
+		f.root = root
+		return err
+	}
+	v, err := d.cache.Do("root\x00"+f.abs, func() (any, error) {
+		root, err := opener()
+		if root != nil {
+			d.cache.OnClose(func() { _ = root.Close() })
+		}
+		return root, err
+	})
+	if err != nil {
+		return err
+	}
+	f.root, f.shared = v.(*os.Root), true
+	return nil
+}
+
+// openRoot opens the spec folder; a folder that does not exist yields nil.
 func openRoot(d *Dir) (*os.Root, error) {
-	root, err := os.OpenRoot(d.abs)
+	root, err := os.OpenRoot(d.item.abs)
 	switch {
 	case err == nil:
 		return root, nil
@@ -111,23 +139,61 @@ func openRoot(d *Dir) (*os.Root, error) {
 	}
 }
 
-// Close releases the folder handle (a shared one is released by the cache).
-func (d *Dir) Close() {
-	if d.root != nil && !d.shared {
-		_ = d.root.Close()
+// openLoopRoot opens the inner loop's folder through the spec folder's
+// root, so a symlink cannot carry it outside; absent yields nil.
+func openLoopRoot(d *Dir) (*os.Root, error) {
+	if d.item.root == nil {
+		return nil, nil
+	}
+	root, err := d.item.root.OpenRoot(filepath.FromSlash(d.loop.rel))
+	switch {
+	case err == nil:
+		return root, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("open the inner loop's folder %s: %w", repoPath(d.repo, d.loop.abs), err)
 	}
 }
 
+// Close releases the folder handles (shared ones are released by the cache).
+func (d *Dir) Close() {
+	for _, f := range []*folder{&d.item, d.loop} {
+		if f != nil && f.root != nil && !f.shared {
+			_ = f.root.Close()
+		}
+	}
+}
+
+// at is the folder name lives in: the loop's own folder for one of the
+// graph's records in an inner loop, else the spec folder.
+func (d *Dir) at(name string) *folder {
+	if d.loop != nil && d.graph.IsRecord(name) {
+		return d.loop
+	}
+	return &d.item
+}
+
+// LoopDir is the inner loop's own folder under the spec folder
+// (pr-loops/pr-7), "" for the item's own loop.
+func (d *Dir) LoopDir() string {
+	if d.loop == nil {
+		return ""
+	}
+	return d.loop.rel
+}
+
 // Exists reports whether the folder itself exists.
-func (d *Dir) Exists() bool { return d.root != nil }
+func (d *Dir) Exists() bool { return d.item.root != nil }
 
 // Present reports whether name exists inside the folder.
 func (d *Dir) Present(name string) bool {
-	if d.root == nil || !filepath.IsLocal(name) {
+	f := d.at(name)
+	if f.root == nil || !filepath.IsLocal(name) {
 		return false
 	}
-	v, _ := d.cache.Do("stat\x00"+d.abs+"\x00"+name, func() (any, error) {
-		_, err := d.root.Stat(name)
+	v, _ := d.cache.Do("stat\x00"+f.abs+"\x00"+name, func() (any, error) {
+		_, err := f.root.Stat(name)
 		return err == nil, nil
 	})
 	return v.(bool)
@@ -142,7 +208,8 @@ type Parsed struct {
 
 // Parse splits text (the content of name) once per evaluation.
 func (d *Dir) Parse(name, text string) Parsed {
-	v, _ := d.cache.Do("parse\x00"+d.abs+"\x00"+name+"\x00"+strconv.Itoa(len(text)), func() (any, error) {
+	f := d.at(name)
+	v, _ := d.cache.Do("parse\x00"+f.abs+"\x00"+name+"\x00"+strconv.Itoa(len(text)), func() (any, error) {
 		fm, body := markdown.SplitFrontMatter(text)
 		return Parsed{FrontMatter: fm, Body: body, Sections: markdown.Sections(body)}, nil
 	})
@@ -163,20 +230,21 @@ func (d *Dir) PresentOf(s Slot) []string {
 // Read returns name's text; it refuses names outside the folder and text
 // that is not UTF-8.
 func (d *Dir) Read(name string) (string, error) {
+	f := d.at(name)
 	if !filepath.IsLocal(name) {
 		return "", fmt.Errorf("%q is not a file inside the spec folder", name)
 	}
-	if d.root == nil {
+	if f.root == nil {
 		return "", fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 	}
-	v, err := d.cache.Do("read\x00"+d.abs+"\x00"+name, func() (any, error) {
+	v, err := d.cache.Do("read\x00"+f.abs+"\x00"+name, func() (any, error) {
 		// Only regular files: a FIFO or device could block a check forever.
-		if fi, err := d.root.Stat(name); err != nil {
+		if fi, err := f.root.Stat(name); err != nil {
 			return "", err
 		} else if !fi.Mode().IsRegular() {
 			return "", fmt.Errorf("%s is not a regular file", name)
 		}
-		b, err := d.root.ReadFile(name)
+		b, err := f.root.ReadFile(name)
 		if err != nil {
 			return "", err
 		}
@@ -191,13 +259,14 @@ func (d *Dir) Read(name string) (string, error) {
 // WriteAtomic replaces name with data (atomicfile.WriteIn), keeping the
 // file's permissions.
 func (d *Dir) WriteAtomic(name string, data []byte) error {
+	f := d.at(name)
 	if !filepath.IsLocal(name) {
 		return fmt.Errorf("%q is not a file inside the spec folder", name)
 	}
-	if d.root == nil {
+	if f.root == nil {
 		return fmt.Errorf("the spec folder %s does not exist", d.Rel(""))
 	}
-	return atomicfile.WriteIn(d.root, name, data)
+	return atomicfile.WriteIn(f.root, name, data)
 }
 
 // WriteFile replaces name with data like WriteAtomic, first creating the
@@ -206,29 +275,43 @@ func (d *Dir) WriteFile(name string, data []byte) error {
 	if !filepath.IsLocal(name) {
 		return fmt.Errorf("%q is not a file inside the spec folder", name)
 	}
-	if d.root == nil {
+	if d.item.root == nil {
 		return fmt.Errorf("the spec folder %s does not exist", d.Rel(""))
 	}
+	f := d.at(name)
+	if f.root == nil {
+		// The inner loop's folder, created inside the spec folder.
+		if err := d.item.root.MkdirAll(filepath.FromSlash(f.rel), 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", repoPath(d.repo, f.abs), err)
+		}
+		root, err := d.item.root.OpenRoot(filepath.FromSlash(f.rel))
+		if err != nil {
+			return fmt.Errorf("open %s: %w", repoPath(d.repo, f.abs), err)
+		}
+		f.root, f.shared = root, false
+	}
 	if dir := filepath.Dir(filepath.FromSlash(name)); dir != "." {
-		if err := d.root.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", d.Rel(filepath.ToSlash(dir)), err)
+		if err := f.root.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", repoPath(d.repo, filepath.Join(f.abs, dir)), err)
 		}
 	}
-	return atomicfile.WriteIn(d.root, filepath.FromSlash(name), data)
+	return atomicfile.WriteIn(f.root, filepath.FromSlash(name), data)
 }
 
 // AbsPath is name's absolute path.
 func (d *Dir) AbsPath(name string) string {
+	f := d.at(name)
 	if name == "" {
-		return d.abs
+		return f.abs
 	}
-	return filepath.Join(d.abs, filepath.FromSlash(name))
+	return filepath.Join(f.abs, filepath.FromSlash(name))
 }
 
 // Rel is the message path for name ("" = the folder itself): relative to the
 // repository root and slash-separated when under it, else absolute.
 func (d *Dir) Rel(name string) string {
-	v, _ := d.cache.Do("rel\x00"+d.abs+"\x00"+name, func() (any, error) { return repoPath(d.repo, d.AbsPath(name)), nil })
+	f := d.at(name)
+	v, _ := d.cache.Do("rel\x00"+f.abs+"\x00"+name, func() (any, error) { return repoPath(d.repo, d.AbsPath(name)), nil })
 	return v.(string)
 }
 
@@ -270,21 +353,23 @@ func (d *Dir) RefuseUnsafeNames(groups ...[]Slot) []runtime.Message {
 // Bytes returns name's raw content, bypassing the read cache and the text
 // checks (a hash of what is on disk).
 func (d *Dir) Bytes(name string) ([]byte, error) {
+	f := d.at(name)
 	if !filepath.IsLocal(name) {
 		return nil, fmt.Errorf("%q is not a file inside the spec folder", name)
 	}
-	if d.root == nil {
+	if f.root == nil {
 		return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 	}
-	return d.root.ReadFile(name)
+	return f.root.ReadFile(name)
 }
 
 // Append appends s to an existing file in the folder; it never creates one.
 func (d *Dir) Append(name, s string) error {
-	if !filepath.IsLocal(name) || d.root == nil {
+	at := d.at(name)
+	if !filepath.IsLocal(name) || at.root == nil {
 		return fmt.Errorf("%q is not a file inside the spec folder", name)
 	}
-	f, err := d.root.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
+	f, err := at.root.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return fmt.Errorf("open %s for appending: %w", d.Rel(name), err)
 	}
@@ -301,10 +386,10 @@ func (d *Dir) Append(name, s string) error {
 // Subdirs lists the non-hidden sub-folders of dir, sorted; a dir that does
 // not exist, or is not a folder, has none.
 func (d *Dir) Subdirs(dir string) ([]string, error) {
-	if d.root == nil {
+	if d.item.root == nil {
 		return nil, nil
 	}
-	f, err := d.root.Open(dir)
+	f, err := d.item.root.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
