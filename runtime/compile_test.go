@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -89,4 +90,22 @@ func TestCompileAcceptsBooleanOnKeyAndFirstEdgeWins(t *testing.T) {
 	require.NoError(t, err)
 	to, _ := g.Next("a", "pass")
 	assert.Equal(t, "b", to, "the first declared edge wins")
+}
+
+func TestCompileRefusesARecordOutsideTheSpecFolder(t *testing.T) {
+	base := "nodes:\n  - {id: a, terminal: true}\nrecords: [%s]\n"
+	for _, tt := range []struct{ records, want string }{
+		{`"../x.md"`, `record "../x.md" must name one file inside the spec folder`},
+		{`"/etc/x.md"`, `record "/etc/x.md" must name one file`},
+		{`"a.md|b.md"`, `record "a.md|b.md" must name one file`},
+		{`"./a.md"`, `record "./a.md" must name one file`},
+		{`a.md, a.md`, `record "a.md" is listed twice`},
+	} {
+		_, err := Compile("g", []byte(fmt.Sprintf(base, tt.records)), testRegistry(t, nil))
+		assert.ErrorContains(t, err, tt.want, tt.records)
+	}
+	g, err := Compile("g", []byte(fmt.Sprintf(base, "evidence/self-review.md")), testRegistry(t, nil))
+	require.NoError(t, err)
+	assert.True(t, g.IsRecord("./evidence/self-review.md"))
+	assert.False(t, g.IsRecord("evidence/critic-review.md"))
 }
