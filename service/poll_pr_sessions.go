@@ -251,7 +251,7 @@ func (c *promptCache) inner(ctx context.Context, s *Service, sess *session, l in
 // to do, why it runs again when it does, where to work and how to claim.
 func (s *Service) innerPrompt(ctx context.Context, sess *session, l innerLoop, n *runtime.Node, id, workdir string, own bool) (string, error) {
 	var b strings.Builder
-	a := gates.Assignment{WorkItem: id, PR: l.link.Number}
+	a := gates.Assignment{WorkItem: id, PR: l.link.Number, LoopDir: l.link.InnerLoop}
 	if sess.rt.Origin == "" || !runtime.SameRepo(l.link.Repo, sess.rt.Origin) {
 		a.PRRepo = l.link.Repo
 	}

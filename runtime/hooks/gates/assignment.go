@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/the-loop/the-loop/runtime"
@@ -16,6 +17,9 @@ type Assignment struct {
 	// PR and PRRepo scope an inner loop's assignment to its pull request.
 	PR     int
 	PRRepo string
+	// LoopDir is an inner loop's own folder under the spec folder, where
+	// the graph's records live ("" for the item's own loop).
+	LoopDir string
 	// Surface is where the outer loop's artifacts are iterated
 	// (pull-request, work-item, or "" for a loop that places none).
 	Surface string
@@ -45,7 +49,7 @@ func AssignmentText(g *runtime.Graph, n *runtime.Node, a Assignment) string {
 	}
 	b.WriteString("\n")
 	if len(n.Produces) > 0 {
-		fmt.Fprintf(&b, "  produce: %s\n", strings.Join(n.Produces, ", "))
+		fmt.Fprintf(&b, "  produce: %s\n", strings.Join(producePaths(g, n, a.LoopDir), ", "))
 		fmt.Fprintf(&b, "  iterate it on: %s\n", surfaceSentence(a))
 	}
 	if cmd := runtime.WorkCommand(n, a.Status); cmd != "" {
@@ -95,10 +99,23 @@ func DeliverAssignment(hc *runtime.HookContext) (runtime.Result, error) {
 	case hc.Node == nil || hc.Node.IsHuman() || hc.Node.Terminal:
 		return runtime.Skipped(HookDeliverAssignment, "a human gate or a finished walk is announced, never assigned"), nil
 	}
-	text := AssignmentText(hc.Graph, hc.Node, Assignment{WorkItem: hc.WorkItem.ID, Surface: hc.State.Surface})
+	text := AssignmentText(hc.Graph, hc.Node, Assignment{WorkItem: hc.WorkItem.ID, Surface: hc.State.Surface, LoopDir: hc.WorkItem.LoopDir})
 	how, err := hc.Assignments.Deliver(hc.Context, hc.WorkItem.ID, hc.NodeID(), text)
 	if err != nil {
 		return runtime.OK(HookDeliverAssignment, gateData("delivered", false, "error", err.Error())), nil
 	}
 	return runtime.OK(HookDeliverAssignment, gateData("delivered", true, "how", how)), nil
+}
+
+// producePaths names what node n produces, each a record of an inner loop
+// under that loop's own folder, so a session writes it where the gate reads.
+func producePaths(g *runtime.Graph, n *runtime.Node, loopDir string) []string {
+	out := make([]string, len(n.Produces))
+	for i, p := range n.Produces {
+		out[i] = p
+		if loopDir != "" && g != nil && g.IsRecord(p) {
+			out[i] = path.Join(loopDir, p)
+		}
+	}
+	return out
 }

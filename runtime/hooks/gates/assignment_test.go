@@ -51,3 +51,24 @@ func TestAssignmentNamesNoCommandForASkippedOrFinishedNode(t *testing.T) {
 		})
 	}
 }
+
+// TestAPullRequestLoopsAssignmentNamesItsOwnRecordFolder: a pull request
+// loop's review record is assigned under the loop's own folder, where its
+// gate reads it; what it reads from the item keeps its bare name.
+func TestAPullRequestLoopsAssignmentNamesItsOwnRecordFolder(t *testing.T) {
+	g := hooktest.CompileShipped(t, "pdlc-pr-loop")
+	var review *runtime.Node
+	for _, id := range []string{"self-review", "critic-review"} {
+		n, ok := g.Node(id)
+		require.True(t, ok, id)
+		require.NotEmpty(t, n.Produces, id)
+		review = n
+		text := AssignmentText(g, n, Assignment{WorkItem: "issue-7", PR: 8, LoopDir: "pr-loops/pr-8"})
+		assert.Contains(t, text, "  produce: pr-loops/pr-8/"+n.Produces[0]+"\n", id)
+	}
+	assert.Contains(t, AssignmentText(g, review, Assignment{WorkItem: "issue-7"}), "  produce: "+review.Produces[0]+"\n",
+		"the item's own loop keeps the bare name")
+	other := &runtime.Node{ID: "x", Produces: []string{"design.md"}}
+	assert.Contains(t, AssignmentText(g, other, Assignment{WorkItem: "issue-7", PR: 8, LoopDir: "pr-loops/pr-8"}), "  produce: design.md\n",
+		"a file that is not a record stays the item's")
+}
