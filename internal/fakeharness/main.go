@@ -43,6 +43,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +64,10 @@ type directives struct {
 	cost                      float64
 	envDump, probe, prCreate  bool
 	critic                    string
+	// loopDir and records are a pull request loop's own folder and the
+	// files it keeps there, as the prompt names them.
+	loopDir string
+	records []string
 }
 
 func main() {
@@ -133,7 +138,7 @@ func run(o options) error {
 			return err
 		}
 	}
-	if err := playScript(o, scriptNode); err != nil {
+	if err := playScript(o, scriptNode, d); err != nil {
 		return err
 	}
 	if d.prCreate {
@@ -142,7 +147,7 @@ func run(o options) error {
 		}
 	}
 	if d.critic != "" {
-		if err := criticRound(o, d.critic); err != nil {
+		if err := criticRound(o, d.critic, d); err != nil {
 			return err
 		}
 	}
@@ -161,11 +166,22 @@ func run(o options) error {
 	return nil
 }
 
+// recordsRE reads the prompt's line naming a pull request loop's own
+// record folder and the files it keeps there.
+var recordsRE = regexp.MustCompile(`^This pull request's loop keeps its own records in (\S+)/: ([^.]+(?:\.md[^.]*)*)\. Write them there`)
+
 func parse(prompt string) directives {
 	var d directives
 	sc := bufio.NewScanner(strings.NewReader(prompt))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
+		if m := recordsRE.FindStringSubmatch(line); m != nil {
+			d.loopDir = m[1]
+			for _, r := range strings.Split(m[2], ",") {
+				d.records = append(d.records, strings.TrimSpace(r))
+			}
+			continue
+		}
 		if rest, ok := strings.CutPrefix(line, "artifact:"); ok {
 			d.artifacts = append(d.artifacts, strings.TrimSpace(rest))
 			continue

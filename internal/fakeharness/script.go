@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ func scriptDirectives(script, node string) string {
 
 // playScript writes the node's scripted files into the item's spec folder,
 // commits them and pushes the branch.
-func playScript(o options, node string) error {
+func playScript(o options, node string, asked directives) error {
 	if o.script == "" || node == "" {
 		return nil
 	}
@@ -60,7 +61,7 @@ func playScript(o options, node string) error {
 		if err != nil {
 			return err
 		}
-		target := filepath.Join(spec, strings.TrimSuffix(rel, ".sed"))
+		target := asked.place(spec, strings.TrimSuffix(rel, ".sed"))
 		if strings.HasSuffix(rel, ".sed") {
 			if body, err = edit(filepath.Join(o.workdir, target), string(body)); err != nil {
 				return err
@@ -204,7 +205,7 @@ var runIDRE = regexp.MustCompile(`run (cr-[A-Za-z0-9-]+):`)
 // recorded on the loop the session works, and writes, commits and pushes
 // the round table naming it (a round with no new finding, so the review
 // may stop).
-func criticRound(o options, name string) error {
+func criticRound(o options, name string, d directives) error {
 	spec := filepath.Join("docs", "specs", o.item)
 	prompt := filepath.Join(spec, "review-assignment.md")
 	if err := os.MkdirAll(filepath.Join(o.workdir, spec, "evidence"), 0o755); err != nil {
@@ -222,7 +223,10 @@ func criticRound(o options, name string) error {
 		return fmt.Errorf("critic_run named no run: %s", out)
 	}
 	table := "# Critic review\n\n| Round | Critic | Run | Findings | New findings |\n|---|---|---|---|---|\n| 1 | " + name + " | " + m[1] + " | 0 | 0 |\n"
-	record := filepath.Join(spec, "evidence", "critic-review.md")
+	record := d.place(spec, "evidence/critic-review.md")
+	if err := os.MkdirAll(filepath.Join(o.workdir, filepath.Dir(record)), 0o755); err != nil {
+		return err
+	}
 	if err := os.WriteFile(filepath.Join(o.workdir, record), []byte(table), 0o644); err != nil {
 		return err
 	}
@@ -237,4 +241,14 @@ func criticRound(o options, name string) error {
 		}
 	}
 	return nil
+}
+
+// place is where the agent writes file rel of the spec folder spec,
+// relative to its working tree: a pull request loop's record goes in that
+// loop's own folder, as its prompt names it.
+func (d directives) place(spec, rel string) string {
+	if d.loopDir != "" && slices.Contains(d.records, filepath.ToSlash(rel)) {
+		return filepath.Join(filepath.FromSlash(d.loopDir), rel)
+	}
+	return filepath.Join(spec, rel)
 }
