@@ -7,7 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/the-loop/the-loop/continuity"
+	"github.com/the-loop/the-loop/agents/continuity"
 	"github.com/the-loop/the-loop/service"
 )
 

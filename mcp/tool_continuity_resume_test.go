@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/continuity"
+	"github.com/the-loop/the-loop/agents/continuity"
 )
 
 // Fault 11 (continuity): a set that refuses updates can be resumed over MCP;

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/continuity"
+	"github.com/the-loop/the-loop/agents/continuity"
 )
 
 // liveCheckout is a git checkout with a live continuity set, started the

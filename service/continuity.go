@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/the-loop/the-loop/continuity"
+	"github.com/the-loop/the-loop/agents/continuity"
 )
 
 // continuityLocks holds one mutex per repository root, so that continuity

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/the-loop/the-loop/continuity"
+	"github.com/the-loop/the-loop/agents/continuity"
 	"github.com/the-loop/the-loop/service"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/continuity"
+	"github.com/the-loop/the-loop/agents/continuity"
 )
 
 // contRepo makes a real git repository with an origin remote.

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/the-loop/the-loop/continuity"
+	"github.com/the-loop/the-loop/agents/continuity"
 	"github.com/the-loop/the-loop/service"
 )
 

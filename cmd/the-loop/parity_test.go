@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/continuity"
+	"github.com/the-loop/the-loop/agents/continuity"
 	"github.com/the-loop/the-loop/handoff"
 	loopmcp "github.com/the-loop/the-loop/mcp"
 	"github.com/the-loop/the-loop/mcp/transport"
