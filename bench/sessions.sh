@@ -14,7 +14,7 @@ count=${COUNT:-3}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-go test ./sessions -run '^$' -bench '^BenchmarkCycle(Noop|100Items20Live)$' \
+go test ./agents/sessions -run '^$' -bench '^BenchmarkCycle(Noop|100Items20Live)$' \
   -benchtime "${cycles}x" -count "$count" 2>/dev/null | grep '^Benchmark' | tee "$out" >&2
 
 # metric NAME UNIT: the median over -count runs of the value before UNIT.

@@ -16,7 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/the-loop/the-loop/critic"
+	"github.com/the-loop/the-loop/agents/critic"
 )
 
 // EnvConfig names the environment variable that overrides the config path.

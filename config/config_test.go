@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/critic"
+	"github.com/the-loop/the-loop/agents/critic"
 )
 
 func TestParseDefaults(t *testing.T) {

@@ -3,8 +3,8 @@ package config
 import (
 	"gopkg.in/yaml.v3"
 
-	"github.com/the-loop/the-loop/critic"
-	"github.com/the-loop/the-loop/harness"
+	"github.com/the-loop/the-loop/agents/critic"
+	"github.com/the-loop/the-loop/agents/harness"
 )
 
 // Config is the whole operator configuration. Every key is documented in

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"path/filepath"
 
-	"github.com/the-loop/the-loop/harness"
-	"github.com/the-loop/the-loop/sessions"
+	"github.com/the-loop/the-loop/agents/harness"
+	"github.com/the-loop/the-loop/agents/sessions"
 )
 
 // Sessions is the `sessions:` block: the supervisor's limits (sessions.Config,

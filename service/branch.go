@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/the-loop/the-loop/workspace"
+	"github.com/the-loop/the-loop/agents/workspace"
 )
 
 // checkedOutBranch is the branch the git checkout at root has checked out

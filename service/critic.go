@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/the-loop/the-loop/critic"
+	"github.com/the-loop/the-loop/agents/critic"
 	"github.com/the-loop/the-loop/internal/nearest"
 	"github.com/the-loop/the-loop/runtime"
 )

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/agents/critic"
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/config/repoconfig"
-	"github.com/the-loop/the-loop/critic"
 	"github.com/the-loop/the-loop/internal/testbin"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/store"

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/the-loop/the-loop/agents/sessions"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/control"
-	"github.com/the-loop/the-loop/sessions"
 	"github.com/the-loop/the-loop/store"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/harness"
+	"github.com/the-loop/the-loop/agents/harness"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/store"
 )

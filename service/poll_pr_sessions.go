@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/the-loop/the-loop/agents/sessions"
+	"github.com/the-loop/the-loop/agents/workspace"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/checklist"
 	"github.com/the-loop/the-loop/runtime/hooks/gates"
-	"github.com/the-loop/the-loop/sessions"
-	"github.com/the-loop/the-loop/workspace"
 )
 
 // prLine is one pull request loop of an item, as its status comment shows

@@ -13,16 +13,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/agents/harness"
+	"github.com/the-loop/the-loop/agents/sessions"
+	"github.com/the-loop/the-loop/agents/workspace"
 	"github.com/the-loop/the-loop/config"
-	"github.com/the-loop/the-loop/harness"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/providertest"
 	"github.com/the-loop/the-loop/internal/testbin"
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/sessions"
 	"github.com/the-loop/the-loop/store"
-	"github.com/the-loop/the-loop/workspace"
 )
 
 // prSessionRig polls octo/widgets (issue #1 is the item) and octo/infra,

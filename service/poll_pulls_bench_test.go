@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/agents/workspace"
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/integrations"
@@ -20,7 +21,6 @@ import (
 	"github.com/the-loop/the-loop/integrations/providertest"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/store"
-	"github.com/the-loop/the-loop/workspace"
 )
 
 // pullBenchItems is how many work items, each with one open pull request,

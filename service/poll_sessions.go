@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/the-loop/the-loop/agents/sessions"
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/sessions"
 )
 
 // sessionKey names what a session is for: a work item of a repository

@@ -11,16 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/the-loop/the-loop/agents/harness"
+	"github.com/the-loop/the-loop/agents/sessions"
+	"github.com/the-loop/the-loop/agents/workspace"
 	"github.com/the-loop/the-loop/config"
-	"github.com/the-loop/the-loop/harness"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/providertest"
 	"github.com/the-loop/the-loop/internal/testbin"
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/sessions"
 	"github.com/the-loop/the-loop/store"
-	"github.com/the-loop/the-loop/workspace"
 )
 
 // actingRig is a poller over n watched issues of the fake GitHub, with a

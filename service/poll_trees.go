@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/the-loop/the-loop/agents/workspace"
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/workspace"
 )
 
 // polledItem is one watched issue as a cycle handles it.

@@ -7,12 +7,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/the-loop/the-loop/agents/workspace"
 	"github.com/the-loop/the-loop/graphs"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/checklist"
-	"github.com/the-loop/the-loop/workspace"
 )
 
 // prLoop is the inner loop every pull request of a work item walks.

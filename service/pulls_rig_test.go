@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/agents/critic"
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/config/repoconfig"
-	"github.com/the-loop/the-loop/critic"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/providertest"

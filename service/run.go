@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/the-loop/the-loop/agents/sessions"
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/sessions"
 )
 
 // RunRequest drives one work item in the foreground (`the-loop run`).

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/the-loop/the-loop/sessions"
+	"github.com/the-loop/the-loop/agents/sessions"
 )
 
 // SessionsReport is the session step of a poll cycle.

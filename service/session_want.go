@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/the-loop/the-loop/agents/sessions"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/gates"
-	"github.com/the-loop/the-loop/sessions"
 )
 
 // sessionWant is what item id asks of the session supervisor where it

@@ -3,9 +3,9 @@ package service
 import (
 	"context"
 
+	"github.com/the-loop/the-loop/agents/sessions"
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/sessions"
 	"github.com/the-loop/the-loop/store"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/the-loop/the-loop/sessions"
+	"github.com/the-loop/the-loop/agents/sessions"
 	"github.com/the-loop/the-loop/store"
 )
 

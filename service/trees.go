@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/the-loop/the-loop/agents/workspace"
 	"github.com/the-loop/the-loop/config"
-	"github.com/the-loop/the-loop/workspace"
 )
 
 // Trees gives every polled work item its own working tree: one

@@ -8,13 +8,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/the-loop/the-loop/agents/critic"
+	"github.com/the-loop/the-loop/agents/sessions"
 	"github.com/the-loop/the-loop/config"
-	"github.com/the-loop/the-loop/critic"
 	"github.com/the-loop/the-loop/integrations/providers"
 	"github.com/the-loop/the-loop/integrations/slack"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
-	"github.com/the-loop/the-loop/sessions"
 	"github.com/the-loop/the-loop/store"
 )
 

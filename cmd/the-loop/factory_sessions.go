@@ -6,12 +6,12 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/the-loop/the-loop/agents/sessions"
+	"github.com/the-loop/the-loop/agents/workspace"
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/proc"
 	"github.com/the-loop/the-loop/service"
-	"github.com/the-loop/the-loop/sessions"
 	"github.com/the-loop/the-loop/store"
-	"github.com/the-loop/the-loop/workspace"
 )
 
 // sessionStateDir is where session files live: sessions.stateDir, else

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/critic"
+	"github.com/the-loop/the-loop/agents/critic"
 	"github.com/the-loop/the-loop/runtime"
 )
 

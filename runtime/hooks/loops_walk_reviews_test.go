@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/critic"
+	"github.com/the-loop/the-loop/agents/critic"
 	"github.com/the-loop/the-loop/runtime"
 )
 

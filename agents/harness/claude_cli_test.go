@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 // e2e/install-claude.sh installs, or claude on PATH.
 func claudeBinary(t *testing.T) string {
 	t.Helper()
-	for _, p := range []string{os.Getenv("THE_LOOP_CLAUDE"), filepath.Join("..", "e2e", "claude", "node_modules", ".bin", "claude")} {
+	for _, p := range []string{os.Getenv("THE_LOOP_CLAUDE"), filepath.Join("..", "..", "e2e", "claude", "node_modules", ".bin", "claude")} {
 		if p == "" {
 			continue
 		}

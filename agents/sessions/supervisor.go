@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/the-loop/the-loop/harness"
+	"github.com/the-loop/the-loop/agents/harness"
 	"github.com/the-loop/the-loop/proc"
 	"github.com/the-loop/the-loop/store"
 )

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/the-loop/the-loop/harness"
+	"github.com/the-loop/the-loop/agents/harness"
 	"github.com/the-loop/the-loop/store"
 )
 

@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/the-loop/the-loop/harness"
+	"github.com/the-loop/the-loop/agents/harness"
 )
 
 // Runners.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/the-loop/the-loop/harness"
+	"github.com/the-loop/the-loop/agents/harness"
 )
 
 // Want is one work item standing on an agent node: the desired state the

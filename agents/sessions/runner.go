@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/the-loop/the-loop/harness"
+	"github.com/the-loop/the-loop/agents/harness"
 	"github.com/the-loop/the-loop/proc"
 	"github.com/the-loop/the-loop/store"
 )

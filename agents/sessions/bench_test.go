@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/the-loop/the-loop/harness"
+	"github.com/the-loop/the-loop/agents/harness"
 	"github.com/the-loop/the-loop/internal/testbin"
 	"github.com/the-loop/the-loop/store"
 )

@@ -15,10 +15,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/harness"
+	"github.com/the-loop/the-loop/agents/harness"
+	"github.com/the-loop/the-loop/agents/workspace"
 	"github.com/the-loop/the-loop/internal/testbin"
 	"github.com/the-loop/the-loop/store"
-	"github.com/the-loop/the-loop/workspace"
 )
 
 func TestMain(m *testing.M) {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/the-loop/the-loop/harness"
+	"github.com/the-loop/the-loop/agents/harness"
 	"github.com/the-loop/the-loop/store"
 )
 
