@@ -19,7 +19,7 @@ targets=(
   "./runtime                FuzzParseState                      20000"
   "./runtime                FuzzParseTicketRef                  40000"
   "./integrations/providers FuzzParseRef                        40000"
-  "./review                 FuzzDecide                          40000"
+  "./runtime/review                 FuzzDecide                          40000"
 )
 for t in "${targets[@]}"; do
   read -r pkg name count <<<"$t"

@@ -7,8 +7,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
 	"github.com/the-loop/the-loop/service"
 )
 

@@ -5,8 +5,8 @@ import (
 	"errors"
 	goruntime "runtime"
 
-	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
 )
 
 // CheckRequest selects what check evaluates and, for a caller that

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/the-loop/the-loop/config/repoconfig"
-	"github.com/the-loop/the-loop/dag"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/relations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/dag"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
 	"github.com/the-loop/the-loop/store"
 )
 

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
 )
 
 // GateRequest configures one stop-hook evaluation.

@@ -7,8 +7,8 @@ import (
 	"os"
 	"slices"
 
-	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/internal/nearest"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
 	"github.com/the-loop/the-loop/store"
 )
 

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/config"
-	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/integrations/slack"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
 )
 
 // slackFake is an incoming webhook: it keeps the text of every post, and

@@ -9,8 +9,8 @@ import (
 	"log/slog"
 	"path/filepath"
 
-	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
 	"github.com/the-loop/the-loop/store"
 )
 

@@ -6,11 +6,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/the-loop/the-loop/dag"
 	"github.com/the-loop/the-loop/graphs"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/relations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/dag"
 	"github.com/the-loop/the-loop/store"
 )
 

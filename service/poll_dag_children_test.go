@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/dag"
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime/dag"
 )
 
 // armEpic arms the seeded issue #1 as a parent whose selection ticks

@@ -11,12 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/config"
-	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/jira"
 	"github.com/the-loop/the-loop/integrations/providertest"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
 )
 
 // dagRig is a project on the fake GitHub (octo/widgets) and the fake Jira

@@ -17,7 +17,7 @@ import (
 	"github.com/the-loop/the-loop/runtime/checklist"
 	"github.com/the-loop/the-loop/runtime/control"
 	"github.com/the-loop/the-loop/runtime/hooks/ship"
-	"github.com/the-loop/the-loop/shipready"
+	"github.com/the-loop/the-loop/runtime/shipready"
 )
 
 // readSpecFile reads name from the spec folder dir, confined to it.

@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/the-loop/the-loop/config/repoconfig"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
 )
 
 // CheckSources refuses, before the first cycle, a source the poller could

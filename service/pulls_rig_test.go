@@ -13,12 +13,12 @@ import (
 
 	"github.com/the-loop/the-loop/agents/critic"
 	"github.com/the-loop/the-loop/config"
-	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/providertest"
 	"github.com/the-loop/the-loop/internal/testbin"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
 	"github.com/the-loop/the-loop/store"
 )
 

@@ -12,9 +12,9 @@ import (
 	"github.com/the-loop/the-loop/agents/critic"
 	"github.com/the-loop/the-loop/agents/sessions"
 	"github.com/the-loop/the-loop/config"
-	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
 	"github.com/the-loop/the-loop/store"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/config"
-	"github.com/the-loop/the-loop/config/repoconfig"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
 )
 
 // implementationRig is a repository whose repository config declares

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/proc"
-	"github.com/the-loop/the-loop/review"
+	"github.com/the-loop/the-loop/runtime/review"
 )
 
 // Defaults applied by Config.ApplyDefaults.

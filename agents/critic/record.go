@@ -13,7 +13,7 @@ import (
 	"regexp"
 
 	"github.com/the-loop/the-loop/internal/atomicfile"
-	"github.com/the-loop/the-loop/review"
+	"github.com/the-loop/the-loop/runtime/review"
 	"github.com/the-loop/the-loop/store"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/review"
+	"github.com/the-loop/the-loop/runtime/review"
 	"github.com/the-loop/the-loop/store"
 )
 

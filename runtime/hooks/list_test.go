@@ -17,7 +17,7 @@ import (
 	"github.com/the-loop/the-loop/runtime/hooks/gates"
 	"github.com/the-loop/the-loop/runtime/hooks/hooktest"
 	"github.com/the-loop/the-loop/runtime/hooks/ship"
-	"github.com/the-loop/the-loop/shipready"
+	"github.com/the-loop/the-loop/runtime/shipready"
 )
 
 func TestTheListBuildsARegistryOfEveryHook(t *testing.T) {

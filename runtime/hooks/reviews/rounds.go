@@ -10,9 +10,9 @@ import (
 	"io/fs"
 	"slices"
 
-	"github.com/the-loop/the-loop/review"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
+	"github.com/the-loop/the-loop/runtime/review"
 )
 
 // HookReviewRounds gates a review node's round table.

@@ -10,7 +10,7 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
-	"github.com/the-loop/the-loop/shipready"
+	"github.com/the-loop/the-loop/runtime/shipready"
 )
 
 // HookPostBriefing posts the reviewer briefing on each pull request.

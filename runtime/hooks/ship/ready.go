@@ -8,7 +8,7 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
-	"github.com/the-loop/the-loop/shipready"
+	"github.com/the-loop/the-loop/runtime/shipready"
 )
 
 // HookReadyToShip reads GitHub for each pull request's head commit and

@@ -12,7 +12,7 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/providertest"
-	"github.com/the-loop/the-loop/shipready"
+	"github.com/the-loop/the-loop/runtime/shipready"
 )
 
 // snapshot reads pull request n the way the ready-to-ship hook does.

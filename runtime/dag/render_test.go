@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/dag"
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime/dag"
 )
 
 // sample is the chain under epic #1 with #2 at design and a cross-tracker

@@ -11,12 +11,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/dag"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/jira"
 	"github.com/the-loop/the-loop/integrations/providertest"
 	"github.com/the-loop/the-loop/integrations/relations"
+	"github.com/the-loop/the-loop/runtime/dag"
 )
 
 // testProject is an epic on the fake GitHub with three sub-issues in a

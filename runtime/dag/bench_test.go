@@ -3,8 +3,8 @@ package dag_test
 import (
 	"testing"
 
-	"github.com/the-loop/the-loop/dag"
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime/dag"
 )
 
 // project500 is a 500-item project: one epic, children in ten layers, each

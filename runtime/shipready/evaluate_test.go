@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/the-loop/the-loop/integrations"
-	"github.com/the-loop/the-loop/shipready"
+	"github.com/the-loop/the-loop/runtime/shipready"
 )
 
 var (

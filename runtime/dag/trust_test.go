@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/the-loop/the-loop/dag"
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime/dag"
 )
 
 // TestRelationsCanOnlyHold is the trust boundary in code: whoever edits a

@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/dag"
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/runtime/dag"
 )
 
 func issue(n int) integrations.Ref {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime/markdown"
-	"github.com/the-loop/the-loop/shipready"
+	"github.com/the-loop/the-loop/runtime/shipready"
 )
 
 // The plugin's operating-model skill ships the PR-briefing and
@@ -20,7 +20,7 @@ import (
 
 func pluginTemplate(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "skills", "operating-model", "templates", filepath.FromSlash(name)))
+	data, err := os.ReadFile(filepath.Join("..", "..", "skills", "operating-model", "templates", filepath.FromSlash(name)))
 	require.NoError(t, err)
 	return strings.ReplaceAll(string(data), "{{id}}", "issue-12")
 }
