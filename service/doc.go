@@ -1,7 +1,7 @@
 // Package service is the core every surface calls: each CLI verb and each
 // MCP tool is a thin binding over one method here, of one shape — a request
 // in, a result carrying its warnings out — so the two cannot drift. It
-// resolves a repository (config/repoconfig), compiles the shipped loops,
+// resolves a repository (runtime/repoconfig), compiles the shipped loops,
 // keeps state in the store (store.Handle, opened on first use) and runs the
 // runtime; the poller is the service run on a timer.
 //

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/the-loop/the-loop/lockfile"
+	"github.com/the-loop/the-loop/internal/lockfile"
 )
 
 // PollLockPath is the poller's single-instance lock file, beside the store

@@ -7,8 +7,8 @@ import (
 
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
-	"github.com/the-loop/the-loop/integrations/httpx"
 	"github.com/the-loop/the-loop/integrations/providers"
+	"github.com/the-loop/the-loop/internal/httpx"
 	"github.com/the-loop/the-loop/store"
 )
 

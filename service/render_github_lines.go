@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/the-loop/the-loop/runtime/markdown"
+	"github.com/the-loop/the-loop/internal/markdown"
 )
 
 // maxLocateBytes bounds the artifact read to place a finding on a line.

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
 // parsedCommand is a workflow command as GitHub's runner reads it

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/the-loop/the-loop/integrations/httpx"
+	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 // Bounds of the conditional-request cache.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/internal/atomicfile"
-	"github.com/the-loop/the-loop/lockfile"
+	"github.com/the-loop/the-loop/internal/lockfile"
 )
 
 // lockName is the continuity lock file, kept in the checkout's git

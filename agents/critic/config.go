@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/the-loop/the-loop/proc"
+	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/runtime/review"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/the-loop/the-loop/proc"
+	"github.com/the-loop/the-loop/internal/proc"
 )
 
 // Status says whether one configured critic can run here.

@@ -16,7 +16,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/the-loop/the-loop/proc"
+	"github.com/the-loop/the-loop/internal/proc"
 )
 
 // Adapters.

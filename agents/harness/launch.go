@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/the-loop/the-loop/proc"
+	"github.com/the-loop/the-loop/internal/proc"
 )
 
 // Launch is one session to start: the assignment and where it runs.

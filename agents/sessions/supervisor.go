@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/agents/harness"
-	"github.com/the-loop/the-loop/proc"
+	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/store"
 )
 

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/the-loop/the-loop/proc"
+	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/store"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/the-loop/the-loop/proc"
+	"github.com/the-loop/the-loop/internal/proc"
 )
 
 // gitTimeout bounds one git command; fetch and push talk to a remote.

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/the-loop/the-loop/proc"
+	"github.com/the-loop/the-loop/internal/proc"
 )
 
 // Identity is the author of the commits the loop makes.

@@ -9,7 +9,7 @@ import (
 	"github.com/the-loop/the-loop/agents/sessions"
 	"github.com/the-loop/the-loop/agents/workspace"
 	"github.com/the-loop/the-loop/config"
-	"github.com/the-loop/the-loop/proc"
+	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/service"
 	"github.com/the-loop/the-loop/store"
 )

@@ -1,6 +1,6 @@
 // Package github is the GitHub provider (github.com and GitHub Enterprise
 // Server), built on google/go-github. Requests go through the shared
-// retrying transport (integrations/httpx): primary and secondary rate limits
+// retrying transport (internal/httpx): primary and secondary rate limits
 // are honoured, 5xx storms are retried with bounded backoff, and comment
 // listings are conditional so an idle poll costs no quota.
 package github
@@ -18,7 +18,7 @@ import (
 	gh "github.com/google/go-github/v62/github"
 
 	"github.com/the-loop/the-loop/integrations"
-	"github.com/the-loop/the-loop/integrations/httpx"
+	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 // System is the provider name.

@@ -15,7 +15,7 @@ import (
 	gh "github.com/google/go-github/v62/github"
 
 	"github.com/the-loop/the-loop/integrations"
-	"github.com/the-loop/the-loop/integrations/httpx"
+	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 var _ integrations.ReviewThreadLister = (*Provider)(nil)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/integrations"
-	"github.com/the-loop/the-loop/integrations/httpx"
+	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 // errorBody is Jira's error document.

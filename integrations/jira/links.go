@@ -9,7 +9,7 @@ import (
 	jira "github.com/andygrunwald/go-jira"
 
 	"github.com/the-loop/the-loop/integrations"
-	"github.com/the-loop/the-loop/integrations/httpx"
+	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 var _ integrations.TicketLinker = (*Provider)(nil)

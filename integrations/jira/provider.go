@@ -19,7 +19,7 @@ import (
 	jira "github.com/andygrunwald/go-jira"
 
 	"github.com/the-loop/the-loop/integrations"
-	"github.com/the-loop/the-loop/integrations/httpx"
+	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 // System is the provider name.

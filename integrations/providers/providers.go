@@ -14,9 +14,9 @@ import (
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
-	"github.com/the-loop/the-loop/integrations/httpx"
 	"github.com/the-loop/the-loop/integrations/jira"
 	"github.com/the-loop/the-loop/integrations/slack"
+	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 // Systems are the ticket systems New accepts.

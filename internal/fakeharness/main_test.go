@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/agents/harness"
+	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/internal/testbin"
-	"github.com/the-loop/the-loop/proc"
 )
 
 func TestMain(m *testing.M) {

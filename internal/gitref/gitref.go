@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/the-loop/the-loop/runtime/plaintext"
+	"github.com/the-loop/the-loop/internal/plaintext"
 )
 
 // CheckBranch applies `git check-ref-format --branch` to name: no empty or

@@ -11,7 +11,7 @@ import (
 
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
-	"github.com/the-loop/the-loop/runtime/markdown"
+	"github.com/the-loop/the-loop/internal/markdown"
 )
 
 // NormalizeLogin returns a login as the rule compares it: surrounding space

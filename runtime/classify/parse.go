@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/the-loop/the-loop/runtime/plaintext"
+	"github.com/the-loop/the-loop/internal/plaintext"
 )
 
 // reply is one comment as the readers see it: the author's own words,

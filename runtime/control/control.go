@@ -30,7 +30,7 @@ import (
 	"sync"
 
 	"github.com/the-loop/the-loop/config"
-	"github.com/the-loop/the-loop/runtime/plaintext"
+	"github.com/the-loop/the-loop/internal/plaintext"
 )
 
 // Command is one control command.

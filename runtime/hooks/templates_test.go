@@ -14,13 +14,13 @@ import (
 	"github.com/the-loop/the-loop/agents/critic"
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/graphs"
+	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/artifacts"
 	"github.com/the-loop/the-loop/runtime/hooks/gates"
 	"github.com/the-loop/the-loop/runtime/hooks/hooktest"
 	"github.com/the-loop/the-loop/runtime/hooks/reviews"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
-	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
 // The artifact templates ship with the plugin's operating-model skill. These

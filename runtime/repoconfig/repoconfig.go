@@ -18,8 +18,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/the-loop/the-loop/graphs"
+	"github.com/the-loop/the-loop/internal/plaintext"
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/runtime/plaintext"
 )
 
 // Path is the repository config, relative to the root.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/integrations"
-	"github.com/the-loop/the-loop/runtime/markdown"
+	"github.com/the-loop/the-loop/internal/markdown"
 )
 
 // BriefingKey marks the reviewer briefing comment on a pull request; it is

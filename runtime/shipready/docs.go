@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/integrations"
-	"github.com/the-loop/the-loop/runtime/markdown"
+	"github.com/the-loop/the-loop/internal/markdown"
 )
 
 // Capability-docs conventions.

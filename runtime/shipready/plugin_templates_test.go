@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/integrations"
-	"github.com/the-loop/the-loop/runtime/markdown"
+	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime/shipready"
 )
 

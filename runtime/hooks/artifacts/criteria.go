@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
-	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
 // HookSuccessCriteria holds verification to the recorded goal.

@@ -3,9 +3,9 @@ package artifacts
 import (
 	"fmt"
 
+	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
-	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
 // HookLint lints the node's own artifacts.

@@ -5,9 +5,9 @@ import (
 
 	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
-	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
 // HookLock locks what a human gate approved.

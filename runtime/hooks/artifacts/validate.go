@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
-	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
 // HookValidate gates a node on its artifacts.

@@ -4,10 +4,10 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/handoff"
+	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/artifacts"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
-	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
 // SensitivePatterns are the paths whose mention in tasks.md or design.md

@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/handoff"
+	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/authz"
 	"github.com/the-loop/the-loop/runtime/hooks/artifacts"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
-	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
 // HookImportHandoff verifies what a handoff carried.

@@ -13,9 +13,9 @@ import (
 	"github.com/the-loop/the-loop/graphs"
 	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/handoff/handofftest"
+	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/hooktest"
-	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
 const importRecordURL = "https://github.test/o/r/issues/1#issuecomment-7"

@@ -17,8 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/internal/atomicfile"
+	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime"
-	"github.com/the-loop/the-loop/runtime/markdown"
 )
 
 // Dir gives confined access to a work item's spec folder: names are

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/config"
-	"github.com/the-loop/the-loop/proc"
+	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/runtime"
 )
 

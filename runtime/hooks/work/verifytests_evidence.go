@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/the-loop/the-loop/proc"
+	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
 )

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/the-loop/the-loop/runtime/mermaid"
+	"github.com/the-loop/the-loop/internal/mermaid"
 )
 
 // Block is one mermaid diagram found in a markdown text.

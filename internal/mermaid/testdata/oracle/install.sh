@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs mermaid's own parser (pinned in package.json and package-lock.json)
-# for runtime/mermaid's oracle test, which skips while node_modules is
+# for internal/mermaid's oracle test, which skips while node_modules is
 # missing. Idempotent: skips the install when node_modules was built from
 # the current package-lock.json.
 set -euo pipefail

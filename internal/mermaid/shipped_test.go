@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/graphs"
-	"github.com/the-loop/the-loop/runtime/markdown"
-	"github.com/the-loop/the-loop/runtime/mermaid"
+	"github.com/the-loop/the-loop/internal/markdown"
+	"github.com/the-loop/the-loop/internal/mermaid"
 	"github.com/the-loop/the-loop/service"
 )
 

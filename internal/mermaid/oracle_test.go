@@ -22,7 +22,7 @@ var oracleDir = filepath.Join("testdata", "oracle")
 func mermaidVerdicts(t *testing.T, srcs []string) []string {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(oracleDir, "node_modules", "mermaid")); err != nil {
-		t.Skip("mermaid oracle not installed; run runtime/mermaid/testdata/oracle/install.sh")
+		t.Skip("mermaid oracle not installed; run internal/mermaid/testdata/oracle/install.sh")
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
