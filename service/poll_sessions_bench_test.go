@@ -82,7 +82,7 @@ func newActingRig(b *testing.B, n, live int, acting bool) *actingRig {
 		writeFile(b, filepath.Join(script, "requirements-definition", "fake"), "hang-runs=999\n")
 		_ = os.MkdirAll(r.fakeSt, 0o700)
 		cfg.Harnesses = map[string]harness.Config{"agent": {Adapter: harness.AdapterCommand, Output: harness.OutputStreamJSON, Argv: []string{
-			testbin.Build(b, "github.com/the-loop/the-loop/internal/fakeharness"), "--prompt-file", "{prompt_file}", "--work-item", "{work_item}",
+			testbin.Build(b, "github.com/the-loop/the-loop/agents/harness/fakeharness"), "--prompt-file", "{prompt_file}", "--work-item", "{work_item}",
 			"--workdir", "{workdir}", "--state", r.fakeSt, "--script", script}}}
 		cfg.Sessions.Max = live
 		sup, err := sessions.New(cfg.Sessions.Config, sessions.Deps{Store: HandleRecorder(db), Harnesses: cfg.Harnesses,

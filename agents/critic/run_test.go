@@ -18,7 +18,7 @@ import (
 	"github.com/the-loop/the-loop/internal/testbin"
 )
 
-const fakePkg = "github.com/the-loop/the-loop/internal/fakecritic"
+const fakePkg = "github.com/the-loop/the-loop/agents/critic/fakecritic"
 
 func TestMain(m *testing.M) {
 	code := m.Run()

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-const fakePkg = "github.com/the-loop/the-loop/internal/fakeharness"
+const fakePkg = "github.com/the-loop/the-loop/agents/harness/fakeharness"
 
 // clock is a test clock: time moves only when the test says so.
 type clock struct {

@@ -67,12 +67,12 @@ func run(ctx context.Context, p printer, harness string, keep bool, build builde
 	if o.TheLoop, err = build(ctx, dir, "./cmd/the-loop"); err != nil {
 		return err
 	}
-	if o.FakeCritic, err = build(ctx, dir, "./internal/fakecritic"); err != nil {
+	if o.FakeCritic, err = build(ctx, dir, "./agents/critic/fakecritic"); err != nil {
 		return err
 	}
 	switch harness {
 	case "fake":
-		if o.FakeHarness, err = build(ctx, dir, "./internal/fakeharness"); err != nil {
+		if o.FakeHarness, err = build(ctx, dir, "./agents/harness/fakeharness"); err != nil {
 			return err
 		}
 	case "claude":

@@ -51,10 +51,10 @@ func newLoop(t *testing.T, o demo.Options) *demo.Loop {
 	t.Helper()
 	o.TheLoop = testbin.Build(t, "github.com/the-loop/the-loop/cmd/the-loop")
 	if o.Harness == "" {
-		o.FakeHarness = testbin.Build(t, "github.com/the-loop/the-loop/internal/fakeharness")
+		o.FakeHarness = testbin.Build(t, "github.com/the-loop/the-loop/agents/harness/fakeharness")
 	}
 	if o.FakeCritic == "" {
-		o.FakeCritic = testbin.Build(t, "github.com/the-loop/the-loop/internal/fakecritic")
+		o.FakeCritic = testbin.Build(t, "github.com/the-loop/the-loop/agents/critic/fakecritic")
 	}
 	o.Dir = t.TempDir()
 	log, _ := o.Log.(*syncBuffer)

@@ -18,7 +18,7 @@ var (
 )
 
 // Build compiles the main package pkg (an import path such as
-// github.com/the-loop/the-loop/internal/fakeharness) and returns the
+// github.com/the-loop/the-loop/agents/harness/fakeharness) and returns the
 // executable's path. Call Cleanup from TestMain to remove the builds.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()

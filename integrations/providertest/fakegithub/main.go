@@ -4,7 +4,7 @@
 // config, and a loopback control endpoint posts a comment as any login,
 // so you can play the authorized human:
 //
-//	go run ./internal/fakegithub
+//	go run ./integrations/providertest/fakegithub
 //	curl -d '{"author":"alice","body":"the-loop start"}' http://127.0.0.1:PORT/comment/octo/widgets/1
 //
 // It is a test fixture: it keeps everything in memory and accepts its one

@@ -47,10 +47,10 @@ func copyTree(t *testing.T, src, dst string) {
 // graph_complete returned.
 func TestClaimGoesThroughTheRealServer(t *testing.T) {
 	loop := testbin.Build(t, "github.com/the-loop/the-loop/cmd/the-loop")
-	fake := testbin.Build(t, "github.com/the-loop/the-loop/internal/fakeharness")
+	fake := testbin.Build(t, "github.com/the-loop/the-loop/agents/harness/fakeharness")
 	dir := t.TempDir()
 	repo := filepath.Join(dir, "repo")
-	copyTree(t, filepath.Join("..", "..", "testdata", "repo"), repo)
+	copyTree(t, filepath.Join("..", "..", "..", "testdata", "repo"), repo)
 	config := filepath.Join(dir, "config.yaml")
 	require.NoError(t, os.WriteFile(config, nil, 0o600))
 	write := func(name string, servers map[string]any) string {
