@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/the-loop/the-loop/internal/demo"
+	"github.com/the-loop/the-loop/examples/demo/scenario"
 )
 
 func main() {
@@ -61,7 +61,7 @@ func run(ctx context.Context, p printer, harness string, keep bool, build builde
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	o := demo.Options{Dir: dir}
+	o := scenario.Options{Dir: dir}
 	model := "opus-5"
 	step("building the-loop and the fake harness")
 	if o.TheLoop, err = build(ctx, dir, "./cmd/the-loop"); err != nil {
@@ -85,7 +85,7 @@ func run(ctx context.Context, p printer, harness string, keep bool, build builde
 	default:
 		return fmt.Errorf("-harness %q is not fake or claude", harness)
 	}
-	l, err := demo.New(ctx, o)
+	l, err := scenario.New(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -98,13 +98,13 @@ func run(ctx context.Context, p printer, harness string, keep bool, build builde
 	w := &watcher{l: l, step: step, seen: map[string]string{}}
 
 	armed := time.Now()
-	step("arm: %s comments `the-loop start` on octo/widgets#1", demo.Human)
+	step("arm: %s comments `the-loop start` on octo/widgets#1", scenario.Human)
 	l.Say(1, "Please pick this up.\n\nthe-loop start")
 	if err := w.until(ctx, "the checklist", func() bool { _, ok := l.Posted(1, "<!-- the-loop:phase-selection -->"); return ok }); err != nil {
 		return err
 	}
 	step("checklist: the loop posted the phase-selection checklist and waits; no session yet")
-	step("execute: %s unticks brainstorming and the review chain, ticks model-%s, and signs with `the-loop execute`", demo.Human, model)
+	step("execute: %s unticks brainstorming and the review chain, ticks model-%s, and signs with `the-loop execute`", scenario.Human, model)
 	l.Say(1, "- [ ] brainstorming\n- [ ] review-chain\n- [x] model-"+model+"\n\nthe-loop execute")
 	for _, gate := range []string{"requirements-approval", "design-approval", "pr-approval", "human-approval"} {
 		if gate == "pr-approval" {
@@ -117,14 +117,14 @@ func run(ctx context.Context, p printer, harness string, keep bool, build builde
 		if err := w.until(ctx, gate, func() bool { _, ok := l.Posted(1, marker); return ok }); err != nil {
 			return err
 		}
-		step("approval: %s asks for a review on the ticket; %s replies `Approved.`", gate, demo.Human)
+		step("approval: %s asks for a review on the ticket; %s replies `Approved.`", gate, scenario.Human)
 		l.Say(1, "Approved.")
 	}
 	if err := w.until(ctx, "complete", func() bool { return l.Node("issue-1") == "complete" }); err != nil {
 		return err
 	}
 	step("complete: issue-1 walked from arming to complete in %s (%s in all)", time.Since(armed).Round(time.Second), time.Since(start).Round(time.Second))
-	_ = demo.WaitFor(ctx, 30*time.Second, "the completed record on the remote", func() bool {
+	_ = scenario.WaitFor(ctx, 30*time.Second, "the completed record on the remote", func() bool {
 		out, err := exec.CommandContext(ctx, "git", "-C", l.Remote, "show", "the-loop/issue-1-seeded-ticket:docs/specs/issue-1/work-item-state.json").Output()
 		return err == nil && strings.Contains(string(out), `"currentNode": "complete"`)
 	})
@@ -135,30 +135,30 @@ func run(ctx context.Context, p printer, harness string, keep bool, build builde
 
 // approvePullRequest waits for the pull request the implementation asked
 // for and its review request, then approves it with a review.
-func approvePullRequest(ctx context.Context, w *watcher, l *demo.Loop) error {
+func approvePullRequest(ctx context.Context, w *watcher, l *scenario.Loop) error {
 	if err := w.until(ctx, "the pull request", func() bool { return l.PullRequest("issue-1") > 0 }); err != nil {
 		return err
 	}
 	pr := l.PullRequest("issue-1")
-	w.step("pull request: the poller opened %s#%d from the item's branch (the session asked for it); its loop runs while the implementation waits", demo.Repo, pr)
+	w.step("pull request: the poller opened %s#%d from the item's branch (the session asked for it); its loop runs while the implementation waits", scenario.Repo, pr)
 	marker := "<!-- the-loop:review-request pr-approval -->"
 	if err := w.until(ctx, "pr-approval", func() bool { _, ok := l.Posted(pr, marker); return ok }); err != nil {
 		return err
 	}
-	w.step("approval: the briefing is on #%d and CI is green; pr-approval asks for a review; %s approves the pull request", pr, demo.Human)
+	w.step("approval: the briefing is on #%d and CI is green; pr-approval asks for a review; %s approves the pull request", pr, scenario.Human)
 	l.Approve(pr, "Looks right.")
 	return nil
 }
 
 // watcher prints the sessions as they start and end while waiting.
 type watcher struct {
-	l    *demo.Loop
+	l    *scenario.Loop
 	step func(format string, args ...any)
 	seen map[string]string
 }
 
 func (w *watcher) until(ctx context.Context, what string, cond func() bool) error {
-	return demo.WaitFor(ctx, 10*time.Minute, what, func() bool {
+	return scenario.WaitFor(ctx, 10*time.Minute, what, func() bool {
 		w.sessions(ctx)
 		return cond()
 	})

@@ -1,4 +1,4 @@
-package demo
+package scenario
 
 // The scripted agent's work, node by node: what a session writes into the
 // item's spec folder (a file), or edits there ("old => new" lines in a

@@ -1,4 +1,4 @@
-package demo_test
+package scenario_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/internal/demo"
+	"github.com/the-loop/the-loop/examples/demo/scenario"
 	"github.com/the-loop/the-loop/internal/testbin"
 )
 
@@ -47,7 +47,7 @@ func (s *syncBuffer) String() string {
 
 // newLoop builds the binaries and a demo loop in a fresh directory, and
 // starts its poller.
-func newLoop(t *testing.T, o demo.Options) *demo.Loop {
+func newLoop(t *testing.T, o scenario.Options) *scenario.Loop {
 	t.Helper()
 	o.TheLoop = testbin.Build(t, "github.com/the-loop/the-loop/cmd/the-loop")
 	if o.Harness == "" {
@@ -62,7 +62,7 @@ func newLoop(t *testing.T, o demo.Options) *demo.Loop {
 		log = &syncBuffer{}
 	}
 	o.Log = log
-	l, err := demo.New(ctx, o)
+	l, err := scenario.New(ctx, o)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		l.Close()
@@ -75,14 +75,14 @@ func newLoop(t *testing.T, o demo.Options) *demo.Loop {
 
 func wait(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	require.NoError(t, demo.WaitFor(ctx, 90*time.Second, what, cond))
+	require.NoError(t, scenario.WaitFor(ctx, 90*time.Second, what, cond))
 }
 
-func posted(l *demo.Loop, n int, marker string) func() bool {
+func posted(l *scenario.Loop, n int, marker string) func() bool {
 	return func() bool { _, ok := l.Posted(n, marker); return ok }
 }
 
-func reviewRequested(l *demo.Loop, n int, gate string) func() bool {
+func reviewRequested(l *scenario.Loop, n int, gate string) func() bool {
 	return posted(l, n, "<!-- the-loop:review-request "+gate+" -->")
 }
 
@@ -102,7 +102,7 @@ func (s session) work() string {
 	return s.Node
 }
 
-func sessionsOf(t *testing.T, l *demo.Loop, item string) []session {
+func sessionsOf(t *testing.T, l *scenario.Loop, item string) []session {
 	t.Helper()
 	out, err := l.Run(ctx, "sessions", "list", "--config", l.Config, "--work-item", item, "--format", "json")
 	require.NoError(t, err)
@@ -120,7 +120,7 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 
 // lockedOnRemote reports whether the remote's history holds a commit the
 // loop marked for gate whose version of file is approved.
-func lockedOnRemote(t *testing.T, l *demo.Loop, branch, gate, file string) bool {
+func lockedOnRemote(t *testing.T, l *scenario.Loop, branch, gate, file string) bool {
 	t.Helper()
 	commits := gitOut(t, l.Remote, "log", "--format=%H", "--grep=^The-Loop-Gate: "+gate+"$", "refs/heads/"+branch)
 	for _, c := range strings.Fields(commits) {
@@ -150,7 +150,7 @@ const execute = "- [ ] brainstorming\n- [ ] review-chain\n- [x] model-opus-5\n\n
 // chosen model, and every lock is in the remote's history.
 func TestTheLoopRunsAnItemFromStartToComplete(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, demo.Options{})
+	l := newLoop(t, scenario.Options{})
 	require.NoError(t, l.Start())
 
 	l.Say(1, "Please pick this up.\n\nthe-loop start")
@@ -181,7 +181,7 @@ func TestTheLoopRunsAnItemFromStartToComplete(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, briefing, "the reviewer briefing is one comment on the pull request")
-	body, _ := l.GitHub.PullBody(demo.Repo, pr)
+	body, _ := l.GitHub.PullBody(scenario.Repo, pr)
 	assert.Contains(t, body, "Closes #1")
 	assert.Equal(t, "implementation", l.Node("issue-1"), "the implementation waits on the pull request's loop")
 	l.Approve(pr, "Looks right.")
@@ -207,7 +207,7 @@ func TestTheLoopRunsAnItemFromStartToComplete(t *testing.T) {
 		assert.Contains(t, []string{"exited", "stopped"}, s.State, "%s ended: %s", s.ID, s.Reason)
 		assert.Positive(t, s.Tokens, "usage is read from the transcript")
 	}
-	assert.Equal(t, demo.AgentNodes, nodes, "one session per agent node, in walk order, none relaunched")
+	assert.Equal(t, scenario.AgentNodes, nodes, "one session per agent node, in walk order, none relaunched")
 	args, err := os.ReadFile(filepath.Join(l.FakeState, "issue-1.args-1"))
 	require.NoError(t, err)
 	assert.Contains(t, string(args), "--model\nopus-5\n", "the harness process got the model")
@@ -251,7 +251,7 @@ func TestTheLoopRunsAnItemFromStartToComplete(t *testing.T) {
 // the second attempt finishes the node.
 func TestASessionKilledMidNodeIsRelaunched(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, demo.Options{})
+	l := newLoop(t, scenario.Options{})
 	require.NoError(t, l.ScriptNode("requirements-definition", "hang-runs=1"))
 	require.NoError(t, l.Start())
 	startAndExecute(t, l, 1)
@@ -281,7 +281,7 @@ func TestASessionKilledMidNodeIsRelaunched(t *testing.T) {
 // engine, with the reason, and no further session is launched.
 func TestASessionThatKeepsFailingEscalates(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, demo.Options{RelaunchMax: 1})
+	l := newLoop(t, scenario.Options{RelaunchMax: 1})
 	require.NoError(t, l.ScriptNode("requirements-definition", "fail-runs=99"))
 	require.NoError(t, l.Start())
 	startAndExecute(t, l, 1)
@@ -305,7 +305,7 @@ func TestASessionThatKeepsFailingEscalates(t *testing.T) {
 // session each at once, each in its own working tree on its own branch.
 func TestTwoItemsRunAtOnceInSeparateTrees(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, demo.Options{})
+	l := newLoop(t, scenario.Options{})
 	second := l.GitHub.SeedIssue("Second ticket", nil, true)
 	require.Equal(t, 2, second.Number)
 	require.NoError(t, l.Start())
@@ -338,7 +338,7 @@ func TestTwoItemsRunAtOnceInSeparateTrees(t *testing.T) {
 // handoff or to open a ticket are all refused.
 func TestASessionCannotReachAnotherItemOrPostAHandoff(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, demo.Options{})
+	l := newLoop(t, scenario.Options{})
 	require.NoError(t, l.ScriptNode("requirements-definition", "probe"))
 	require.NoError(t, l.Start())
 	startAndExecute(t, l, 1)
@@ -362,7 +362,7 @@ func TestASessionCannotReachAnotherItemOrPostAHandoff(t *testing.T) {
 	assert.NotContains(t, strings.Join(commentBodies(l, 1), "\n"), "the-loop:handoff", "no handoff record reached the ticket")
 }
 
-func commentBodies(l *demo.Loop, n int) []string {
+func commentBodies(l *scenario.Loop, n int) []string {
 	var out []string
 	for _, c := range l.Comments(n) {
 		out = append(out, c.Body)
@@ -386,7 +386,7 @@ func TestNoPollerSecretReachesASession(t *testing.T) {
 		"AWS_SECRET_ACCESS_KEY": "aws-secret-0042",
 	}
 	t.Parallel()
-	l := newLoop(t, demo.Options{Env: secrets})
+	l := newLoop(t, scenario.Options{Env: secrets})
 	require.NoError(t, l.Start())
 	startAndExecute(t, l, 1)
 	dump := filepath.Join(l.FakeState, "issue-1.env-1")
@@ -423,7 +423,7 @@ func TestNoPollerSecretReachesASession(t *testing.T) {
 // launched, and the item escalates with the figures.
 func TestAnItemOverItsBudgetEscalatesWithTheFigures(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, demo.Options{Sessions: "budget:\n  tokens: 2000\n"})
+	l := newLoop(t, scenario.Options{Sessions: "budget:\n  tokens: 2000\n"})
 	require.NoError(t, l.Start())
 	startAndExecute(t, l, 1)
 	wait(t, "the requirements review request", reviewRequested(l, 1, "requirements-approval"))
@@ -446,7 +446,7 @@ func TestAnItemOverItsBudgetEscalatesWithTheFigures(t *testing.T) {
 // remote accepts again, the next cycle pushes and says so in that comment.
 func TestARefusedPushIsReportedOnceAndNeverForced(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, demo.Options{})
+	l := newLoop(t, scenario.Options{})
 	require.NoError(t, l.ScriptNode("requirements-definition", "hang-runs=9"))
 	require.NoError(t, l.Start())
 	l.Say(1, "the-loop start")
@@ -476,7 +476,7 @@ func TestARefusedPushIsReportedOnceAndNeverForced(t *testing.T) {
 	assert.Len(t, markerComments(l, 1, "<!-- the-loop:working-tree -->"), 1)
 }
 
-func markerComments(l *demo.Loop, n int, marker string) []string {
+func markerComments(l *scenario.Loop, n int, marker string) []string {
 	var out []string
 	for _, b := range commentBodies(l, n) {
 		if strings.Contains(b, marker) {
@@ -491,7 +491,7 @@ func markerComments(l *demo.Loop, n int, marker string) []string {
 // paused; `the-loop resume` launches again.
 func TestPauseStopsLaunchesUntilResume(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, demo.Options{})
+	l := newLoop(t, scenario.Options{})
 	require.NoError(t, l.ScriptNode("requirements-definition", "hang-runs=1"))
 	require.NoError(t, l.Start())
 	startAndExecute(t, l, 1)
@@ -520,7 +520,7 @@ func TestPauseStopsLaunchesUntilResume(t *testing.T) {
 // until a human claims the node by hand; then the loop goes on.
 func TestAnOperatorStopsASessionAndTakesTheWorkOver(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, demo.Options{})
+	l := newLoop(t, scenario.Options{})
 	require.NoError(t, l.ScriptNode("requirements-definition", "hang-runs=9"))
 	require.NoError(t, l.Start())
 	startAndExecute(t, l, 1)
@@ -572,7 +572,7 @@ func TestAnOperatorStopsASessionAndTakesTheWorkOver(t *testing.T) {
 // what it waits for and where.
 func TestRunDrivesOneItemToTheNextHumanGate(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, demo.Options{})
+	l := newLoop(t, scenario.Options{})
 	_, err := l.Run(ctx, "graph", "start", "issue-1", "--config", l.Config, "--repo", l.Checkout, "--ref", "github:octo/widgets#1")
 	require.NoError(t, err)
 	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
@@ -596,18 +596,18 @@ func TestRunDrivesOneItemToTheNextHumanGate(t *testing.T) {
 	l.Say(1, "Approved.")
 	out, err = l.Run(ctx, "run", "issue-1", "--config", l.Config, "--repo", l.Checkout)
 	require.NoError(t, err)
-	assert.Contains(t, out, "issue-1 stopped at requirements-approval; it waits for a human: issue-1 is paused: @"+demo.Human+" paused it on the ticket (",
+	assert.Contains(t, out, "issue-1 stopped at requirements-approval; it waits for a human: issue-1 is paused: @"+scenario.Human+" paused it on the ticket (",
 		"run asks the launch rule the poller asks")
 	assert.Contains(t, out, "an authorized user lifts it by commenting `the-loop resume` on the ticket")
 	assert.Len(t, sessionsOf(t, l, "issue-1"), 1)
 	out, err = l.Run(ctx, "graph", "advance", "issue-1", "--config", l.Config, "--repo", l.Checkout)
 	assert.Error(t, err, "a refused advance exits 1")
-	assert.Contains(t, out, "issue-1 is paused: @"+demo.Human, "run recorded the hold, so every act refuses it")
+	assert.Contains(t, out, "issue-1 is paused: @"+scenario.Human, "run recorded the hold, so every act refuses it")
 }
 
 // startAndExecute arms issue n with an authorized start, waits for its
 // checklist and answers it with the execute reply every scenario uses.
-func startAndExecute(t *testing.T, l *demo.Loop, n int) {
+func startAndExecute(t *testing.T, l *scenario.Loop, n int) {
 	t.Helper()
 	l.Say(n, "the-loop start")
 	wait(t, "the checklist", posted(l, n, "<!-- the-loop:phase-selection -->"))

@@ -1,4 +1,4 @@
-package demo_test
+package scenario_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/internal/demo"
+	"github.com/the-loop/the-loop/examples/demo/scenario"
 )
 
 // TestAnEscalatedItemResumesAfterAForce: an item its sessions escalated is
@@ -17,7 +17,7 @@ import (
 // finishes the node.
 func TestAnEscalatedItemResumesAfterAForce(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, demo.Options{RelaunchMax: 1})
+	l := newLoop(t, scenario.Options{RelaunchMax: 1})
 	require.NoError(t, l.ScriptNode("requirements-definition", "fail-runs=2"))
 	require.NoError(t, l.Start())
 	startAndExecute(t, l, 1)
@@ -41,7 +41,7 @@ func TestAnEscalatedItemResumesAfterAForce(t *testing.T) {
 func TestThePollersLogIsJSONUnderLogFormatJSON(t *testing.T) {
 	t.Parallel()
 	log := &syncBuffer{}
-	l := newLoop(t, demo.Options{RelaunchMax: 1, Log: log, PollArgs: []string{"--log-format", "json"}})
+	l := newLoop(t, scenario.Options{RelaunchMax: 1, Log: log, PollArgs: []string{"--log-format", "json"}})
 	require.NoError(t, l.ScriptNode("requirements-definition", "fail-runs=99"))
 	require.NoError(t, l.Start())
 	startAndExecute(t, l, 1)

@@ -1,9 +1,9 @@
-// Package demo runs the whole loop on one machine: a fake GitHub on a
+// Package scenario runs the whole loop on one machine: a fake GitHub on a
 // loopback port, a bare git remote and the poller's checkout of it, the
 // real `the-loop poll` with a harness (the scripted fake harness, or Claude
 // Code), and helpers to act as the human on the ticket. The example under
 // examples/demo and the end-to-end tests drive it.
-package demo
+package scenario
 
 import (
 	"context"
