@@ -39,7 +39,7 @@ claude plugin install the-loop@the-loop >/dev/null
 details=$(claude plugin details the-loop@the-loop)
 inventory=$(printf '%s\n' "$details" | sed -n 's/^ *Skills ([0-9]*) *//p')
 missing=0
-for f in commands/*.md skills/*/; do
+for f in plugin/commands/*.md skills/*/; do
   name=$(basename "$f" .md)
   case ", $inventory, " in
   *", $name, "*) ;;

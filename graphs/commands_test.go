@@ -18,10 +18,10 @@ import (
 )
 
 // The plugin ships one command per command a shipped graph names
-// (commands/<name>.md, invoked as /the-loop:<name>), plus the entry commands
+// (plugin/commands/<name>.md, invoked as /the-loop:<name>), plus the entry commands
 // that no single node names.
 
-var commandsDir = filepath.Join("..", "commands")
+var commandsDir = filepath.Join("..", "plugin", "commands")
 
 // entryCommands ship without a node naming them: work-on drives any node,
 // handoff carries a conversation into the loop.
@@ -124,7 +124,7 @@ func TestEveryShippedCommandIsNamedByAGraph(t *testing.T) {
 		}
 	}
 	for _, c := range shippedCommands(t) {
-		assert.True(t, named[c] || entryCommands[c], "commands/%s.md is named by no shipped graph", c)
+		assert.True(t, named[c] || entryCommands[c], "plugin/commands/%s.md is named by no shipped graph", c)
 	}
 }
 

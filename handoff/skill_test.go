@@ -58,7 +58,7 @@ func TestSkillFrontMatter(t *testing.T) {
 }
 
 func TestCommandFrontMatter(t *testing.T) {
-	fm, body := frontMatter(t, "../commands/handoff.md")
+	fm, body := frontMatter(t, "../plugin/commands/handoff.md")
 	assert.NotEmpty(t, fm["description"])
 	assert.True(t, strings.Contains(body, "$ARGUMENTS"))
 	assert.True(t, strings.Contains(body, "`conversation-handoff` skill"))

@@ -44,6 +44,7 @@ type pluginManifest struct {
 	License     string                 `json:"license"`
 	Keywords    []string               `json:"keywords"`
 	Skills      string                 `json:"skills"`
+	Commands    string                 `json:"commands"`
 	Hooks       string                 `json:"hooks"`
 	MCPServers  map[string]serverEntry `json:"mcpServers"`
 }
@@ -64,10 +65,10 @@ func dirNames(t *testing.T, dir, suffix string) []string {
 }
 
 // TestClaudeCodePluginBringsTheWholeLoop checks the plugin layout: the
-// manifest names the skills directory and the MCP server, carries the
+// manifest names the skills and commands directories and the MCP server, carries the
 // metadata a plugin directory requires (version, author, licence) and lists
 // what ships; every skill and command exists where Claude Code discovers it;
-// and the manifest declares the stop check's hook file, stop-check/claude-code.json,
+// and the manifest declares the stop check's hook file, plugin/stop-check/claude-code.json,
 // while no hooks/hooks.json exists (Claude Code would load that one by
 // convention as well, so the stop check would run twice).
 func TestClaudeCodePluginBringsTheWholeLoop(t *testing.T) {
@@ -93,7 +94,8 @@ func TestClaudeCodePluginBringsTheWholeLoop(t *testing.T) {
 		assert.Contains(t, string(data), "\nname: "+skill+"\n", "a skill's name is its folder")
 		assert.Contains(t, manifest.Description, skill, "the description lists the %s skill", skill)
 	}
-	for _, cmd := range dirNames(t, "commands", ".md") {
+	assert.Equal(t, "./plugin/commands/", manifest.Commands, "the commands live in plugin/commands/, not in the default commands/")
+	for _, cmd := range dirNames(t, manifest.Commands, ".md") {
 		assert.Contains(t, manifest.Description, cmd, "the description lists /the-loop:%s", cmd)
 	}
 
@@ -106,12 +108,14 @@ func TestClaudeCodePluginBringsTheWholeLoop(t *testing.T) {
 			} `json:"hooks"`
 		} `json:"hooks"`
 	}
-	assert.Equal(t, "./stop-check/claude-code.json", manifest.Hooks)
+	assert.Equal(t, "./plugin/stop-check/claude-code.json", manifest.Hooks)
 	readJSON(t, manifest.Hooks, &hooks)
 	require.NotEmpty(t, hooks.Hooks["Stop"])
 	assert.Equal(t, "the-loop gate --harness claude", hooks.Hooks["Stop"][0].Hooks[0].Command, "the stop hook is the stop check")
 	_, err = os.Stat(filepath.Join(root, "hooks", "hooks.json"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "nothing else declares a hook by convention")
+	_, err = os.Stat(filepath.Join(root, "commands"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "no commands/ folder beside plugin/commands/: Claude Code would load its commands as well")
 }
 
 // TestPluginCommandAndSkillNamesAreDistinct: a command and a skill share the
@@ -121,7 +125,7 @@ func TestPluginCommandAndSkillNamesAreDistinct(t *testing.T) {
 	for _, s := range dirNames(t, "skills", "") {
 		skills[s] = true
 	}
-	for _, c := range dirNames(t, "commands", ".md") {
+	for _, c := range dirNames(t, filepath.Join("plugin", "commands"), ".md") {
 		assert.False(t, skills[c], "/the-loop:%s is both a command and a skill", c)
 	}
 }
