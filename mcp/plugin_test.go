@@ -49,13 +49,18 @@ type pluginManifest struct {
 	MCPServers  map[string]serverEntry `json:"mcpServers"`
 }
 
-// dirNames lists the entries of a repository folder, with suffix trimmed.
+// dirNames lists the entries of a repository folder, with suffix trimmed;
+// with no suffix, the subfolders only (skills/ also holds the Go package
+// that embeds them).
 func dirNames(t *testing.T, dir, suffix string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(filepath.Join(moduleRoot(t), dir))
 	require.NoError(t, err)
 	var out []string
 	for _, e := range entries {
+		if suffix == "" && !e.IsDir() {
+			continue
+		}
 		if strings.HasSuffix(e.Name(), suffix) {
 			out = append(out, strings.TrimSuffix(e.Name(), suffix))
 		}

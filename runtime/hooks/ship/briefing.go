@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"strings"
 
-	theloop "github.com/the-loop/the-loop"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
 	"github.com/the-loop/the-loop/runtime/shipready"
+	"github.com/the-loop/the-loop/skills"
 )
 
 // HookPostBriefing posts the reviewer briefing on each pull request.
@@ -50,7 +50,7 @@ func postBriefing(hc *runtime.HookContext) (runtime.Result, error) {
 	}
 	if hc.ReadOnly {
 		probe := integrations.PullRequest{HeadSHA: strings.Repeat("0", 40)}
-		if _, err := shipready.RenderBriefing(shipready.BriefingInput{Template: theloop.PRBriefingTemplate, Filled: filled, PullRequest: probe}); err != nil {
+		if _, err := shipready.RenderBriefing(shipready.BriefingInput{Template: skills.PRBriefingTemplate, Filled: filled, PullRequest: probe}); err != nil {
 			return runtime.Blocked(HookPostBriefing, runtime.Errorf(path, "%v", err)), nil
 		}
 		return runtime.Skipped(HookPostBriefing, "the briefing renders; the loop posts it on each pull request when it runs (check reads no network)"), nil
@@ -92,7 +92,7 @@ func UpsertBriefing(ctx context.Context, p integrations.Provider, ref integratio
 	if err != nil {
 		return "", err
 	}
-	body, err := shipready.RenderBriefing(shipready.BriefingInput{Template: theloop.PRBriefingTemplate, Filled: filled, PullRequest: pr})
+	body, err := shipready.RenderBriefing(shipready.BriefingInput{Template: skills.PRBriefingTemplate, Filled: filled, PullRequest: pr})
 	if err != nil {
 		return "", &RenderError{err}
 	}
