@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks the Claude Code plugin with Claude Code itself — the copy
-# e2e/install-claude.sh pinned, else @anthropic-ai/claude-code installed into
+# testdata/e2e/install-claude.sh pinned, else @anthropic-ai/claude-code installed into
 # a temporary directory (a native binary; its plugin commands need no API
 # key) — validates the manifest and the
 # marketplace strictly, installs the plugin from this repository's
@@ -12,9 +12,9 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The Claude Code e2e/install-claude.sh pinned (.ci/run installs it first),
+# The Claude Code testdata/e2e/install-claude.sh pinned (.ci/run installs it first),
 # else a fresh install.
-bin=e2e/claude/node_modules/.bin/claude
+bin=testdata/e2e/claude/node_modules/.bin/claude
 if ! "$bin" --version >/dev/null 2>&1; then
   bin=$tmp/node_modules/.bin/claude
   if ! command -v npm >/dev/null 2>&1 ||

@@ -17,8 +17,8 @@ import (
 )
 
 // End-to-end tests of the real binary. The Node ones drive it with the
-// official TypeScript SDK (e2e/*.mjs) and are skipped when node or
-// e2e/node_modules is missing (run e2e/install.sh). THE_LOOP_E2E_BINARY
+// official TypeScript SDK (testdata/e2e/*.mjs) and are skipped when node or
+// testdata/e2e/node_modules is missing (run testdata/e2e/install.sh). THE_LOOP_E2E_BINARY
 // names a prebuilt binary to use instead of building one.
 
 // e2eVersion is stamped into the binary so the reported version is known.
@@ -173,10 +173,10 @@ func requireNode(t *testing.T) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("e2e: node is not installed; install Node 20+ and run e2e/install.sh")
+		t.Skip("e2e: node is not installed; install Node 20+ and run testdata/e2e/install.sh")
 	}
-	if _, err := os.Stat(filepath.Join(moduleRoot(t), "e2e", "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		t.Skip("e2e: e2e/node_modules is missing; run e2e/install.sh")
+	if _, err := os.Stat(filepath.Join(moduleRoot(t), "testdata", "e2e", "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		t.Skip("e2e: testdata/e2e/node_modules is missing; run testdata/e2e/install.sh")
 	}
 	return node
 }
@@ -189,7 +189,7 @@ func runScript(t *testing.T, node, script, bin string, doc any) {
 	repo := e2eRepo(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(moduleRoot(t), "e2e", script), bin, repo, string(calls))
+	cmd := exec.CommandContext(ctx, node, filepath.Join(moduleRoot(t), "testdata", "e2e", script), bin, repo, string(calls))
 	cmd.Env = isolatedEnv(t)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -77,18 +77,18 @@ func TestClaudeCodeSeesWhichHeaderToSend(t *testing.T) {
 	assert.Contains(t, out, "Connected", out)
 }
 
-// claudeCLI finds the Claude Code e2e/install-claude.sh installs, else
+// claudeCLI finds the Claude Code testdata/e2e/install-claude.sh installs, else
 // claude on PATH; the test skips without it.
 func claudeCLI(t *testing.T) string {
 	t.Helper()
-	p := filepath.Join(moduleRoot(t), "e2e", "claude", "node_modules", ".bin", "claude")
+	p := filepath.Join(moduleRoot(t), "testdata", "e2e", "claude", "node_modules", ".bin", "claude")
 	if _, err := os.Stat(p); err == nil {
 		return p
 	}
 	if p, err := exec.LookPath("claude"); err == nil {
 		return p
 	}
-	t.Skip("claude is not installed; run e2e/install-claude.sh")
+	t.Skip("claude is not installed; run testdata/e2e/install-claude.sh")
 	return ""
 }
 

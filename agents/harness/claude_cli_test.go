@@ -25,10 +25,10 @@ func TestMain(m *testing.M) {
 }
 
 // claudeBinary finds the real Claude Code: $THE_LOOP_CLAUDE, the copy
-// e2e/install-claude.sh installs, or claude on PATH.
+// testdata/e2e/install-claude.sh installs, or claude on PATH.
 func claudeBinary(t *testing.T) string {
 	t.Helper()
-	for _, p := range []string{os.Getenv("THE_LOOP_CLAUDE"), filepath.Join("..", "..", "e2e", "claude", "node_modules", ".bin", "claude")} {
+	for _, p := range []string{os.Getenv("THE_LOOP_CLAUDE"), filepath.Join("..", "..", "testdata", "e2e", "claude", "node_modules", ".bin", "claude")} {
 		if p == "" {
 			continue
 		}
@@ -41,7 +41,7 @@ func claudeBinary(t *testing.T) string {
 	if p, err := exec.LookPath("claude"); err == nil {
 		return p
 	}
-	t.Skip("claude is not installed; run e2e/install-claude.sh (or set THE_LOOP_CLAUDE) to check the adapter against the real CLI")
+	t.Skip("claude is not installed; run testdata/e2e/install-claude.sh (or set THE_LOOP_CLAUDE) to check the adapter against the real CLI")
 	return ""
 }
 

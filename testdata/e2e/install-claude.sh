@@ -10,14 +10,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/claude"
 
-skip() { echo "e2e/install-claude.sh: $* — the claude CLI check will skip"; exit 0; }
+skip() { echo "testdata/e2e/install-claude.sh: $* — the claude CLI check will skip"; exit 0; }
 
 command -v npm >/dev/null 2>&1 || skip "npm not found"
 bin=node_modules/.bin/claude
 stamp=node_modules/.the-loop-lock.sha256
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && "$bin" --version >/dev/null 2>&1; then
-  echo "e2e/install-claude.sh: claude $("$bin" --version) matches package-lock.json"
+  echo "testdata/e2e/install-claude.sh: claude $("$bin" --version) matches package-lock.json"
   exit 0
 fi
 npm ci --no-audit --no-fund >npm.log 2>&1 || { tail -5 npm.log; skip "npm could not install @anthropic-ai/claude-code"; }
@@ -29,4 +29,4 @@ if ! "$bin" --version >/dev/null 2>&1; then
 fi
 "$bin" --version >/dev/null 2>&1 || skip "the installed claude does not run on this platform"
 echo "$want" > "$stamp"
-echo "e2e/install-claude.sh: installed claude $("$bin" --version)"
+echo "testdata/e2e/install-claude.sh: installed claude $("$bin" --version)"

@@ -8,14 +8,14 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  echo "e2e/install.sh: node and npm are required (Node 18 or newer)" >&2
+  echo "testdata/e2e/install.sh: node and npm are required (Node 18 or newer)" >&2
   exit 1
 fi
 
 stamp=node_modules/.the-loop-lock.sha256
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -d node_modules/@modelcontextprotocol/sdk ]; then
-  echo "e2e/install.sh: node_modules matches package-lock.json"
+  echo "testdata/e2e/install.sh: node_modules matches package-lock.json"
   exit 0
 fi
 
