@@ -12,14 +12,14 @@ targets=(
   "./handoff                FuzzParse                           100000"
   "./runtime/classify       FuzzReply                           5000"
   "./runtime/control        FuzzCommand                         15000"
-  "./internal/markdown       FuzzFrontMatterFastPathMatchesYAML  40000"
+  "./internal/markdown      FuzzFrontMatterFastPathMatchesYAML  40000"
   "./runtime/checklist      FuzzParse                           40000"
-  "./internal/mermaid        FuzzCheck                           40000"
+  "./internal/mermaid       FuzzCheck                           40000"
   "./config                 FuzzParse                           20000"
   "./runtime                FuzzParseState                      20000"
   "./runtime                FuzzParseTicketRef                  40000"
   "./integrations/providers FuzzParseRef                        40000"
-  "./runtime/review                 FuzzDecide                          40000"
+  "./runtime/review         FuzzDecide                          40000"
 )
 for t in "${targets[@]}"; do
   read -r pkg name count <<<"$t"

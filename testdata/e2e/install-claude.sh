@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install Claude Code (pinned in claude/package.json and package-lock.json)
-# for the claude adapter's CLI check (harness/claude_cli_test.go): every
+# for the claude adapter's CLI check (agents/harness/claude_cli_test.go): every
 # flag the adapter emits must appear in `claude --help`, and the MCP config
 # it writes must connect through `claude mcp`. No API key is needed.
 #
