@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	goruntime "runtime"
 
 	"github.com/the-loop/the-loop/runtime"
@@ -16,6 +17,11 @@ type CheckRequest struct {
 	WorkItem  string `json:"workItem"`
 	All       bool   `json:"all"`
 	Recompute bool   `json:"recompute"`
+	// TrustedKeysFrom is a git ref whose committed .the-loop/signing.pub
+	// anchors the keys decisions are verified with (check
+	// --trusted-keys-from): a key the change adds counts only when a
+	// rotation signed by a key trusted there vouches for it.
+	TrustedKeysFrom string `json:"-"`
 
 	// Emit, when set, receives each report in work-item order instead of
 	// the result collecting them, so a caller streams thousands of items in
@@ -93,7 +99,10 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 	}
 	p := &persister{st: st, repo: repo}
 	warnings := append([]string(nil), repo.Warnings...)
-	signer, signWarns := s.signerFor(repo)
+	signer, signWarns, err := s.checkSigner(ctx, repo, req.TrustedKeysFrom)
+	if err != nil {
+		return repo.Warnings, err
+	}
 	warnings = append(warnings, signWarns...)
 	if req.Recompute && !signer.HasKey() {
 		warnings = append(warnings, "warning: no signing key is configured and "+runtime.PublicKeyFile+" is absent, so no recorded decision can be verified: under --recompute none is honoured (commit the public key `the-loop keys init` writes, or pin "+runtime.EnvPublicKey+")")
@@ -106,6 +115,24 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 		return r
 	}
 	return inOrder(ctx, ids, evaluate, warnings, emit)
+}
+
+// checkSigner is the signer check verifies with: anchored at the key file
+// committed at ref when one is given, else the host's or the repository's.
+func (s *Service) checkSigner(ctx context.Context, repo *repoconfig.Repo, ref string) (*runtime.Signer, []string, error) {
+	if ref == "" {
+		signer, warns := s.signerFor(repo)
+		return signer, warns, nil
+	}
+	if s.deps.Signer.Pinned() {
+		return nil, nil, invalid(fmt.Errorf("--trusted-keys-from and a pinned key (%s or signing.publicKey) both name the keys to trust; give one", runtime.EnvPublicKey))
+	}
+	base, err := keysAtRef(ctx, repo.Root, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	signer, warns := s.deps.Signer.AnchoredAt(repo.Root, ref, base)
+	return signer, warns, nil
 }
 
 // inOrder evaluates the items on every core — they are independent — and

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/the-loop/the-loop/runtime"
 )
@@ -82,24 +81,95 @@ func (s *Service) KeysInit(ctx context.Context, req KeysInitRequest) (KeysInitRe
 	return res, writePublicKey(filepath.Join(repo.Root, filepath.FromSlash(runtime.PublicKeyFile)), pub)
 }
 
-// writePublicKey adds pub to the committed key file, keeping its other keys.
+// writePublicKey adds pub to the committed key file, keeping its other keys
+// and its rotations.
 func writePublicKey(path string, pub ed25519.PublicKey) error {
-	keys, err := runtime.ReadPublicKeyFile(path)
+	return updateKeyFile(path, func(kf runtime.KeyFile) runtime.KeyFile { return kf.WithKey(pub) })
+}
+
+// updateKeyFile rewrites the committed key file through edit (an absent
+// file starts empty); one it cannot read is left as it is.
+func updateKeyFile(path string, edit func(runtime.KeyFile) runtime.KeyFile) error {
+	kf, err := runtime.ReadKeyFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w; fix or remove it, then run keys init again", err)
+		return fmt.Errorf("%w; fix or remove it, then run the command again", err)
 	}
-	var b strings.Builder
-	b.WriteString("# the-loop decision signing keys (Ed25519 public keys). Commit this file; review every change to it.\n")
-	b.WriteString("# `the-loop check --recompute` verifies recorded decisions with these keys; no secret is needed.\n")
-	seen := false
-	for _, k := range keys {
-		seen = seen || k.Equal(pub)
-		b.WriteString(runtime.EncodePublicKey(k) + "\n")
+	return runtime.WriteFileAtomic(path, []byte(edit(kf).Text()), 0o644)
+}
+
+// KeysRotateRequest hands trust from the host's key to a new one.
+type KeysRotateRequest struct {
+	Repo string `json:"repo"`
+	// KeyFile is where the new private key lives (made when absent,
+	// reused when it holds one: the rotation of a second repository).
+	KeyFile string `json:"keyFile"`
+}
+
+// KeysRotateResult says what the rotation wrote.
+type KeysRotateResult struct {
+	KeyFile       string   `json:"keyFile"`
+	Created       bool     `json:"created"`
+	OldKeyID      string   `json:"oldKeyId"`
+	NewKeyID      string   `json:"newKeyId"`
+	PublicKeyFile string   `json:"publicKeyFile"`
+	Warnings      []string `json:"-"`
+}
+
+// KeysRotate makes (or reuses) the new private key at KeyFile (mode 0600,
+// never inside the repository) and writes into the repository's
+// .the-loop/signing.pub the new key and the rotation from the host's key to
+// it, signed by both: check --trusted-keys-from trusts the new key because
+// the key the base trusts signed for it, and the host that holds the new key
+// keeps verifying what the old one signed.
+func (s *Service) KeysRotate(ctx context.Context, req KeysRotateRequest) (KeysRotateResult, error) {
+	if err := ctx.Err(); err != nil {
+		return KeysRotateResult{}, err
 	}
-	if !seen {
-		b.WriteString(runtime.EncodePublicKey(pub) + "\n")
+	repo, err := s.openRepo(req.Repo)
+	if err != nil {
+		return KeysRotateResult{}, err
 	}
-	return runtime.WriteFileAtomic(path, []byte(b.String()), 0o644)
+	signer := s.deps.Signer
+	old := signer.HostKey()
+	if old == nil {
+		return KeysRotateResult{}, invalid(errors.New("no Ed25519 signing key is loaded to rotate from: set signing.privateKeyFile to this host's key (`the-loop keys init` makes one)"))
+	}
+	if req.KeyFile == "" {
+		return KeysRotateResult{}, invalid(errors.New("no path for the new private key: give --key-file"))
+	}
+	keyFile, err := filepath.Abs(req.KeyFile)
+	if err != nil {
+		return KeysRotateResult{}, fmt.Errorf("--key-file %s: %w", req.KeyFile, err)
+	}
+	if inside(repo.Root, keyFile) {
+		return KeysRotateResult{}, invalid(fmt.Errorf("the private key must stay outside the repository (%s is inside %s)", keyFile, repo.Root))
+	}
+	res := KeysRotateResult{KeyFile: keyFile, OldKeyID: runtime.KeyID(old), PublicKeyFile: runtime.PublicKeyFile}
+	next, err := runtime.ReadPrivateKey(keyFile)
+	switch {
+	case err == nil:
+	case errors.Is(err, os.ErrNotExist):
+		if _, next, err = ed25519.GenerateKey(rand.Reader); err != nil {
+			return res, fmt.Errorf("generate the key: %w", err)
+		}
+		res.Created = true
+	default:
+		return res, err
+	}
+	rot, err := signer.Rotate(next)
+	if err != nil {
+		return res, invalid(err)
+	}
+	if res.Created {
+		if err := runtime.WritePrivateKey(keyFile, next); err != nil {
+			return res, err
+		}
+	}
+	res.NewKeyID = runtime.KeyID(rot.New)
+	err = updateKeyFile(filepath.Join(repo.Root, filepath.FromSlash(runtime.PublicKeyFile)), func(kf runtime.KeyFile) runtime.KeyFile {
+		return kf.WithKey(rot.Old).WithKey(rot.New).WithRotation(rot)
+	})
+	return res, err
 }
 
 // inside reports whether path is root or below it.

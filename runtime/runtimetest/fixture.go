@@ -27,7 +27,12 @@ func Decisions(st *runtime.State) []*runtime.Decision { return st.AllDecisions()
 // specDir to that record's work item and loop and signs it with FixtureKey:
 // what a test that copies a fixture item to a new id must do, since a
 // decision moved to another item no longer verifies.
-func ResignFixtureState(specDir string) error {
+func ResignFixtureState(specDir string) error { return ResignState(specDir, FixtureKey()) }
+
+// ResignState re-binds every decision of the portable record in specDir to
+// that record's work item and loop and signs it with key: a test that
+// plays a poller holding another key (a rotated one, a forger's).
+func ResignState(specDir string, key ed25519.PrivateKey) error {
 	path := filepath.Join(specDir, runtime.StateFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -37,7 +42,7 @@ func ResignFixtureState(specDir string) error {
 	if err != nil {
 		return err
 	}
-	signer := runtime.NewEd25519Signer(FixtureKey())
+	signer := runtime.NewEd25519Signer(key)
 	for _, d := range Decisions(st) {
 		d.WorkItem, d.Loop = st.WorkItem, st.Loop
 		if err := signer.Sign(d); err != nil {
