@@ -219,7 +219,6 @@ func newActionRun(t *testing.T, subdir string, inputs map[string]string) *action
 			"event.repository.default_branch": "main"}}
 }
 
-
 func TestActionStepsRunLocally(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
