@@ -54,6 +54,9 @@ type Runtime struct {
 	// Assignments receives the assignment of an agent node entered here
 	// (deliver-assignment); nil when nothing supervises sessions.
 	Assignments AssignmentSink
+	// OS is the account and host this process runs as, recorded with
+	// every operator act (zero: CurrentOS()).
+	OS OSIdentity
 }
 
 // AssignmentSink hands a node's assignment to a work item's agent session.

@@ -58,6 +58,9 @@ type Deps struct {
 	// claims enter leave their entry chains (labels, review requests,
 	// notifications) to the poller, which holds the ticket integration.
 	DeferEntry bool
+	// OS is the account and host this process runs as, recorded, signed,
+	// with every operator act (zero: the process's own, runtime.CurrentOS).
+	OS runtime.OSIdentity
 }
 
 // Service is the core every CLI verb and MCP tool calls. It is safe for
@@ -84,6 +87,9 @@ func New(cfg *config.Config, deps Deps) *Service {
 	}
 	if deps.Log == nil {
 		deps.Log = slog.Default()
+	}
+	if deps.OS == (runtime.OSIdentity{}) {
+		deps.OS = runtime.CurrentOS()
 	}
 	return &Service{cfg: cfg, deps: deps}
 }
@@ -241,7 +247,7 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	}
 	signer, signWarns := s.signerFor(repo)
 	warns = append(warns, signWarns...)
-	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot,
+	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, OS: s.deps.OS,
 		Commands: repoCommands(repo), Tracker: s.tracker(repo, state), CodeHost: s.codeHost(), Origin: originOf(repo, state), Notifier: s.deps.Notifier,
 		Log: s.log(), DeferEntry: s.deps.DeferEntry}
 	if s.deps.Sessions != nil {

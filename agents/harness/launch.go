@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/internal/proc"
+	"github.com/the-loop/the-loop/internal/sessionmark"
 )
 
 // Launch is one session to start: the assignment and where it runs.
@@ -166,7 +167,7 @@ func (c Config) env(l Launch) (*proc.Env, error) {
 		lookup = os.LookupEnv
 	}
 	set := map[string]string{
-		"THE_LOOP_SESSION":   l.SessionID,
+		sessionmark.Var:      l.SessionID,
 		"THE_LOOP_WORK_ITEM": l.WorkItem,
 		"THE_LOOP_NODE":      l.Node,
 	}

@@ -6,12 +6,14 @@ import (
 
 	"github.com/the-loop/the-loop/agents/harness"
 	"github.com/the-loop/the-loop/internal/proc"
+	"github.com/the-loop/the-loop/internal/sessionmark"
 	"github.com/the-loop/the-loop/store"
 )
 
 // MarkerVar is set in every session's environment to its session id; it
-// lets a restarted supervisor prove a leftover process is its own.
-const MarkerVar = "THE_LOOP_SESSION"
+// lets a restarted supervisor prove a leftover process is its own. It is
+// sessionmark.Var, the one definition of "inside a session".
+const MarkerVar = sessionmark.Var
 
 // Runner starts prepared sessions.
 type Runner interface {
