@@ -243,7 +243,7 @@ func (r *Runtime) recordDecisions(st *State, node string, results []Result) []Ev
 		if d.At == "" {
 			d.At = Now()
 		}
-		if err := r.signer().Sign(d); err != nil {
+		if err := r.sign(st, d); err != nil {
 			r.log().Warn("could not sign decision", "node", d.Node, "err", err)
 		}
 	}

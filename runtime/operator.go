@@ -66,7 +66,7 @@ func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (Forc
 		}
 		d := &Decision{WorkItem: st.WorkItem, Loop: r.Graph.Name, Node: to, Kind: KindForce, Via: ViaCLI, By: actor, Reason: reason, At: Now(),
 			Data: r.operatorOS().stamp(map[string]any{"from": from, "warnings": append([]string(nil), res.Warnings...)})}
-		if err := r.signer().Sign(d); err != nil {
+		if err := r.sign(st, d); err != nil {
 			return nil, fmt.Errorf("sign force: %w", err)
 		}
 		st.Forced = append(st.Forced, d)
@@ -169,7 +169,7 @@ func (r *Runtime) DeclareSkips(ctx context.Context, id string, tokens []string, 
 			if _, exists := st.Skips[node]; !exists {
 				d := &Decision{WorkItem: st.WorkItem, Loop: r.Graph.Name, Node: node, Kind: KindSkip, Via: ViaCLI, Token: accepted[node], By: actor, Reason: reason, At: Now(),
 					Data: r.operatorOS().stamp(nil)}
-				if err := r.signer().Sign(d); err != nil {
+				if err := r.sign(st, d); err != nil {
 					return nil, fmt.Errorf("sign skip: %w", err)
 				}
 				st.Skips[node] = d

@@ -225,7 +225,7 @@ func (r *Runtime) DeclareRepos(ctx context.Context, id string, repos []string, o
 			data = r.operatorOS().stamp(data)
 		}
 		d := &Decision{WorkItem: st.WorkItem, Loop: r.Graph.Name, Node: "implementation", Kind: KindRepos, Via: o.Via, By: o.Actor, At: Now(), Data: data}
-		if err := r.signer().Sign(d); err != nil {
+		if err := r.sign(st, d); err != nil {
 			return nil, fmt.Errorf("sign the repository declaration: %w", err)
 		}
 		st.Repos = d

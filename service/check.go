@@ -22,6 +22,11 @@ type CheckRequest struct {
 	// --trusted-keys-from): a key the change adds counts only when a
 	// rotation signed by a key trusted there vouches for it.
 	TrustedKeysFrom string `json:"-"`
+	// Repository ([HOST/]OWNER/REPO, check --repository) is the
+	// repository the items' own GitHub tickets live in: a decision bound
+	// to another repository, or resting on a comment of another, is
+	// ignored. "" takes the repository config's ticketing.github.
+	Repository string `json:"-"`
 
 	// Emit, when set, receives each report in work-item order instead of
 	// the result collecting them, so a caller streams thousands of items in
@@ -70,6 +75,11 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 	if req.WorkItem != "" && req.All {
 		return nil, invalid(errors.New("give either a work item id or --all, not both"))
 	}
+	if req.Repository != "" {
+		if err := runtime.CheckRepositoryName(req.Repository); err != nil {
+			return nil, invalid(err)
+		}
+	}
 	repo, err := s.openRepo(req.Repo)
 	if err != nil {
 		return nil, err
@@ -108,7 +118,7 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 		warnings = append(warnings, "warning: no signing key is configured and "+runtime.PublicKeyFile+" is absent, so no recorded decision can be verified: under --recompute none is honoured (commit the public key `the-loop keys init` writes, or pin "+runtime.EnvPublicKey+")")
 	}
 	evaluate := func(ctx context.Context, id string) itemResult {
-		r := s.checkOne(ctx, p, repo, signer, id, req.Recompute)
+		r := s.checkOne(ctx, p, repo, signer, id, req)
 		if r.err == nil && req.Render != nil {
 			r.out, r.err = req.Render(r.rep)
 		}
@@ -203,7 +213,7 @@ type itemResult struct {
 }
 
 // checkOne evaluates one work item read-only.
-func (s *Service) checkOne(ctx context.Context, p *persister, repo *repoconfig.Repo, signer *runtime.Signer, id string, recompute bool) (res itemResult) {
+func (s *Service) checkOne(ctx context.Context, p *persister, repo *repoconfig.Repo, signer *runtime.Signer, id string, req CheckRequest) (res itemResult) {
 	state, warns, err := p.Load(ctx, id)
 	res.warns = warns
 	if err != nil {
@@ -219,8 +229,8 @@ func (s *Service) checkOne(ctx context.Context, p *persister, repo *repoconfig.R
 		res.warns = append(res.warns, warn)
 	}
 	rt := &runtime.Runtime{Graph: g, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, Commands: repoCommands(repo),
-		Origin: originOf(repo, state), Log: s.log()}
-	res.rep = rt.Status(ctx, id, state, recompute)
+		Origin: originOf(repo, state), Log: s.log(), Hosts: s.hosts(), ExpectRepository: req.Repository}
+	res.rep = rt.Status(ctx, id, state, req.Recompute)
 	res.rep.Dependencies = s.dependencyReport(ctx, p.st, repo.Root, id, state)
 	res.g = g
 	res.warns = append(res.warns, res.rep.Warnings...)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/hooks/artifacts"
 )
 
 // KeysInitRequest makes (or reuses) the host's signing key pair.
@@ -194,16 +195,26 @@ type KeysResignResult struct {
 	Warnings []string       `json:"-"`
 }
 
-// ResignedItem is one item's re-signing.
+// ResignedItem is one item's re-signing (or one of its pull request
+// loops', named by Loop).
 type ResignedItem struct {
 	WorkItem string `json:"workItem"`
+	// Loop is the pull request loop's folder ("" for the item's own loop).
+	Loop     string `json:"loop,omitempty"`
 	Resigned int    `json:"resigned"`
 	Left     int    `json:"left"`
+	// Repository is where the item's ticket lives, which the re-signed
+	// decisions name ("" when unknown).
+	Repository string `json:"repository,omitempty"`
 }
 
-// KeysResign re-signs with the host's Ed25519 key every decision that
-// verifies with the legacy HMAC key (Runtime.Resign), for one item or every
-// item with recorded state.
+// KeysResign brings every recorded decision that verifies — with the
+// legacy HMAC key, this host's key or a key it rotated from — to the form
+// this host signs today and re-signs it with its Ed25519 key
+// (Runtime.Resign): bound to its item's repository, and an approval at a
+// gate that locks artifacts bound to those artifacts as they stand, when
+// they carry the lock. It covers one item or every item, and their pull
+// request loops.
 func (s *Service) KeysResign(ctx context.Context, req KeysResignRequest) (KeysResignResult, error) {
 	res := KeysResignResult{Items: []ResignedItem{}}
 	if (req.WorkItem == "") == !req.All {
@@ -230,13 +241,41 @@ func (s *Service) KeysResign(ctx context.Context, req KeysResignRequest) (KeysRe
 		if sess.state.CurrentNode == "" && len(sess.state.Decisions) == 0 {
 			continue
 		}
-		n, left, err := sess.rt.Resign(ctx, id)
-		if err != nil {
-			return res, err
+		sessions := []*session{sess}
+		for _, l := range sess.state.PullRequests {
+			if l.InnerLoop == "" {
+				continue
+			}
+			inner, err := s.openInner(ctx, req.Repo, id, *l)
+			if err != nil {
+				return res, err
+			}
+			sessions = append(sessions, inner)
 		}
-		res.Items = append(res.Items, ResignedItem{WorkItem: id, Resigned: n, Left: left})
+		for _, ss := range sessions {
+			n, left, err := ss.rt.Resign(ctx, id, bindApproval(ss.rt))
+			if err != nil {
+				return res, err
+			}
+			res.Items = append(res.Items, ResignedItem{WorkItem: id, Loop: ss.rt.LoopDir, Resigned: n, Left: left, Repository: ss.rt.Home(ss.state)})
+		}
 	}
 	return res, nil
+}
+
+// bindApproval binds an approval recorded at a gate that locks artifacts,
+// and records no hash of them, to those artifacts as they stand
+// (artifacts.BindApproval): they must carry the lock.
+func bindApproval(rt *runtime.Runtime) func(*runtime.State, *runtime.Decision) (bool, error) {
+	return func(st *runtime.State, d *runtime.Decision) (bool, error) {
+		n, ok := rt.Graph.Node(d.Node)
+		if !ok || d.Kind != runtime.KindGate || (d.Outcome != runtime.OutcomeApproved && d.Outcome != runtime.OutcomeApprovedWithComments) ||
+			d.Data["boundHashes"] != nil || d.Data["lockedHashes"] != nil {
+			return false, nil
+		}
+		names, err := artifacts.BindApproval(rt.Graph, n, rt.SpecDir(st.WorkItem), d)
+		return len(names) > 0, err
+	}
 }
 
 // KeysShowRequest names the repository whose committed keys are shown.

@@ -181,7 +181,7 @@ func (s *Service) planTarget(sess *session, req PRCreateRequest) (pullPlan, erro
 	if err := workspace.ValidateBranch(p.base); err != nil {
 		return p, invalid(fmt.Errorf("base: %w", err))
 	}
-	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	view := sess.rt.Trusted(sess.state, false)
 	atOrigin := origin != "" && runtime.SameRepo(p.repo, origin)
 	contributing := !atOrigin || contributes(view.State, origin)
 	p.surface = atOrigin && surfaceOf(view.State) == checklist.SurfacePullRequest

@@ -83,7 +83,7 @@ func gateHasFeedback(n *runtime.Node) bool {
 // for the item ("" each when none): only a verified decision counts, so a
 // value written into the portable record by anyone else is ignored.
 func frozenChoice(sess *session) (string, string) {
-	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	view := sess.rt.Trusted(sess.state, false)
 	for _, d := range view.State.Decisions {
 		if d == nil || d.Kind != runtime.KindSelection {
 			continue

@@ -107,7 +107,7 @@ func (r *actionRun) eval(t *testing.T, s string) string {
 			return r.runnerTemp
 		case strings.HasPrefix(expr, "inputs."):
 			return r.inputs[strings.TrimPrefix(expr, "inputs.")]
-		case expr == "github.event_name" || strings.HasPrefix(expr, "github.event."):
+		case strings.HasPrefix(expr, "github."):
 			return r.github[strings.TrimPrefix(expr, "github.")]
 		}
 		t.Fatalf("expression %q is outside what the local runner evaluates", expr)
@@ -216,7 +216,7 @@ func newActionRun(t *testing.T, subdir string, inputs map[string]string) *action
 	return &actionRun{workspace: ws, actionPath: root, runnerTemp: t.TempDir(),
 		summary: filepath.Join(t.TempDir(), "summary.md"), inputs: inputs,
 		github: map[string]string{"event_name": "pull_request", "event.pull_request.base.sha": gitIn(t, ws, "rev-parse", "HEAD"),
-			"event.repository.default_branch": "main"}}
+			"event.repository.default_branch": "main", "server_url": "https://github.com", "repository": "acme/widgets"}}
 }
 
 func TestActionStepsRunLocally(t *testing.T) {
@@ -272,6 +272,14 @@ func TestActionStepsRunLocally(t *testing.T) {
 		out, code := r.run(t, a)
 		assert.Equal(t, 1, code, out)
 		assert.Contains(t, out, "which "+before+" does not trust")
+	})
+
+	t.Run("a record copied from another repository: its decisions name that one", func(t *testing.T) {
+		r := newActionRun(t, "", map[string]string{"work-item": "issue-4"})
+		r.github["repository"] = "victim/app"
+		out, code := r.run(t, a)
+		assert.Equal(t, 1, code, out)
+		assert.Contains(t, out, "was recorded for github.com/acme/widgets, not github.com/victim/app — ignored")
 	})
 
 	t.Run("no base to anchor at: the job fails and says which input to set", func(t *testing.T) {

@@ -182,7 +182,7 @@ type keysResignOptions struct {
 
 func keysResignCmd() *Command {
 	const usage = "keys resign (<id> | --all) [--repo DIR] [--db FILE]"
-	return &Command{Name: "resign", Usage: usage, Summary: "re-sign with Ed25519 the decisions the legacy HMAC key signed",
+	return &Command{Name: "resign", Usage: usage, Summary: "re-sign with this host's key the recorded decisions that verify: legacy HMAC ones, ones a rotated-from key signed, ones recorded before decisions named their repository",
 		Run: func(ctx context.Context, f *Factory, args []string) error {
 			opts := &keysResignOptions{}
 			fs := f.flagSet("keys resign", usage)
@@ -211,11 +211,19 @@ func runKeysResign(ctx context.Context, f *Factory, opts *keysResignOptions) err
 	f.printWarnings(res.Warnings)
 	left := 0
 	for _, it := range res.Items {
-		fmt.Fprintf(f.Stdout, "%s: %d decision(s) re-signed with Ed25519, %d left as they were\n", it.WorkItem, it.Resigned, it.Left)
+		name := it.WorkItem
+		if it.Loop != "" {
+			name += " (" + it.Loop + ")"
+		}
+		bound := ""
+		if it.Repository != "" {
+			bound = ", bound to " + it.Repository
+		}
+		fmt.Fprintf(f.Stdout, "%s: %d decision(s) re-signed with Ed25519%s, %d left as they were\n", name, it.Resigned, bound, it.Left)
 		left += it.Left
 	}
 	if left > 0 {
-		fmt.Fprintln(f.Stderr, "decisions left as they were do not verify with the HMAC key (set THE_LOOP_SIGNING_KEY or signing.keyFile) and stay unhonoured")
+		fmt.Fprintln(f.Stderr, "decisions left as they were verify with no key this host trusts (the HMAC key is THE_LOOP_SIGNING_KEY or signing.keyFile), name another repository, rest on a comment of another repository or ticket, or approved artifacts that no longer carry their lock: they stay unhonoured")
 	}
 	return nil
 }
