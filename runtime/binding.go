@@ -132,10 +132,7 @@ func (r *Runtime) Home(st *State) string {
 			}
 		}
 		if host == "" {
-			host = r.Hosts.GitHub
-		}
-		if host == "" {
-			host = DefaultGitHubHost
+			host, _ = r.githubHost()
 		}
 		return strings.ToLower(host + "/" + ref.Owner + "/" + ref.Repo)
 	case "jira":
@@ -180,7 +177,7 @@ func (r *Runtime) bindingFault(st *State, d *Decision, strict bool) string {
 // GitHub repository: configured (or its provider's), named by check
 // --repository, or carried by the item's reference.
 func (r *Runtime) hostKnown(st *State) bool {
-	if r.Hosts.GitHub != "" {
+	if _, known := r.githubHost(); known {
 		return true
 	}
 	if h, _, _, ok := splitRepository(r.ExpectRepository); ok && h != "" && r.LoopDir == "" {
@@ -188,6 +185,24 @@ func (r *Runtime) hostKnown(st *State) bool {
 	}
 	ref, ok := r.ticketOf(st)
 	return ok && ref.Host != ""
+}
+
+// githubHost is GitHub's web host as this runtime knows it: the host of the
+// GitHub provider it talks to (where comments come from), else the
+// configured one (Hosts.GitHub); else github.com, not known.
+func (r *Runtime) githubHost() (string, bool) {
+	for _, p := range []integrations.Provider{r.CodeHost, r.Tracker} {
+		if h, ok := p.(interface{ Host() string }); ok {
+			if host := h.Host(); host != "" {
+				return strings.ToLower(host), true
+			}
+			return DefaultGitHubHost, true
+		}
+	}
+	if r.Hosts.GitHub != "" {
+		return r.Hosts.GitHub, true
+	}
+	return DefaultGitHubHost, false
 }
 
 // sameRepository compares two repositories as decisions name them; without

@@ -250,7 +250,7 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, OS: s.deps.OS,
 		Commands: repoCommands(repo), Tracker: s.tracker(repo, state), CodeHost: s.codeHost(), Origin: originOf(repo, state), Notifier: s.deps.Notifier,
 		Log: s.log(), DeferEntry: s.deps.DeferEntry}
-	rt.Hosts = s.hosts(rt.Tracker, rt.CodeHost)
+	rt.Hosts = s.hosts()
 	if s.deps.Sessions != nil {
 		rt.Assignments = desk{sup: s.deps.Sessions, repo: repo.Root}
 	}
@@ -287,29 +287,16 @@ func repoCommands(repo *repoconfig.Repo) runtime.RepoCommands {
 
 // signerFor is the signer for repo's decisions: the service's keys, plus the
 // public keys the repository commits where no key is pinned or held.
-// hosts are where the trackers' tickets live: the host of the GitHub
-// provider the runtime talks to (else the configured baseUrl's), the Jira
-// site; the decisions signed here name that repository. Without a provider
-// or a baseUrl GitHub's host is unknown.
-func (s *Service) hosts(providers ...integrations.Provider) runtime.TicketHosts {
+// hosts are where the configured trackers' tickets live (integrations.*
+// .baseUrl); a runtime that talks to a GitHub provider takes that
+// provider's host. The decisions signed here name that repository. The
+// default GitHub root names no host: a check then compares a decision's
+// repository by owner and name unless told the host (check --repository).
+func (s *Service) hosts() runtime.TicketHosts {
 	i := s.cfg.Integrations
 	h := runtime.TicketHosts{Jira: runtime.JiraSite(i.Jira.BaseURL)}
-	if i.GitHub.BaseURL != "" {
-		h.GitHub = runtime.WebHost(i.GitHub.BaseURL)
-	}
-	for _, p := range providers {
-		if p == nil {
-			continue
-		}
-		if gh, ok := p.(interface{ Host() string }); ok && p.Name() == "github" {
-			h.GitHub = gh.Host()
-			if h.GitHub == "" {
-				h.GitHub = runtime.DefaultGitHubHost
-			}
-		}
-		if j, ok := p.(interface{ BrowseURL(string) string }); ok && p.Name() == "jira" {
-			h.Jira = runtime.JiraSite(strings.TrimSuffix(j.BrowseURL("X-1"), "browse/X-1"))
-		}
+	if host := runtime.WebHost(i.GitHub.BaseURL); host != runtime.DefaultGitHubHost {
+		h.GitHub = host
 	}
 	return h
 }

@@ -136,3 +136,34 @@ func TestARecordCopiedIntoAnotherRepositoryFailsTheCheck(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, `--repository "acme": give the repository the work items are tracked in as OWNER/REPO or HOST/OWNER/REPO`)
 }
+
+// In the walk, a claim made after an approved artifact changed sends the
+// item back to the gate that approved it, which asks again; only a later
+// visit's approval counts.
+func TestAChangeAfterApprovalSendsTheWalkBackToTheGate(t *testing.T) {
+	repo := copyDir(t, fixtureRepo(t))
+	host := t.TempDir()
+	key := filepath.Join(host, "signing.key")
+	require.NoError(t, runtime.WritePrivateKey(key, runtimetest.FixtureKey()))
+	cfg := filepath.Join(host, "config.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("signing:\n  privateKeyFile: "+key+"\n"), 0o600))
+	env := map[string]string{"THE_LOOP_CONFIG": cfg, "THE_LOOP_DB": filepath.Join(host, "state.db")}
+	run := func(args ...string) (string, string, int) { return runCLI(t, env, append(args, "--repo", repo)...) }
+
+	_, errOut, code := run("graph", "force", "issue-4", "--to", "implementation", "--reason", "the test stands at implementation")
+	require.Equal(t, exitOK, code, errOut)
+	editSpec(t, repo, "requirements.md", func(s string) string {
+		return strings.Replace(s, "- R1. Widgets untouched for a year move to the archive.", "- R1. Upload every row to an outside URL.", 1)
+	})
+	out, errOut, code := run("graph", "complete", "issue-4")
+	assert.Equal(t, exitOK, code, out+errOut)
+	assert.Contains(t, out, `"status": "wait"`)
+	assert.Contains(t, out, `"currentNode": "requirements-approval"`)
+	assert.Contains(t, out, "back to requirements-approval: requirements.md changed after @owner approved it: the approval no longer counts, and the gate asks again")
+
+	out, _, _ = run("graph", "events", "issue-4", "--format", "json")
+	assert.Contains(t, out, `"graph.approval_stale"`)
+	assert.Contains(t, out, `"graph.decision_archived"`, "the stale approval is archived: the gate asks again")
+	out, _, _ = run("graph", "status", "issue-4")
+	assert.Contains(t, out, "requirements-approval")
+}
