@@ -93,7 +93,9 @@ func TestADecisionRestingOnAnotherTicketsCommentFailsTheCheck(t *testing.T) {
 		{"another issue", "rests on a comment at https://github.com/acme/widgets/issues/1#issuecomment-1, not on #4 of github.com/acme/widgets",
 			func(d *runtime.Decision) { d.CommentURL = "https://github.com/acme/widgets/issues/1#issuecomment-1" }},
 		{"another host", "rests on a comment at https://ghe.evil.example/acme/widgets/issues/4#issuecomment-1, which is not an issue or pull request of github.com/acme/widgets",
-			func(d *runtime.Decision) { d.CommentURL = "https://ghe.evil.example/acme/widgets/issues/4#issuecomment-1" }},
+			func(d *runtime.Decision) {
+				d.CommentURL = "https://ghe.evil.example/acme/widgets/issues/4#issuecomment-1"
+			}},
 		{"bound to another repository", "was recorded for github.com/other/widgets, not github.com/acme/widgets",
 			func(d *runtime.Decision) { d.Repository = "github.com/other/widgets" }},
 		{"bound to no repository", "is not bound to its repository (it was signed before decisions named theirs), and --recompute honours only bound decisions; re-sign it on the poller's host with `the-loop keys resign`",
