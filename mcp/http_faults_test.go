@@ -215,7 +215,7 @@ func TestTokenlessConnectionsCannotLockOutAnAuthenticatedClient(t *testing.T) {
 		require.NoError(t, err)
 		defer conn.Close()
 	}
-	time.Sleep(50 * time.Millisecond) // the server accepts them all
+	time.Sleep(50 * time.Millisecond)  // the server accepts them all
 	c := httpClient(t, url, testToken) // initialize is answered
 	require.NoError(t, c.Ping(context.Background()), "the authenticated client is served although silent connections filled both caps first")
 	cancel()
