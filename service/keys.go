@@ -289,6 +289,12 @@ type KeyInfo struct {
 	PublicKey string `json:"publicKey"`
 }
 
+// RotationInfo is one rotation record: key From handed trust to key To.
+type RotationInfo struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
 // Host signing modes of KeysShowResult.
 const (
 	SigningEd25519 = "ed25519"
@@ -305,6 +311,8 @@ type KeysShowResult struct {
 	HostKeys []KeyInfo `json:"hostKeys"`
 	// Committed are the keys of the repository's .the-loop/signing.pub.
 	Committed []KeyInfo `json:"committed"`
+	// Rotations are the file's rotation records (each signed by both keys).
+	Rotations []RotationInfo `json:"rotations"`
 	// CommittedError says why that file could not be read ("" when it was).
 	CommittedError string   `json:"committedError,omitempty"`
 	Warnings       []string `json:"-"`
@@ -313,7 +321,7 @@ type KeysShowResult struct {
 // KeysShow reports the host's signing key and the repository's committed
 // public keys. It reads only: nothing is created or changed.
 func (s *Service) KeysShow(ctx context.Context, req KeysShowRequest) (KeysShowResult, error) {
-	res := KeysShowResult{Signing: SigningNone, HostKeys: []KeyInfo{}, Committed: []KeyInfo{}}
+	res := KeysShowResult{Signing: SigningNone, HostKeys: []KeyInfo{}, Committed: []KeyInfo{}, Rotations: []RotationInfo{}}
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
@@ -331,12 +339,15 @@ func (s *Service) KeysShow(ctx context.Context, req KeysShowRequest) (KeysShowRe
 	case signer.CanSign():
 		res.Signing = SigningHMAC
 	}
-	committed, err := runtime.ReadPublicKeyFile(filepath.Join(dir, filepath.FromSlash(runtime.PublicKeyFile)))
+	kf, err := runtime.ReadKeyFile(filepath.Join(dir, filepath.FromSlash(runtime.PublicKeyFile)))
 	if err != nil {
 		res.CommittedError = err.Error()
 		return res, nil
 	}
-	for _, k := range committed {
+	for _, r := range kf.Rotations {
+		res.Rotations = append(res.Rotations, RotationInfo{From: runtime.KeyID(r.Old), To: runtime.KeyID(r.New)})
+	}
+	for _, k := range kf.Keys {
 		res.Committed = append(res.Committed, KeyInfo{ID: runtime.KeyID(k), PublicKey: runtime.EncodePublicKey(k)})
 	}
 	_, res.Warnings = signer.ForRepo(dir)

@@ -122,6 +122,9 @@ func runKeysShow(ctx context.Context, f *Factory, opts *service.KeysShowRequest)
 	for _, k := range res.Committed {
 		fmt.Fprintf(f.Stdout, "%s trusts key %s\n", runtime.PublicKeyFile, k.ID)
 	}
+	for _, r := range res.Rotations {
+		fmt.Fprintf(f.Stdout, "%s records the rotation from key %s to key %s, signed by both\n", runtime.PublicKeyFile, r.From, r.To)
+	}
 	f.printWarnings(res.Warnings)
 	return nil
 }

@@ -99,6 +99,8 @@ func TestARotatedKeyIsTrustedFromTheBase(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, kf.Keys, 2)
 	assert.Len(t, kf.Rotations, 1, "running it again records the rotation once")
+	out, _, _ = runCLI(t, env, "keys", "show", "--repo", repo)
+	assert.Contains(t, out, ".the-loop/signing.pub records the rotation from key "+oldID+" to key "+newID+", signed by both\n")
 
 	// The poller now signs with the new key.
 	require.NoError(t, runtimetest.ResignState(filepath.Join(repo, "docs", "specs", "issue-4"), next))
