@@ -47,7 +47,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&h.TokenEnv, "THE_LOOP_MCP_TOKEN")
 	orDefault(&h.MaxBodyBytes, 1<<20)
 	orDefault(&h.MaxSessions, 64)
-	orDefault(&h.MaxSessionsPerPrincipal, min(16, h.MaxSessions))
+	orDefault(&h.MaxSessionsPerPrincipal, h.MaxSessions)
 	orDefault(&h.MaxConnections, 256)
 	orDefault(&h.MaxConnectionsPerClient, 64)
 	orDefault(&c.Polling.IntervalSeconds, 60)

@@ -18,7 +18,6 @@ import (
 const (
 	DefaultMaxBodyBytes            = 1 << 20
 	DefaultMaxSessions             = 64
-	DefaultMaxSessionsPerPrincipal = 16
 	DefaultMaxConnections          = 256
 	DefaultMaxConnsPerClient       = 64
 	DefaultReadHeaderTimeout       = 10 * time.Second
@@ -56,8 +55,9 @@ type HTTPOptions struct {
 	// MaxBodyBytes caps a request body (413 beyond it).
 	MaxBodyBytes int64
 	// MaxSessions caps concurrent sessions (503 beyond it);
-	// MaxSessionsPerPrincipal caps those one principal holds (at most
-	// MaxSessions).
+	// MaxSessionsPerPrincipal caps those one principal holds (0, or more
+	// than MaxSessions: MaxSessions). Whatever the caps, a principal never
+	// evicts the session of one that holds as many sessions as it or fewer.
 	MaxSessions, MaxSessionsPerPrincipal int
 	// MaxConnections caps open connections; MaxConnectionsPerClient caps
 	// them per client address. A connection past either cap is closed at
@@ -90,10 +90,7 @@ func (o *HTTPOptions) applyDefaults() {
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = DefaultMaxSessions
 	}
-	if o.MaxSessionsPerPrincipal <= 0 {
-		o.MaxSessionsPerPrincipal = DefaultMaxSessionsPerPrincipal
-	}
-	if o.MaxSessionsPerPrincipal > o.MaxSessions {
+	if o.MaxSessionsPerPrincipal <= 0 || o.MaxSessionsPerPrincipal > o.MaxSessions {
 		o.MaxSessionsPerPrincipal = o.MaxSessions
 	}
 	if o.MaxConnections <= 0 {
