@@ -16,16 +16,16 @@ import (
 
 // Defaults for HTTPOptions fields left zero.
 const (
-	DefaultMaxBodyBytes            = 1 << 20
-	DefaultMaxSessions             = 64
-	DefaultMaxConnections          = 256
-	DefaultMaxConnsPerClient       = 64
-	DefaultReadHeaderTimeout       = 10 * time.Second
-	DefaultReadTimeout             = 30 * time.Second
-	DefaultWriteTimeout            = 10 * time.Minute
-	DefaultIdleTimeout             = 2 * time.Minute
-	DefaultSessionIdleTTL          = 30 * time.Minute
-	DefaultShutdownTimeout         = 25 * time.Second
+	DefaultMaxBodyBytes      = 1 << 20
+	DefaultMaxSessions       = 64
+	DefaultMaxConnections    = 256
+	DefaultMaxConnsPerClient = 64
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultWriteTimeout      = 10 * time.Minute
+	DefaultIdleTimeout       = 2 * time.Minute
+	DefaultSessionIdleTTL    = 30 * time.Minute
+	DefaultShutdownTimeout   = 25 * time.Second
 )
 
 // EndpointPath is where the MCP endpoint is mounted; HealthPath answers
