@@ -149,19 +149,11 @@ func (r *Runtime) DeclareSkips(ctx context.Context, id string, tokens []string, 
 		return SkipResult{}, err
 	}
 	res := SkipResult{WorkItem: id, Reason: reason, Declared: []string{}, Rejected: []Rejection{}, Warnings: []string{}}
-	order, accepted, rejected := ExpandSkipTokens(r.Graph, tokens)
-	for _, t := range rejected {
-		res.Rejected = append(res.Rejected, Rejection{Token: t, Why: SkipTokenRefusal(r.Graph, t)})
-	}
+	order, accepted := r.skipTokens(tokens, &res)
 	err = r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
-		curIdx := -1
-		if n, ok := r.Graph.Node(st.CurrentNode); ok {
-			curIdx = n.Index()
-		}
 		var evs []EventRecord
 		for _, node := range order {
-			n, _ := r.Graph.Node(node)
-			if node == st.CurrentNode || st.Entered(node) || n.Index() <= curIdx {
+			if r.reached(st, node) {
 				res.Rejected = append(res.Rejected, Rejection{Token: node, Why: "already entered or behind the pointer — a skip is a plan, not an amnesty"})
 				continue
 			}

@@ -242,20 +242,13 @@ func (t *Transport) lookup(ctx context.Context, key string) (*cachedPage, bool) 
 // persist reads resp's body, saves it in the page store, and returns an
 // equivalent response whose body can still be read.
 func (t *Transport) persist(req *http.Request, key string, resp *http.Response) (*http.Response, error) {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxCachedBody+1))
+	data, cacheable, err := readCacheable(resp)
 	if err != nil {
-		_ = resp.Body.Close()
-		return nil, fmt.Errorf("read response body: %w", err)
+		return nil, err
 	}
-	if len(data) > maxCachedBody {
-		resp.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(data), resp.Body), resp.Body}
+	if !cacheable {
 		return resp, nil
 	}
-	_ = resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(data))
 	page := Page{ETag: resp.Header.Get("ETag"), Header: cacheableHeader(resp.Header), Body: data}
 	if err := t.o.Pages.SavePage(req.Context(), key, page); err != nil {
 		t.o.Logger.Warn("could not save a cached page; the next request is unconditional", "system", t.o.System, "path", req.URL.Path, "err", err)
