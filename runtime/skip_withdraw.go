@@ -19,7 +19,7 @@ func (r *Runtime) WithdrawSkips(ctx context.Context, id string, tokens []string,
 	if err != nil {
 		return SkipResult{}, err
 	}
-	res := SkipResult{WorkItem: id, Reason: reason, Declared: []string{}, Withdrawn: []string{}, Rejected: []Rejection{}, Warnings: []string{}}
+	res := SkipResult{WorkItem: id, Reason: reason, Declared: []string{}, Withdrawn: []string{}, Rejected: []Rejection{}, Cautions: []string{}}
 	order, _ := r.skipTokens(tokens, &res)
 	err = r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
 		var evs []EventRecord
@@ -51,7 +51,7 @@ func (r *Runtime) WithdrawSkips(ctx context.Context, id string, tokens []string,
 	if len(res.Withdrawn) > 0 {
 		body := fmt.Sprintf("🤖 _the-loop_ — **skips withdrawn**\n\n%s withdrew the declared skips of `%s`: these phases will be walked.\n\nReason: %s\n", actor, strings.Join(res.Withdrawn, "`, `"), reason)
 		if w := r.postAudit(ctx, id, body); w != "" {
-			res.Warnings = append(res.Warnings, w)
+			res.Cautions = append(res.Cautions, w)
 		}
 	}
 	return res, nil
