@@ -249,19 +249,39 @@ func (c *Confiner) probePID() error {
 }
 
 // Mode is auto or none.
-func (c *Confiner) Mode() string { return c.mode }
+func (c *Confiner) Mode() string {
+	if c == nil {
+		return ModeNone
+	}
+	return c.mode
+}
 
 // Active reports whether sessions are launched through the sandbox.
 func (c *Confiner) Active() bool { return c != nil && c.mode != ModeNone && c.refusal == nil }
 
 // Refusal is why no session may be launched (nil: they may).
-func (c *Confiner) Refusal() error { return c.refusal }
+func (c *Confiner) Refusal() error {
+	if c == nil {
+		return nil
+	}
+	return c.refusal
+}
 
 // Missing are the layers this host does not give.
-func (c *Confiner) Missing() []Missing { return append([]Missing(nil), c.missing...) }
+func (c *Confiner) Missing() []Missing {
+	if c == nil {
+		return nil
+	}
+	return append([]Missing(nil), c.missing...)
+}
 
 // Account is the sessions' own account (nil: they run as the poller's).
-func (c *Confiner) Account() *Account { return c.account }
+func (c *Confiner) Account() *Account {
+	if c == nil {
+		return nil
+	}
+	return c.account
+}
 
 // Summary says in one line how sessions are confined, as sessions list,
 // graph status and the start-up line show it.

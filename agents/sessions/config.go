@@ -9,8 +9,12 @@
 package sessions
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/the-loop/the-loop/agents/sandbox"
 
 	"github.com/the-loop/the-loop/agents/harness"
 )
@@ -42,6 +46,13 @@ type Config struct {
 	// Relaunch bounds how a session that ended with its node unmet is
 	// launched again.
 	Relaunch Relaunch `yaml:"relaunch"`
+	// Confinement, User and Sandbox say how sessions are confined
+	// (sessions.confinement: auto or none, sessions.user, sessions.sandbox).
+	sandbox.Config `yaml:",inline"`
+	// MaxTranscriptBytes holds a session's transcript (and its stderr.log)
+	// to this size; past it the oldest output is cut and the tail kept
+	// (default 64 MiB).
+	MaxTranscriptBytes int64 `yaml:"maxTranscriptBytes"`
 }
 
 // Budget is a per-item limit; 0 leaves a figure unlimited. A harness that
@@ -89,6 +100,12 @@ func (c Config) WithDefaults() Config {
 	if c.Relaunch.MaxBackoffSeconds == 0 {
 		c.Relaunch.MaxBackoffSeconds = 600
 	}
+	if c.Confinement == "" {
+		c.Confinement = sandbox.ModeAuto
+	}
+	if c.MaxTranscriptBytes == 0 {
+		c.MaxTranscriptBytes = DefaultMaxTranscriptBytes
+	}
 	return c
 }
 
@@ -116,6 +133,16 @@ func (c Config) Validate(key string) error {
 		return bad("relaunch", "backoff seconds cannot be negative")
 	case c.Relaunch.MaxBackoffSeconds > 0 && c.Relaunch.BackoffSeconds > c.Relaunch.MaxBackoffSeconds:
 		return bad("relaunch.backoffSeconds", "%d is above maxBackoffSeconds (%d)", c.Relaunch.BackoffSeconds, c.Relaunch.MaxBackoffSeconds)
+	case c.MaxTranscriptBytes < 0 || (c.MaxTranscriptBytes > 0 && c.MaxTranscriptBytes < MinTranscriptBytes):
+		return bad("maxTranscriptBytes", "%d is too small; give at least %d (64 KiB), or leave it out for 64 MiB", c.MaxTranscriptBytes, MinTranscriptBytes)
+	}
+	if err := c.Config.Validate(key); err != nil {
+		var fe *harness.FieldError
+		if errors.As(err, &fe) {
+			return err
+		}
+		k, msg, _ := strings.Cut(err.Error(), ": ")
+		return &harness.FieldError{Key: k, Msg: msg}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/agents/harness"
+	"github.com/the-loop/the-loop/agents/sandbox"
 )
 
 func harnessGone() harness.Config {
@@ -27,6 +28,9 @@ func TestConfigValidate(t *testing.T) {
 		{Config{Budget: Budget{CostUSD: -1}}, "sessions.budget", "cannot be negative"},
 		{Config{Relaunch: Relaunch{Max: -1}}, "sessions.relaunch.max", "negative"},
 		{Config{Relaunch: Relaunch{BackoffSeconds: 100, MaxBackoffSeconds: 10}}, "sessions.relaunch.backoffSeconds", "above maxBackoffSeconds"},
+		{Config{MaxTranscriptBytes: 1000}, "sessions.maxTranscriptBytes", "give at least 65536"},
+		{Config{Config: sandbox.Config{Confinement: "off"}}, "sessions.confinement", `"off" is not one of auto, none`},
+		{Config{Config: sandbox.Config{Sandbox: sandbox.Paths{ReadOnly: []string{"go"}}}}, "sessions.sandbox.readOnly[0]", "not an absolute path"},
 	}
 	for _, tt := range tests {
 		err := tt.cfg.Validate("sessions")
@@ -37,7 +41,8 @@ func TestConfigValidate(t *testing.T) {
 	}
 	assert.NoError(t, Config{}.Validate("sessions"))
 	assert.Equal(t, Config{Max: 4, Runner: "process", TimeLimitSeconds: 7200, StopGraceSeconds: 10, DrainSeconds: 120,
-		Relaunch: Relaunch{Max: 3, BackoffSeconds: 30, MaxBackoffSeconds: 600}}, Config{}.WithDefaults())
+		Relaunch: Relaunch{Max: 3, BackoffSeconds: 30, MaxBackoffSeconds: 600}, Config: sandbox.Config{Confinement: sandbox.ModeAuto},
+		MaxTranscriptBytes: 64 << 20}, Config{}.WithDefaults())
 }
 
 func TestBackoffDoublesUpToTheCap(t *testing.T) {
