@@ -28,19 +28,23 @@ const (
 )
 
 // Share lets the account uid read and write every file and directory under
-// each path through POSIX ACLs, and makes what is created there later —
-// by the poller or by the session — inherit that (default ACLs). Files
-// stay the poller's. A tree already shared with uid is not walked again.
+// each path through POSIX ACLs, and makes what is created there later
+// inherit that (default ACLs). Files stay the poller's. In a tree already
+// shared with uid only the directories are looked at again: one the poller
+// made since with a narrow mode (its own records' folders) is opened to
+// the account, while a file the poller wrote with a narrow mode (a record,
+// a lock) stays read-only to it.
 func Share(uid int, paths ...string) error {
 	for _, root := range paths {
-		if shared(root, uid) {
-			continue
-		}
+		again := shared(root, uid)
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
 			if d.Type()&fs.ModeSymlink != 0 || !(d.IsDir() || d.Type().IsRegular()) {
+				return nil
+			}
+			if again && (!d.IsDir() || grants(path, aclAccess, uid, 7)) {
 				return nil
 			}
 			fi, err := d.Info()
@@ -57,18 +61,28 @@ func Share(uid int, paths ...string) error {
 }
 
 // shared reports whether root's default ACL already grants uid.
-func shared(root string, uid int) bool {
-	buf := make([]byte, 256)
-	n, err := unix.Getxattr(root, aclDefault, buf)
+func shared(root string, uid int) bool { return grants(root, aclDefault, uid, 7) }
+
+// grants reports whether path's ACL attr gives uid at least perm, its mask
+// included.
+func grants(path, attr string, uid int, perm uint16) bool {
+	buf := make([]byte, 512)
+	n, err := unix.Getxattr(path, attr, buf)
 	if err != nil || n < 4 {
 		return false
 	}
+	user, mask := uint16(0), uint16(7)
 	for off := 4; off+8 <= n; off += 8 {
-		if binary.LittleEndian.Uint16(buf[off:]) == aclUser && int(binary.LittleEndian.Uint32(buf[off+4:])) == uid {
-			return true
+		switch binary.LittleEndian.Uint16(buf[off:]) {
+		case aclUser:
+			if int(binary.LittleEndian.Uint32(buf[off+4:])) == uid {
+				user = binary.LittleEndian.Uint16(buf[off+2:])
+			}
+		case aclMask:
+			mask = binary.LittleEndian.Uint16(buf[off+2:])
 		}
 	}
-	return false
+	return user&mask&perm == perm
 }
 
 func shareOne(path string, mode fs.FileMode, uid int, dir bool) error {

@@ -67,15 +67,15 @@ func (b *box) close() {
 // launcher.
 func (b *box) wrap(plan *harness.Plan, w Want) (*syscall.SysProcAttr, error) {
 	conf := b.s.d.Confiner
-	p := conf.Policy(sandbox.Session{Workdir: plan.Dir, Home: b.home, Tmp: b.tmp, Writable: w.Writable, ReadOnly: w.ReadOnly,
+	p := conf.Policy(sandbox.Session{Workdir: plan.Dir, Home: b.home, Tmp: b.tmp, Writable: append([]string{b.root}, w.Writable...), ReadOnly: w.ReadOnly,
 		Programs: []string{program(plan.Argv[0], plan.Env)}})
 	if err := p.Check(); err != nil {
 		return nil, err
 	}
 	if a := conf.Account(); a != nil {
-		for _, d := range []string{b.s.d.StateDir, filepath.Join(b.s.d.StateDir, "sessions"), b.dir} {
-			if err := os.Chmod(d, 0o711); err != nil {
-				return nil, fmt.Errorf("let the sessions' account through %s: %w", d, err)
+		for _, d := range append(b.s.searchable(plan.Dir), b.s.d.StateDir, filepath.Join(b.s.d.StateDir, "sessions"), b.dir) {
+			if err := letThrough(d); err != nil {
+				return nil, err
 			}
 		}
 		for _, path := range []string{plan.Dir, b.root} {
@@ -83,7 +83,7 @@ func (b *box) wrap(plan *harness.Plan, w Want) (*syscall.SysProcAttr, error) {
 				return nil, err
 			}
 		}
-		if err := sandbox.Share(a.UID, append([]string{p.Workdir}, p.Writable[2:]...)...); err != nil {
+		if err := sandbox.Share(a.UID, append([]string{p.Workdir}, p.Writable[3:]...)...); err != nil {
 			return nil, err
 		}
 		if err := sandbox.Own(*a, b.root); err != nil {
@@ -96,6 +96,41 @@ func (b *box) wrap(plan *harness.Plan, w Want) (*syscall.SysProcAttr, error) {
 	}
 	plan.Argv = conf.Wrap(path, plan.Argv)
 	return sandbox.Attr(p), nil
+}
+
+// searchable are the directories between one of the poller's own
+// directories (OwnDirs, the state directory) and path, the own one
+// included.
+func (s *Supervisor) searchable(path string) []string {
+	var out []string
+	for _, root := range append([]string{s.d.StateDir}, s.d.OwnDirs...) {
+		root = filepath.Clean(root)
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil || !filepath.IsLocal(rel) && rel != "." {
+			continue
+		}
+		for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+			out = append(out, dir)
+			if dir == root || dir == filepath.Dir(dir) {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// letThrough adds search (never read) permission for everyone to dir.
+func letThrough(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("let the sessions' account through %s: %w", dir, err)
+	}
+	if m := fi.Mode().Perm(); m&0o011 != 0o011 {
+		if err := os.Chmod(dir, m|0o011); err != nil {
+			return fmt.Errorf("let the sessions' account through %s: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 // program resolves a harness's program as the launcher will, against the

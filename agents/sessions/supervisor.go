@@ -62,6 +62,11 @@ type Deps struct {
 	// (e.g. [the-loop, serve]: no config, no store).
 	Gateway       Gateway
 	ConfinedServe []string
+	// OwnDirs are the directories the poller keeps for sessions (the
+	// state directory, the trees' root): under the account layer, the
+	// directories between one of them and a session's tree are opened for
+	// search (never for listing), so the account reaches its tree.
+	OwnDirs []string
 	// Now is the clock (nil = time.Now); NewID mints session ids.
 	Now   func() time.Time
 	NewID func() string

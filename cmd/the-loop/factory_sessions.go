@@ -70,6 +70,7 @@ func (f *Factory) supervisor(cfg *config.Config, db *store.Handle, log *slog.Log
 		Confiner:      conf,
 		Gateway:       f.gateway(db, log),
 		ConfinedServe: []string{exe, "serve"},
+		OwnDirs:       []string{cfg.Sessions.Trees},
 	})
 }
 
