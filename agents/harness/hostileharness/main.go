@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -48,6 +49,7 @@ func main() {
 	flag.StringVar(&t.outside, "outside", "", "a directory outside the tree to write into")
 	flag.StringVar(&t.secret, "secret", "", "a secret value of the poller's environment")
 	flag.IntVar(&t.pollerPID, "poller-pid", 0, "the poller's process id")
+	pidFile := flag.String("poller-pid-file", "", "a file holding the poller's process id")
 	flag.StringVar(&t.otherCap, "other-capability", "", "a capability that is not this session's")
 	flag.StringVar(&t.otherItem, "other-item", "", "another work item's id")
 	flag.StringVar(&t.theLoop, "the-loop", "", "the-loop program")
@@ -58,6 +60,11 @@ func main() {
 	if t.linger != "" {
 		time.Sleep(10 * time.Minute)
 		return
+	}
+	if *pidFile != "" && t.pollerPID == 0 {
+		if b, err := os.ReadFile(*pidFile); err == nil {
+			t.pollerPID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
 	}
 	attempts(t)
 	if rest := flag.Args(); len(rest) > 0 {

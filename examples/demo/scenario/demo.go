@@ -39,6 +39,9 @@ type Options struct {
 	Harness string
 	// Sessions is YAML added under `sessions:` (limits for a test).
 	Sessions string
+	// ReadOnly are further paths its confined sessions read (a program the
+	// harness runs besides its own).
+	ReadOnly []string
 	// Unconfined opts the demo out of confining its sessions
 	// (sessions.confinement: none). By default they are confined: as root,
 	// under the nobody account.
@@ -262,7 +265,11 @@ func (l *Loop) writeConfig(_ context.Context, o Options) error {
 	default:
 		// What the scripted agent reaches besides its tree: the bare remote
 		// it pushes to, its run counters, its script.
-		sessions = fmt.Sprintf("sandbox:\n  writable: [%q, %q]\n  readOnly: [%q]\n", l.Remote, l.FakeState, l.Script) + sessions
+		ro := fmt.Sprintf("%q", l.Script)
+		for _, p := range o.ReadOnly {
+			ro += fmt.Sprintf(", %q", p)
+		}
+		sessions = fmt.Sprintf("sandbox:\n  writable: [%q, %q]\n  readOnly: [%s]\n", l.Remote, l.FakeState, ro) + sessions
 		if os.Geteuid() == 0 {
 			sessions = "user: \"65534\"\n" + sessions
 		}
@@ -355,6 +362,16 @@ func (l *Loop) Start() error {
 	l.mirrored, l.mirrorDone = make(chan struct{}), make(chan struct{})
 	go l.mirror(l.mirrored, l.mirrorDone)
 	return nil
+}
+
+// PollerPID is the running poller's process id (0 when it is not running).
+func (l *Loop) PollerPID() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cmd == nil || l.cmd.Process == nil {
+		return 0
+	}
+	return l.cmd.Process.Pid
 }
 
 // Stop stops the poller (SIGTERM: it stops its sessions first).
