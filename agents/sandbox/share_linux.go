@@ -29,11 +29,10 @@ const (
 
 // Share lets the account uid read and write every file and directory under
 // each path through POSIX ACLs, and makes what is created there later
-// inherit that (default ACLs). Files stay the poller's. In a tree already
-// shared with uid only the directories are looked at again: one the poller
-// made since with a narrow mode (its own records' folders) is opened to
-// the account, while a file the poller wrote with a narrow mode (a record,
-// a lock) stays read-only to it.
+// inherit that (default ACLs). Files stay the poller's. A tree shared
+// before is walked again at each launch, and only what the poller wrote
+// since with a narrow mode (its records, the folders it made, a file a
+// gate rewrote) is opened to the account: one getxattr per entry.
 func Share(uid int, paths ...string) error {
 	for _, root := range paths {
 		again := shared(root, uid)
@@ -44,7 +43,7 @@ func Share(uid int, paths ...string) error {
 			if d.Type()&fs.ModeSymlink != 0 || !(d.IsDir() || d.Type().IsRegular()) {
 				return nil
 			}
-			if again && (!d.IsDir() || grants(path, aclAccess, uid, 7)) {
+			if again && grants(path, aclAccess, uid, 6) {
 				return nil
 			}
 			fi, err := d.Info()
