@@ -9,7 +9,9 @@ import (
 
 // BenchmarkLaunch measures what confinement adds to a session's launch: a
 // harness (/bin/true) started and reaped directly — the floor — against the
-// same harness through the launcher with every layer this host gives.
+// same harness through the launcher with every layer this host gives. The
+// launcher is this test binary, or the program THE_LOOP_BENCH_EXE names
+// (bench/sandbox.sh passes the-loop itself).
 //
 //	go test -run '^$' -bench Launch -benchtime 20x ./agents/sandbox
 func BenchmarkLaunch(b *testing.B) {
@@ -23,6 +25,9 @@ func BenchmarkLaunch(b *testing.B) {
 	b.Run("confined", func(b *testing.B) {
 		r := newBenchRig(b)
 		exe, _ := os.Executable()
+		if e := os.Getenv("THE_LOOP_BENCH_EXE"); e != "" {
+			exe = e
+		}
 		c := Config{}
 		if os.Geteuid() == 0 {
 			c.User = "65534"

@@ -128,6 +128,7 @@ func (m Missing) String() string { return m.Layer + ": " + m.Why }
 type Confiner struct {
 	mode      string
 	exe       string
+	launcher  string
 	account   *Account
 	layers    []string
 	abi       int
@@ -139,8 +140,12 @@ type Confiner struct {
 
 // Options are what NewConfiner needs besides the config.
 type Options struct {
-	// Exe is the-loop's program: the launcher and the sessions' server.
+	// Exe is the-loop's program: the sessions' server, and the launcher
+	// when Launcher is "".
 	Exe string
+	// Launcher is the launcher program (the-loop-sandbox beside the-loop;
+	// "" = Exe sandbox-exec).
+	Launcher string
 	// Protected are the paths no session may ever reach: the config, the
 	// signing key, the store, the state directory, the credentials.
 	Protected []string
@@ -151,7 +156,10 @@ type Options struct {
 // NewConfiner probes the host for c. It never fails: a host that cannot
 // give what c requires yields a Confiner whose Refusal says why.
 func NewConfiner(c Config, o Options) *Confiner {
-	cf := &Confiner{mode: c.Confinement, exe: o.Exe, extra: c.Sandbox, protected: o.Protected}
+	cf := &Confiner{mode: c.Confinement, exe: o.Exe, launcher: o.Launcher, extra: c.Sandbox, protected: o.Protected}
+	if cf.launcher == "" {
+		cf.launcher = o.Exe
+	}
 	if cf.mode == "" {
 		cf.mode = ModeAuto
 	}
@@ -206,7 +214,7 @@ func NewConfiner(c Config, o Options) *Confiner {
 // probePID starts the launcher in a PID namespace of its own, as a session
 // would be, and checks that it came up as PID 1 with a fresh /proc.
 func (c *Confiner) probePID() error {
-	if c.exe == "" {
+	if c.launcher == "" {
 		return fmt.Errorf("no launcher program to probe with")
 	}
 	dir, err := os.MkdirTemp("", "the-loop-probe-")
@@ -219,7 +227,7 @@ func (c *Confiner) probePID() error {
 	if err := WritePolicy(path, p); err != nil {
 		return err
 	}
-	cmd := exec.Command(c.exe, "sandbox-exec", "--probe", "--policy", path)
+	cmd := exec.Command(c.launcher, "sandbox-exec", "--probe", "--policy", path)
 	cmd.Env = []string{}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -353,5 +361,5 @@ func (c *Confiner) Policy(s Session) Policy {
 
 // Wrap returns argv run through the launcher with the policy at path.
 func (c *Confiner) Wrap(policyPath string, argv []string) []string {
-	return append([]string{c.exe, "sandbox-exec", "--policy", policyPath, "--"}, argv...)
+	return append([]string{c.launcher, "sandbox-exec", "--policy", policyPath, "--"}, argv...)
 }

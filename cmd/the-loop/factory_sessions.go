@@ -78,7 +78,11 @@ func (f *Factory) supervisor(cfg *config.Config, db *store.Handle, log *slog.Log
 // the layers in effect, each one missing, a refusal to launch, or the
 // operator's opt-out.
 func (f *Factory) confiner(cfg *config.Config, exe, dbPath string, log *slog.Logger) *sandbox.Confiner {
-	conf := sandbox.NewConfiner(cfg.Sessions.Config.Config, sandbox.Options{Exe: exe, Protected: protectedPaths(cfg, dbPath, f.Getenv)})
+	launcher := filepath.Join(filepath.Dir(exe), "the-loop-sandbox")
+	if fi, err := os.Stat(launcher); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		launcher = "" // the-loop sandbox-exec: the same launcher, slower to start
+	}
+	conf := sandbox.NewConfiner(cfg.Sessions.Config.Config, sandbox.Options{Exe: exe, Launcher: launcher, Protected: protectedPaths(cfg, dbPath, f.Getenv)})
 	switch {
 	case conf.Mode() == sandbox.ModeNone:
 		log.Warn("sessions are not confined (sessions.confinement: none): each runs as the poller's user and can read what it reads — the config, the signing key, the store — and leave processes behind; remove confinement: none to confine them")
