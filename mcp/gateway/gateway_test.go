@@ -60,8 +60,8 @@ func TestAGatewayServesEachSessionOnlyWithItsOwnCapability(t *testing.T) {
 
 	for name, c := range map[string]struct{ sock, cap string }{
 		"another session's capability": {sockA, capB},
-		"a guessed capability":          {sockA, strings.Repeat("0", 64)},
-		"no capability":                 {sockB, ""},
+		"a guessed capability":         {sockA, strings.Repeat("0", 64)},
+		"no capability":                {sockB, ""},
 	} {
 		_, err := Call(ctx, c.sock, c.cap, "whoami", nil)
 		assert.True(t, errors.Is(err, ErrRefused), "%s: %v", name, err)
