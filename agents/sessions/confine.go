@@ -54,6 +54,24 @@ func (s *Supervisor) openBox(ctx context.Context, id, dir string, w Want, l *har
 	return b, nil
 }
 
+// sayConfinement logs how sessions are confined: the layers in effect,
+// each one missing, the refusal to launch, or the operator's opt-out.
+func (s *Supervisor) sayConfinement() {
+	conf, log := s.d.Confiner, s.d.Log
+	switch {
+	case conf == nil:
+	case conf.Mode() == sandbox.ModeNone:
+		log.Warn("sessions are not confined (sessions.confinement: none): each runs as the poller's user and can read what it reads — the config, the signing key, the store — and leave processes behind; remove confinement: none to confine them")
+	case conf.Refusal() != nil:
+		log.Error(conf.Refusal().Error())
+	default:
+		log.Info("sessions are confined", "layers", conf.Layers(), "how", conf.Summary())
+		for _, m := range conf.Missing() {
+			log.Warn("a layer of session confinement is missing", "layer", m.Layer, "why", m.Why)
+		}
+	}
+}
+
 // close revokes the box's capability.
 func (b *box) close() {
 	if b != nil {

@@ -80,6 +80,8 @@ type Supervisor struct {
 	d      Deps
 	redact []string
 
+	announce sync.Once // the confinement, said at the first cycle
+
 	mu      sync.Mutex
 	live    map[itemID]*live      // by key
 	items   map[itemID]*itemState // by key
@@ -164,6 +166,7 @@ func (s *Supervisor) Changed() <-chan struct{} { return s.changed }
 // what is missing. Problems with single items are in the report or the
 // returned error; they never stop the cycle.
 func (s *Supervisor) Cycle(ctx context.Context, wants []Want) (Report, error) {
+	s.announce.Do(s.sayConfinement)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := &cycle{s: s, ctx: ctx, now: s.d.Now()}

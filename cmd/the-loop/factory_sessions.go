@@ -56,7 +56,7 @@ func (f *Factory) supervisor(cfg *config.Config, db *store.Handle, log *slog.Log
 	if err != nil {
 		return nil, err
 	}
-	conf := f.confiner(cfg, exe, dbPath, log)
+	conf := f.confiner(cfg, exe, dbPath)
 	return sessions.New(cfg.Sessions.Config, sessions.Deps{
 		Store:         service.HandleRecorder(db),
 		Harnesses:     cfg.Harnesses,
@@ -74,27 +74,14 @@ func (f *Factory) supervisor(cfg *config.Config, db *store.Handle, log *slog.Log
 	})
 }
 
-// confiner probes how this host confines sessions and says so at start:
-// the layers in effect, each one missing, a refusal to launch, or the
-// operator's opt-out.
-func (f *Factory) confiner(cfg *config.Config, exe, dbPath string, log *slog.Logger) *sandbox.Confiner {
+// confiner probes how this host confines sessions (the supervisor says so
+// in its first cycle).
+func (f *Factory) confiner(cfg *config.Config, exe, dbPath string) *sandbox.Confiner {
 	launcher := filepath.Join(filepath.Dir(exe), "the-loop-sandbox")
 	if fi, err := os.Stat(launcher); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		launcher = "" // the-loop sandbox-exec: the same launcher, slower to start
 	}
-	conf := sandbox.NewConfiner(cfg.Sessions.Config.Config, sandbox.Options{Exe: exe, Launcher: launcher, Protected: protectedPaths(cfg, dbPath, f.Getenv)})
-	switch {
-	case conf.Mode() == sandbox.ModeNone:
-		log.Warn("sessions are not confined (sessions.confinement: none): each runs as the poller's user and can read what it reads — the config, the signing key, the store — and leave processes behind; remove confinement: none to confine them")
-	case conf.Refusal() != nil:
-		log.Error(conf.Refusal().Error())
-	default:
-		log.Info("sessions are confined", "layers", conf.Layers(), "how", conf.Summary())
-		for _, m := range conf.Missing() {
-			log.Warn("a layer of session confinement is missing", "layer", m.Layer, "why", m.Why)
-		}
-	}
-	return conf
+	return sandbox.NewConfiner(cfg.Sessions.Config.Config, sandbox.Options{Exe: exe, Launcher: launcher, Protected: protectedPaths(cfg, dbPath, f.Getenv)})
 }
 
 // protectedPaths are what no session may reach even where a read-only
