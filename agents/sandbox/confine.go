@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/the-loop/the-loop/config"
 )
 
 // probeResult is what `sandbox-exec --probe` reports.
@@ -19,57 +21,24 @@ type probeResult struct {
 	ABI  int  `json:"abi"`
 }
 
-// Modes of sessions.confinement.
+// Modes of sessions.confinement (config.ConfinementAuto, ConfinementNone).
 const (
 	// ModeAuto confines every session with every layer the host offers and
 	// refuses to launch one when a required layer is missing: the PID
 	// namespace and Landlock always, and the session's own account when the
 	// poller runs as root.
-	ModeAuto = "auto"
+	ModeAuto = config.ConfinementAuto
 	// ModeNone launches sessions unconfined, as the poller's user: the
 	// operator's explicit opt-out, warned about at start-up and in graph
 	// status.
-	ModeNone = "none"
+	ModeNone = config.ConfinementNone
 )
 
 // Config is the operator's choice, part of the `sessions:` block.
-type Config struct {
-	// Confinement is auto (default) or none.
-	Confinement string `yaml:"confinement"`
-	// User is the sessions' account: a user name, or UID[:GID]. Required
-	// under auto when the poller runs as root.
-	User string `yaml:"user"`
-	// Sandbox adds paths to what every session may read or write.
-	Sandbox Paths `yaml:"sandbox"`
-}
+type Config = config.SessionConfinement
 
-// Paths are extra paths a confined session may read (ReadOnly) or read
-// and write (Writable), beyond its tree, home and temp directory and the
-// system's directories.
-type Paths struct {
-	ReadOnly []string `yaml:"readOnly"`
-	Writable []string `yaml:"writable"`
-}
-
-// Validate checks c; key is its path for messages (e.g. "sessions").
-func (c Config) Validate(key string) error {
-	switch c.Confinement {
-	case "", ModeAuto, ModeNone:
-	default:
-		return fmt.Errorf("%s.confinement: %q is not one of auto, none", key, c.Confinement)
-	}
-	if c.User != "" && c.Confinement == ModeNone {
-		return fmt.Errorf("%s.user: applies only when sessions are confined; remove it, or remove confinement: none", key)
-	}
-	for name, list := range map[string][]string{"readOnly": c.Sandbox.ReadOnly, "writable": c.Sandbox.Writable} {
-		for i, p := range list {
-			if !filepath.IsAbs(p) {
-				return fmt.Errorf("%s.sandbox.%s[%d]: %q is not an absolute path", key, name, i, p)
-			}
-		}
-	}
-	return nil
-}
+// Paths are extra paths every confined session reads or writes.
+type Paths = config.SandboxPaths
 
 // Account is the sessions' own Unix account.
 type Account struct {

@@ -8,13 +8,6 @@ import (
 	"sync"
 )
 
-// DefaultMaxTranscriptBytes is sessions.maxTranscriptBytes when unset;
-// MinTranscriptBytes is the least it may be.
-const (
-	DefaultMaxTranscriptBytes = 64 << 20
-	MinTranscriptBytes        = 64 << 10
-)
-
 // capped is a session's output file held to at most max bytes: when a
 // write would pass max, the file is rewritten with its newest half (from a
 // line start), so the tail is what remains. Dropped counts the bytes cut

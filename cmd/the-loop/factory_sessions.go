@@ -57,7 +57,7 @@ func (f *Factory) supervisor(cfg *config.Config, db *store.Handle, log *slog.Log
 		return nil, err
 	}
 	conf := f.confiner(cfg, exe, dbPath)
-	return sessions.New(cfg.Sessions.Config, sessions.Deps{
+	return sessions.New(cfg.Sessions.SessionLimits, sessions.Deps{
 		Store:         service.HandleRecorder(db),
 		Harnesses:     cfg.Harnesses,
 		Serve:         serve,
@@ -81,7 +81,7 @@ func (f *Factory) confiner(cfg *config.Config, exe, dbPath string) *sandbox.Conf
 	if fi, err := os.Stat(launcher); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		launcher = "" // the-loop sandbox-exec: the same launcher, slower to start
 	}
-	return sandbox.NewConfiner(cfg.Sessions.Config.Config, sandbox.Options{Exe: exe, Launcher: launcher, Protected: protectedPaths(cfg, dbPath, f.Getenv)})
+	return sandbox.NewConfiner(cfg.Sessions.SessionConfinement, sandbox.Options{Exe: exe, Launcher: launcher, Protected: protectedPaths(cfg, dbPath, f.Getenv)})
 }
 
 // protectedPaths are what no session may reach even where a read-only

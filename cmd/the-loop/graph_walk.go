@@ -156,7 +156,7 @@ func runGraphComplete(ctx context.Context, f *Factory, opts *graphCompleteOption
 		if opts.PRRepo != "" {
 			args["prRepo"] = opts.PRRepo
 		}
-		claim.Warnings, err = forwardTool(ctx, socket, capability, "graph_complete", args, &claim.Envelope)
+		claim.Warnings, err = forwardTool(ctx, socket, capability, "graph_complete", args, &claim.ClaimAnswer)
 	} else {
 		claim, err = call(ctx, f, opts.store(), (*service.Service).Complete, service.CompleteRequest{ItemRequest: opts.ItemRequest, Node: opts.Node,
 			PR: opts.PR, PRRepo: opts.PRRepo, Actor: opts.Actor})
@@ -165,7 +165,7 @@ func runGraphComplete(ctx context.Context, f *Factory, opts *graphCompleteOption
 		return err
 	}
 	err = f.emit(opts.Format, claim.Warnings, claim, func(w io.Writer) {
-		fmt.Fprintln(w, service.ClaimText(claim.Envelope, opts.WorkItem))
+		fmt.Fprintln(w, service.ClaimText(claim.ClaimAnswer, opts.WorkItem))
 	})
 	if err != nil {
 		return err
