@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -89,7 +90,7 @@ func reviewRequested(l *scenario.Loop, n int, gate string) func() bool {
 type session struct {
 	ID, WorkItem, Node, State, ExitStatus, Model, Reason, PRRepo string
 	Argv                                                         []string
-	Attempt, PR                                                  int
+	Attempt, PR, PID                                             int
 	Tokens                                                       int64
 }
 
@@ -257,9 +258,12 @@ func TestASessionKilledMidNodeIsRelaunched(t *testing.T) {
 	startAndExecute(t, l, 1)
 	pidFile := filepath.Join(l.FakeState, "issue-1.run-1.ready")
 	wait(t, "the first session at work", func() bool { _, err := os.Stat(pidFile); return err == nil })
-	pid, err := os.ReadFile(filepath.Join(l.FakeState, "issue-1.run-1.pid"))
-	require.NoError(t, err)
-	require.NoError(t, exec.Command("kill", "-KILL", strings.TrimSpace(string(pid))).Run())
+	// The session's process on this host is the one its record names (the
+	// harness's own pid file holds its pid inside the session's namespace).
+	running := sessionsOf(t, l, "issue-1")
+	require.Len(t, running, 1)
+	require.Greater(t, running[0].PID, 1)
+	require.NoError(t, exec.Command("kill", "-KILL", strconv.Itoa(running[0].PID)).Run())
 
 	wait(t, "the relaunched session's claim", reviewRequested(l, 1, "requirements-approval"))
 	var sess []session
