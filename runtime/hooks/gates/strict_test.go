@@ -96,7 +96,8 @@ func TestSecuritySignOffNewestMentionDecides(t *testing.T) {
 		{"withdrawn later", []integrations.Comment{hooktest.Comment(1, "bob", "Security sign-off."), hooktest.Comment(2, "alice", "My security sign-off is withdrawn.")}, runtime.Wait},
 		{"unrelated chatter after it", []integrations.Comment{hooktest.Comment(1, "bob", "Security sign-off."), hooktest.Comment(2, "alice", "thanks")}, runtime.Pass},
 		{"edited", []integrations.Comment{hooktest.Edited(hooktest.Comment(1, "bob", "Security sign-off."))}, runtime.Wait},
-		{"emoji", []integrations.Comment{hooktest.Comment(1, "bob", "Security sign-off ✅")}, runtime.Wait},
+		{"emoji", []integrations.Comment{hooktest.Comment(1, "bob", "Security sign-off 🙄")}, runtime.Wait},
+		{"emoji of assent", []integrations.Comment{hooktest.Comment(1, "bob", "Security sign-off ✅")}, runtime.Pass},
 		{"reported", []integrations.Comment{hooktest.Comment(1, "bob", "Dana gave the security sign-off.")}, runtime.Wait},
 	}
 	for _, tt := range tests {
