@@ -409,6 +409,9 @@ func imperativeChange(words []string) (cue string, soft, ok bool) {
 		}
 		return "", false, false
 	}
+	if len(w) < 2 && !directed && !soft {
+		return "", false, false // an instruction names what to change: "tidy" alone is a word of praise
+	}
 	for k := 1; k <= 2 && k < len(w); k++ {
 		if copulas[w[k]] {
 			return "", false, false // "Change log looks good": a noun, not an instruction
@@ -518,6 +521,8 @@ func defect(words []string) (string, bool) {
 			if !prevNeg {
 				return w + " to " + words[i+2], true
 			}
+		case w == "still" && i > 0 && i+1 < len(words) && stillSays[words[i+1]] && !(words[i-1] == "i" || words[i-1] == "we" || words[i-1] == "i'm" || words[i-1] == "we're"):
+			return "still " + words[i+1], true
 		case w == "too" && i+1 < len(words) && !functionWords[words[i+1]] && !isCourtesy(words[i+1:i+2]):
 			return "too " + words[i+1], true
 		case (w == "off" || w == "wrong") && i > 0 && (words[i-1] == "seems" || words[i-1] == "looks" || words[i-1] == "feels" || words[i-1] == "is" || words[i-1] == "bit" || words[i-1] == "little" || words[i-1] == "something" || words[i-1] == "reads"):
@@ -537,6 +542,13 @@ func defect(words []string) (string, bool) {
 	}
 	return "", false
 }
+
+// stillSays are what an artifact "still" does when it was meant to change
+// ("Section 2 still describes the old flow").
+var stillSays = set("describes", "says", "shows", "uses", "mentions", "references", "refers", "lists", "talks",
+	"contains", "points", "has", "have", "assumes", "assume", "calls", "names", "depends", "relies", "includes",
+	"ignores", "misses", "lacks", "omits", "skips", "treats", "expects", "requires", "allows", "uses", "use",
+	"describe", "say", "show", "mention", "reference", "refer", "list", "contain", "point", "is", "are")
 
 // concernCritique reports whether a concern noun at i ("issue", "problem",
 // "concern", "blocker") raises one: not when negated ("no issues", "not

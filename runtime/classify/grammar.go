@@ -70,6 +70,12 @@ func buildMacros() map[string][]string {
 		"thing", "things", "wrong", "missing", "problematic", "concerning", "off", "amiss", "else", "major",
 		"blocking from me", "that blocks", "that would block", "that should block this", "to block this",
 		"blocking this", "that needs changing", "that needs to change", "wrong with it", "wrong with this"}
+	m["CQUANT"] = []string{"a few", "some", "a couple of", "a couple", "two", "three", "several", "one", "a",
+		"a handful of", "a bunch of", "a number of", "few", "minor", "small"}
+	m["CWHERE"] = []string{"inline", "below", "above", "in the doc", "on the doc", "in the pr", "attached",
+		"in line", "in the thread", "for later", "for a follow-up", "to address later", "to consider", "noted below",
+		"in the document", "on the pr", "in the review", "for the next round", "in the comments", "left inline",
+		"left below"}
 	m["CQUAL"] = []string{"more", "further", "other", "additional", "real", "major", "big", "remaining",
 		"outstanding", "open", "new", "significant", "serious", "substantive", "obvious", "particular",
 		"specific", "blocking", "major blocking", "critical", "glaring", "unresolved", "new blocking",
@@ -370,6 +376,7 @@ var goAheads = compileAll(
 
 // withComments is the explicit verdict "approved with comments".
 var withComments = compileAll(
+	"[{SUBJ_HAVE}|{SUBJ}] [{ADV}] (approved|approve|approving|lgtm|accepted) (with|w|w/) [{CQUANT}] [(minor|small|tiny|light|non-blocking|optional|cosmetic)] (comments|comment|nits|nit|notes|note|suggestions|suggestion|remarks|caveats|caveat|nitpicks|reservations|follow-ups|followups|tweaks|typos|questions) [{CWHERE}] [{TAIL}]",
 	"[{SUBJ_HAVE}|{SUBJ}] [{ADV}] (approved|approve|approving|lgtm|accepted) (with|w|w/) [(a_few|some|minor|small|a_couple_of|two|three|a_couple|several|light|non-blocking|optional)] (comments|comment|nits|nit|notes|note|suggestions|suggestion|remarks|caveats|caveat|minor_comments|nitpicks|reservations|minor_reservations|follow-ups|followups|a_few_nits) [{TAIL}] [{TAIL}]",
 	"approved-with-comments",
 	"(approved|lgtm|approve) (but|with) (see|minor|small|a_few|some) (comments|nits|notes|suggestions) (below|above|inline)",

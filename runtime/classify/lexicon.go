@@ -107,7 +107,8 @@ var reportVerbs = set("says", "said", "say", "saying", "told", "tells", "tell", 
 	"reportedly", "heard", "wrote", "writes", "quote", "quoted", "quoting", "mentioned", "mentions", "claims",
 	"claimed", "claiming", "relayed", "relaying", "relay", "forwarding", "forwarded", "forward", "behalf",
 	"reported", "reports", "confirmed", "confirms", "asked", "asks", "stated", "states", "noted", "notes",
-	"approves", "signs")
+	"approves", "signs", "copying", "copied", "pasting", "pasted", "cross-posting", "crossposting",
+	"paraphrasing", "summarizing", "summarising")
 
 // thirdParty are subjects that are not the reviewer.
 var thirdParty = set("he", "she", "they", "them", "his", "her", "hers", "their", "theirs", "someone", "somebody",
@@ -117,15 +118,27 @@ var thirdParty = set("he", "she", "they", "them", "his", "her", "hers", "their",
 	"customer", "customers", "client", "stakeholders", "stakeholder", "infra", "sre", "devops", "design-team",
 	"folks")
 
-// retractions take back what the reply, or an earlier one, said.
-var retractionPhrases = phraseList("scratch that", "strike that", "ignore my", "ignore the", "ignore that",
-	"disregard", "take back", "taking back", "took back", "take it back", "retract", "retracting", "retracted",
-	"revoke", "revoking", "revoked", "withdraw", "withdrawing", "withdrawn", "withdrew", "rescind", "rescinding",
-	"rescinded", "undo my", "cancel my", "never mind", "nevermind", "nvm", "jk", "j/k", "just kidding",
-	"kidding", "joking", "on second thought", "on second thoughts", "second thoughts", "actually no",
-	"actually not", "wait no", "hmm no", "changed my mind", "change my mind", "change of plan",
-	"forget that", "forget what i said", "forget my", "belay that", "unapprove", "unapproving", "unapproved",
-	"hold off", "hold it", "not so fast", "spoke too soon")
+// retractionPhrases take back what the reply, or an earlier one, said.
+var retractionPhrases = phraseList("scratch that", "strike that", "never mind", "nevermind", "nvm", "jk", "j/k",
+	"just kidding", "kidding", "joking", "on second thought", "on second thoughts", "second thoughts",
+	"actually no", "actually not", "wait no", "hmm no", "changed my mind", "change my mind", "change of plan",
+	"forget that", "forget what i said", "belay that", "unapprove", "unapproving", "unapproved", "hold off",
+	"hold it", "not so fast", "spoke too soon", "take it back", "take that back", "taking it back",
+	"taking that back", "took it back", "disregard that", "ignore that", "ignore this", "disregard this")
+
+// retractVerbs take back a verdict when their object is one ("I retract my
+// approval", "disregard the LGTM above"), or when they stand alone
+// ("Retracted."); "revoke a token" is not one.
+var retractVerbs = set("retract", "retracting", "retracted", "revoke", "revoking", "revoked", "withdraw",
+	"withdrawing", "withdrawn", "withdrew", "rescind", "rescinding", "rescinded", "undo", "undoing", "cancel",
+	"cancelling", "canceling", "cancelled", "canceled", "ignore", "ignoring", "disregard", "disregarding",
+	"take", "taking", "took", "scratch", "strike", "drop", "dropping", "pull", "pulling", "reverse", "reversing",
+	"reconsidering", "reconsider")
+
+// verdictNouns are what a retraction takes back.
+var verdictNouns = set("approval", "approvals", "lgtm", "+1", "sign-off", "signoff", "review", "comment",
+	"comments", "reply", "ok", "okay", "verdict", "decision", "go-ahead", "blessing", "vote", "above", "message",
+	"post", "thumbs", "ship", "that", "this", "it", "last", "previous", "earlier", "first")
 
 // sarcasmPhrases say the opposite of what the words say.
 var sarcasmPhrases = phraseList("/s", "yeah right", "yeah sure", "oh sure", "oh great", "oh yeah", "oh wonderful",

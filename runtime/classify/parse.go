@@ -180,9 +180,18 @@ func (r *reply) addSentence(s string, line int, question bool, block string) {
 	cur := &clause{sentence: sen, label: label}
 	trailing := ""
 	flush := func(colon bool) {
-		if colon && isLabel(cur) {
+		if colon && isLabel(cur) && !isVerdict(cur.words) {
 			label = strings.Join(cur.words, " ")
 			trailing = label
+			cur = &clause{sentence: sen, label: label}
+			return
+		}
+		if colon && len(cur.words) > 0 && cur.benign+cur.symbols+cur.hidden == 0 && !isVerdict(cur.words) {
+			// a statement before a colon frames what follows it ("Copying
+			// Bob's comment from Slack: …"); it is read as a clause too
+			frame := frameLabel + strings.Join(cur.words, " ")
+			sen.clauses = append(sen.clauses, cur)
+			label, trailing = frame, ""
 			cur = &clause{sentence: sen, label: label}
 			return
 		}
@@ -223,6 +232,18 @@ func (r *reply) addSentence(s string, line int, question bool, block string) {
 	if len(sen.clauses) > 0 || trailing != "" {
 		r.sentences = append(r.sentences, sen)
 	}
+}
+
+// frameLabel prefixes the label a statement before a colon makes.
+const frameLabel = "\x00"
+
+// isVerdict reports words that are a verdict in full ("Approved:",
+// "Not approved:"): before a colon they are a clause, not a label.
+func isVerdict(words []string) bool {
+	if ok, _, _ := approvalIn(words); ok {
+		return true
+	}
+	return inCore(words, refusalCore)
 }
 
 // labelVerbs are words a label never holds: "R4 is ambiguous:" is a

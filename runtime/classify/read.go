@@ -42,7 +42,18 @@ var partWords = set("section", "sections", "sec", "§", "paragraph", "appendix",
 
 // labelKind classifies a label at a gate reviewing subjects.
 func labelKind(label string) string {
+	if strings.HasPrefix(label, frameLabel) {
+		return frameKind(strings.Fields(label[len(frameLabel):]))
+	}
 	words := strings.Fields(label)
+	if _, _, ok := containsPhrase(words, changePhrases); ok {
+		return labelBlocking
+	}
+	for _, w := range words {
+		if reportVerbs[w] || strings.HasSuffix(w, "'s") && w != "it's" && w != "that's" && w != "here's" && w != "let's" {
+			return labelOther
+		}
+	}
 	switch {
 	case label == "":
 		return labelNone
@@ -69,6 +80,31 @@ func labelKind(label string) string {
 	return labelOther
 }
 
+// frameKind classifies a statement before a colon: someone else's words
+// ("Copying Bob's comment from Slack:"), the reviewer's own verdict ("Here
+// is my verdict:"), or a remark that frames nothing in particular.
+func frameKind(words []string) string {
+	own, verdict := false, false
+	for _, w := range words {
+		switch {
+		case reportVerbs[w] || w == "copying" || w == "pasting" || w == "cross-posting" || w == "from" ||
+			strings.HasSuffix(w, "'s") && w != "it's" && w != "that's" && w != "here's" && w != "let's" && w != "what's":
+			return labelOther
+		case w == "my" || w == "i" || w == "our" || w == "we" || w == "here's" || w == "heres":
+			own = true
+		case w == "verdict" || w == "decision" || w == "review" || w == "answer" || w == "conclusion" || w == "status" || w == "summary" || w == "take":
+			verdict = true
+		}
+	}
+	if _, _, ok := containsPhrase(words, changePhrases); ok {
+		return labelBlocking
+	}
+	if own && verdict {
+		return labelVerdict
+	}
+	return labelNone
+}
+
 // read gives one clause its reading. subjects are the artifacts under
 // review (nil: any).
 func read(c *clause, subjects []string) reading {
@@ -79,7 +115,7 @@ func read(c *clause, subjects []string) reading {
 		return reading{role: roleCompany}
 	}
 	// Phrases that turn the whole clause.
-	if p, _, ok := containsPhrase(w, retractionPhrases); ok {
+	if p, ok := retraction(w); ok {
 		return withhold(kindRetraction, p)
 	}
 	if p, _, ok := containsPhrase(w, sarcasmPhrases); ok {
@@ -162,6 +198,12 @@ func read(c *clause, subjects []string) reading {
 			}
 			return reading{role: roleChange, cue: p}
 		}
+	}
+	if p, ok := insistence(w); ok && !question {
+		if later {
+			return reading{role: roleLater, cue: p}
+		}
+		return reading{role: roleChange, cue: p}
 	}
 	if p, ok := politeRequest(w); ok {
 		if later {
@@ -416,6 +458,10 @@ func pendingIn(words []string) (string, bool) {
 					return w, true
 				}
 				continue
+			case "still":
+				if !(i+1 < len(words) && (reviewVerbs[words[i+1]] || words[i+1] == "waiting" || words[i+1] == "need" || words[i+1] == "have" || words[i+1] == "going" || words[i+1] == "catching" || words[i+1] == "on") || len(stripLeading(words)) <= 2) {
+					continue
+				}
 			case "looking", "reading", "checking", "reviewing", "digesting", "continuing":
 				// a progressive of the review: "still reading", "looking at it now"
 				return w, true
@@ -538,6 +584,56 @@ func firstNegator(words []string) string {
 	n, _, _ := negatorIn(words)
 	return n
 }
+
+// retraction returns what takes a verdict back: a retraction phrase, or a
+// retraction verb whose object is a verdict ("ignore my LGTM", "I'm
+// withdrawing my approval") or that stands alone ("Retracted.").
+func retraction(words []string) (string, bool) {
+	if p, _, ok := containsPhrase(words, retractionPhrases); ok {
+		return p, true
+	}
+	core := stripLeading(words)
+	for i, w := range core {
+		if !retractVerbs[w] {
+			continue
+		}
+		if len(core) <= 2 && !(w == "take" || w == "drop" || w == "pull" || w == "strike" || w == "scratch") {
+			return w, true // "Retracted.", "I withdraw."
+		}
+		for j := i + 1; j < len(core) && j <= i+4; j++ {
+			x := core[j]
+			if verdictNouns[x] || strings.HasPrefix(x, "approv") {
+				if (x == "that" || x == "this" || x == "it") && !(j+1 == len(core) || core[j+1] == "back") {
+					continue // "ignore this field", "drop it to 10s"
+				}
+				if w == "take" || w == "taking" || w == "took" || w == "pull" || w == "pulling" {
+					if !(j+1 < len(core) && core[j+1] == "back") && !(i+1 < len(core) && core[i+1] == "back") {
+						continue
+					}
+				}
+				return w, true
+			}
+		}
+	}
+	return "", false
+}
+
+// insistence reports "make sure …", "ensure …", "don't forget …": what
+// follows is something the artifact must do.
+func insistence(words []string) (string, bool) {
+	w := stripLeading(words)
+	for _, p := range insistPhrases {
+		if hasPrefix(w, p) && len(w) > len(p) {
+			return strings.Join(p, " "), true
+		}
+	}
+	return "", false
+}
+
+var insistPhrases = longestFirst(phraseList("make sure", "please make sure", "be sure", "please ensure", "ensure",
+	"don't forget", "do not forget", "dont forget", "remember to", "please remember to", "we need to make sure",
+	"you need to make sure", "need to make sure", "needs to make sure", "it must", "it needs to", "this must",
+	"this needs to"))
 
 // courtesyClosing reports the closing courtesies of a reply: "let me know
 // if …", "feel free to reach out", "happy to chat if …".

@@ -11,7 +11,7 @@ var signOffCore = compileAll(
 
 // signOffLabels introduce a sign-off given in the clause after them
 // ("Security sign-off: granted").
-var signOffLabels = set("security sign-off", "security signoff", "security")
+var signOffLabels = set("security sign-off", "security signoff", "security sign off")
 
 // signOffGrants are what may follow such a label.
 var signOffGrants = compileAll(
@@ -40,7 +40,7 @@ func SignsOff(body string) (bool, string) {
 			granted++
 		case signOffLabels[c.label] && inCore(c.words, signOffGrants):
 			granted++
-		case signOffLabels[c.label] && c.label != "security" && len(c.words) >= 3:
+		case signOffLabels[c.label] && len(c.words) >= 3:
 			noted = true
 			readings[i] = read(c, nil)
 		default:
