@@ -124,7 +124,18 @@ type Comment struct {
 	URL               string
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+	// Kind says which list of its system the comment is from: "" for a
+	// ticket's (or a pull request's) conversation, CommentReview for a
+	// submitted review, CommentReviewComment for a comment on a diff. Ids
+	// are compared only within one kind of one host.
+	Kind string
 }
+
+// The kinds of comment whose ids are not a conversation comment's.
+const (
+	CommentReview        = "review"
+	CommentReviewComment = "review-comment"
+)
 
 // PullRequest is the subset of a pull request the loop uses.
 type PullRequest struct {

@@ -358,7 +358,7 @@ var blockingLabels = set("blocking", "blocker", "blockers", "missing", "issue", 
 
 // laterLabels introduce a remark that does not block: nits, suggestions,
 // notes for later.
-var laterLabels = set("nit", "nits", "nitpick", "nitpicks", "minor", "optional", "suggestion", "suggestions",
+var laterLabels = set("with comments", "nit", "nits", "nitpick", "nitpicks", "minor", "optional", "suggestion", "suggestions",
 	"non-blocking", "nonblocking", "not blocking", "fyi", "note", "notes", "aside", "for later", "later",
 	"follow-up", "followup", "follow up", "future", "small thing", "small things", "thought", "thoughts",
 	"praise", "kudos", "side note", "sidenote", "ps", "p.s", "idea", "ideas", "polish", "cosmetic",

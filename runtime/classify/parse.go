@@ -24,10 +24,11 @@ type sentence struct {
 	clauses  []*clause
 	question bool
 	line     int
-	// label is the label heading the block of lines the sentence is in, or,
-	// for a sentence that ends with a colon, the label it ends with (which
-	// then heads the lines after it).
+	// label is the label heading the block of lines the sentence is in.
 	label string
+	// heads is the label a sentence ends with ("Blocking:", "Approved with
+	// comments:"): it heads the lines after it, up to a blank line.
+	heads string
 	// signature is set on the lines of a sign-off ("Thanks,\nDana").
 	signature bool
 }
@@ -146,11 +147,11 @@ func parse(body string) *reply {
 		start := len(r.sentences)
 		r.addLine(line, n+1, block)
 		// A label that ends its line heads the lines after it.
-		if last := len(r.sentences) - 1; last >= start && len(r.sentences[last].clauses) == 0 && r.sentences[last].label != "" {
-			block = r.sentences[last].label
-			r.sentences = r.sentences[:last]
-		} else if last >= start && r.sentences[last].label != block {
-			block = "" // a label in force ends with its line
+		if last := len(r.sentences) - 1; last >= start && r.sentences[last].heads != "" {
+			block = r.sentences[last].heads
+			if len(r.sentences[last].clauses) == 0 {
+				r.sentences = r.sentences[:last]
+			}
 		}
 	}
 	r.markSignature()
@@ -183,6 +184,13 @@ func (r *reply) addSentence(s string, line int, question bool, block string) {
 		if colon && isLabel(cur) && !isVerdict(cur.words) {
 			label = strings.Join(cur.words, " ")
 			trailing = label
+			cur = &clause{sentence: sen, label: label}
+			return
+		}
+		if colon && inCore(cur.words, withComments) {
+			// "Approved with comments: …": what follows are the comments
+			sen.clauses = append(sen.clauses, cur)
+			label, trailing = withCommentsLabel, withCommentsLabel
 			cur = &clause{sentence: sen, label: label}
 			return
 		}
@@ -226,13 +234,14 @@ func (r *reply) addSentence(s string, line int, question bool, block string) {
 		c.id = len(r.clauses)
 		r.clauses = append(r.clauses, c)
 	}
-	if trailing != "" {
-		sen.label = trailing
-	}
+	sen.heads = trailing
 	if len(sen.clauses) > 0 || trailing != "" {
 		r.sentences = append(r.sentences, sen)
 	}
 }
+
+// withCommentsLabel heads the comments of an "approved with comments:".
+const withCommentsLabel = "with comments"
 
 // frameLabel prefixes the label a statement before a colon makes.
 const frameLabel = "\x00"

@@ -19,7 +19,7 @@ func BodyHash(body string) string {
 }
 
 // EvidenceKey is the key of a decision's data holding what it rests on.
-const EvidenceKey = "evidence"
+const EvidenceKey = runtime.EvidenceKey
 
 // gateEvidence records, for each comment a decision rests on, its id, URL,
 // author, body hash and timestamps: signed with the decision, it says
@@ -30,6 +30,9 @@ func gateEvidence(cs ...integrations.Comment) []any {
 		e := map[string]any{"url": c.URL, "author": authz.NormalizeLogin(c.Author), "sha256": BodyHash(c.Body)}
 		if c.ID != 0 {
 			e["id"] = fmt.Sprint(c.ID)
+		}
+		if c.Kind != "" {
+			e["kind"] = c.Kind
 		}
 		if !c.CreatedAt.IsZero() {
 			e["createdAt"] = c.CreatedAt.UTC().Format(time.RFC3339Nano)
