@@ -110,6 +110,20 @@ func ClassifyFor(body string, subjects []string) Verdict {
 	return decide(r, readings)
 }
 
+// Unread says where the reader stopped in a reply it cannot read at all
+// ("line 1, character 9 (U+E0020)", "" when it can read it). It never
+// quotes the reply.
+func Unread(body string) string {
+	r := parse(body)
+	if r.err == nil {
+		return ""
+	}
+	if v := notRead(r.err); v.Unread != "" {
+		return v.Unread
+	}
+	return "the reply's text"
+}
+
 // notRead is the verdict on a reply the reader cannot read.
 func notRead(err error) Verdict {
 	v := undecided("the reply is not read: %v", err)
