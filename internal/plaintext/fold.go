@@ -36,6 +36,9 @@ var (
 	ErrInvisible = errors.New("it contains invisible characters that can carry text no one sees")
 	// ErrUnfoldable: a letter or digit outside the folding tables.
 	ErrUnfoldable = errors.New("it contains letters the reader cannot compare with plain ASCII (non-Latin script or look-alike characters)")
+	// ErrMixedScript: a word mixes Latin letters with look-alikes of another
+	// script ("nоt" with a Cyrillic "о"), as a spoofed word does.
+	ErrMixedScript = errors.New("it mixes letters of different scripts in one word, as a spoofed word does")
 	// ErrUndisplayable: a private-use or unassigned code point, or bytes that
 	// are not UTF-8: what it shows is up to the font.
 	ErrUndisplayable = errors.New("it contains characters with no agreed appearance (private use, unassigned or malformed)")
@@ -171,10 +174,11 @@ func (f *folder) rune(r rune) error {
 	return nil
 }
 
-// flush folds the word being read. A letter of another script that only
-// looks like a Latin one (Cyrillic "о", Greek "ο") is folded only inside a
-// word that also holds Latin letters — a spoofed word; a word written
-// wholly in that script is that language, which the reader does not read.
+// flush folds the word being read. A word that mixes Latin letters with a
+// look-alike of another script (Cyrillic "о", Greek "ο") is a spoof and is
+// not read; a word written wholly in that script is that language, which
+// the reader does not read either. Styled Latin letters (fullwidth,
+// mathematical, small capitals, diacritics) fold to ASCII.
 func (f *folder) flush() error {
 	if len(f.word) == 0 {
 		return nil
@@ -197,11 +201,12 @@ func (f *folder) flush() error {
 		}
 		return &Unreadable{Err: ErrUnfoldable, Line: f.wordAt[0], Column: f.wordAt[1] + i, Rune: r}
 	}
-	if foreign && !latin {
-		for i, r := range f.word {
-			if scriptLookalike(r) {
-				return at(i)
+	for i, r := range f.word {
+		if foreign && scriptLookalike(r) {
+			if latin {
+				return &Unreadable{Err: ErrMixedScript, Line: f.wordAt[0], Column: f.wordAt[1] + i, Rune: r}
 			}
+			return at(i)
 		}
 	}
 	for i, r := range f.word {
@@ -278,7 +283,7 @@ var benignEmoji = func() map[rune]bool {
 		0x1f60d, 0x1f970, 0x1f929, 0x1f600, 0x1f603, 0x1f604, 0x1f601, 0x1f60a, 0x1f642, 0x263a, // smiles
 		0x1f607, 0x1f917, 0x1f60e, 0x1f60c, 0x1f647, // 😇 🤗 😎 😌 🙇
 		0x1f6a2, 0x1f3c1, 0x1f91f, 0x1f918, 0x1f919, 0x270c, 0x1f3c5, 0x1f942, 0x1f37b, 0x1f37e, 0x1f388, // 🚢 🏁 🤟 🤘 🤙 ✌ 🏅 🥂 🍻 🍾 🎈
-		0x1f60b, 0x1f606, 0x1f602, 0x1f923, 0x1f973, 0x1f4a5, 0x1f195, 0x1f44a, 0x1f932, 0x1faf6, 0x1f493, 0x1f49e, 0x1f49d, // 😋 😆 😂 🤣 🥳 💥 🆕 👊 🤲 🫶 💓 💞 💝
+		0x1f973, 0x1f195, 0x1f44a, 0x1f932, 0x1faf6, 0x1f493, 0x1f49e, 0x1f49d, // 🥳 🆕 👊 🤲 🫶 💓 💞 💝
 	} {
 		m[r] = true
 	}

@@ -65,7 +65,7 @@ func TestFold(t *testing.T) {
 		{"n\u200bot", "not", nil},
 		{"n\u00adot", "not", nil},
 		{"no\u0301t", "not", nil},
-		{"n\u043et", "not", nil},
+		{"n\u043et", "", ErrMixedScript},
 		{"\u0274\u1d0f\u1d1b", "not", nil},
 		{"ｎｏｔ", "not", nil},
 		{"\U0001d427\U0001d428\U0001d42d", "not", nil},

@@ -52,6 +52,7 @@ const (
 	kindRemark     = "remark"
 	kindOther      = "other-artifact"
 	kindAbout      = "about"
+	kindScope      = "scope"
 )
 
 // reading is a clause's role, with the lexicon word that decided it.
@@ -106,6 +107,8 @@ func (r reading) reason() string {
 		return "it approves another artifact than the one under review"
 	case kindAbout:
 		return "it speaks of an approval without giving one"
+	case kindScope:
+		return q(r.cue) + " limits it to a part of the artifact"
 	}
 	return "it withholds it"
 }
@@ -495,6 +498,9 @@ func obligation(words []string) (string, bool) {
 // defect finds a word or phrase that says something in the artifact is
 // wrong or missing ("wrong", "doesn't cover", "no mention of", "too vague").
 func defect(words []string) (string, bool) {
+	if resolved(words) {
+		return "", false
+	}
 	for i, w := range words {
 		prevNeg := i > 0 && isNegator(words[i-1]) || i > 1 && isNegator(words[i-2]) && (words[i-1] == "be" || words[i-1] == "really" || words[i-1] == "too" || words[i-1] == "very" || words[i-1] == "a" || words[i-1] == "any")
 		switch {
@@ -523,6 +529,10 @@ func defect(words []string) (string, bool) {
 			}
 		case w == "still" && i > 0 && i+1 < len(words) && stillSays[words[i+1]] && !(words[i-1] == "i" || words[i-1] == "we" || words[i-1] == "i'm" || words[i-1] == "we're"):
 			return "still " + words[i+1], true
+		case w == "out" && i+2 < len(words) && words[i+1] == "of" && (words[i+2] == "date" || words[i+2] == "sync" || words[i+2] == "scope" || words[i+2] == "step"):
+			return "out of " + words[i+2], true
+		case w == "up" && i+2 < len(words) && words[i+1] == "to" && words[i+2] == "date" && i > 0 && isNegator(words[i-1]):
+			return "not up to date", true
 		case w == "too" && i+1 < len(words) && !functionWords[words[i+1]] && !isCourtesy(words[i+1:i+2]):
 			return "too " + words[i+1], true
 		case (w == "off" || w == "wrong") && i > 0 && (words[i-1] == "seems" || words[i-1] == "looks" || words[i-1] == "feels" || words[i-1] == "is" || words[i-1] == "bit" || words[i-1] == "little" || words[i-1] == "something" || words[i-1] == "reads"):
@@ -541,6 +551,26 @@ func defect(words []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// resolved reports a clause that says a problem is dealt with ("the threat
+// model covers everything I was worried about", "the typo is fixed").
+func resolved(words []string) bool {
+	if _, _, neg := negatorIn(words); neg {
+		return false
+	}
+	for i, w := range words {
+		switch w {
+		case "covers", "addresses", "handles", "answers", "resolves", "fixes", "solves", "settles", "clears",
+			"removes", "fixed", "resolved", "addressed", "solved", "settled", "handled", "answered", "cleared":
+			return true
+		case "was", "were":
+			if i > 0 && (words[i-1] == "i" || words[i-1] == "we") {
+				return true // "what I was worried about": a concern of the past
+			}
+		}
+	}
+	return false
 }
 
 // stillSays are what an artifact "still" does when it was meant to change
@@ -644,7 +674,7 @@ func nameLike(words []string) bool {
 	}
 	for _, w := range words {
 		if cueWord(w) || functionWords[w] || isCourtesy([]string{w}) || isRef(w) || strings.HasPrefix(w, "@") ||
-			concernNouns[w] || specificNouns[w] != "" || strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed") ||
+			concernNouns[w] || specificNouns[w] != "" || verdictLabels[w] || strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed") ||
 			strings.HasSuffix(w, "ly") || len(w) > 14 {
 			return false
 		}

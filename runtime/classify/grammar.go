@@ -347,7 +347,7 @@ var approvalCore = compileAll(
 	"[{OBJ}] (works|work) (for|with) (me|us) [{TAIL}]",
 	"(fine|ok|okay|good|alright|all_right|great|cool|all_good) (by|with|for) (me|us) [{TAIL}]",
 	"all_good (from_me|from_my_side|on_my_side|on_my_end|from_my_end|from_our_side|here|by_me|with_me|to_me) [{TAIL}]",
-	"(you|this|it|that|these|the_change|the_changes|the_doc) (have|has) my (approval|blessing|sign-off|signoff|go-ahead|ok|okay|+1|vote|thumbs_up|seal_of_approval) [{TAIL}]",
+	"(you|{OBJ}) (have|has) (my|our) [full] (approval|blessing|sign-off|signoff|go-ahead|ok|okay|+1|vote|thumbs_up|seal_of_approval|support) [{TAIL}]",
 	"(my|our) (approval|+1|vote|blessing|sign-off|signoff) [(is|is_hereby|is_given)] [{TAIL}]",
 	"(approval|sign-off|signoff) (granted|given|confirmed) [{TAIL}]",
 	"consider (it|this|them|these|{NOUN}) (approved|accepted|signed_off) [{TAIL}]",

@@ -145,7 +145,8 @@ var sarcasmPhrases = phraseList("/s", "yeah right", "yeah sure", "oh sure", "oh 
 	"oh joy", "oh brilliant", "as if", "said no one", "said nobody", "said no one ever", "not really", "lol",
 	"lmao", "rofl", "haha", "hahaha", "hehe", "what could go wrong", "what could possibly go wrong",
 	"who needs", "i guess", "sure thing buddy", "great another", "wow another", "yay another", "another one",
-	"in my dreams", "in your dreams", "dream on", "april fools", "opposite day", "not!")
+	"in my dreams", "in your dreams", "dream on", "april fools", "opposite day", "not!", "sarcasm", "sarcastic",
+	"ironic", "irony", "whatever", "or whatever", "if you say so", "sure jan", "eye roll", "eyeroll")
 
 // approvalVocabulary is every word an approval is said with: a clause that
 // holds one and is not, in full, an approval construction talks about an
@@ -267,7 +268,7 @@ var coverVerbs = set("cover", "covers", "address", "addresses", "mention", "ment
 	"apply", "fit", "fits", "compile", "test", "tested", "covered", "addressed", "mentioned", "handled",
 	"specified", "explained", "included", "defined", "described", "clear", "right", "correct", "accurate",
 	"complete", "consistent", "testable", "feasible", "realistic", "sufficient", "enough", "defined",
-	"documented", "justified", "obvious", "sure", "convinced", "ok", "okay", "good", "great", "fine", "ready",
+	"documented", "justified", "obvious", "convinced", "ok", "okay", "good", "great", "fine", "ready",
 	"valid", "true", "possible", "there", "safe", "secure", "acceptable", "adequate")
 
 // softWords make a remark a suggestion, not a demand.
@@ -290,7 +291,7 @@ var laterPhrases = phraseList("later", "follow-up", "followup", "follow up", "fu
 	"nothing to do now", "for the record", "fyi", "nit", "nits", "nitpick", "nitpicks", "nitpicking",
 	"optional", "no action", "can wait", "not urgent", "low priority", "when convenient", "in a follow-up",
 	"out of curiosity", "just curious", "curious", "for my understanding", "for my own understanding",
-	"no need to answer", "no need to reply", "minor", "cosmetic", "tiny", "small", "trivial", "aside",
+	"no need to answer", "no need to reply", "minor", "cosmetic", "tiny", "small", "trivial", "as an aside",
 	"side note", "sidenote", "ps", "p.s", "feel free to ignore", "ignore if you disagree", "take it or leave it",
 	"up to you", "your call", "not a blocker", "no blocker", "not required")
 

@@ -214,8 +214,10 @@ func (r *reply) addSentence(s string, line int, question bool, block string) {
 		switch {
 		case tok == string(plaintext.Symbol):
 			cur.symbols++
+			flush(false) // an emoji ends what it follows: "Looks good 👍 approving"
 		case tok == string(plaintext.Benign):
 			cur.benign++
+			flush(false)
 		case tok == string(plaintext.Hidden):
 			cur.hidden++
 		case tok == ":":
@@ -322,10 +324,17 @@ next:
 			i++
 		case c == '"':
 			if j := strings.IndexByte(s[i+1:], '"'); j >= 0 {
-				// a quoted span is someone's words or a mention, not the
-				// author's own use of them
+				// Quoted words are someone's words or a mention, not the
+				// author's own use of them: a quote holding words of a
+				// verdict is a mark that withholds; a quoted term ("tenant")
+				// is read as a word.
 				flush()
-				out = append(out, string(plaintext.Hidden))
+				inner := tokens(s[i+1 : i+1+j])
+				if quotesVerdict(inner) {
+					out = append(out, string(plaintext.Hidden))
+				} else {
+					out = append(out, inner...)
+				}
 				i += j + 1
 				continue
 			}
@@ -345,6 +354,20 @@ next:
 	}
 	flush()
 	return out
+}
+
+// quotesVerdict reports quoted words a reader could take for a verdict or
+// its withholding.
+func quotesVerdict(words []string) bool {
+	if len(words) > 3 {
+		return true
+	}
+	for _, w := range words {
+		if cueWord(w) || len(w) == 1 && strings.IndexByte(breakers+".!?;", w[0]) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func isWordByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }

@@ -122,7 +122,9 @@ func read(c *clause, subjects []string) reading {
 		return withhold(kindSarcasm, p)
 	}
 	question, qcue := s.question && s.clauses[len(s.clauses)-1] == c, "?"
-	if !question {
+	if !question && (s.clauses[0] == c || c.label != "" && c.label != s.label) {
+		// a wh-word or an auxiliary opens a question only at the head of
+		// its sentence: "…, which needs a rewrite" is a relative clause
 		qcue, question = questionOpener(w)
 	}
 	cond, condAt, conditional := conditionOf(s)
@@ -206,6 +208,18 @@ func read(c *clause, subjects []string) reading {
 		return reading{role: roleChange, cue: p}
 	}
 	if p, ok := politeRequest(w); ok {
+		if later {
+			return reading{role: roleLater, cue: p}
+		}
+		return reading{role: roleChange, cue: p}
+	}
+	if p, ok := wish(w); ok && !question {
+		if later {
+			return reading{role: roleLater, cue: p}
+		}
+		return reading{role: roleSoft, cue: p}
+	}
+	if p, soft, ok := imperativeChange(w); ok && !question && !soft && !conditional {
 		if later {
 			return reading{role: roleLater, cue: p}
 		}
@@ -321,7 +335,52 @@ func read(c *clause, subjects []string) reading {
 		// a statement after "but" beside an approval is a reservation
 		return reading{role: roleReservation, cue: c.joined}
 	}
+	if p, ok := reservationIn(w); ok {
+		return reading{role: roleReservation, cue: p}
+	}
+	if p, ok := scopeIn(w); ok {
+		return withhold(kindScope, p)
+	}
 	return reading{role: roleNeutral}
+}
+
+// reservationOpeners open an exception: "modulo the naming", "apart from
+// R4", "R4 aside".
+var reservationOpeners = longestFirst(phraseList("modulo", "apart from", "other than", "barring", "save for",
+	"aside from", "except for", "excepting", "excluding", "with the exception of", "notwithstanding",
+	"outside of", "minus", "sans"))
+
+// reservationIn returns the exception a clause makes.
+func reservationIn(words []string) (string, bool) {
+	w := stripLeading(words)
+	for _, p := range reservationOpeners {
+		if hasPrefix(w, p) && len(w) > len(p) {
+			return strings.Join(p, " "), true
+		}
+	}
+	if len(w) > 1 && w[len(w)-1] == "aside" {
+		return "aside", true
+	}
+	return "", false
+}
+
+// scopeIn returns what limits an approval to a part of the artifact: "only
+// the API section", "for the first half".
+func scopeIn(words []string) (string, bool) {
+	w := stripLeading(words)
+	for i, x := range w {
+		switch x {
+		case "only", "partially", "partly", "portion", "half", "halves", "subset", "parts", "part":
+			if x == "part" && i > 0 && w[i-1] == "for" && i+1 < len(w) && w[i+1] == "of" {
+				continue
+			}
+			return x, true
+		}
+	}
+	if len(w) > 1 && w[0] == "for" && (w[1] == "the" || w[1] == "this" || w[1] == "that" || isRef(w[1]) || partWords[w[1]]) {
+		return "for " + w[1], true
+	}
+	return "", false
 }
 
 // contrasts open a reservation.
@@ -565,7 +624,10 @@ var courtesyHeads = phraseList("thanks for", "thank you for", "thanks to", "than
 // ("thanks for the quick turnaround", "great work on the diagrams"); the
 // rest must hold no negation, condition or approval word.
 func courtesyHead(words []string) bool {
-	w := stripLeading(words)
+	return courtesyHeadAt(words) || courtesyHeadAt(stripLeading(words))
+}
+
+func courtesyHeadAt(w []string) bool {
 	for _, h := range courtesyHeads {
 		if !hasPrefix(w, h) {
 			continue
@@ -617,6 +679,27 @@ func retraction(words []string) (string, bool) {
 	}
 	return "", false
 }
+
+// wish reports the reviewer asking for more in the artifact: "I'd like to
+// see load-test numbers", "I want a rollback plan".
+func wish(words []string) (string, bool) {
+	w := stripLeading(words)
+	for _, p := range wishPhrases {
+		if hasPrefix(w, p) && len(w) > len(p) {
+			if _, act := approvalAct(w[len(p):]); act {
+				return "", false // "I'd like to approve, but…" speaks of an approval
+			}
+			return strings.Join(p, " "), true
+		}
+	}
+	return "", false
+}
+
+var wishPhrases = longestFirst(phraseList("i'd like to see", "i would like to see", "i want to see", "i'd want to see",
+	"i need to see", "i'd love to see", "i would love to see", "i'd expect", "i would expect", "i expect to see",
+	"i'd want", "i would want", "i'd prefer", "i would prefer", "i'd rather", "i would rather", "i'd like",
+	"i would like", "we'd like", "we would like", "i'd like us to", "we'd want", "i'd rather see",
+	"i'd like more", "i want more", "we want", "i want"))
 
 // insistence reports "make sure …", "ensure …", "don't forget …": what
 // follows is something the artifact must do.

@@ -159,7 +159,7 @@ var replyTable2 = []replyCase{
 	{"adv/retraction", "Disregard the LGTM above.", Undecided},
 	{"adv/retraction", "Scratch my approval, I need another day.", Undecided},
 	{"adv/lookalike", "Аpproved? Nо.", Undecided},
-	{"adv/lookalike", "n\u043et LGTM", ChangesRequested},
+	{"adv/lookalike", "n\u043et LGTM", Undecided},
 	{"adv/lookalike", "ꓠot approved", Undecided},
 	{"adv/lookalike", "Approved 𝗻𝗼𝘁", Undecided},
 	{"adv/invisible", "Approved\U000e0020\U000e0062\U000e0075\U000e0074", Undecided},

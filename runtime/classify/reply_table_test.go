@@ -421,8 +421,8 @@ var replyTable = []replyCase{
 	{"adv/retraction", "Approved. On second thought, hold off.", Undecided},
 
 	// ---- adversarial: look-alike letters
-	{"adv/lookalike", "n\u043et approved", ChangesRequested},
-	{"adv/lookalike", "n\u03bft approved", ChangesRequested},
+	{"adv/lookalike", "n\u043et approved", Undecided},
+	{"adv/lookalike", "n\u03bft approved", Undecided},
 	{"adv/lookalike", "\u0274ot approved", ChangesRequested},
 	{"adv/lookalike", "ｎｏｔ approved", ChangesRequested},
 	{"adv/lookalike", "\U0001d427\U0001d428\U0001d42d approved", ChangesRequested},
