@@ -129,7 +129,7 @@ var functionWords = set("the", "a", "an", "this", "that", "these", "those", "it"
 var reviewVerbs = set("read", "reading", "review", "reviewing", "look", "looking", "check", "checking",
 	"go", "going", "finish", "finishing", "continue", "continuing", "revisit", "revisiting", "dig", "digging",
 	"think", "thinking", "digest", "digesting", "test", "testing", "verify", "verifying", "double-check",
-	"get", "come", "circle", "respond", "reply", "answer", "follow", "confirm", "confirming", "approve",
+	"get", "circle", "respond", "reply", "answer", "follow", "confirm", "confirming", "approve",
 	"sign", "skim", "skimming", "study", "studying", "process", "processing", "work", "working", "ask",
 	"sync", "discuss", "talk", "chat", "run", "running", "try", "trying", "re-read", "reread", "rereading",
 	"re-review", "wrap", "wrapping", "comment", "commenting", "give", "take", "have")
@@ -504,6 +504,9 @@ func defect(words []string) (string, bool) {
 	for i, w := range words {
 		prevNeg := i > 0 && isNegator(words[i-1]) || i > 1 && isNegator(words[i-2]) && (words[i-1] == "be" || words[i-1] == "really" || words[i-1] == "too" || words[i-1] == "very" || words[i-1] == "a" || words[i-1] == "any")
 		switch {
+		case isNegator(w) && i+3 < len(words) && (words[i+1] == "find" || words[i+1] == "see" || words[i+1] == "spot") &&
+			(words[i+2] == "anything" || words[i+2] == "any" || words[i+2] == "a" || words[i+2] == "mention") && !concernNouns[words[i+3]]:
+			return w + " " + words[i+1] + " " + words[i+2], true // "I can't find anything about audit logging"
 		case isNegator(w) && i+1 < len(words) && coverVerbs[words[i+1]] && !(w == "no" || w == "nothing" || w == "none"):
 			return w + " " + words[i+1], true
 		case isNegator(w) && i+2 < len(words) && (words[i+1] == "really" || words[i+1] == "fully" || words[i+1] == "quite" || words[i+1] == "yet" || words[i+1] == "be" || words[i+1] == "even" || words[i+1] == "clearly" || words[i+1] == "always") && coverVerbs[words[i+2]]:

@@ -121,7 +121,7 @@ func FuzzReply(f *testing.F) {
 	for i, c := range replyTable {
 		f.Add(c.body, uint8(i), uint16(i))
 	}
-	for i, c := range replyTable2 {
+	for i, c := range append(replyTable2, replyTable3...) {
 		f.Add(c.body, uint8(i), uint16(i*7))
 	}
 	for i, s := range []string{"Security sign-off.", "Done.", "n\u200bot approved", "> approved\nok", "~~ok~~ lgtm",

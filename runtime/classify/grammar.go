@@ -339,7 +339,8 @@ var approvalCore = compileAll(
 	"[{SUBJ_HAVE}] [{ADV}] approved [{OBJ}] [{TAIL}] [{TAIL}]",
 	"{OBJ_BE} [{BE}] [{ADV}] (approved|accepted) [{TAIL}] [{TAIL}]",
 	"(lgtm|sgtm|+1|shipit|ship_it|lgtm_+1|accepted|approved|lgtm_approved|approved_lgtm|approved_+1|+1_approved) [{TAIL}] [{TAIL}]",
-	"[{OBJ}] (looks|look|looking|reads|is_looking|are_looking|look_to_be|looks_to_be|all_look|both_look) [{DEG}] [{DEG}] {GOOD} [{TAIL}] [{TAIL}]",
+	"[{OBJ}] (looks|look|looking|reads|is_looking|are_looking|look_to_be|looks_to_be|all_look|both_look) [{DEG}] [{DEG}] {GOOD} [to_(merge|go|ship|proceed|land|implement)] [{TAIL}] [{TAIL}]",
+	"[{SUBJ_BE}] [{DEG}] (happy|fine|ok|okay|glad|content|comfortable) (for|to_let|letting) {OBJ} (to_go_ahead|to_proceed|to_merge|to_ship|to_go_in|to_land|go_ahead|proceed|go_in|land) [{TAIL}]",
 	"[{OBJ_BE}] [{BE}] [{DEG}] (good|ready|clear|cleared|ok|okay|fine|set|all_set) to (go|merge|ship|land|proceed|move_forward|move_on|implement|build|start|continue|lock|freeze) [{TAIL}] [{TAIL}]",
 	"[{YOU_BE}] [{DEG}] (good|clear|cleared|ok|okay|fine|free) to (go|merge|ship|land|proceed|move_forward|move_on|implement|start|continue) [{TAIL}] [{TAIL}]",
 	"[{OBJ_BE}] [{BE}] ready (to_merge|to_go|to_ship|to_proceed|to_move_on|to_move_forward|to_lock|for_implementation|for_the_next_phase|for_the_next_step|for_design|for_the_design|for_tasks|for_the_tasks|for_testing|for_the_testing_plan|for_merge|for_merging|to_implement|for_implementing) [{TAIL}] [{TAIL}]",
@@ -386,6 +387,7 @@ var withComments = compileAll(
 // and unconditional: "Not approved", "I can't approve this as written".
 var refusalCore = compileAll(
 	"{SUBJ} [really|just|simply|still|definitely|certainly] (don't|do_not|dont|can't|cannot|cant|can_not|won't|will_not|wont|wouldn't|would_not|couldn't|could_not|do_not_and_will_not) [{ADV}] (approve|accept|sign_off_on|sign_off|lgtm) [{OBJ}] [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form|in_the_current_form|in_its_current_form|as_proposed)]",
+	"(can't|cannot|cant|can_not|won't|will_not|wont|couldn't|could_not) [{ADV}] (approve|accept|sign_off_on|sign_off|lgtm) [{OBJ}] [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form|in_the_current_form|in_its_current_form|as_proposed)]",
 	"[{SUBJ_BE}] [definitely|certainly] (not|unable_to|not_able_to|refusing_to|not_going_to|not_in_a_position_to) (approve|approving|accept|accepting|sign_off|sign_off_on|signing_off|signing_off_on) [{OBJ}] [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form)]",
 	"{SUBJ} (refuse|decline|must_decline|have_to_decline|need_to_decline|will_not|cannot) to (approve|accept|sign_off_on|sign_off) [{OBJ}] [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form)]",
 	"[{OBJ_BE}] [{BE}] [definitely|certainly|absolutely|clearly|just|simply|still|really] (not|far_from|nowhere_near|anything_but|not_at_all|not_even_close_to|definitely_not|certainly_not|clearly_not|absolutely_not) [{DEG}] (approved|approvable|acceptable|ready|ready_to_merge|ready_to_go|good_to_go|good_enough|lgtm|ok|okay|fine|good|correct|right|approved_by_me|sgtm|mergeable|shippable|ready_for_implementation|there) [{TAIL}] [{TAIL}]",

@@ -286,6 +286,9 @@ func read(c *clause, subjects []string) reading {
 	if lk == labelPending {
 		return withhold(kindPending, c.label)
 	}
+	if lk == labelLater {
+		return reading{role: roleLater, cue: c.label} // "Nit: …, but that can come later."
+	}
 	if isCourtesy(w) || courtesyHead(w) {
 		return reading{role: roleCompany}
 	}
