@@ -48,7 +48,7 @@ func TestClassifyRealisticReplies(t *testing.T) {
 		{"button is not but", "LGTM, love the new button", Approved},
 		{"unit is not nit", "lgtm, the unit tests are thorough", Approved},
 		{"no nits", "No nits, approved.", Approved},
-		{"not perfect but approved", "Not perfect, but approved.", Undecided},
+		{"not perfect but approved", "Not perfect, but approved.", Approved},
 		// negations
 		{"not approved", "Not approved.", ChangesRequested},
 		{"have not approved", "I have not approved this.", Undecided},

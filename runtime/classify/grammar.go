@@ -418,4 +418,5 @@ var benignNegations = compileAll(
 	"(doesn't|does_not|doesnt) (need|require) (any|anything|further|more) [(changes|change|work|edits|else|more)] [{CTAIL}]",
 	"{OBJ} (doesn't|does_not|doesnt) (need|require) (any|anything|further|more) [(changes|change|work|edits|else|more)] [{CTAIL}]",
 	"(no|none) (of_my|of_the|of_these) (concerns|comments|nits|notes|remarks) (are|is) (blocking|blockers|a_blocker)",
+	"[{OBJ_BE}] [{BE}] (not|isn't|isnt) [(exactly|quite|entirely)] (perfect|ideal|flawless|pretty|elegant|beautiful|glamorous|exciting|my_favorite|my_favourite|how_i'd_do_it|what_i'd_have_done|the_approach_i'd_take) [{TAIL}]",
 )
