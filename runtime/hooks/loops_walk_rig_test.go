@@ -49,8 +49,7 @@ func (w *loopWalk) shipPull() {
 // agent writes into and the node the item stood at after every step.
 type loopWalk struct {
 	*engineWalk
-	path   []string
-	nextID int64
+	path []string
 }
 
 func newLoopWalk(t *testing.T, loop string) *loopWalk {
