@@ -137,7 +137,7 @@ func notRead(err error) Verdict {
 
 // decide combines the clauses' readings into the reply's verdict.
 func decide(r *reply, readings []reading) Verdict {
-	var approvals, comments int
+	var approvals, comments, suggestions int
 	var change, refuse, firstWithhold, reservation *reading
 	var extras []string
 	for i := range readings {
@@ -159,6 +159,9 @@ func decide(r *reply, readings []reading) Verdict {
 			}
 		case roleSoft, roleLater:
 			comments++
+			if !pointers[rd.cue] {
+				suggestions++
+			}
 			if rd.cue != "" {
 				extras = append(extras, fmt.Sprintf("%q", rd.cue))
 			}
@@ -179,7 +182,7 @@ func decide(r *reply, readings []reading) Verdict {
 		return Verdict{Outcome: ChangesRequested, Reason: "the reviewer refuses the approval"}
 	}
 	if approvals == 0 {
-		if comments > 0 && firstWithhold == nil {
+		if suggestions > 0 && firstWithhold == nil {
 			// a suggestion or a remark, with no approval: it goes back with it
 			return Verdict{Outcome: ChangesRequested, Reason: "it suggests changes and does not approve"}
 		}
@@ -249,6 +252,18 @@ func noApprovalReason(r *reply, w *reading) string {
 	}
 	return "nothing in the reply approves or asks for changes"
 }
+
+// pointers send the reader to comments elsewhere ("see below"): beside an
+// approval they make it one with comments; alone they suggest nothing.
+var pointers = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range laterPhrases {
+		if p[0] == "see" || p[len(p)-1] == "inline" {
+			m[strings.Join(p, " ")] = true
+		}
+	}
+	return m
+}()
 
 func uniq(list []string) []string {
 	seen := map[string]bool{}

@@ -53,6 +53,7 @@ const (
 	kindOther      = "other-artifact"
 	kindAbout      = "about"
 	kindScope      = "scope"
+	kindUnsaid     = "unsaid"
 )
 
 // reading is a clause's role, with the lexicon word that decided it.
@@ -107,6 +108,8 @@ func (r reading) reason() string {
 		return "it approves another artifact than the one under review"
 	case kindAbout:
 		return "it speaks of an approval without giving one"
+	case kindUnsaid:
+		return q(r.cue) + " leaves a reservation unsaid"
 	case kindScope:
 		return q(r.cue) + " limits it to a part of the artifact"
 	}
@@ -507,6 +510,8 @@ func defect(words []string) (string, bool) {
 		case isNegator(w) && i+3 < len(words) && (words[i+1] == "find" || words[i+1] == "see" || words[i+1] == "spot") &&
 			(words[i+2] == "anything" || words[i+2] == "any" || words[i+2] == "a" || words[i+2] == "mention") && !concernNouns[words[i+3]]:
 			return w + " " + words[i+1] + " " + words[i+2], true // "I can't find anything about audit logging"
+		case (w == "haven't" || w == "havent" || w == "didn't" || w == "didnt") && (i == 0 || words[i-1] == "i" || words[i-1] == "we"):
+			continue // the reviewer's own unfinished review, not the artifact's gap
 		case isNegator(w) && i+1 < len(words) && coverVerbs[words[i+1]] && !(w == "no" || w == "nothing" || w == "none"):
 			return w + " " + words[i+1], true
 		case isNegator(w) && i+2 < len(words) && (words[i+1] == "really" || words[i+1] == "fully" || words[i+1] == "quite" || words[i+1] == "yet" || words[i+1] == "be" || words[i+1] == "even" || words[i+1] == "clearly" || words[i+1] == "always") && coverVerbs[words[i+2]]:
@@ -620,6 +625,7 @@ func bareNegation(words []string) bool {
 		case isNegator(w):
 			neg = true
 		case w == "at" || w == "all" || w == "really" || w == "way" || w == "quite" || w == "yet" || w == "so" ||
+			w == "or" || w == "maybe" || w == "perhaps" || w == "probably" || w == "absolutely" || w == "definitely" ||
 			w == "from" || w == "me" || w == "exactly" || w == "i" || w == "repeat" || w == "do" ||
 			w == "it" || w == "is" || w == "this" || w == "that" || w == "thanks" || w == "sorry" ||
 			w == "chance" || w == "sir" || w == "even" || w == "close" || w == "again" || w == "again!" || w == "wait" ||

@@ -98,6 +98,9 @@ var pendingPhrases = phraseList("so far", "for now", "first pass", "first look",
 	"next week", "later today", "in a bit", "in a moment", "after lunch", "hold on", "hang on", "not yet",
 	"not done", "not finished", "haven't finished", "have not finished", "haven't read", "have not read",
 	"haven't looked", "have not looked", "haven't had", "have not had", "haven't gotten", "yet to",
+	"haven't tested", "have not tested", "haven't checked", "have not checked", "haven't verified",
+	"haven't run", "didn't test", "didn't check", "didn't read", "didn't review", "didn't run", "did not read",
+	"did not test", "did not review", "didnt read", "didnt test", "havent tested", "havent checked",
 	"take a look", "take another look", "have a look", "deeper look", "closer look", "deeper read",
 	"proper review", "full review", "second pass", "another pass", "one more pass", "sleep on it",
 	"for the moment", "at the moment", "for today", "up to section", "up to page", "up to r")
@@ -108,7 +111,7 @@ var reportVerbs = set("says", "said", "say", "saying", "told", "tells", "tell", 
 	"claimed", "claiming", "relayed", "relaying", "relay", "forwarding", "forwarded", "forward", "behalf",
 	"reported", "reports", "confirmed", "confirms", "asked", "asks", "stated", "states", "noted", "notes",
 	"approves", "signs", "copying", "copied", "pasting", "pasted", "cross-posting", "crossposting",
-	"paraphrasing", "summarizing", "summarising")
+	"paraphrasing", "summarizing", "summarising", "speaking", "representing")
 
 // thirdParty are subjects that are not the reviewer.
 var thirdParty = set("he", "she", "they", "them", "his", "her", "hers", "their", "theirs", "someone", "somebody",
@@ -293,7 +296,9 @@ var laterPhrases = phraseList("later", "follow-up", "followup", "follow up", "fu
 	"out of curiosity", "just curious", "curious", "for my understanding", "for my own understanding",
 	"no need to answer", "no need to reply", "minor", "cosmetic", "tiny", "small", "trivial", "as an aside",
 	"side note", "sidenote", "ps", "p.s", "feel free to ignore", "ignore if you disagree", "take it or leave it",
-	"up to you", "your call", "not a blocker", "no blocker", "not required")
+	"up to you", "your call", "not a blocker", "no blocker", "not required", "see my comments", "see comments",
+	"see my notes", "see inline", "see the inline comments", "see inline comments", "see below", "see above",
+	"see my inline comments", "comments inline", "notes inline", "see my review comments", "see the comments")
 
 // concernNouns are what a reviewer says there are none of ("no concerns"):
 // negated, they are benign company.

@@ -168,7 +168,11 @@ func (r *reply) addLine(line string, n int, block string) {
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '.', '!', '?', ';':
+			before := len(r.sentences)
 			r.addSentence(line[start:i], n, line[i] == '?', block)
+			if line[i] == '?' && len(r.sentences) == before && before > 0 && r.sentences[before-1].line == n {
+				r.sentences[before-1].question = true // "LGTM...?"
+			}
 			start = i + 1
 		}
 	}
@@ -232,6 +236,10 @@ func (r *reply) addSentence(s string, line int, question bool, block string) {
 		}
 	}
 	flush(false)
+	if contrasts[cur.joined] && len(cur.words) == 0 {
+		// "Approved, but..." — a reservation left unsaid is still one
+		sen.clauses = append(sen.clauses, &clause{sentence: sen, label: label, words: []string{cur.joined}})
+	}
 	for _, c := range sen.clauses {
 		c.id = len(r.clauses)
 		r.clauses = append(r.clauses, c)

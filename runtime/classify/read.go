@@ -298,7 +298,16 @@ func read(c *clause, subjects []string) reading {
 	if bareNegation(w) {
 		return withhold(kindNegation, firstNegator(w))
 	}
+	if len(w) == 1 && contrasts[w[0]] {
+		return withhold(kindUnsaid, w[0]) // "Approved, but..." leaves its reservation unsaid
+	}
+	if p, ok := withTerms(w); ok {
+		return p
+	}
 	if p, _, ok := containsPhrase(w, softPhrases); ok {
+		if neg, _, negated := negatorIn(w); negated && !later {
+			return withhold(kindNegation, neg) // "or maybe not"
+		}
 		if later {
 			return reading{role: roleLater, cue: p}
 		}
@@ -345,6 +354,24 @@ func read(c *clause, subjects []string) reading {
 		return withhold(kindScope, p)
 	}
 	return reading{role: roleNeutral}
+}
+
+// withTerms reads "with conditions", "with the changes below" beside an
+// approval: terms that stand between it and the artifact as written.
+func withTerms(words []string) (reading, bool) {
+	w := stripLeading(words)
+	if len(w) < 2 || w[0] != "with" {
+		return reading{}, false
+	}
+	for _, x := range w[1:] {
+		switch x {
+		case "condition", "conditions", "caveat", "caveats", "reservations", "reservation", "provisos", "proviso":
+			return withhold(kindCondition, "with "+x), true
+		case "changes", "change", "fixes", "fix", "amendments", "edits", "modifications", "corrections":
+			return reading{role: roleChange, cue: "with " + x}, true
+		}
+	}
+	return reading{}, false
 }
 
 // reservationOpeners open an exception: "modulo the naming", "apart from
