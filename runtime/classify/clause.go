@@ -160,7 +160,7 @@ var copulas = set("is", "are", "was", "were", "looks", "look", "seems", "seem", 
 
 // goAheadVerbs after "please" are a go-ahead or about the review, not an
 // edit.
-var notEditAfterPlease = set("proceed", "continue", "go", "carry", "merge", "ship", "approve", "let", "see",
+var notEditAfterPlease = set("proceed", "continue", "go", "carry", "ship", "approve", "let", "see",
 	"note", "feel", "reach", "ping", "review", "look", "take", "wait", "hold", "read", "check", "keep",
 	"don't", "do", "confirm", "advise", "ignore", "disregard", "accept", "enjoy", "excuse", "forgive",
 	"bear", "stand", "find", "share", "tag", "cc", "loop", "assign", "advise", "sign")
@@ -449,6 +449,11 @@ func politeRequest(words []string) (string, bool) {
 		if strongChangeVerbs[rest[0]] || strongChangeVerbs[v] || strongChangeVerbs[v+"e"] || len(v) > 2 && strongChangeVerbs[v[:len(v)-1]] {
 			return strings.Join(ask, " ") + " " + rest[0], true
 		}
+		if (rest[0] == "get" || rest[0] == "have" || rest[0] == "see") && len(rest) > 2 &&
+			(rest[1] == "a" || rest[1] == "an" || rest[1] == "some" || rest[1] == "the" || rest[1] == "more" || rest[1] == "any") &&
+			!(rest[2] == "look" || rest[2] == "chat" || rest[2] == "call" || rest[2] == "meeting" || rest[2] == "sync" || rest[2] == "quick" || rest[2] == "review" || rest[2] == "second") {
+			return strings.Join(ask, " ") + " " + rest[0], true // "can we get a sequence diagram for …?"
+		}
 		return "", false
 	}
 	return "", false
@@ -512,6 +517,18 @@ func defect(words []string) (string, bool) {
 			return w + " " + words[i+1] + " " + words[i+2], true // "I can't find anything about audit logging"
 		case (w == "haven't" || w == "havent" || w == "didn't" || w == "didnt") && (i == 0 || words[i-1] == "i" || words[i-1] == "we"):
 			continue // the reviewer's own unfinished review, not the artifact's gap
+		case isNegator(w) && i+1 < len(words) && (strings.HasSuffix(words[i+1], "able") || strings.HasSuffix(words[i+1], "ible") || qualities[words[i+1]]) && !(w == "no" || w == "nothing" || w == "none"):
+			return w + " " + words[i+1], true // "aren't measurable"
+		case w == "no" && i > 0 && (words[i-1] == "has" || words[i-1] == "have" || words[i-1] == "contains" || words[i-1] == "includes" ||
+			words[i-1] == "gives" || words[i-1] == "provides" || words[i-1] == "offers" || words[i-1] == "shows" || words[i-1] == "lists" ||
+			words[i-1] == "with" || words[i-1] == "had") && i+1 < len(words) && !concernNouns[words[i+1]]:
+			return words[i-1] + " no", true // "the testing plan has no performance tests"
+		case w == "off" && i+1 < len(words) && words[i+1] == "by":
+			return "off by", true
+		case (w == "start" || w == "draft" || w == "attempt") && i > 0 && (words[i-1] == "good" || words[i-1] == "first" || words[i-1] == "decent" || words[i-1] == "great" || words[i-1] == "promising" || words[i-1] == "rough"):
+			return words[i-1] + " " + w, true // "a good start" is not a finished artifact
+		case (w == "there" || w == "close") && i > 0 && (words[i-1] == "almost" || words[i-1] == "getting" || words[i-1] == "nearly" || words[i-1] == "not" && w == "there"):
+			return words[i-1] + " " + w, true
 		case isNegator(w) && i+1 < len(words) && coverVerbs[words[i+1]] && !(w == "no" || w == "nothing" || w == "none"):
 			return w + " " + words[i+1], true
 		case isNegator(w) && i+2 < len(words) && (words[i+1] == "really" || words[i+1] == "fully" || words[i+1] == "quite" || words[i+1] == "yet" || words[i+1] == "be" || words[i+1] == "even" || words[i+1] == "clearly" || words[i+1] == "always") && coverVerbs[words[i+2]]:
@@ -560,6 +577,12 @@ func defect(words []string) (string, bool) {
 	}
 	return "", false
 }
+
+// qualities, negated, say the artifact lacks what it needs ("not
+// specific", "isn't explicit").
+var qualities = set("specific", "explicit", "precise", "concrete", "actionable", "measurable", "achievable",
+	"scalable", "verifiable", "reversible", "idempotent", "compatible", "backward-compatible", "robust",
+	"resilient", "detailed", "thorough", "coherent", "aligned", "current", "up-to-date", "accurate", "sound")
 
 // resolved reports a clause that says a problem is dealt with ("the threat
 // model covers everything I was worried about", "the typo is fixed").
@@ -684,11 +707,20 @@ func nameLike(words []string) bool {
 	for _, w := range words {
 		if cueWord(w) || functionWords[w] || isCourtesy([]string{w}) || isRef(w) || strings.HasPrefix(w, "@") ||
 			concernNouns[w] || specificNouns[w] != "" || verdictLabels[w] || strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed") ||
-			strings.HasSuffix(w, "ly") || len(w) > 14 {
+			strings.HasSuffix(w, "ly") || len(w) > 14 || hasAnySuffix(w, "able", "ible", "ful", "ous", "ive", "less") {
 			return false
 		}
 	}
 	return true
+}
+
+func hasAnySuffix(w string, suffixes ...string) bool {
+	for _, s := range suffixes {
+		if strings.HasSuffix(w, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // thirdPartySubject reports a clause whose subject is someone else ("she

@@ -197,7 +197,8 @@ var strongChangeVerbs = set("add", "remove", "delete", "drop", "change", "update
 	"separate", "inline", "hide", "expose", "link", "reference", "note", "format", "reformat", "diagram",
 	"draw", "set", "put", "keep", "check", "verify", "test", "double-check", "measure", "benchmark",
 	"estimate", "pin", "version", "port", "fill", "complete", "finish", "secure", "guard", "escape", "call",
-	"lay", "outline", "sketch", "spec", "model", "stress", "point", "flag", "scope", "resolve", "tidy",
+	"lay", "outline", "sketch", "spec", "model", "stress", "point", "flag", "scope", "resolve", "tidy", "merge",
+	"switch", "re-scope", "rescope", "descope", "de-scope", "prioritize", "prioritise", "postpone", "defer",
 	"fold", "collapse", "unpack", "expand", "spell", "shorten", "lengthen", "number", "sort", "group",
 	"reword", "retitle")
 
@@ -259,7 +260,9 @@ var defectWords = set("wrong", "incorrect", "inaccurate", "missing", "unclear", 
 	"unjustified", "unsupported", "unmotivated", "out-of-date", "mess", "mismatch", "mismatched", "misnamed",
 	"misspelled", "misspelt", "recieve", "untested", "unhandled", "uncovered", "undocumented", "unbounded",
 	"leaks", "leak", "leaking", "exposes", "hardcoded", "hard-coded", "magic", "arbitrary", "excessive",
-	"overdue", "silent")
+	"overdue", "silent", "thin", "sparse", "shallow", "superficial", "unconvincing", "skimpy", "barebones",
+	"bare-bones", "sketchy", "flaky", "fragile", "brittle", "expensive", "costly", "slow", "wasteful", "bloated",
+	"convoluted", "overcomplicated", "unnecessary", "unneeded", "obsolete", "deprecated", "legacy", "unclear")
 
 // coverVerbs, negated, say the artifact leaves something out ("doesn't
 // cover", "does not address").
@@ -280,7 +283,8 @@ var softPhrases = phraseList("wouldn't hurt", "would not hurt", "wouldnt hurt", 
 	"it'd be nice", "itd be nice", "nice to have", "i'd suggest", "i would suggest", "i'd recommend",
 	"i would recommend", "i'd prefer", "i would prefer", "i'd add", "i would add", "i'd love", "i'd like",
 	"i would like", "i would love", "worth considering", "worth mentioning", "worth adding", "suggest",
-	"suggestion", "suggestions", "recommend", "recommendation", "idea", "thought", "thoughts", "wonder if",
+	"suggestion", "suggestions", "recommend", "recommendation", "one idea", "an idea", "a thought", "one thought",
+	"just an idea", "wonder if",
 	"feel free", "up to you", "your call", "take it or leave it", "food for thought", "just a thought",
 	"not a big deal", "no big deal", "if you like", "if you want", "if you prefer")
 

@@ -61,7 +61,7 @@ func labelKind(label string) string {
 		return labelVerdict
 	case specificNouns[label] != "" || len(words) == 2 && (words[0] == "the" || words[0] == "my") && specificNouns[words[1]] != "":
 		return labelArtifact
-	case blockingLabels[label] || len(words) > 1 && blockingLabels[words[len(words)-1]] && (words[0] == "one" || words[0] == "a" || words[0] == "major" || words[0] == "big" || words[0] == "real" || words[0] == "main" || words[0] == "two" || words[0] == "some"):
+	case blockingLabels[label] || blockingWord(words):
 		return labelBlocking
 	case pendingLabels[label]:
 		return labelPending
@@ -78,6 +78,20 @@ func labelKind(label string) string {
 		}
 	}
 	return labelOther
+}
+
+// blockingWord reports a label naming a problem ("my main concern",
+// "blocking issue").
+func blockingWord(words []string) bool {
+	for _, w := range words {
+		switch w {
+		case "blocking", "blocker", "blockers", "concern", "concerns", "issue", "issues", "problem", "problems",
+			"bug", "bugs", "missing", "must-fix", "showstopper", "gap", "gaps", "risk", "risks", "error", "errors",
+			"mistake", "mistakes", "objection", "objections":
+			return true
+		}
+	}
+	return false
 }
 
 // frameKind classifies a statement before a colon: someone else's words
@@ -201,6 +215,12 @@ func read(c *clause, subjects []string) reading {
 			return reading{role: roleChange, cue: p}
 		}
 	}
+	if p, ok := prohibition(w); ok && !question {
+		if later {
+			return reading{role: roleLater, cue: p}
+		}
+		return reading{role: roleChange, cue: p}
+	}
 	if p, ok := insistence(w); ok && !question {
 		if later {
 			return reading{role: roleLater, cue: p}
@@ -231,6 +251,9 @@ func read(c *clause, subjects []string) reading {
 		// reported, pending, negated… never an approval.
 		if d, ok := defect(w); ok && !question {
 			return reading{role: roleChange, cue: d}
+		}
+		if o, ok := obligation(w); ok && !question && !conditional {
+			return reading{role: roleChange, cue: o} // "the open questions need answers before I can approve"
 		}
 		if conditional && asksEdit(sentenceWordsAll(s)[condAt:]) {
 			return reading{role: roleChange, cue: cond}
@@ -416,13 +439,20 @@ func scopeIn(words []string) (string, bool) {
 // contrasts open a reservation.
 var contrasts = set("but", "however", "though", "although", "except", "whereas")
 
-// hedgedEvaluation reports a verdict-like evaluation made uncertain
-// ("mostly good", "probably fine", "I think it's ready").
+// degreeHedges limit an evaluation to a part: "mostly good" says some of it
+// is not.
+var degreeHedges = set("mostly", "mainly", "largely", "almost", "nearly", "somewhat", "kinda", "sorta", "partly",
+	"partially", "partial", "roughly", "broadly", "generally")
+
+// hedgedEvaluation reports an evaluation limited to a part ("mostly good",
+// "almost ready"). An evaluation that is only the reviewer's impression
+// ("seems fine to me", "the scope feels right") withholds nothing beside an
+// approval.
 func hedgedEvaluation(words []string) (string, bool) {
 	h := ""
 	eval := false
 	for _, w := range words {
-		if hedges[w] {
+		if degreeHedges[w] {
 			h = w
 		}
 		switch w {
@@ -643,6 +673,7 @@ var courtesyHeads = phraseList("thanks for", "thank you for", "thanks to", "than
 	"looking forward to", "look forward to", "great to see", "good to see", "nice to see", "glad to see",
 	"happy to see", "great work", "nice work", "great job", "nice job", "good job", "well done",
 	"great writeup", "great write-up", "great doc", "very nice", "really nice", "nice touch", "good call",
+	"can't wait", "cant wait", "can not wait", "cannot wait",
 	"great call", "nice catch", "good catch", "great catch", "thanks", "thank you", "cheers", "hi", "hello",
 	"hey", "good morning", "morning", "welcome", "congrats", "kudos", "impressive", "excellent work",
 	"excellent job", "solid work", "lovely work", "beautiful work", "fantastic work", "amazing work",
@@ -695,6 +726,9 @@ func retraction(words []string) (string, bool) {
 		for j := i + 1; j < len(core) && j <= i+4; j++ {
 			x := core[j]
 			if verdictNouns[x] || strings.HasPrefix(x, "approv") {
+				if (x == "that" || x == "this" || x == "it" || x == "last" || x == "first" || x == "above") && !pronounRetracts[w] {
+					continue // "drop it", "undo the last step": an edit, not a retraction
+				}
 				if (x == "that" || x == "this" || x == "it") && !(j+1 == len(core) || core[j+1] == "back") {
 					continue // "ignore this field", "drop it to 10s"
 				}
@@ -731,6 +765,28 @@ var wishPhrases = longestFirst(phraseList("i'd like to see", "i would like to se
 	"i would like", "we'd like", "we would like", "i'd like us to", "we'd want", "i'd rather see",
 	"i'd like more", "i want more", "we want", "i want"))
 
+// prohibition reports an instruction not to do something in the artifact:
+// "Let's not use polling", "Don't store PII in logs".
+func prohibition(words []string) (string, bool) {
+	w := stripLeading(words)
+	for _, p := range prohibitions {
+		if !hasPrefix(w, p) || len(w) <= len(p) {
+			continue
+		}
+		v := w[len(p)]
+		if strongChangeVerbs[v] || v == "store" || v == "log" || v == "rely" || v == "hardcode" || v == "hard-code" ||
+			v == "commit" || v == "promise" || v == "ship" && len(w) > len(p)+1 && w[len(p)+1] != "it" || v == "assume" ||
+			v == "expose" || v == "call" || v == "depend" || v == "introduce" || v == "go" && len(w) > len(p)+1 && w[len(p)+1] == "with" {
+			return strings.Join(p, " ") + " " + v, true
+		}
+	}
+	return "", false
+}
+
+var prohibitions = longestFirst(phraseList("let's not", "lets not", "let us not", "please don't", "please do not",
+	"don't", "do not", "dont", "we shouldn't", "we should not", "you shouldn't", "you should not", "never",
+	"we must not", "we mustn't", "please avoid", "we can't", "we cannot"))
+
 // insistence reports "make sure …", "ensure …", "don't forget …": what
 // follows is something the artifact must do.
 func insistence(words []string) (string, bool) {
@@ -747,6 +803,12 @@ var insistPhrases = longestFirst(phraseList("make sure", "please make sure", "be
 	"don't forget", "do not forget", "dont forget", "remember to", "please remember to", "we need to make sure",
 	"you need to make sure", "need to make sure", "needs to make sure", "it must", "it needs to", "this must",
 	"this needs to"))
+
+// pronounRetracts take back "it", "that", "this" (a verdict said before):
+// "scratch that", "ignore it", "I take it back".
+var pronounRetracts = set("ignore", "ignoring", "disregard", "disregarding", "scratch", "strike", "take", "taking",
+	"took", "retract", "retracting", "retracted", "revoke", "revoking", "revoked", "withdraw", "withdrawing",
+	"withdrawn", "withdrew", "rescind", "rescinding", "rescinded")
 
 // courtesyClosing reports the closing courtesies of a reply: "let me know
 // if …", "feel free to reach out", "happy to chat if …".
