@@ -14,6 +14,7 @@ type Config struct {
 	MCP          MCP          `yaml:"mcp"`
 	Polling      Polling      `yaml:"polling"`
 	DAG          DAG          `yaml:"dag"`
+	Gates        Gates        `yaml:"gates"`
 	// Harnesses maps a harness name to how its sessions are launched
 	// (docs/sessions.md); none configured means the poller launches none.
 	Harnesses map[string]Harness `yaml:"harnesses"`
@@ -216,6 +217,14 @@ type DAG struct {
 	// MaxItems bounds the tickets one read of the dependency graph may
 	// reach (default 500); a larger graph is an error, never a partial one.
 	MaxItems int `yaml:"maxItems"`
+}
+
+// Gates configures the human gates.
+type Gates struct {
+	// MaxRouteBacks bounds how many times one gate may send the work back
+	// to an earlier node (changes requested, more work) in an item's walk;
+	// the time after that the item escalates instead (default 5).
+	MaxRouteBacks int `yaml:"maxRouteBacks"`
 }
 
 // DependenciesOn reports whether dependencies are read and enforced

@@ -72,12 +72,12 @@ type ReviewComment struct {
 
 // AsComment returns the review comment in the shape the gate readers take.
 func (c ReviewComment) AsComment() Comment {
-	return Comment{ID: c.ID, Author: c.Author, AuthorAssociation: c.AuthorAssociation, Body: c.Body, URL: c.URL, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+	return Comment{ID: c.ID, Author: c.Author, AuthorAssociation: c.AuthorAssociation, Body: c.Body, URL: c.URL, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt, Kind: CommentReviewComment}
 }
 
 // AsComment returns the review's body in the shape the gate readers take.
 func (r Review) AsComment() Comment {
-	return Comment{ID: r.ID, Author: r.Author, AuthorAssociation: r.AuthorAssociation, Body: r.Body, URL: r.URL, CreatedAt: r.SubmittedAt, UpdatedAt: r.SubmittedAt}
+	return Comment{ID: r.ID, Author: r.Author, AuthorAssociation: r.AuthorAssociation, Body: r.Body, URL: r.URL, CreatedAt: r.SubmittedAt, UpdatedAt: r.SubmittedAt, Kind: CommentReview}
 }
 
 // ReviewThread is one conversation on a pull request's diff.

@@ -141,7 +141,8 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 	}
 	view, set := r.view(st, false)
 	rec := st.Record(node.ID)
-	seen := event.since(rec.LastEnteredAt)
+	seen := event.visitOf(rec)
+	noteComments(st, event)
 	inputs := r.inputsOf(id, st, seen)
 	oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: node, boundary: "exit", event: seen})
 	rep := NodeReport{Node: node.ID, Status: string(oc.Status), Outcome: oc.Outcome(), Messages: renderMessages(oc.Messages()), Forced: rec.Forced}
@@ -186,7 +187,14 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 		}
 		return rep, "", evs, nil
 	}
-	// Pass: record what the chain decided, exit, route.
+	// Pass: record what the chain decided, exit, route. A decision resting
+	// on a comment of an earlier visit decides nothing again.
+	if why, stale := staleDecision(rec, oc.Results); stale {
+		st.Parked = &Parked{Node: node.ID, Reason: why, Since: Now()}
+		rep.Status, rep.Outcome, rep.Messages = string(Wait), "", []string{why}
+		evs = append(evs, EventRecord{Name: "graph.decision_refused", Node: node.ID, Data: map[string]any{"reason": why}})
+		return rep, "", evs, nil
+	}
 	evs = append(evs, r.recordDecisions(st, node.ID, oc.Results)...)
 	rec.Outcome = oc.Outcome()
 	rec.ExitedAt = Now()
@@ -203,6 +211,19 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 		evs = append(evs, EventRecord{Name: "graph.no_edge", Node: node.ID, Data: map[string]any{"outcome": rep.Outcome}})
 		esc, more := r.escalateLocked(st, node.ID, why)
 		return rep, esc, append(evs, more...), nil
+	}
+	if to, ok := g.Node(target); ok && node.IsHuman() && to.Index() < node.Index() {
+		rec.RouteBacks++
+		if max := r.config().Gates.MaxRouteBacks; max > 0 && rec.RouteBacks > max {
+			why := fmt.Sprintf("%s sent the work back %d times, more than gates.maxRouteBacks (%d)", node.ID, rec.RouteBacks, max)
+			if d := st.Decisions[node.ID]; d != nil && d.CommentURL != "" {
+				why += "; the last reply was " + d.CommentURL
+			}
+			rep.Status = StatusEscalated
+			rep.Messages = append(rep.Messages, "escalated: "+why)
+			esc, more := r.escalateLocked(st, node.ID, why)
+			return rep, esc, append(evs, more...), nil
+		}
 	}
 	_, set = r.view(st, false)
 	landing, around := RouteSkips(g, set, target)

@@ -50,7 +50,7 @@ func readSpecFile(dir, name string) (string, error) {
 // loop as work item pr-<n>. A started issue that left the issue listing
 // closed goes to cleanup, unless a linked pull request merged (its
 // `Closes` line closed it): that one is polled on.
-func (p *Poller) pollPulls(ctx context.Context, src config.Source, container string, prov integrations.Provider, issues []integrations.Issue) []ItemAction {
+func (p *Poller) pollPulls(ctx context.Context, src config.Source, container string, prov integrations.Provider, issues []integrations.Issue, counted map[int]integrations.Issue) []ItemAction {
 	lister, ok := prov.(integrations.PullRequestLister)
 	if src.System != "github" || !ok {
 		return nil
@@ -74,7 +74,9 @@ func (p *Poller) pollPulls(ctx context.Context, src config.Source, container str
 		// request moved, serves the briefing and the review command.
 		refStr := fmt.Sprintf("github:%s#%d", container, pr.Number)
 		ref, _ := runtime.ParseTicketRef(refStr)
-		comments, cerr := p.pulls.comments.comments(ctx, prov, memoScope{src.System, container}, refStr, ref, pr.UpdatedAt, p.Svc.now())
+		// The issue listing counts the pull request's conversation; a pull
+		// request it did not hold is listed again each cycle.
+		comments, cerr := p.pulls.comments.comments(ctx, prov, memoScope{src.System, container}, refStr, ref, counted[pr.Number], p.Svc.now())
 		if cerr != nil {
 			acts = append(acts, ItemAction{WorkItem: fmt.Sprintf("pr-%d", pr.Number), Ref: refStr, Action: "error", Detail: fmt.Sprintf("list comments: %v", cerr)})
 			continue

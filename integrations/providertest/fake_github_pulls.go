@@ -56,7 +56,7 @@ func (s *Server) flowState() *flowStore {
 // stamp is the fake's clock: every call is one minute later (under s.mu).
 func (s *Server) stamp() time.Time {
 	s.nextID++
-	return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(s.nextID) * time.Minute)
+	return s.at(s.nextID, time.Minute)
 }
 
 type ghHandle = func(pattern string, h func(w http.ResponseWriter, r *http.Request, repo string))

@@ -96,19 +96,26 @@ func runUse(t *testing.T, spec runtime.HookSpec, use hookUse) (calls, undeclared
 		hc.Graph = use.graph
 		writeMentioned(t, hc, use, sensitive)
 		for _, body := range replies {
-			for _, edited := range []bool{false, true} {
+			for _, world := range []string{"plain", "edited", "helped"} {
+				edited := world == "edited"
 				fake := &hooktest.Fake{Labels: []string{"loop:old"}}
 				hc.Params, hc.State, hc.Event = maps.Clone(use.with), runtime.NewState("issue-1"), nil
 				if hc.Params == nil {
 					hc.Params = map[string]any{}
+				}
+				if world == "helped" {
+					// the gate's help comment of this visit, about an earlier reply
+					fake.Thread = []integrations.Comment{{ID: 5, Author: "the-loop-bot", Body: integrations.MarkSelfAuthored(
+						"help\n<!-- the-loop:reply-help " + use.node.ID + " -->\n<!-- the-loop:reply-help-for 4 -->")}}
+					hooktest.SetEvent(hc, fake.Thread...)
 				}
 				if body != "" {
 					c := hooktest.Comment(7, "alice", body)
 					if edited {
 						c = hooktest.Edited(c)
 					}
-					fake.Thread = []integrations.Comment{c}
-					hooktest.SetEvent(hc, c)
+					fake.Thread = append(fake.Thread, c)
+					hooktest.SetEvent(hc, fake.Thread...)
 				}
 				tracker := integrations.Restrict(fake, "hook "+spec.Name, spec.Ops)
 				hc.Tracker = tracker
