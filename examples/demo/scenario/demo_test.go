@@ -19,12 +19,6 @@ import (
 	"github.com/the-loop/the-loop/internal/testbin"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
-
 var ctx = context.Background()
 
 // syncBuffer collects the poller's log for a failing test's report.
