@@ -527,6 +527,7 @@ func TestAnOperatorStopsASessionAndTakesTheWorkOver(t *testing.T) {
 		return id != ""
 	})
 	out, err := l.Run(ctx, "sessions", "stop", id, "--reason", "taking it over by hand", "--actor", "carol", "--config", l.Config)
+	l.Kick()
 	require.NoError(t, err)
 	assert.Contains(t, out, "stop of "+id+" requested")
 	taken := "issue-1 is taken over on requirements-definition: operator carol stopped session " + id + " (taking it over by hand, "
