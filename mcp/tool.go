@@ -28,6 +28,10 @@ type Deps struct {
 	// serve --work-item`, the server of a session the loop launched): see
 	// confine.
 	WorkItem string
+	// MaxArgumentBytes caps each argument of a call (mcp.maxArgumentBytes;
+	// 0: DefaultMaxArgumentBytes): a longer one is refused, naming the
+	// argument and the limit, before anything reads it.
+	MaxArgumentBytes int
 }
 
 // Tool is one MCP tool: a static definition plus a handler built from Deps.
