@@ -43,6 +43,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&r.Classifier.TimeoutSeconds, 30)
 	orDefault(&r.Classifier.Retries, 2)
 	orDefault(&h.TokenEnv, "THE_LOOP_MCP_TOKEN")
+	orDefault(&c.MCP.MaxArgumentBytes, 256<<10)
 	orDefault(&h.MaxBodyBytes, 1<<20)
 	orDefault(&h.MaxSessions, 64)
 	orDefault(&h.MaxConnections, 256)
@@ -206,6 +207,7 @@ func (c *Config) validate() error {
 		{"integrations.requestTimeoutSeconds", c.Integrations.RequestTimeoutSeconds},
 		{"polling.intervalSeconds", c.Polling.IntervalSeconds},
 		{"polling.cycleTimeoutSeconds", c.Polling.CycleTimeoutSeconds},
+		{"mcp.maxArgumentBytes", c.MCP.MaxArgumentBytes},
 		{"mcp.http.maxSessions", c.MCP.HTTP.MaxSessions},
 		{"mcp.http.maxConnections", c.MCP.HTTP.MaxConnections},
 		{"mcp.http.maxConnectionsPerClient", c.MCP.HTTP.MaxConnectionsPerClient},

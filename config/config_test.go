@@ -23,6 +23,7 @@ func TestParseDefaults(t *testing.T) {
 	assert.Equal(t, 60, c.Integrations.RequestTimeoutSeconds)
 	assert.Equal(t, 256, c.MCP.HTTP.MaxConnections)
 	assert.Equal(t, 64, c.MCP.HTTP.MaxConnectionsPerClient)
+	assert.Equal(t, 262144, c.MCP.MaxArgumentBytes)
 	assert.True(t, c.DependenciesOn(), "dependencies are read and enforced by default")
 	assert.Equal(t, 500, c.DAG.MaxItems)
 }
@@ -43,6 +44,7 @@ func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
 		{"not YAML at all", "routing: [\n", "not valid YAML"},
 		{"negative request timeout", "integrations:\n  requestTimeoutSeconds: -1\n", "integrations.requestTimeoutSeconds: -1 is negative"},
 		{"negative connection cap", "mcp:\n  http:\n    maxConnectionsPerClient: -5\n", "mcp.http.maxConnectionsPerClient: -5 is negative"},
+		{"negative argument cap", "mcp:\n  maxArgumentBytes: -1\n", "line 2: mcp.maxArgumentBytes: -1 is negative"},
 		{"a token in the file", "integrations:\n  github:\n    token: ghp_x\n", "field token not found"},
 		{"negative dag bound", "dag:\n  maxItems: -1\n", "line 2: dag.maxItems: -1 is negative"},
 		{"dag switch not a boolean", "dag:\n  enabled: sometimes\n", "line 2: dag.enabled: cannot unmarshal"},

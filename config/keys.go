@@ -154,7 +154,11 @@ type MCP struct {
 	// Repos are extra repository roots the tools may name, beside the
 	// server's --repo (always allowed); any other path is refused.
 	Repos []string `yaml:"repos"`
-	HTTP  MCPHTTP  `yaml:"http"`
+	// MaxArgumentBytes caps one argument of a tool call (its string, or
+	// the strings and names inside a list or object), checked before the
+	// call is read any further (default 262144, 256 KiB).
+	MaxArgumentBytes int     `yaml:"maxArgumentBytes"`
+	HTTP             MCPHTTP `yaml:"http"`
 }
 
 // MCPHTTP configures the streamable HTTP transport.

@@ -30,6 +30,9 @@ type Poller struct {
 	// poll command sets polling.cycleTimeoutSeconds). Each request is
 	// bounded on its own by the providers.
 	CycleTimeout time.Duration
+	// Wake, when set, runs the next cycle at once on each receive instead
+	// of at the interval (the poll command feeds it SIGUSR1).
+	Wake <-chan struct{}
 
 	memo  commentMemo
 	deps  dependencyStep
@@ -87,7 +90,8 @@ func (p *Poller) log() *slog.Logger {
 }
 
 // Run polls every interval until ctx is cancelled; a failing cycle is
-// logged and the next one runs. The poll command checks the sources and
+// logged and the next one runs. A session that ends and a receive on Wake
+// each run the next cycle at once. The poll command checks the sources and
 // logs the StartupWarnings before it.
 func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
@@ -101,6 +105,7 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 			return p.stopSessions()
 		case <-t.C:
 		case <-ended: // a session ended: what it claimed is acted on now
+		case <-p.Wake:
 		}
 	}
 }

@@ -177,7 +177,7 @@ const rigSelfReview = "# Self-review\n\n| Round | Findings | New findings |\n|--
 func withFakeCritic(tb testing.TB, cfg *config.Config) {
 	tb.Helper()
 	cfg.Critic.Critics = []critic.Critic{{Name: "codex", Command: []string{
-		testbin.BuildTemp(tb, "github.com/the-loop/the-loop/agents/critic/fakecritic"), "--prompt-file", "{prompt_file}"}}}
+		testbin.Build(tb, "github.com/the-loop/the-loop/agents/critic/fakecritic"), "--prompt-file", "{prompt_file}"}}}
 	cfg.Critic.ApplyDefaults()
 }
 

@@ -18,12 +18,6 @@ import (
 	"github.com/the-loop/the-loop/internal/testbin"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
-
 // claudeBinary finds the real Claude Code: $THE_LOOP_CLAUDE, the copy
 // testdata/e2e/install-claude.sh installs, or claude on PATH.
 func claudeBinary(t *testing.T) string {

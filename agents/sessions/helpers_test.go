@@ -26,9 +26,7 @@ func TestMain(m *testing.M) {
 	// The store logs its migration on the default logger; keep benchmark
 	// and test output clean.
 	slog.SetDefault(slog.New(slog.NewTextHandler(ioDiscard{}, nil)))
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 const fakePkg = "github.com/the-loop/the-loop/agents/harness/fakeharness"

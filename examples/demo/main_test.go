@@ -16,12 +16,6 @@ import (
 	"github.com/the-loop/the-loop/internal/testbin"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
-
 // demoNoise are what differs from one run of the demo to the next: the
 // time of day, ports, directories, session ids, durations, commit hashes
 // and whether a session ended by itself or was relieved by the next

@@ -353,7 +353,12 @@ func (l *Loop) Start() error {
 	if l.cmd != nil {
 		return errors.New("the poller is already running")
 	}
-	cmd := exec.Command(l.TheLoop, append([]string{"poll", "--config", l.Config, "--interval", "1s"}, l.pollArgs...)...)
+	// The heartbeat appears after the first cycle, once the poller takes
+	// wake-ups (Kick); a stale one from an earlier poller must not count.
+	if err := os.Remove(l.heartbeat()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	cmd := exec.Command(l.TheLoop, append([]string{"poll", "--config", l.Config, "--interval", "1s", "--status-file", l.heartbeat()}, l.pollArgs...)...)
 	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = l.env, l.Dir, l.log, l.log
 	if err := cmd.Start(); err != nil {
 		return err
@@ -372,6 +377,25 @@ func (l *Loop) PollerPID() int {
 		return 0
 	}
 	return l.cmd.Process.Pid
+}
+
+// heartbeat is the poller's status file, written after every cycle.
+func (l *Loop) heartbeat() string { return filepath.Join(l.State, "poll-status.json") }
+
+// Kick wakes the running poller for a cycle now (SIGUSR1) instead of at its
+// next interval: what a person or CI just did on the fake GitHub is acted on
+// at once. Before the poller's first cycle it does nothing: that cycle reads
+// everything anyway.
+func (l *Loop) Kick() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cmd == nil {
+		return
+	}
+	if _, err := os.Stat(l.heartbeat()); err != nil {
+		return
+	}
+	_ = l.cmd.Process.Signal(syscall.SIGUSR1)
 }
 
 // Stop stops the poller (SIGTERM: it stops its sessions first).
@@ -402,7 +426,10 @@ func Ref(n int) integrations.Ref {
 }
 
 // Say posts body on issue n as the authorized human.
-func (l *Loop) Say(n int, body string) { l.GitHub.AddComment(Ref(n), Human, "OWNER", body) }
+func (l *Loop) Say(n int, body string) {
+	l.GitHub.AddComment(Ref(n), Human, "OWNER", body)
+	l.Kick()
+}
 
 // Comments are issue n's comments.
 func (l *Loop) Comments(n int) []providertest.Comment { return l.GitHub.Comments(Ref(n)) }

@@ -20,12 +20,6 @@ import (
 	"github.com/the-loop/the-loop/internal/testbin"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
-
 var ctx = context.Background()
 
 // syncBuffer collects the poller's log for a failing test's report.
@@ -540,6 +534,7 @@ func TestAnOperatorStopsASessionAndTakesTheWorkOver(t *testing.T) {
 		return id != ""
 	})
 	out, err := l.Run(ctx, "sessions", "stop", id, "--reason", "taking it over by hand", "--actor", "carol", "--config", l.Config)
+	l.Kick()
 	require.NoError(t, err)
 	assert.Contains(t, out, "stop of "+id+" requested")
 	taken := "issue-1 is taken over on requirements-definition: operator carol stopped session " + id + " (taking it over by hand, "
