@@ -52,6 +52,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&c.Polling.IntervalSeconds, 60)
 	orDefault(&c.Polling.CycleTimeoutSeconds, 600)
 	orDefault(&c.DAG.MaxItems, 500)
+	orDefault(&c.CI.MaxFixAttempts, 3)
 	c.Sessions.applyDefaults()
 	c.Critic.ApplyDefaults()
 }
@@ -212,6 +213,7 @@ func (c *Config) validate() error {
 		{"mcp.http.maxConnections", c.MCP.HTTP.MaxConnections},
 		{"mcp.http.maxConnectionsPerClient", c.MCP.HTTP.MaxConnectionsPerClient},
 		{"dag.maxItems", c.DAG.MaxItems},
+		{"ci.maxFixAttempts", c.CI.MaxFixAttempts},
 	} {
 		if n.v < 0 {
 			return badKey(n.key, "%d is negative; give a positive number or leave it out for the default", n.v)

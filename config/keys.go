@@ -17,6 +17,7 @@ type Config struct {
 	MCP          MCP          `yaml:"mcp"`
 	Polling      Polling      `yaml:"polling"`
 	DAG          DAG          `yaml:"dag"`
+	CI           CI           `yaml:"ci"`
 	// Harnesses maps a harness name to how its sessions are launched
 	// (docs/sessions.md); none configured means the poller launches none.
 	Harnesses map[string]harness.Config `yaml:"harnesses"`
@@ -219,6 +220,14 @@ type DAG struct {
 	// MaxItems bounds the tickets one read of the dependency graph may
 	// reach (default 500); a larger graph is an error, never a partial one.
 	MaxItems int `yaml:"maxItems"`
+}
+
+// CI configures how the loop answers a pull request's failing checks
+// (docs/pull-requests.md#the-ci-fix-loop).
+type CI struct {
+	// MaxFixAttempts bounds the times a pull request's work is sent back
+	// for failing checks (default 3); one more red reading escalates.
+	MaxFixAttempts int `yaml:"maxFixAttempts"`
 }
 
 // DependenciesOn reports whether dependencies are read and enforced

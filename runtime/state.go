@@ -76,6 +76,11 @@ type State struct {
 	// GitHub when it last passed there (signed): check reads it, since it
 	// reads no network.
 	ReadyToShip map[string]*Decision `json:"readyToShip,omitempty"`
+	// FixRounds are the times the loop sent a pull request's work back for
+	// what it read on GitHub (failing checks, unanswered review threads, a
+	// review asking for changes), oldest first: the next session's brief,
+	// and the count ci.maxFixAttempts bounds.
+	FixRounds []*FixRound `json:"fixRounds,omitempty"`
 }
 
 // NodeRecord is one node's bookkeeping.
