@@ -193,7 +193,13 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 		}
 		return rep, "", evs, nil
 	}
-	// Pass: record what the chain decided, exit, route.
+	// Pass: record what the chain decided, exit, route. A result sending
+	// the work back says why.
+	for _, res := range oc.Results {
+		if _, ok := res.Data[DataFixRound]; ok {
+			rep.Messages = append(rep.Messages, renderMessages(res.Messages)...)
+		}
+	}
 	evs = append(evs, r.recordDecisions(st, node.ID, oc.Results)...)
 	rec.Outcome = oc.Outcome()
 	rec.ExitedAt = Now()

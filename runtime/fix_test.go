@@ -52,9 +52,11 @@ func TestAFixRoundIsRecordedAndBriefsTheVisitItSendsTheWorkTo(t *testing.T) {
 	ctx := context.Background()
 	*next = OK("reading", map[string]any{"outcome": OutcomeCIFailed, DataFixRound: &FixRound{Reason: OutcomeCIFailed,
 		Checks: []FixCheck{{Name: "build", Head: "abc", Log: "FAIL", Annotations: []FixAnnotation{{Message: "m"}}}}}})
+	next.Messages = []Message{{Text: "check build failed on abc", Severity: SevInfo}}
 	rep, err := rt.Advance(ctx, "issue-1", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "pass", rep.Status)
+	assert.Equal(t, []string{"check build failed on abc", "advanced to build"}, rep.Messages, "the report says why the work went back")
 	st, _, _ := mem.Load(ctx, "issue-1")
 	assert.Equal(t, "build", st.CurrentNode)
 	assert.Zero(t, st.Nodes["ship"].Attempts, "a red reading spends no attempt")

@@ -25,6 +25,9 @@ type live struct {
 	leftAt time.Time
 	// own is true for a pull request's session of its own.
 	own bool
+	// workdir is where the session works; head the commit its tree stood
+	// on at launch ("" when it could not be read).
+	workdir, head string
 }
 
 // want describes the session as the want it serves.
