@@ -114,4 +114,3 @@ func codeSpan(s string) string {
 	}
 	return ticks + " " + s + " " + ticks
 }
-
