@@ -105,8 +105,10 @@ func (w *pullWatch) put(key string, s pullSeen) {
 // due says whether a node parked outside the agent's hands (on the inner
 // loops or on ready-to-ship) is evaluated this cycle: one waiting on the
 // inner loops always (it reads the disk); one waiting on ready-to-ship
-// when its pull requests' events touched the item, or ReadyRecheck after
-// it was last evaluated.
+// when its pull requests' events touched the item, when it was parked
+// anew since it was last evaluated (a session's claim parks it, and a
+// waiting evaluation commits nothing that would move its pull request),
+// or ReadyRecheck after it was last evaluated.
 // It records the evaluation: ask once per item and cycle.
 func (w *pullWatch) due(checkout, id string, n *runtime.Node, st *runtime.State, now time.Time) bool {
 	if n == nil || st.Parked == nil || st.Parked.Node != n.ID {
@@ -124,7 +126,7 @@ func (w *pullWatch) due(checkout, id string, n *runtime.Node, st *runtime.State,
 	if w.evaluated == nil {
 		w.evaluated = map[string]time.Time{}
 	}
-	if last, ok := w.evaluated[k]; ok && !w.touched[k] && now.Sub(last) < ReadyRecheck {
+	if last, ok := w.evaluated[k]; ok && !w.touched[k] && now.Sub(last) < ReadyRecheck && !parkedSince(st, last) {
 		return false
 	}
 	w.evaluated[k] = now
@@ -139,6 +141,13 @@ func (w *pullWatch) read(checkout, id string, now time.Time) {
 		w.evaluated = map[string]time.Time{}
 	}
 	w.evaluated[itemKey(checkout, id)] = now
+}
+
+// parkedSince reports a park recorded after last (to the second its record
+// keeps; an unreadable time counts as new).
+func parkedSince(st *runtime.State, last time.Time) bool {
+	since, err := time.Parse(time.RFC3339, st.Parked.Since)
+	return err != nil || since.After(last.Add(-time.Second))
 }
 
 func hasExitHook(n *runtime.Node, hook string) bool {

@@ -344,3 +344,50 @@ func TestAnUntickedItemReadsOnlyItsTicket(t *testing.T) {
 	sess.state.PullRequests = []*runtime.PullRequestLink{{Repo: providertest.GitHubRepo, Number: 9, State: runtime.PullOpen, Surface: true}}
 	assert.Nil(t, withSurface(context.Background(), sess, nil), "no pull request is read for an item iterated on its ticket")
 }
+
+// A session's claim of reviewer-briefing waits (its server reads no
+// GitHub); the poller reads the parked node in its next cycle, not
+// ReadyRecheck later, even when nothing moved on the pull request since it
+// last read it: pending CI waits and spends no attempt, green CI asks for
+// the review at once.
+func TestASessionsClaimParkedOnReadyToShipIsReadInTheNextCycle(t *testing.T) {
+	r := newPRRig(t)
+	ctx := context.Background()
+	r.arm(skipToImplementation)
+	r.openPR(providertest.GitHubRepo, shaA)
+	r.writeReviewArtifacts()
+	r.walkInnerTo(providertest.GitHubRepo, 2)
+	sessionClaim := func() {
+		t.Helper()
+		res, err := r.confined().Complete(ctx, CompleteRequest{ItemRequest: r.item(), Node: "reviewer-briefing", PR: 2, Actor: "agent"})
+		require.NoError(t, err)
+		require.Equal(t, string(runtime.Wait), res.Envelope.Status, "a session's server reads no GitHub: the claim waits")
+	}
+	r.fake.SetCheckRun(providertest.GitHubRepo, shaA, "build", "completed", "failure", "https://ci.example.com/1")
+	sessionClaim()
+	r.cycle()
+	require.Equal(t, "implementation", r.inner(providertest.GitHubRepo, 2).CurrentNode, "the poller read the parked node: red CI sent the work back")
+
+	r.fake.SetCheckRun(providertest.GitHubRepo, shaA, "build", "in_progress", "", "https://ci.example.com/2") // a re-run
+	r.walkInnerTo(providertest.GitHubRepo, 2)
+	r.cycle() // the poller sees CI running; the loop is not parked yet
+	sessionClaim()
+	r.cycle() // nothing moved on the pull request, and it was read a moment ago: the new park is read all the same
+	inner := r.inner(providertest.GitHubRepo, 2)
+	assert.Equal(t, "reviewer-briefing", inner.CurrentNode)
+	require.NotNil(t, inner.Parked)
+	assert.Contains(t, inner.Parked.Reason, "waiting for check build on aaaaaaa", "read in the next cycle: CI still runs")
+	assert.Zero(t, inner.Nodes["reviewer-briefing"].Attempts, "waiting for CI spends no attempt")
+	for range 3 {
+		r.cycle()
+	}
+	assert.Zero(t, r.inner(providertest.GitHubRepo, 2).Nodes["reviewer-briefing"].Attempts)
+
+	r.fake.SetCheckRun(providertest.GitHubRepo, shaA, "build", "completed", "success", "https://ci.example.com/3")
+	r.cycle()
+	assert.Equal(t, "pr-approval", r.inner(providertest.GitHubRepo, 2).CurrentNode, "green CI moves the loop on in the next cycle")
+
+	r.fake.AddReview(providertest.GitHubRepo, 2, "bob", "MEMBER", "APPROVED", "")
+	r.cycle()
+	assert.Equal(t, "complete", r.inner(providertest.GitHubRepo, 2).CurrentNode)
+}
