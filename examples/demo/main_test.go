@@ -24,8 +24,8 @@ func TestMain(m *testing.M) {
 
 // demoNoise are what differs from one run of the demo to the next: the
 // time of day, ports, directories, session ids, durations, commit hashes
-// and whether a session ended by itself or was relieved by the next
-// assignment.
+// (the branch's log, the head CI failed on) and whether a session ended by
+// itself or was relieved by the next assignment.
 var demoNoise = []struct {
 	re   *regexp.Regexp
 	with string
@@ -35,8 +35,9 @@ var demoNoise = []struct {
 	{regexp.MustCompile(`\S*/the-loop-demo-\d+`), "DIR"},
 	{regexp.MustCompile(`\bs-[0-9a-f]{16}\b`), "SESSION"},
 	{regexp.MustCompile(`ended: (exited|stopped) `), "ended: ENDED "},
-	{regexp.MustCompile(`in \d+s \(\d+s in all\)`), "in Ns (Ns in all)"},
+	{regexp.MustCompile(`in (\d+m)?\d+s \((\d+m)?\d+s in all\)`), "in Ns (Ns in all)"},
 	{regexp.MustCompile(`^  [0-9a-f]{7,} `), "  HASH "},
+	{regexp.MustCompile(`\bon [0-9a-f]{7}\b`), "on HASH"},
 }
 
 func normalize(line string) string {

@@ -97,7 +97,11 @@ func playScript(o options, node string, asked directives) error {
 		return err
 	}
 	sort.Strings(written)
-	return commitAndPush(o, written, "Work "+node+" of "+o.item)
+	msg := "Work " + node + " of " + o.item
+	if base, v, ok := strings.Cut(node, "."); ok {
+		msg = fmt.Sprintf("Work %s of %s (%s)", base, o.item, v)
+	}
+	return commitAndPush(o, written, msg)
 }
 
 // commitAndPush commits paths (when they changed anything) and pushes the
