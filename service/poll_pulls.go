@@ -187,7 +187,7 @@ func (p *Poller) deliverPull(ctx context.Context, prov integrations.Provider, o 
 		act.Action, act.Detail = "error", fmt.Sprintf("read %s: %v", o.link.Key(), err)
 		return act
 	}
-	p.pulls.read(o.checkout, o.id+"/"+o.link.InnerLoop, p.Svc.now())
+	p.pulls.read(o.checkout, o.id+"/"+o.link.InnerLoop, inner.state, p.Svc.now())
 	return p.committed(ctx, o, outer, func() ItemAction {
 		rep, err := inner.rt.Advance(ctx, o.id, ev)
 		if err != nil {
