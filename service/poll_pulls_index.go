@@ -127,9 +127,6 @@ func (w *pullWatch) due(checkout, id string, n *runtime.Node, st *runtime.State,
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	k := itemKey(checkout, id)
-	if w.evaluated == nil {
-		w.evaluated = map[string]time.Time{}
-	}
 	if last, ok := w.evaluated[k]; ok && !w.touched[k] && now.Sub(last) < ReadyRecheck && w.parkedAt[k] == parkMark(st) {
 		return false
 	}
@@ -147,7 +144,10 @@ func (w *pullWatch) read(checkout, id string, st *runtime.State, now time.Time) 
 // noteRead records an evaluation of key at now (under w.mu).
 func (w *pullWatch) noteRead(k string, st *runtime.State, now time.Time) {
 	if w.evaluated == nil {
-		w.evaluated, w.parkedAt = map[string]time.Time{}, map[string]string{}
+		w.evaluated = map[string]time.Time{}
+	}
+	if w.parkedAt == nil {
+		w.parkedAt = map[string]string{}
 	}
 	w.evaluated[k] = now
 	w.parkedAt[k] = parkMark(st)
