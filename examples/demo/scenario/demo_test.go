@@ -338,12 +338,14 @@ func TestASessionKilledMidNodeIsRelaunched(t *testing.T) {
 	assert.Contains(t, []string{"exited", "stopped"}, relaunched.State)
 }
 
-// TestASessionThatKeepsFailingEscalates: every session of the node exits
-// unmet; after relaunch.max relaunches the item escalates through the
-// engine, with the reason, and no further session is launched.
-func TestASessionThatKeepsFailingEscalates(t *testing.T) {
+// TestASessionThatChangesNothingIsRelaunchedOnceThenEscalates: every
+// session of the node exits with nothing committed; the first is relaunched
+// once, the next session's prompt saying so, and the second escalates the
+// item through the engine — whatever relaunch.max still allows — with the
+// reason, and no further session is launched.
+func TestASessionThatChangesNothingIsRelaunchedOnceThenEscalates(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, scenario.Options{RelaunchMax: 1})
+	l := newLoop(t, scenario.Options{RelaunchMax: 5})
 	require.NoError(t, l.ScriptNode("requirements-definition", "fail-runs=99"))
 	require.NoError(t, l.Start())
 	startAndExecute(t, l, 1)
@@ -351,12 +353,20 @@ func TestASessionThatKeepsFailingEscalates(t *testing.T) {
 	esc, _ := l.StateOf("issue-1")["escalation"].(map[string]any)
 	require.NotNil(t, esc)
 	assert.Equal(t, "requirements-definition", esc["from"])
-	assert.Contains(t, esc["reason"], "the session for requirements-definition ended 2 times with the node unmet (last: exit 1); no more relaunches after 1")
+	assert.Contains(t, esc["reason"], "the session for requirements-definition ended 2 times in a row without a commit (last: exit 1); "+
+		"a session that changes nothing is relaunched once, then the item escalates")
+	sess := sessionsOf(t, l, "issue-1")
+	require.Len(t, sess, 2, "relaunched once")
+	first, second := sess[1], sess[0]
+	p, err := l.Prompt(second.ID)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(p, "The previous session for requirements-definition ("+first.ID+", exit 1) ended without a commit: nothing it did reached the branch."),
+		"the relaunched session is told: %.200s", p)
 	time.Sleep(2 * time.Second)
 	assert.Len(t, sessionsOf(t, l, "issue-1"), 2, "nothing more is launched for an escalated item")
 	out, err := l.Run(ctx, "graph", "status", "issue-1", "--config", l.Config, "--repo", l.Tree("issue-1"))
 	require.NoError(t, err)
-	assert.Contains(t, out, "ESCALATED from requirements-definition: the session for requirements-definition ended 2 times")
+	assert.Contains(t, out, "ESCALATED from requirements-definition: the session for requirements-definition ended 2 times in a row without a commit")
 	wait(t, "the status comment to say so", func() bool {
 		c, ok := l.Posted(1, "<!-- the-loop:status -->")
 		return ok && strings.Contains(c.Body, "`escalated`")
