@@ -41,13 +41,34 @@ type SessionView struct {
 	Turns          int       `json:"turns"`
 	Tokens         int64     `json:"tokens"`
 	CostUSD        float64   `json:"costUsd"`
+	// Confinement is how the session was confined: its layers (user, pid,
+	// landlock), "none", or "" for a session an earlier release launched.
+	Confinement string `json:"confinement,omitempty"`
+	// TranscriptCut is how many bytes were cut from the transcript's head
+	// to hold it to sessions.maxTranscriptBytes.
+	TranscriptCut int64 `json:"transcriptCut,omitempty"`
 }
 
 func viewOf(s store.Session) SessionView {
 	return SessionView{ID: s.ID, Repo: s.Repo, WorkItem: s.WorkItem, Node: s.Node, PR: s.PR, PRRepo: s.PRRepo, Harness: s.Harness, Runner: s.Runner,
 		Model: s.Model, Effort: s.Effort, Argv: s.Argv, PID: s.PID, Attempt: s.Attempt, State: s.State, Reason: s.Reason,
 		ExitStatus: s.ExitStatus, StartedAt: s.StartedAt, EndedAt: s.EndedAt, Transcript: s.Transcript,
-		HarnessSession: s.HarnessSession, Attach: s.Attach, Turns: s.Turns, Tokens: s.Tokens, CostUSD: s.CostUSD}
+		HarnessSession: s.HarnessSession, Attach: s.Attach, Turns: s.Turns, Tokens: s.Tokens, CostUSD: s.CostUSD,
+		Confinement: s.Confinement, TranscriptCut: s.TranscriptCut}
+}
+
+// ConfinementNote says what a session's recorded confinement lacks ("" when
+// it had every layer, or was launched by an earlier release).
+func ConfinementNote(layers string) string {
+	switch {
+	case layers == "":
+		return ""
+	case layers == "none":
+		return "unconfined (sessions.confinement: none): it could read what the poller reads"
+	case !strings.Contains(","+layers+",", ",user,"):
+		return "confined (" + layers + "), as the poller's own user"
+	}
+	return ""
 }
 
 // SessionsRequest selects sessions to list.
@@ -298,6 +319,9 @@ func (s *Service) sessionLine(ctx context.Context, st *store.Store, repo, item s
 	}
 	r := recs[0]
 	figures := fmt.Sprintf("%d turns, %d tokens, $%.2f", r.Turns, r.Tokens, r.CostUSD)
+	if note := ConfinementNote(r.Confinement); note != "" {
+		figures += "; " + note
+	}
 	if r.Running() {
 		return fmt.Sprintf("%s running on %s for %s (attempt %d, %s; %s)", r.ID, r.Node, s.now().Sub(r.StartedAt).Round(time.Second), r.Attempt, r.Harness, figures)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/the-loop/the-loop/agents/harness"
@@ -27,9 +28,11 @@ func (c *cycle) reap() {
 		if err := l.readUsage(); err != nil {
 			c.errs = append(c.errs, fmt.Errorf("sessions: read transcript of %s: %w", l.rec.ID, err))
 		}
+		l.release()
 		u := l.meter.Usage()
 		rec := l.rec
 		rec.EndedAt, rec.ExitStatus, rec.HarnessSession = c.now, exit.String(), u.HarnessSession
+		rec.TranscriptCut = l.cut()
 		rec.Turns, rec.Tokens, rec.CostUSD = u.Turns, u.Tokens(), u.CostUSD
 		rec.State, rec.Reason = store.SessionExited, "ended on its own"
 		if l.stopState != "" {
@@ -70,7 +73,7 @@ func (c *cycle) reap() {
 func (c *cycle) afterFailure(it *itemState, w Want) (store.Event, bool) {
 	max := c.s.cfg.Relaunch.Max
 	if it.launches <= max {
-		it.nextAt = c.now.Add(c.s.cfg.backoff(it.launches))
+		it.nextAt = c.now.Add(c.s.cfg.Backoff(it.launches))
 		return store.Event{}, false
 	}
 	reason := fmt.Sprintf("the session for %s ended %d times with the node unmet (last: %s); no more relaunches after %d", w.work(), it.launches, it.lastExit, max)
@@ -161,20 +164,20 @@ func (c *cycle) police() {
 			if l.leftAt.IsZero() {
 				l.leftAt = c.now
 			}
-			if c.now.Sub(l.leftAt) >= s.cfg.drain() {
+			if c.now.Sub(l.leftAt) >= s.cfg.Drain() {
 				reason := "the item no longer stands on an agent node"
 				if wanted {
 					reason = fmt.Sprintf("the item moved from %s to %s", recWork(l.rec), w.work())
 				}
-				l.stop(store.SessionStopped, reason, s.cfg.grace())
+				l.stop(store.SessionStopped, reason, s.cfg.StopGrace())
 			}
 			continue
 		}
 		l.leftAt = time.Time{}
 		switch {
-		case s.cfg.TimeLimitSeconds > 0 && elapsed >= s.cfg.timeLimit():
-			reason := fmt.Sprintf("ran %s, past the time limit of %s", elapsed.Round(1e9), s.cfg.timeLimit())
-			l.stop(store.SessionTimedOut, reason, s.cfg.grace())
+		case s.cfg.TimeLimitSeconds > 0 && elapsed >= s.cfg.TimeLimit():
+			reason := fmt.Sprintf("ran %s, past the time limit of %s", elapsed.Round(1e9), s.cfg.TimeLimit())
+			l.stop(store.SessionTimedOut, reason, s.cfg.StopGrace())
 			c.append(l.rec.Repo, l.rec.WorkItem, event("session.timed_out", l.rec.Node, map[string]any{
 				"session": l.rec.ID, "elapsedSeconds": int(elapsed.Seconds()), "limitSeconds": s.cfg.TimeLimitSeconds}))
 		default:
@@ -198,12 +201,12 @@ func (c *cycle) checkBudget(key itemID, l *live) {
 			spent = Figures{Turns: spent.Turns + u.Turns, Tokens: spent.Tokens + u.Tokens(), CostUSD: spent.CostUSD + u.CostUSD}
 		}
 	}
-	over := c.s.cfg.Budget.over(spent.Turns, spent.Tokens, spent.CostUSD, false)
+	over := c.s.cfg.Budget.Over(spent.Turns, spent.Tokens, spent.CostUSD, false)
 	if over == "" {
 		return
 	}
 	reason := fmt.Sprintf("%s %s is over its session budget: %s", l.rec.Repo, l.rec.WorkItem, over)
-	l.stop(store.SessionOverBudget, reason, c.s.cfg.grace())
+	l.stop(store.SessionOverBudget, reason, c.s.cfg.StopGrace())
 	// The escalation carries the figures including the live sessions; each
 	// session's own figures are added to the record when it ends.
 	extra := Figures{Turns: spent.Turns - f.Turns, Tokens: spent.Tokens - f.Tokens, CostUSD: spent.CostUSD - f.CostUSD}
@@ -251,6 +254,16 @@ func (c *cycle) launch() {
 
 // refused reports (and, once, records) that an item may not be launched.
 func (c *cycle) refused(it *itemState, w Want) bool {
+	if err := c.s.d.Confiner.Refusal(); err != nil {
+		// The host cannot confine a session: nothing is launched, and the
+		// item says why, without escalating (the operator fixes the host).
+		if !it.confRefused {
+			it.confRefused = true
+			c.append(w.Repo, w.WorkItem, event("session.refused", w.Node, map[string]any{"reason": err.Error()}))
+		}
+		c.rep.Held = append(c.rep.Held, Held{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own, Reason: err.Error()})
+		return true
+	}
 	if it.hold == "" {
 		spent := Figures{}
 		if f, err := c.spent(w.Repo, w.WorkItem); err == nil {
@@ -259,7 +272,7 @@ func (c *cycle) refused(it *itemState, w Want) bool {
 		if _, ok := c.s.d.Harnesses[w.Harness]; !ok {
 			c.append(w.Repo, w.WorkItem, c.holdItem(it, w,
 				fmt.Sprintf("harness %q is not configured; add it under harnesses:", w.Harness), true))
-		} else if over := c.s.cfg.Budget.over(spent.Turns, spent.Tokens, spent.CostUSD, true); over != "" {
+		} else if over := c.s.cfg.Budget.Over(spent.Turns, spent.Tokens, spent.CostUSD, true); over != "" {
 			c.append(w.Repo, w.WorkItem, c.holdItem(it, w,
 				fmt.Sprintf("%s %s is over its session budget: %s", w.Repo, w.WorkItem, over), false))
 		}
@@ -288,18 +301,59 @@ func (c *cycle) start(w Want, it *itemState) {
 	if it.note != "" {
 		prompt = it.note + "\n\n" + prompt
 	}
-	plan, err := harness.Prepare(w.Harness, s.d.Harnesses[w.Harness], harness.Launch{
+	launch := harness.Launch{
 		SessionID: id, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Prompt: prompt, Model: w.Model, Effort: w.Effort,
 		Workdir: w.Workdir, ServeRepo: serveRepo, Dir: dir, Serve: s.d.Serve, ServeEnv: s.d.ServeEnv, Sensitive: s.d.Sensitive,
-		Redact: s.redact, Lookup: s.d.Lookup, Terminal: s.d.Runner.Terminal()})
+		Redact: s.redact, Lookup: s.d.Lookup, Terminal: s.d.Runner.Terminal()}
+	var bx *box
+	if s.d.Confiner.Active() {
+		var err error
+		if bx, err = s.openBox(c.ctx, id, dir, w, &launch); err != nil {
+			c.append(w.Repo, w.WorkItem, c.holdItem(it, w, "the session could not be confined: "+err.Error(), true))
+			return
+		}
+	}
+	plan, err := harness.Prepare(w.Harness, s.d.Harnesses[w.Harness], launch)
 	if err != nil {
+		bx.close()
 		c.append(w.Repo, w.WorkItem, c.holdItem(it, w, "the session could not be prepared: "+err.Error(), true))
 		return
 	}
+	var attr *syscall.SysProcAttr
+	if bx != nil {
+		if attr, err = bx.wrap(plan, w); err != nil {
+			bx.close()
+			c.append(w.Repo, w.WorkItem, c.holdItem(it, w, "the session could not be confined: "+err.Error(), true))
+			return
+		}
+	}
 	transcript := filepath.Join(dir, "transcript.jsonl")
 	if err := touchPrivate(transcript); err != nil {
+		bx.close()
 		c.errs = append(c.errs, fmt.Errorf("sessions: %w", err))
 		return
+	}
+	rl := RunnerLaunch{ID: id, Plan: plan, Transcript: transcript, Stderr: filepath.Join(dir, "stderr.log"), Attr: attr}
+	var out, errw *capped
+	if wr, ok := s.d.Runner.(writerRunner); ok && wr.TakesWriters() {
+		if out, err = openCapped(transcript, s.cfg.MaxTranscriptBytes); err == nil {
+			if errw, err = openCapped(rl.Stderr, s.cfg.MaxTranscriptBytes); err != nil {
+				_ = out.Close()
+			}
+		}
+		if err != nil {
+			bx.close()
+			c.errs = append(c.errs, fmt.Errorf("sessions: %w", err))
+			return
+		}
+		rl.Out, rl.Err = out, errw
+	}
+	closeAll := func() {
+		bx.close()
+		if out != nil {
+			_ = out.Close()
+			_ = errw.Close()
+		}
 	}
 	head := ""
 	if s.d.Progress != nil {
@@ -309,8 +363,9 @@ func (c *cycle) start(w Want, it *itemState) {
 		}
 	}
 	it.launches++
-	h, err := s.d.Runner.Start(c.ctx, RunnerLaunch{ID: id, Plan: plan, Transcript: transcript, Stderr: filepath.Join(dir, "stderr.log")})
+	h, err := s.d.Runner.Start(c.ctx, rl)
 	if err != nil {
+		closeAll()
 		it.lastExit = "could not start: " + err.Error()
 		ev, held := c.afterFailure(it, w)
 		if !held {
@@ -321,9 +376,10 @@ func (c *cycle) start(w Want, it *itemState) {
 	}
 	rec := store.Session{ID: id, Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Harness: w.Harness, Runner: s.d.Runner.Name(),
 		Model: plan.Model, Effort: plan.Effort, Argv: plan.Recorded, PID: h.Pid(), Attempt: it.launches, StartedAt: c.now,
-		Transcript: transcript, Attach: h.Attach()}
+		Transcript: transcript, Attach: h.Attach(), Confinement: s.d.Confiner.Layers()}
 	started := map[string]any{"session": id, "harness": w.Harness, "runner": rec.Runner,
-		"model": rec.Model, "effort": rec.Effort, "argv": rec.Argv, "pid": rec.PID, "attempt": rec.Attempt, "attach": rec.Attach}
+		"model": rec.Model, "effort": rec.Effort, "argv": rec.Argv, "pid": rec.PID, "attempt": rec.Attempt, "attach": rec.Attach,
+		"confinement": rec.Confinement}
 	if w.PR > 0 {
 		started["pullRequest"], started["own"] = fmt.Sprintf("%s#%d", w.PRRepo, w.PR), w.Own
 	}
@@ -334,10 +390,11 @@ func (c *cycle) start(w Want, it *itemState) {
 	if err := s.d.Store.StartSession(c.ctx, rec, evs...); err != nil {
 		h.Stop(0) // an unrecorded session must not run
 		<-h.Done()
+		closeAll()
 		c.errs = append(c.errs, fmt.Errorf("sessions: record the launch for %s %s (stopped it): %w", w.Repo, w.WorkItem, err))
 		return
 	}
-	l := &live{rec: rec, h: h, own: w.key().pr > 0, workdir: w.Workdir, head: head}
+	l := &live{rec: rec, h: h, own: w.key().pr > 0, out: out, errw: errw, box: bx, workdir: w.Workdir, head: head}
 	s.live[w.key()] = l
 	go func() {
 		<-h.Done()
@@ -348,7 +405,8 @@ func (c *cycle) start(w Want, it *itemState) {
 	}()
 	st := l.status()
 	c.rep.Started = append(c.rep.Started, st)
-	s.d.Log.Info("session started", "session", id, "repo", w.Repo, "workItem", w.WorkItem, "node", w.work(), "attempt", it.launches)
+	s.d.Log.Info("session started", "session", id, "repo", w.Repo, "workItem", w.WorkItem, "node", w.work(), "attempt", it.launches,
+		"confinement", rec.Confinement)
 }
 
 func touchPrivate(path string) error {

@@ -63,14 +63,18 @@ func runSessionsList(ctx context.Context, f *Factory, opts *sessionsListOptions)
 			return
 		}
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "SESSION\tITEM\tNODE\tSTATE\tATTEMPT\tSTARTED\tTOKENS\tCOST")
+		fmt.Fprintln(tw, "SESSION\tITEM\tNODE\tSTATE\tATTEMPT\tSTARTED\tTOKENS\tCOST\tCONFINED")
 		for _, s := range res.Sessions {
 			state := s.State
 			if s.ExitStatus != "" {
 				state += " (" + s.ExitStatus + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t$%.2f\n", s.ID, s.WorkItem, s.Node, state, s.Attempt,
-				s.StartedAt.UTC().Format(time.DateTime), s.Tokens, s.CostUSD)
+			confined := s.Confinement
+			if confined == "" {
+				confined = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t$%.2f\t%s\n", s.ID, s.WorkItem, s.Node, state, s.Attempt,
+				s.StartedAt.UTC().Format(time.DateTime), s.Tokens, s.CostUSD, confined)
 		}
 		_ = tw.Flush()
 	})
@@ -142,6 +146,14 @@ func printSession(w io.Writer, s service.SessionView) {
 	}
 	line("spent", fmt.Sprintf("%d turns, %d tokens, $%.2f", s.Turns, s.Tokens, s.CostUSD))
 	line("transcript", s.Transcript)
+	if s.TranscriptCut > 0 {
+		line("transcript cut", fmt.Sprintf("its first %d bytes were cut to hold it to sessions.maxTranscriptBytes; the tail is kept", s.TranscriptCut))
+	}
+	confinement := s.Confinement
+	if note := service.ConfinementNote(s.Confinement); note != "" {
+		confinement += " — " + note
+	}
+	line("confinement", confinement)
 	line("resume", resumeHint(s))
 	line("attach", s.Attach)
 }
