@@ -361,7 +361,7 @@ func TestASessionsClaimParkedOnReadyToShipIsReadInTheNextCycle(t *testing.T) {
 		t.Helper()
 		res, err := r.confined().Complete(ctx, CompleteRequest{ItemRequest: r.item(), Node: "reviewer-briefing", PR: 2, Actor: "agent"})
 		require.NoError(t, err)
-		require.Equal(t, string(runtime.Wait), res.Envelope.Status, "a session's server reads no GitHub: the claim waits")
+		require.Equal(t, string(runtime.Wait), res.ClaimAnswer.Status, "a session's server reads no GitHub: the claim waits")
 	}
 	r.fake.SetCheckRun(providertest.GitHubRepo, shaA, "build", "completed", "failure", "https://ci.example.com/1")
 	sessionClaim()
