@@ -52,6 +52,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&c.Polling.CycleTimeoutSeconds, 600)
 	orDefault(&c.DAG.MaxItems, 500)
 	orDefault(&c.Gates.MaxRouteBacks, 5)
+	orDefault(&c.CI.MaxFixAttempts, 3)
 	c.Sessions.applyDefaults()
 	c.Critic.ApplyDefaults()
 }
@@ -213,6 +214,7 @@ func (c *Config) validate() error {
 		{"mcp.http.maxConnectionsPerClient", c.MCP.HTTP.MaxConnectionsPerClient},
 		{"dag.maxItems", c.DAG.MaxItems},
 		{"gates.maxRouteBacks", c.Gates.MaxRouteBacks},
+		{"ci.maxFixAttempts", c.CI.MaxFixAttempts},
 	} {
 		if n.v < 0 {
 			return badKey(n.key, "%d is negative; give a positive number or leave it out for the default", n.v)

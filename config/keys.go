@@ -15,6 +15,7 @@ type Config struct {
 	Polling      Polling      `yaml:"polling"`
 	DAG          DAG          `yaml:"dag"`
 	Gates        Gates        `yaml:"gates"`
+	CI           CI           `yaml:"ci"`
 	// Harnesses maps a harness name to how its sessions are launched
 	// (docs/sessions.md); none configured means the poller launches none.
 	Harnesses map[string]Harness `yaml:"harnesses"`
@@ -229,6 +230,14 @@ type Gates struct {
 	// to an earlier node (changes requested, more work) in an item's walk;
 	// the time after that the item escalates instead (default 5).
 	MaxRouteBacks int `yaml:"maxRouteBacks"`
+}
+
+// CI configures how the loop answers a pull request's failing checks
+// (docs/pull-requests.md#the-ci-fix-loop).
+type CI struct {
+	// MaxFixAttempts bounds the times a pull request's work is sent back
+	// for failing checks (default 3); one more red reading escalates.
+	MaxFixAttempts int `yaml:"maxFixAttempts"`
 }
 
 // DependenciesOn reports whether dependencies are read and enforced

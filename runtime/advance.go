@@ -152,6 +152,13 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 		evs = append(evs, EventRecord{Name: "graph.hook_degraded", Node: node.ID, Data: map[string]any{"boundary": "exit", "message": m}})
 	}
 	evs = append(evs, r.recordReceipts(st, node.ID, oc.Results)...)
+	if why := escalation(oc.Results); why != "" {
+		rep.Status = StatusEscalated
+		target, more := r.escalateLocked(st, node.ID, why)
+		rep.Messages = append(rep.Messages, "escalated: "+why)
+		rep.Attempts = rec.Attempts
+		return rep, target, append(evs, more...), nil
+	}
 	switch oc.Status {
 	case Wait:
 		reason := oc.Render()
@@ -188,12 +195,18 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 		return rep, "", evs, nil
 	}
 	// Pass: record what the chain decided, exit, route. A decision resting
-	// on a comment of an earlier visit decides nothing again.
+	// on a comment of an earlier visit decides nothing again; a result
+	// sending the work back says why.
 	if why, stale := staleDecision(rec, oc.Results); stale {
 		st.Parked = &Parked{Node: node.ID, Reason: why, Since: Now()}
 		rep.Status, rep.Outcome, rep.Messages = string(Wait), "", []string{why}
 		evs = append(evs, EventRecord{Name: "graph.decision_refused", Node: node.ID, Data: map[string]any{"reason": why}})
 		return rep, "", evs, nil
+	}
+	for _, res := range oc.Results {
+		if _, ok := res.Data[DataFixRound]; ok {
+			rep.Messages = append(rep.Messages, renderMessages(res.Messages)...)
+		}
 	}
 	evs = append(evs, r.recordDecisions(st, node.ID, oc.Results)...)
 	rec.Outcome = oc.Outcome()
@@ -229,6 +242,7 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 	landing, around := RouteSkips(g, set, target)
 	evs = append(evs, markSkipped(st, set, around)...)
 	evs = append(evs, r.enter(st, landing)...)
+	st.landFixRound(node.ID, landing)
 	evs = append(evs, EventRecord{Name: "graph.advanced", Node: node.ID, Data: map[string]any{"to": landing, "outcome": rep.Outcome}})
 	rep.Messages = append(rep.Messages, "advanced to "+landing)
 	return rep, landing, evs, nil
@@ -331,6 +345,11 @@ func (r *Runtime) recordDecisions(st *State, node string, results []Result) []Ev
 		}
 		if dem, ok := res.Data["demotions"].([]Demotion); ok {
 			st.HandoffDemoted = append(st.HandoffDemoted, dem...)
+		}
+		if fr, ok := res.Data[DataFixRound].(*FixRound); ok && fr != nil {
+			st.recordFixRound(node, fr)
+			evs = append(evs, EventRecord{Name: "graph.fix_round", Node: node, Data: map[string]any{"reason": fr.Reason, "heads": fr.Heads,
+				"checks": len(fr.Checks), "threads": len(fr.Threads)}})
 		}
 	}
 	return evs

@@ -80,6 +80,11 @@ type State struct {
 	// comment id an evaluation of the item was handed: a visit begins above
 	// them (see Visit).
 	CommentMarks map[string]int64 `json:"commentMarks,omitempty"`
+	// FixRounds are the times the loop sent a pull request's work back for
+	// what it read on GitHub (failing checks, unanswered review threads, a
+	// review asking for changes), oldest first: the next session's brief,
+	// and the count ci.maxFixAttempts bounds.
+	FixRounds []*FixRound `json:"fixRounds,omitempty"`
 }
 
 // NodeRecord is one node's bookkeeping.

@@ -27,6 +27,8 @@ type prLine struct {
 	waits string
 	// entered is when the loop's visit of node began.
 	entered time.Time
+	// fix says why the visit runs again when a fix round sent it back.
+	fix string
 }
 
 // sessionMode is the item's signed pr-sessions choice (never,
@@ -72,7 +74,8 @@ func (p *Poller) pullWants(ctx context.Context, it *polledItem, sess *session, i
 	var lines []prLine
 	for _, l := range loops {
 		line := prLine{pull: l.link.Key(), node: l.sess.state.CurrentNode, entered: visitStart(l.sess.state, l.sess.state.CurrentNode),
-			key: sessionKey{repo: sess.repo.Root, item: it.id, prRepo: strings.ToLower(l.link.Repo), pr: l.link.Number}}
+			key: sessionKey{repo: sess.repo.Root, item: it.id, prRepo: strings.ToLower(l.link.Repo), pr: l.link.Number},
+			fix: fixNote(l.sess.state, p.Svc.cfg.CI.MaxFixAttempts)}
 		n, ok := l.sess.rt.Graph.Node(l.sess.state.CurrentNode)
 		if line.waits = innerWait(l, n, ok); line.waits != "" {
 			lines = append(lines, line)
@@ -259,7 +262,7 @@ func (s *Service) innerPrompt(ctx context.Context, sess *session, l innerLoop, n
 		a.PRRepo = l.link.Repo
 	}
 	b.WriteString(gates.AssignmentText(l.sess.rt.Graph, n, a))
-	writeVisit(&b, l.sess.state.Nodes[n.ID], n.ID)
+	writeVisit(&b, l.sess.state, n.ID, s.cfg.CI.MaxFixAttempts)
 	claim := fmt.Sprintf("pr=%d", l.link.Number)
 	if a.PRRepo != "" {
 		claim += ", prRepo=" + a.PRRepo
@@ -293,23 +296,6 @@ func (s *Service) innerPrompt(ctx context.Context, sess *session, l innerLoop, n
 	b.WriteString(gs.GraphContext)
 	b.WriteString("\n")
 	return b.String(), nil
-}
-
-// writeVisit says why a node runs again: its last claim was refused, or a
-// gate sent the work back.
-func writeVisit(b *strings.Builder, rec *runtime.NodeRecord, node string) {
-	if rec == nil {
-		return
-	}
-	if rec.LastBlock != "" {
-		fmt.Fprintf(b, "\nThe last claim of %s was refused (%d attempt(s) so far). Fix each finding, then claim again:\n", node, rec.Attempts)
-		for _, l := range strings.Split(strings.TrimSpace(rec.LastBlock), "\n") {
-			fmt.Fprintf(b, "  - %s\n", strings.TrimSpace(l))
-		}
-	}
-	if rec.Entries > 1 {
-		fmt.Fprintf(b, "\nThis is visit %d of %s: a gate sent the work back. Read every entry under `## Review comments` of its artifact and answer each one in the work.\n", rec.Entries, node)
-	}
 }
 
 // harnessFor names the harness of the item's sessions, or says why none

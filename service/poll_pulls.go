@@ -158,7 +158,7 @@ func (p *Poller) deliverPull(ctx context.Context, prov integrations.Provider, o 
 		return act
 	}
 	if pr.State != "open" {
-		return p.committed(ctx, o, outer, func() ItemAction { return p.pullEnded(ctx, outer, o, pr, act) })
+		return p.committed(ctx, o, outer, func() ItemAction { return p.pullEnded(ctx, outer, o, pr, act) }, nil)
 	}
 	if h := runtime.Held(svc.cfg, outer.state); h != nil {
 		act.Action, act.Detail = "paused", h.Error() // its pull requests' gates wait with it
@@ -189,7 +189,7 @@ func (p *Poller) deliverPull(ctx context.Context, prov integrations.Provider, o 
 		act.Action, act.Detail = "error", fmt.Sprintf("read %s: %v", o.link.Key(), err)
 		return act
 	}
-	p.pulls.read(o.checkout, o.id+"/"+o.link.InnerLoop, p.Svc.now())
+	p.pulls.read(o.checkout, o.id+"/"+o.link.InnerLoop, inner.state, p.Svc.now())
 	return p.committed(ctx, o, outer, func() ItemAction {
 		rep, err := inner.rt.Advance(ctx, o.id, ev)
 		if err != nil {
@@ -198,7 +198,7 @@ func (p *Poller) deliverPull(ctx context.Context, prov integrations.Provider, o 
 		}
 		act.Action, act.Node, act.Status, act.Detail = "gate", rep.Node, rep.Status, strings.Join(rep.Messages, "; ")
 		return act
-	})
+	}, waitedInPlace(inner.state))
 }
 
 // pullEnded records that a linked pull request merged or closed: its loop

@@ -151,6 +151,9 @@ func pullLines(v *itemView, byKey map[sessionKey]itemStatus) string {
 	var b strings.Builder
 	for _, l := range v.pulls {
 		fmt.Fprintf(&b, "- **pull request %s:** `%s` of pdlc-pr-loop", l.pull, l.node)
+		if l.fix != "" {
+			fmt.Fprintf(&b, " (%s)", l.fix)
+		}
 		st, ok := byKey[l.key]
 		switch {
 		case l.own && ok && st.session != nil:

@@ -51,7 +51,9 @@ func (c *cycle) reap() {
 			if rec.State == store.SessionTimedOut {
 				it.lastExit = "timed out (" + rec.ExitStatus + ")"
 			}
-			if ev, held := c.afterFailure(it, w); held {
+			if ev, held := c.afterIdle(it, w, l); held {
+				evs = append(evs, ev)
+			} else if ev, held := c.afterFailure(it, w); held {
 				evs = append(evs, ev)
 			}
 		}
@@ -76,6 +78,37 @@ func (c *cycle) afterFailure(it *itemState, w Want) (store.Event, bool) {
 	}
 	reason := fmt.Sprintf("the session for %s ended %d times with the node unmet (last: %s); no more relaunches after %d", w.work(), it.launches, it.lastExit, max)
 	return c.holdItem(it, w, reason, true), true
+}
+
+// afterIdle looks at what a session that ended with its node unmet left in
+// its working tree. One that made no commit is relaunched once, its
+// successor told so in its prompt; the second in a row holds the key and
+// escalates it. A session whose progress cannot be read is left to
+// afterFailure's rule alone.
+func (c *cycle) afterIdle(it *itemState, w Want, l *live) (store.Event, bool) {
+	p := c.s.d.Progress
+	if p == nil || l.head == "" {
+		return store.Event{}, false
+	}
+	n, err := p.AgentCommits(c.ctx, l.workdir, l.head)
+	if err != nil {
+		c.s.d.Log.Warn("could not read what a session committed; it is relaunched as one that may have", "session", l.rec.ID, "err", err)
+		it.idle, it.note = 0, ""
+		return store.Event{}, false
+	}
+	if n > 0 {
+		it.idle, it.note = 0, ""
+		return store.Event{}, false
+	}
+	it.idle++
+	if it.idle >= 2 {
+		reason := fmt.Sprintf("the session for %s ended %d times in a row without a commit (last: %s); a session that changes nothing is relaunched once, then the item escalates",
+			w.work(), it.idle, it.lastExit)
+		return c.holdItem(it, w, reason, true), true
+	}
+	it.note = fmt.Sprintf("The previous session for %s (%s, %s) ended without a commit: nothing it did reached the branch. Do the work, commit it and push it before you claim. "+
+		"If this session also ends without a commit, the loop stops relaunching and escalates the item to a human.", w.work(), l.rec.ID, it.lastExit)
+	return store.Event{}, false
 }
 
 // holdItem refuses further launches for w's key and escalates it, with
@@ -197,6 +230,7 @@ func (c *cycle) launch() {
 		}
 		if it.work != w.work() || it.visit != w.Visit {
 			it.work, it.visit, it.launches, it.nextAt, it.lastExit = w.work(), w.Visit, 0, c.now, ""
+			it.idle, it.note = 0, ""
 			if it.holdNode {
 				it.hold, it.holdNode, it.notified = "", false, false
 			}
@@ -263,8 +297,12 @@ func (c *cycle) start(w Want, it *itemState) {
 	if w.key().pr > 0 {
 		serveRepo = w.Repo // its own tree is not where the item lives
 	}
+	prompt := w.Prompt
+	if it.note != "" {
+		prompt = it.note + "\n\n" + prompt
+	}
 	launch := harness.Launch{
-		SessionID: id, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Prompt: w.Prompt, Model: w.Model, Effort: w.Effort,
+		SessionID: id, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Prompt: prompt, Model: w.Model, Effort: w.Effort,
 		Workdir: w.Workdir, ServeRepo: serveRepo, Dir: dir, Serve: s.d.Serve, ServeEnv: s.d.ServeEnv, Sensitive: s.d.Sensitive,
 		Redact: s.redact, Lookup: s.d.Lookup, Terminal: s.d.Runner.Terminal()}
 	var bx *box
@@ -317,6 +355,13 @@ func (c *cycle) start(w Want, it *itemState) {
 			_ = errw.Close()
 		}
 	}
+	head := ""
+	if s.d.Progress != nil {
+		var err error
+		if head, err = s.d.Progress.Head(c.ctx, w.Workdir); err != nil {
+			s.d.Log.Warn("could not read the head of a session's working tree; whether it commits is not checked", "workItem", w.WorkItem, "workdir", w.Workdir, "err", err)
+		}
+	}
 	it.launches++
 	h, err := s.d.Runner.Start(c.ctx, rl)
 	if err != nil {
@@ -340,7 +385,7 @@ func (c *cycle) start(w Want, it *itemState) {
 	}
 	evs := []store.Event{event("session.started", w.Node, started)}
 	if it.launches > 1 {
-		evs = append(evs, event("session.relaunched", w.Node, map[string]any{"session": id, "attempt": it.launches, "after": it.lastExit}))
+		evs = append(evs, event("session.relaunched", w.Node, map[string]any{"session": id, "attempt": it.launches, "after": it.lastExit, "noCommit": it.note != ""}))
 	}
 	if err := s.d.Store.StartSession(c.ctx, rec, evs...); err != nil {
 		h.Stop(0) // an unrecorded session must not run
@@ -349,7 +394,7 @@ func (c *cycle) start(w Want, it *itemState) {
 		c.errs = append(c.errs, fmt.Errorf("sessions: record the launch for %s %s (stopped it): %w", w.Repo, w.WorkItem, err))
 		return
 	}
-	l := &live{rec: rec, h: h, own: w.key().pr > 0, out: out, errw: errw, box: bx}
+	l := &live{rec: rec, h: h, own: w.key().pr > 0, out: out, errw: errw, box: bx, workdir: w.Workdir, head: head}
 	s.live[w.key()] = l
 	go func() {
 		<-h.Done()

@@ -30,6 +30,9 @@ type live struct {
 	// unconfined).
 	out, errw *capped
 	box       *box
+	// workdir is where the session works; head the commit its tree stood
+	// on at launch ("" when it could not be read).
+	workdir, head string
 }
 
 // release revokes a confined session's capability and closes its output

@@ -53,6 +53,10 @@ type Deps struct {
 	// lists it for redaction (nil = os.Environ()).
 	Lookup  func(string) (string, bool)
 	Environ []string
+	// Progress reads what a session left in its working tree (nil: the
+	// supervisor cannot tell, and a session that changed nothing is
+	// relaunched like any other).
+	Progress Progress
 	// Confiner confines every session (nil: sessions run unconfined, as
 	// under sessions.confinement: none). When it refuses, no session is
 	// launched and the items say why.
@@ -72,6 +76,15 @@ type Deps struct {
 	Now   func() time.Time
 	NewID func() string
 	Log   *slog.Logger
+}
+
+// Progress reads a session's working tree (workspace.Progress).
+type Progress interface {
+	// Head is the commit the tree in dir stands on.
+	Head(ctx context.Context, dir string) (string, error)
+	// AgentCommits counts the commits since since in dir that are not the
+	// loop's own.
+	AgentCommits(ctx context.Context, dir, since string) (int, error)
 }
 
 // Supervisor keeps the live sessions in line with the desired state. Its
@@ -101,6 +114,10 @@ type itemState struct {
 	hold     string // why launches are refused ("" = none)
 	holdNode bool   // the hold ends when the key moves to other work
 	notified bool   // the hold's refusal event was appended
+	// idle counts the sessions in a row that ended on work with no commit;
+	// note is what the next launch's prompt is told about the last one.
+	idle int
+	note string
 	// confRefused: the refusal for want of confinement was appended.
 	confRefused bool
 }

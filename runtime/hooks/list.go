@@ -48,6 +48,7 @@ const (
 	getPull       = integrations.OpGetPullRequest
 	readChecks    = integrations.OpReadChecks
 	listThreads   = integrations.OpListReviewThreads
+	readDetails   = integrations.OpReadCheckDetails
 	listPullFiles = integrations.OpListPullRequestFiles
 )
 
@@ -109,8 +110,8 @@ var All = []runtime.HookSpec{
 		Summary: "the node's round table (`evidence/self-review.md`, `evidence/critic-review.md`) stops on zero new findings or at the cap; a critic round counts only with a run the loop recorded"},
 	{Name: ship.HookPostBriefing, Kind: KindShip, Func: ship.PostBriefing, HostOps: ops(getPull, listComments, createComment, editComment),
 		Summary: "renders `pr-briefing.md` through the PR-briefing template into one marked comment on each pull request, edited in place when the head moves"},
-	{Name: ship.HookReadyToShip, Kind: KindShip, Func: ship.ReadyToShip, HostOps: ops(getPull, readChecks, listThreads, listComments, listPullFiles),
-		Summary: "each pull request's head commit: checks green, review threads resolved, the reviewer briefing current, the capability docs folded in"},
+	{Name: ship.HookReadyToShip, Kind: KindShip, Func: ship.ReadyToShip, HostOps: ops(getPull, readChecks, listThreads, listComments, listPullFiles, readDetails),
+		Summary: "each pull request's head commit: checks green, review threads resolved, the reviewer briefing current, the capability docs folded in; failing checks and unanswered threads send the work back with what they say"},
 
 	{Name: handoffs.HookImportHandoff, Kind: KindHandoff, Func: handoffs.ImportHandoff,
 		Summary: "verifies the artifacts a handoff carried and demotes the walk to the first that fails"},

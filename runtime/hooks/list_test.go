@@ -86,7 +86,7 @@ var replies = []string{
 // runUse runs spec once per reply (plain and edited) and per risk world
 // against a tracker restricted to the operations spec declares (and a code
 // host restricted to its declared code-host operations, serving a pull
-// request ready to ship, with or without an earlier briefing on it), and
+// request ready to ship, or one whose CI failed with an earlier briefing on it), and
 // returns every operation attempted and every undeclared one ("host:"
 // prefixes the code host's).
 func runUse(t *testing.T, spec runtime.HookSpec, use hookUse) (calls, undeclared map[integrations.Op]bool) {
@@ -142,14 +142,17 @@ func runUse(t *testing.T, spec runtime.HookSpec, use hookUse) (calls, undeclared
 // hostWorld gives hc a code host restricted to spec's code-host operations:
 // pull requests o/r#1 (an inner loop's ticket) and o/r#7 (linked to the
 // item) at one head, ready to ship, a reviewer briefing to post and, with
-// earlier, the loop's briefing of an older head already on the thread.
+// earlier, a failed check and the loop's briefing of an older head already
+// on the thread.
 func hostWorld(t *testing.T, hc *runtime.HookContext, spec runtime.HookSpec, earlier bool) *integrations.Restricted {
 	t.Helper()
 	const head = "0123456789abcdef0123456789abcdef01234567"
 	fake := &hooktest.Fake{}
 	fake.AddPull("o", "r", 1, hooktest.ReadyPull(head))
 	fake.AddPull("o", "r", 7, hooktest.ReadyPull(head))
-	if earlier {
+	if earlier { // and CI failed: the work goes back with what it says
+		fake.AddPull("o", "r", 1, hooktest.FailingPull(head))
+		fake.AddPull("o", "r", 7, hooktest.FailingPull(head))
 		fake.Thread = []integrations.Comment{{ID: 3, Author: "the-loop-bot", Body: integrations.MarkSelfAuthored(shipready.BriefingKey + "\n<!-- the-loop:pr-briefing-head " + strings.Repeat("9", 40) + " -->")}}
 	}
 	hc.State.PullRequests = []*runtime.PullRequestLink{{Repo: "o/r", Number: 7, State: runtime.PullOpen}}

@@ -16,9 +16,13 @@
 //
 // With --script DIR it also plays a scripted agent: for the node in
 // THE_LOOP_NODE, every file under DIR/<node>/ is written to the item's spec
-// folder (docs/specs/<item>/), a file ending in .sed edits the file of its
-// name in place ("old => new" per line), and a file named "fake" adds
-// directives as above; what it wrote is committed and pushed.
+// folder (docs/specs/<item>/) — or, under DIR/<node>/root/, to the working
+// tree's root (code) —, a file ending in .sed edits the file of its name in
+// place ("old => new" per line), and a file named "fake" adds directives as
+// above; what it wrote is committed and pushed (nothing is committed when
+// nothing changed). When the prompt says why the node runs again, it plays
+// DIR/<node>.ci-fix/ (CI failed on the pull request) or DIR/<node>.revise/
+// (a gate sent the work back) instead, where that folder exists.
 //
 // A session working a pull request's loop (THE_LOOP_PR and
 // THE_LOOP_PR_REPO set) plays DIR/pr/<node>/ instead, claims that pull
@@ -102,6 +106,7 @@ func run(o options) error {
 	if pr := os.Getenv("THE_LOOP_PR"); pr != "" {
 		label, scriptNode = o.item+".pr-"+pr, filepath.Join("pr", node)
 	}
+	scriptNode = variant(o.script, scriptNode, string(prompt))
 	d := parse(string(prompt) + "\n" + scriptDirectives(o.script, scriptNode))
 	n, err := nextRun(o.state, label)
 	if err != nil {

@@ -111,7 +111,7 @@ func New(ctx context.Context, o Options) (*Loop, error) {
 	for k, v := range o.Env {
 		l.env = append(l.env, k+"="+v)
 	}
-	steps := []func(context.Context, Options) error{l.repositories, l.writeScript, l.writeConfig, l.keys}
+	steps := []func(context.Context, Options) error{l.writeScript, l.writeConfig, l.repositories}
 	for _, step := range steps {
 		if err := step(ctx, o); err != nil {
 			l.Close()
@@ -137,9 +137,11 @@ func (l *Loop) git(ctx context.Context, dir string, args ...string) (string, err
 	return strings.TrimSpace(string(out)), nil
 }
 
-// repositories makes the bare remote (main holds a README, the
-// repository config declaring its lint and test commands, and the test
-// script) and the poller's checkout of it.
+// repositories makes the bare remote — main holds a README, the
+// repository config declaring its lint and test commands, the test script,
+// the CI job, and the public half of the poller's signing key (`the-loop
+// keys init` makes the pair), so a fresh clone verifies the record — and
+// the poller's checkout of it.
 func (l *Loop) repositories(ctx context.Context, _ Options) error {
 	seed := filepath.Join(l.Dir, "seed")
 	if _, err := l.git(ctx, l.Dir, "init", "--quiet", "--bare", "--initial-branch=main", l.Remote); err != nil {
@@ -153,6 +155,7 @@ func (l *Loop) repositories(ctx context.Context, _ Options) error {
 		".the-loop/harness-config.yaml": "ticketing:\n  system: github\n  github:\n    owner: octo\n    repo: widgets\nsessions:\n  harness: agent\n" +
 			"commands:\n  lint: [git, diff, --check]\n  test: [sh, scripts/test.sh]\n",
 		"scripts/test.sh": testScript,
+		CIScript:          ciScript,
 	}
 	for name, body := range files {
 		p := filepath.Join(seed, name)
@@ -162,6 +165,9 @@ func (l *Loop) repositories(ctx context.Context, _ Options) error {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			return err
 		}
+	}
+	if _, err := l.Run(ctx, "keys", "init", "--config", l.Config, "--key-file", filepath.Join(l.Home, "signing.key"), "--repo", seed); err != nil {
+		return err
 	}
 	for _, args := range [][]string{{"add", "-A"}, {"commit", "--quiet", "-m", "seed"}, {"push", "--quiet", "origin", "HEAD:refs/heads/main"}} {
 		if _, err := l.git(ctx, seed, args...); err != nil {
@@ -187,7 +193,14 @@ echo "ok  every task is done"
 `
 
 func (l *Loop) writeScript(context.Context, Options) error {
+	nodes := map[string]bool{}
 	for _, node := range AgentNodes {
+		nodes[node] = true
+	}
+	for node := range script {
+		nodes[node] = true // and the variants played when a node runs again
+	}
+	for node := range nodes {
 		var directives []string
 		switch node {
 		case "implementation":
@@ -326,17 +339,14 @@ func indent(yaml string) string {
 	return b.String()
 }
 
-// keys makes the poller's signing key (the-loop keys init).
-func (l *Loop) keys(ctx context.Context, _ Options) error {
-	_, err := l.Run(ctx, "keys", "init", "--config", l.Config, "--key-file", filepath.Join(l.Home, "signing.key"), "--repo", l.Checkout)
-	return err
-}
-
 // Run runs one the-loop command with the poller's environment and returns
 // its standard output.
 func (l *Loop) Run(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, l.TheLoop, args...)
 	cmd.Env, cmd.Dir = l.env, l.Checkout
+	if _, err := os.Stat(l.Checkout); err != nil {
+		cmd.Dir = l.Dir // before the checkout is cloned
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
