@@ -1,13 +1,15 @@
 // Package harness launches agent sessions: it turns a harness's
 // configuration and one assignment into a launch plan (argv, environment,
-// prompt file, MCP config) for the session supervisor, and reads the usage
-// figures a harness reports in its stream-json transcript.
+// prompt file, the CLI's per-session MCP configuration) for the session
+// supervisor, and reads the usage figures, the final result and the errors
+// each CLI reports in its machine output.
 //
-// Two adapters ship. "claude" runs Claude Code headless (claude -p with
-// stream-json output, the prompt on stdin, an MCP config whose only server
-// is the item's `the-loop serve`). "command" runs any other agent from an
-// argv template with placeholders. Nothing runs through a shell, and the
-// environment is an allow-list.
+// Five adapters ship, one file each: "claude" (Claude Code), "codex"
+// (OpenAI Codex CLI), "gemini" (Gemini CLI), "opencode" (opencode) and
+// "command" (any other agent, from an argv template with placeholders).
+// Every adapter gives its session one MCP server, the item's confined
+// `the-loop serve`. Nothing runs through a shell, and the environment is an
+// allow-list.
 package harness
 
 import (
@@ -21,30 +23,41 @@ import (
 
 // Adapters.
 const (
-	AdapterClaude  = "claude"
-	AdapterCommand = "command"
+	AdapterClaude   = "claude"
+	AdapterCodex    = "codex"
+	AdapterGemini   = "gemini"
+	AdapterOpencode = "opencode"
+	AdapterCommand  = "command"
 )
 
-// Output formats of a harness's standard output.
+// Output formats of a harness's standard output: each CLI's own machine
+// output, or text (nothing read).
 const (
-	OutputStreamJSON = "stream-json"
+	OutputStreamJSON = "stream-json" // Claude Code's --output-format stream-json
+	OutputCodexJSON  = "codex-json"  // codex exec --json
+	OutputGeminiJSON = "gemini-json" // gemini -o stream-json
+	OutputOpencode   = "opencode-json"
 	OutputText       = "text"
 )
+
+// Outputs lists the formats a harness's output may be read as.
+var Outputs = []string{OutputText, OutputStreamJSON, OutputCodexJSON, OutputGeminiJSON, OutputOpencode}
 
 // DefaultPermissionMode is the claude adapter's --permission-mode when the
 // config names none: edits are accepted; any other tool must be allowed.
 const DefaultPermissionMode = "acceptEdits"
 
 // ServerName is the MCP server name of the item's `the-loop serve`; its
-// tools reach the model as mcp__the-loop__<tool>.
+// tools reach the model as mcp__the-loop__<tool> (Claude Code).
 const ServerName = "the-loop"
 
 // Config is one harness: how a session is launched. It is the value of
 // one entry of the operator config's `harnesses:` map.
 type Config struct {
-	// Adapter is claude or command.
+	// Adapter is claude, codex, gemini, opencode or command.
 	Adapter string `yaml:"adapter"`
-	// Binary is the claude program (claude adapter; default "claude").
+	// Binary is the CLI's program (default: the adapter's, e.g. "codex");
+	// the command adapter names its program in argv[0] instead.
 	Binary string `yaml:"binary"`
 	// Argv is the command adapter's argv template; see Placeholders.
 	Argv []string `yaml:"argv"`
@@ -52,14 +65,24 @@ type Config struct {
 	// empty leaves the harness's own default.
 	Model  string `yaml:"model"`
 	Effort string `yaml:"effort"`
-	// PermissionMode is claude's --permission-mode (default acceptEdits).
+	// Models, when given, are the checklist's model choices this harness
+	// takes; another choice is not passed to it (its model: applies).
+	Models []string `yaml:"models"`
+	// PermissionMode is the CLI's permission posture, in its own words
+	// (claude: --permission-mode, default acceptEdits; codex: the sandbox,
+	// default workspace-write; gemini: --approval-mode, default auto_edit;
+	// opencode: acceptEdits or plan). A bypass of approvals is refused.
 	PermissionMode string `yaml:"permissionMode"`
-	// AllowedTools are claude's --allowedTools entries; the item's MCP
-	// server (mcp__the-loop) is always allowed.
+	// AllowedTools are tool rules run without asking, in the CLI's own
+	// grammar (claude: --allowedTools; gemini: tools.allowed; opencode:
+	// tool or tool(pattern) permissions). The item's MCP server is always
+	// allowed.
 	AllowedTools []string `yaml:"allowedTools"`
 	// Output is what the command adapter's harness prints: text (default)
-	// or stream-json (Claude's event shape, read for usage figures).
+	// or one of the CLIs' machine outputs, read for usage figures.
 	Output string `yaml:"output"`
+	// Prices estimate the cost of a CLI that reports none, per model.
+	Prices map[string]Price `yaml:"prices"`
 	// Env names variables passed from the poller's environment beside
 	// proc.Basics. A name that holds a secret is refused here.
 	Env []string `yaml:"env"`
@@ -67,6 +90,31 @@ type Config struct {
 	// secrets (e.g. ANTHROPIC_API_KEY). Their values are redacted from
 	// every record.
 	SecretEnv []string `yaml:"secretEnv"`
+}
+
+// Program is the executable the harness runs.
+func (c Config) Program() string {
+	if c.Adapter == AdapterCommand {
+		if len(c.Argv) > 0 {
+			return c.Argv[0]
+		}
+		return ""
+	}
+	if c.Binary != "" {
+		return c.Binary
+	}
+	if a := AdapterOf(c); a != nil {
+		return a.Program()
+	}
+	return ""
+}
+
+// Format is the machine output the harness's sessions print.
+func (c Config) Format() string {
+	if a := AdapterOf(c); a != nil {
+		return a.Format(c)
+	}
+	return OutputText
 }
 
 // Placeholders are the names the command adapter's argv template may use,
@@ -90,7 +138,6 @@ var (
 	harnessName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
 	modelName   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}$`)
 	effortName  = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
-	modeName    = regexp.MustCompile(`^[A-Za-z][A-Za-z-]{0,39}$`)
 	placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 )
 
@@ -115,30 +162,15 @@ func Validate(harnesses map[string]Config) error {
 
 // Validate checks one harness; key is its path for messages.
 func (c Config) Validate(key string) error {
-	switch c.Adapter {
-	case AdapterClaude:
-		if len(c.Argv) > 0 {
-			return fieldErr(key+".argv", "applies to the command adapter only; the claude adapter builds its own argv (remove argv, or set adapter: command)")
-		}
-		if c.Output != "" && c.Output != OutputStreamJSON {
-			return fieldErr(key+".output", "the claude adapter always reads stream-json; remove output")
-		}
-		if c.PermissionMode != "" && !modeName.MatchString(c.PermissionMode) {
-			return fieldErr(key+".permissionMode", "%q is not a permission mode; use one `claude --help` lists, e.g. acceptEdits", c.PermissionMode)
-		}
-		for i, tool := range c.AllowedTools {
-			if strings.TrimSpace(tool) == "" || strings.HasPrefix(tool, "-") || strings.ContainsAny(tool, "\n\r,") {
-				return fieldErr(fmt.Sprintf("%s.allowedTools[%d]", key, i), "%q is not a tool rule; give one rule per entry, e.g. Read or \"Bash(go test *)\"", tool)
-			}
-		}
-	case AdapterCommand:
-		if err := c.validateCommand(key); err != nil {
-			return err
-		}
-	case "":
-		return fieldErr(key+".adapter", "missing; set adapter: claude or adapter: command")
-	default:
-		return fieldErr(key+".adapter", "%q is not an adapter; use claude or command", c.Adapter)
+	if c.Adapter == "" {
+		return fieldErr(key+".adapter", "missing; set adapter: %s", orList(AdapterNames()))
+	}
+	a, ok := adapterFor(c.Adapter)
+	if !ok {
+		return fieldErr(key+".adapter", "%q is not an adapter; use %s", c.Adapter, orList(AdapterNames()))
+	}
+	if err := a.Check(key, c); err != nil {
+		return err
 	}
 	if c.Model != "" && !modelName.MatchString(c.Model) {
 		return fieldErr(key+".model", "%q is not a model name (letters, digits and . _ : @ / [ ] -)", c.Model)
@@ -146,36 +178,38 @@ func (c Config) Validate(key string) error {
 	if c.Effort != "" && !effortName.MatchString(c.Effort) {
 		return fieldErr(key+".effort", "%q is not an effort level (lower-case, e.g. high)", c.Effort)
 	}
+	for i, m := range c.Models {
+		if !modelName.MatchString(m) {
+			return fieldErr(fmt.Sprintf("%s.models[%d]", key, i), "%q is not a model name (letters, digits and . _ : @ / [ ] -)", m)
+		}
+	}
+	if err := c.validatePrices(key); err != nil {
+		return err
+	}
 	return c.validateEnv(key)
 }
 
-func (c Config) validateCommand(key string) error {
+// checkCLI is what every adapter of a real CLI refuses: an argv template
+// (the adapter builds its own) and an output it does not print.
+func checkCLI(key string, c Config) error {
+	a := AdapterOf(c)
 	switch {
-	case c.Binary != "":
-		return fieldErr(key+".binary", "applies to the claude adapter only; put the program in argv[0]")
-	case c.PermissionMode != "":
-		return fieldErr(key+".permissionMode", "applies to the claude adapter only; pass your harness's own flag in argv")
-	case len(c.AllowedTools) > 0:
-		return fieldErr(key+".allowedTools", "applies to the claude adapter only; pass your harness's own flag in argv")
-	case len(c.Argv) == 0 || strings.TrimSpace(c.Argv[0]) == "":
-		return fieldErr(key+".argv", "missing; give the program and its arguments, e.g. [my-agent, --prompt-file, \"{prompt_file}\"]")
-	case c.Output != "" && c.Output != OutputText && c.Output != OutputStreamJSON:
-		return fieldErr(key+".output", "%q is not one of text, stream-json", c.Output)
+	case len(c.Argv) > 0:
+		return fieldErr(key+".argv", "applies to the command adapter only; the %s adapter builds its own argv (remove argv, or set adapter: command)", c.Adapter)
+	case c.Output != "" && c.Output != a.Format(c):
+		return fieldErr(key+".output", "the %s adapter always reads %s; remove output", c.Adapter, a.Format(c))
+	case c.Binary != "" && strings.TrimSpace(c.Binary) == "":
+		return fieldErr(key+".binary", "is blank; name the %s program or leave binary out", c.Adapter)
 	}
-	if placeholder.MatchString(c.Argv[0]) {
-		return fieldErr(key+".argv[0]", "the program must be fixed; placeholders belong in the arguments")
-	}
-	prompt := false
-	for i, a := range c.Argv {
-		for _, m := range placeholder.FindAllStringSubmatch(a, -1) {
-			if !isPlaceholder(m[1]) {
-				return fieldErr(fmt.Sprintf("%s.argv[%d]", key, i), "unknown placeholder {%s}; use %s", m[1], placeholderList())
-			}
-			prompt = prompt || m[1] == "prompt_file"
+	return nil
+}
+
+// checkToolRules refuses allowedTools entries that are not one rule each.
+func checkToolRules(key string, rules []string) error {
+	for i, tool := range rules {
+		if strings.TrimSpace(tool) == "" || strings.HasPrefix(tool, "-") || strings.ContainsAny(tool, "\n\r,\x00") {
+			return fieldErr(fmt.Sprintf("%s.allowedTools[%d]", key, i), "%q is not a tool rule; give one rule per entry, e.g. Read or \"Bash(go test *)\"", tool)
 		}
-	}
-	if !prompt {
-		return fieldErr(key+".argv", "never names {prompt_file}, so the session would not get its assignment; add it where your harness reads a prompt file")
 	}
 	return nil
 }

@@ -1,0 +1,117 @@
+package harness
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Adapter is one agent CLI: how its sessions are launched and how its
+// machine output is read. Adding a CLI is one file holding its Adapter
+// (and its output reader) and one entry in adapters.
+type Adapter interface {
+	// Name is the adapter's name in the config (adapter: codex).
+	Name() string
+	// Program is the executable run when the harness names no binary.
+	Program() string
+	// Format is the machine output the adapter's argv asks for, read by
+	// NewMeter (the command adapter's is its config's output).
+	Format(c Config) string
+	// Check refuses configuration values the CLI cannot honour; key is the
+	// harness's path (harnesses.<name>) for messages.
+	Check(key string, c Config) error
+	// Build fills p.Argv and p.StdinPath (and the prompt's position when it
+	// is an argument), adds the variables the CLI reads to p.Env, and
+	// writes the CLI's per-session files into l.Dir; p.Model, p.Effort,
+	// p.PromptFile and p.Server are already set.
+	Build(c Config, p *Plan, l Launch) error
+	// Help lists the help invocations (arguments after the program) whose
+	// text must name every flag of the argv Build makes; nil when the
+	// argv is the operator's (the command adapter).
+	Help() [][]string
+	// Home is what the CLI keeps under HOME: the directories it writes its
+	// own state to and the files it reads its login from.
+	Home() Home
+	// Resume is the command that continues a recorded session by hand
+	// ("" when the CLI has none).
+	Resume(program, id string) string
+}
+
+// Home is what a CLI keeps under the session's HOME, relative to it. A
+// session with a HOME of its own needs these writable (State) and, for a
+// login rather than an API key variable, present (Login).
+type Home struct {
+	State []string `json:"state,omitempty"`
+	Login []string `json:"login,omitempty"`
+}
+
+// adapters is the one list of adapters.
+var adapters = []Adapter{claudeAdapter{}, codexAdapter{}, geminiAdapter{}, opencodeAdapter{}, commandAdapter{}}
+
+// AdapterNames lists the adapters, in their order.
+func AdapterNames() []string {
+	out := make([]string, len(adapters))
+	for i, a := range adapters {
+		out[i] = a.Name()
+	}
+	return out
+}
+
+// adapterFor returns the adapter named name.
+func adapterFor(name string) (Adapter, bool) {
+	for _, a := range adapters {
+		if a.Name() == name {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// AdapterOf returns the adapter a harness runs (nil for an unknown one).
+func AdapterOf(c Config) Adapter {
+	a, _ := adapterFor(c.Adapter)
+	return a
+}
+
+// orList says "a, b or c".
+func orList(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// oneOfModes checks a permission mode against the adapter's choices and
+// the bypasses it never runs.
+func oneOfModes(key, mode string, allowed []string, bypass map[string]string) error {
+	if mode == "" {
+		return nil
+	}
+	if why, ok := bypass[mode]; ok {
+		return fieldErr(key, "%q %s; the loop never runs a session without its approvals (use %s)", mode, why, orList(allowed))
+	}
+	for _, m := range allowed {
+		if m == mode {
+			return nil
+		}
+	}
+	return fieldErr(key, "%q is not one of %s", mode, orList(allowed))
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// notPassed is the note a plan carries for a choice the CLI cannot take.
+func notPassed(what, value, cli string) string {
+	return fmt.Sprintf("%s %s is not passed: %s has no %s setting", what, value, cli, what)
+}
