@@ -13,10 +13,10 @@ type claudeAdapter struct{}
 // bypassPermissions, and never auto, which lets a model approve tool calls.
 var claudeModes = []string{"acceptEdits", "default", "manual", "dontAsk", "plan"}
 
-func (claudeAdapter) Name() string           { return AdapterClaude }
-func (claudeAdapter) Program() string        { return "claude" }
-func (claudeAdapter) Format(Config) string   { return OutputStreamJSON }
-func (claudeAdapter) Help() [][]string       { return [][]string{{"--help"}} }
+func (claudeAdapter) Name() string         { return AdapterClaude }
+func (claudeAdapter) Program() string      { return "claude" }
+func (claudeAdapter) Format(Config) string { return OutputStreamJSON }
+func (claudeAdapter) Help() [][]string     { return [][]string{{"--help"}} }
 func (claudeAdapter) Home() Home {
 	return Home{State: []string{".claude", ".claude.json"}, Login: []string{".claude/.credentials.json"}}
 }

@@ -15,8 +15,8 @@ func (commandAdapter) Program() string { return "" }
 func (commandAdapter) Format(c Config) string {
 	return firstNonEmpty(c.Output, OutputText)
 }
-func (commandAdapter) Help() [][]string            { return nil }
-func (commandAdapter) Home() Home                  { return Home{} }
+func (commandAdapter) Help() [][]string             { return nil }
+func (commandAdapter) Home() Home                   { return Home{} }
 func (commandAdapter) Resume(string, string) string { return "" }
 
 func (commandAdapter) Check(key string, c Config) error {
