@@ -25,7 +25,7 @@ type claudeCounts struct {
 }
 
 func (c claudeCounts) tokens() Tokens {
-	return Tokens{Input: c.Input, Output: c.Output, CacheRead: c.CacheRead, CacheWrite: c.CacheCreation}
+	return Tokens{Input: c.Input, Output: c.Output, CacheRead: c.CacheRead, CacheWrite: c.CacheCreation}.clamp()
 }
 
 type claudeEvent struct {
@@ -94,7 +94,7 @@ func (r *claudeReader) line(b []byte) {
 		r.total = r.total.minus(r.msgs[id]).plus(t)
 		r.msgs[id] = t
 		u.Turns = len(r.msgs)
-		u.setTokens(r.total)
+		u.setTokens(r.total.clamp())
 	case "result":
 		r.result = true
 		u.Final, u.IsError, u.Subtype = true, ev.IsError, ev.Subtype
@@ -105,7 +105,7 @@ func (r *claudeReader) line(b []byte) {
 			u.Turns = *ev.NumTurns
 		}
 		if ev.CostUSD != nil {
-			u.CostUSD, u.Cost = *ev.CostUSD, CostReported
+			u.CostUSD, u.Cost = max(*ev.CostUSD, 0), CostReported
 		}
 		if ev.Usage != nil {
 			u.setTokens(ev.Usage.tokens())
@@ -124,7 +124,7 @@ func (r *claudeReader) line(b []byte) {
 }
 
 func (a Tokens) plus(b Tokens) Tokens {
-	return Tokens{a.Input + b.Input, a.Output + b.Output, a.CacheRead + b.CacheRead, a.CacheWrite + b.CacheWrite}
+	return Tokens{sat(a.Input, b.Input), sat(a.Output, b.Output), sat(a.CacheRead, b.CacheRead), sat(a.CacheWrite, b.CacheWrite)}
 }
 
 func (a Tokens) minus(b Tokens) Tokens {

@@ -67,11 +67,8 @@ func (r *codexReader) line(b []byte) {
 		u.Final = true
 		u.IsError = r.failedTurn
 		if ev.Usage != nil {
-			input := ev.Usage.Input - ev.Usage.Cached
-			if input < 0 {
-				input = 0
-			}
-			u.setTokens(Tokens{Input: input, CacheRead: ev.Usage.Cached, Output: ev.Usage.Output})
+			t := Tokens{Input: ev.Usage.Input - max(ev.Usage.Cached, 0), CacheRead: ev.Usage.Cached, Output: ev.Usage.Output}
+			u.setTokens(t.clamp())
 		}
 	case "turn.failed":
 		r.failedTurn = true

@@ -25,11 +25,7 @@ type geminiCounts struct {
 }
 
 func (c geminiCounts) tokens() Tokens {
-	input := c.Input - c.Cached
-	if input < 0 {
-		input = 0
-	}
-	return Tokens{Input: input, Output: c.Output, CacheRead: c.Cached}
+	return Tokens{Input: c.Input - max(c.Cached, 0), Output: c.Output, CacheRead: c.Cached}.clamp()
 }
 
 type geminiEvent struct {

@@ -68,10 +68,11 @@ func (r *opencodeReader) line(b []byte) {
 		}
 		u.Turns++
 		if t := ev.Part.Tokens; t != nil {
-			u.setTokens(u.tokens().plus(Tokens{Input: t.Input, Output: t.Output + t.Reasoning, CacheRead: t.Cache.Read, CacheWrite: t.Cache.Write}))
+			step := Tokens{Input: t.Input, Output: max(t.Output, 0) + max(t.Reasoning, 0), CacheRead: t.Cache.Read, CacheWrite: t.Cache.Write}
+			u.setTokens(u.tokens().plus(step.clamp()))
 		}
 		if ev.Part.Cost != nil {
-			u.CostUSD += *ev.Part.Cost
+			u.CostUSD += max(*ev.Part.Cost, 0)
 			u.Cost = CostReported
 		}
 		u.Final = ev.Part.Reason == "stop"

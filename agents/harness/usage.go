@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"math"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -68,9 +69,23 @@ type Tokens struct {
 
 func (t Tokens) total() int64 { return t.Input + t.Output + t.CacheRead + t.CacheWrite }
 
+// clamp reads a negative count, which no CLI means, as none: spend is
+// never lowered by what a transcript says.
+func (t Tokens) clamp() Tokens {
+	return Tokens{Input: max(t.Input, 0), Output: max(t.Output, 0), CacheRead: max(t.CacheRead, 0), CacheWrite: max(t.CacheWrite, 0)}
+}
+
 // Tokens is every token the session used: input, output and cache.
 func (u Usage) Tokens() int64 {
-	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheCreationTokens
+	return sat(sat(u.InputTokens, u.OutputTokens), sat(u.CacheReadTokens, u.CacheCreationTokens))
+}
+
+// sat adds two counts that are not negative, stopping at the largest.
+func sat(a, b int64) int64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return math.MaxInt64
 }
 
 func (u Usage) tokens() Tokens {

@@ -1,13 +1,15 @@
 package harness
 
 import (
+	"bytes"
 	"math/rand"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/agents/harness/harnesstest"
 )
 
 // feed writes b to m in random-sized chunks, as a growing file is read.
@@ -24,10 +26,10 @@ func feed(m *Meter, b []byte, seed int64) {
 }
 
 func TestMeterReadsClaudeStreamJSON(t *testing.T) {
-	stream, err := os.ReadFile("testdata/claude-stream.jsonl")
+	all, err := harnesstest.Recording("claude", "success")
 	require.NoError(t, err)
-	result, err := os.ReadFile("testdata/claude-result.jsonl")
-	require.NoError(t, err)
+	cut := bytes.Index(all, []byte(`{"type":"assistant","message":{"id":"msg_03"`))
+	stream, result := all[:cut], all[cut:]
 	for seed := int64(0); seed < 5; seed++ {
 		var m Meter
 		feed(&m, stream, seed)
