@@ -58,3 +58,21 @@ func Help(cli string) ([]byte, error) { return files.ReadFile(path.Join("help", 
 
 // Version returns the pinned cli's --version output.
 func Version(cli string) ([]byte, error) { return files.ReadFile(path.Join("help", cli+".version")) }
+
+// ExitCode is the exit status the CLI ends a recorded case with: 0 for a
+// run that ends on its own, 1 for a failed one (Gemini CLI: 53 when the
+// turn limit is reached), 101 for codex's crash (a Rust panic) and 1 for
+// the others'.
+func ExitCode(cli, name string) int {
+	switch name {
+	case "success", "tool-error", "unknown-events":
+		return 0
+	case "turn-limit":
+		return 53
+	case "crash":
+		if cli == "codex" {
+			return 101
+		}
+	}
+	return 1
+}
