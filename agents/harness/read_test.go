@@ -39,7 +39,7 @@ func TestEveryRecordingReadsIntoTheSameRecord(t *testing.T) {
 		{"claude", "tool-error", Usage{Turns: 2, InputTokens: 1860, OutputTokens: 44, CostUSD: 0.0061, Cost: CostReported, Model: "claude-sonnet-4-5",
 			Final: true, Subtype: "success", Result: "I am not allowed to run that command.", HarnessSession: claudeSession + "1"}},
 		{"claude", "rate-limit", Usage{Turns: 1, Cost: CostReported, Model: "claude-sonnet-4-5", Final: true, IsError: true, Subtype: "success", RateLimited: true,
-			Error: `API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 40,000 input tokens per minute."}}`,
+			Error:          `API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 40,000 input tokens per minute."}}`,
 			HarnessSession: claudeSession + "2"}},
 		{"claude", "crash", Usage{Turns: 1, InputTokens: 700, OutputTokens: 9, Model: "claude-sonnet-4-5", HarnessSession: claudeSession + "3"}},
 		{"claude", "unknown-events", Usage{Turns: 1, InputTokens: 300, OutputTokens: 5, CostUSD: 0.0004, Cost: CostReported, Model: "claude-haiku-4-5",
