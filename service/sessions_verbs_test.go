@@ -25,7 +25,7 @@ func sessionsService(t *testing.T) (*Service, *store.Store, string) {
 	transcript := filepath.Join(dir, "transcript.jsonl")
 	require.NoError(t, os.WriteFile(transcript, []byte("{\"type\":\"system\"}\n{\"type\":\"assistant\"}\n{\"type\":\"result\"}\n"), 0o600))
 	rec := store.Session{ID: "s-1", Repo: "/trees/issue-7", WorkItem: "issue-7", Node: "design", Harness: "claude", Argv: []string{"claude", "-p"},
-		Attempt: 1, StartedAt: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), Transcript: transcript, HarnessSession: "abc"}
+		Attempt: 1, StartedAt: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), Transcript: transcript, SessionUsage: store.SessionUsage{HarnessSession: "abc"}}
 	require.NoError(t, st.StartSession(context.Background(), rec))
 	return svc, st, transcript
 }

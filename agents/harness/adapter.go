@@ -35,6 +35,17 @@ type Adapter interface {
 	// Resume is the command that continues a recorded session by hand
 	// ("" when the CLI has none).
 	Resume(program, id string) string
+	// Exits names the exit statuses the CLI documents beyond 0 and 1.
+	Exits() map[int]string
+}
+
+// ExitMeaning says what exit status code of harness c's CLI means ("" when
+// it documents nothing more than failure).
+func ExitMeaning(c Config, code int) string {
+	if a := AdapterOf(c); a != nil {
+		return a.Exits()[code]
+	}
+	return ""
 }
 
 // Home is what a CLI keeps under the session's HOME, relative to it. A

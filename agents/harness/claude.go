@@ -60,3 +60,5 @@ func (claudeAdapter) Build(c Config, p *Plan, l Launch) error {
 	p.Argv = append(p.Argv, c.AllowedTools...)
 	return nil
 }
+
+func (claudeAdapter) Exits() map[int]string { return nil }

@@ -132,3 +132,5 @@ func tomlTable(m map[string]string) string {
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
+
+func (codexAdapter) Exits() map[int]string { return map[int]string{101: "codex crashed"} }

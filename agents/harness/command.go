@@ -97,3 +97,5 @@ func expand(tmpl []string, p *Plan, l Launch) []string {
 	}
 	return out
 }
+
+func (commandAdapter) Exits() map[int]string { return nil }

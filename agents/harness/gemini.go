@@ -87,3 +87,7 @@ func (geminiAdapter) Build(c Config, p *Plan, l Launch) error {
 	_, err = p.promptAsArg(l, "--prompt=")
 	return err
 }
+
+func (geminiAdapter) Exits() map[int]string {
+	return map[int]string{41: "Gemini CLI could not authenticate", 42: "Gemini CLI refused its input", 53: "Gemini CLI reached its turn limit"}
+}

@@ -145,17 +145,13 @@ func Prepare(name string, c Config, l Launch) (*Plan, error) {
 	}
 	a := AdapterOf(c)
 	p := &Plan{Adapter: a.Name(), Dir: l.Workdir, Output: a.Format(c), Home: a.Home()}
-	p.Model, p.Effort = c.Model, firstNonEmpty(l.Effort, c.Effort)
-	switch {
-	case l.Model == "":
-	case len(c.Models) > 0 && !contains(c.Models, l.Model):
+	p.Model, p.Effort = EffectiveModel(c, l.Model), firstNonEmpty(l.Effort, c.Effort)
+	if l.Model != "" && p.Model != l.Model {
 		note := fmt.Sprintf("model %s is not passed: harness %s takes only %s", l.Model, name, orList(c.Models))
 		if c.Model != "" {
 			note += "; its model " + c.Model + " applies"
 		}
 		p.Notes = append(p.Notes, note)
-	default:
-		p.Model = l.Model
 	}
 	if p.Model != "" && !modelName.MatchString(p.Model) {
 		return nil, fmt.Errorf("model %q for %s is not a model name", p.Model, l.WorkItem)

@@ -112,3 +112,5 @@ func (opencodeAdapter) Build(c Config, p *Plan, l Launch) error {
 	_, err = p.promptAsArg(l, "")
 	return err
 }
+
+func (opencodeAdapter) Exits() map[int]string { return nil }

@@ -99,3 +99,38 @@ func Estimate(u *Usage, prices map[string]Price, model string) string {
 	u.CostUSD, u.Cost = total, CostEstimated
 	return ""
 }
+
+// Measure says which figures a harness's sessions report for a model, and
+// why one is missing.
+type Measure struct {
+	Turns, Tokens, Cost bool
+	// Why says what is missing and the fix ("" when all are measured).
+	Why string
+}
+
+// Measures says which figures harness name's sessions on model (the model
+// in effect: EffectiveModel) are measured by.
+func Measures(name string, c Config, model string) Measure {
+	switch f := c.Format(); {
+	case f == OutputText:
+		return Measure{Why: fmt.Sprintf("harness %s prints text, so no figure of its sessions is read (set harnesses.%s.output to what it prints)", name, name)}
+	case reportsCost(f):
+		return Measure{Turns: true, Tokens: true, Cost: true}
+	case model == "":
+		return Measure{Turns: true, Tokens: true, Why: fmt.Sprintf("%s reports no cost and no model is named, so harness %s's prices cannot be applied (name a model in harnesses.%s.model)", c.Adapter, name, name)}
+	}
+	if _, ok := c.Prices[model]; !ok {
+		return Measure{Turns: true, Tokens: true, Why: fmt.Sprintf("%s reports no cost and harness %s has no price for model %s (add harnesses.%s.prices.%s)", c.Adapter, name, model, name, model)}
+	}
+	return Measure{Turns: true, Tokens: true, Cost: true}
+}
+
+// EffectiveModel is the model a session of harness c runs when the item
+// chose chosen ("" = the CLI's own default): the choice when the harness
+// takes it, else the harness's model.
+func EffectiveModel(c Config, chosen string) string {
+	if chosen != "" && (len(c.Models) == 0 || contains(c.Models, chosen)) {
+		return chosen
+	}
+	return c.Model
+}

@@ -39,18 +39,41 @@ type Config struct {
 	DrainSeconds int `yaml:"drainSeconds"`
 	// Budget caps what one work item's sessions may use, summed.
 	Budget Budget `yaml:"budget"`
+	// RepositoryBudget caps what all sessions of one repository may use
+	// within a rolling window.
+	RepositoryBudget RepositoryBudget `yaml:"repositoryBudget"`
 	// Relaunch bounds how a session that ended with its node unmet is
 	// launched again.
 	Relaunch Relaunch `yaml:"relaunch"`
 }
 
-// Budget is a per-item limit; 0 leaves a figure unlimited. A harness that
-// reports no figure is held only to the time limit.
+// Budget is a limit on what sessions use, the same for every harness; 0
+// leaves a figure unlimited. A session whose harness cannot measure a
+// limited figure is not launched (Measures).
 type Budget struct {
 	Turns   int     `yaml:"turns"`
 	Tokens  int64   `yaml:"tokens"`
 	CostUSD float64 `yaml:"costUsd"`
+	// WallSeconds caps the sessions' run time, summed.
+	WallSeconds int `yaml:"wallSeconds"`
 }
+
+// RepositoryBudget is a limit on what every session of one repository
+// uses within the last WindowHours (default 720, thirty days). A
+// repository over it gets no session until its spend in the window falls
+// below the limit; its items are held, not escalated.
+type RepositoryBudget struct {
+	Budget      `yaml:",inline"`
+	WindowHours int `yaml:"windowHours"`
+}
+
+// window is the repository budget's window.
+func (b RepositoryBudget) window() time.Duration {
+	return time.Duration(b.WindowHours) * time.Hour
+}
+
+// set reports whether any figure is limited.
+func (b Budget) set() bool { return b.Turns > 0 || b.Tokens > 0 || b.CostUSD > 0 || b.WallSeconds > 0 }
 
 // Relaunch configures relaunches.
 type Relaunch struct {
@@ -89,6 +112,9 @@ func (c Config) WithDefaults() Config {
 	if c.Relaunch.MaxBackoffSeconds == 0 {
 		c.Relaunch.MaxBackoffSeconds = 600
 	}
+	if c.RepositoryBudget.WindowHours == 0 {
+		c.RepositoryBudget.WindowHours = 720
+	}
 	return c
 }
 
@@ -108,8 +134,12 @@ func (c Config) Validate(key string) error {
 		return bad("stopGraceSeconds", "%d is negative", c.StopGraceSeconds)
 	case c.DrainSeconds < 0:
 		return bad("drainSeconds", "%d is negative", c.DrainSeconds)
-	case c.Budget.Turns < 0 || c.Budget.Tokens < 0 || c.Budget.CostUSD < 0:
+	case c.Budget.Turns < 0 || c.Budget.Tokens < 0 || c.Budget.CostUSD < 0 || c.Budget.WallSeconds < 0:
 		return bad("budget", "limits cannot be negative; 0 leaves a figure unlimited")
+	case c.RepositoryBudget.Turns < 0 || c.RepositoryBudget.Tokens < 0 || c.RepositoryBudget.CostUSD < 0 || c.RepositoryBudget.WallSeconds < 0:
+		return bad("repositoryBudget", "limits cannot be negative; 0 leaves a figure unlimited")
+	case c.RepositoryBudget.WindowHours < 0:
+		return bad("repositoryBudget.windowHours", "%d is negative; give the window in hours (default 720, thirty days)", c.RepositoryBudget.WindowHours)
 	case c.Relaunch.Max < 0:
 		return bad("relaunch.max", "%d is negative; give how many relaunches an item gets per node (default 3)", c.Relaunch.Max)
 	case c.Relaunch.BackoffSeconds < 0 || c.Relaunch.MaxBackoffSeconds < 0:
@@ -139,7 +169,7 @@ func (c Config) backoff(n int) time.Duration {
 
 // over reports which limit spend passes ("" = none); at says whether
 // reaching the limit counts (true when deciding on a new launch).
-func (b Budget) over(turns int, tokens int64, cost float64, at bool) string {
+func (b Budget) over(f Figures, at bool) string {
 	pass := func(v, limit float64) bool {
 		if limit <= 0 {
 			return false
@@ -150,12 +180,28 @@ func (b Budget) over(turns int, tokens int64, cost float64, at bool) string {
 		return v > limit
 	}
 	switch {
-	case pass(float64(turns), float64(b.Turns)):
-		return fmt.Sprintf("%d turns of %d allowed", turns, b.Turns)
-	case pass(float64(tokens), float64(b.Tokens)):
-		return fmt.Sprintf("%d tokens of %d allowed", tokens, b.Tokens)
-	case pass(cost, b.CostUSD):
-		return fmt.Sprintf("$%.2f of $%.2f allowed", cost, b.CostUSD)
+	case pass(float64(f.Turns), float64(b.Turns)):
+		return fmt.Sprintf("%d turns of %d allowed", f.Turns, b.Turns)
+	case pass(float64(f.Tokens), float64(b.Tokens)):
+		return fmt.Sprintf("%d tokens of %d allowed", f.Tokens, b.Tokens)
+	case pass(f.CostUSD, b.CostUSD):
+		return fmt.Sprintf("$%.2f of $%.2f allowed", f.CostUSD, b.CostUSD)
+	case pass(f.WallSeconds, float64(b.WallSeconds)):
+		return fmt.Sprintf("%s of run time of %s allowed", time.Duration(f.WallSeconds*float64(time.Second)).Round(time.Second), time.Duration(b.WallSeconds)*time.Second)
+	}
+	return ""
+}
+
+// unmeasured says which limited figure a harness cannot measure ("" = it
+// measures every figure b limits); key is b's config path.
+func (b Budget) unmeasured(m harness.Measure, key string) string {
+	for _, f := range []struct {
+		set, measured bool
+		name          string
+	}{{b.Turns > 0, m.Turns, "turns"}, {b.Tokens > 0, m.Tokens, "tokens"}, {b.CostUSD > 0, m.Cost, "costUsd"}} {
+		if f.set && !f.measured {
+			return fmt.Sprintf("%s.%s is set and this session's %s cannot be measured: %s; or set %s.%s to 0", key, f.name, f.name, m.Why, key, f.name)
+		}
 	}
 	return ""
 }

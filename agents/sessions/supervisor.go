@@ -23,8 +23,9 @@ import (
 type Recorder interface {
 	StartSession(ctx context.Context, sess store.Session, evs ...store.Event) error
 	FinishSession(ctx context.Context, sess store.Session, evs ...store.Event) error
-	UpdateSessionUsage(ctx context.Context, id, harnessSession string, turns int, tokens int64, costUSD float64) error
+	UpdateSessionUsage(ctx context.Context, id string, u store.SessionUsage) error
 	ItemSpend(ctx context.Context, repo, item string) (store.Spend, error)
+	RepoSpend(ctx context.Context, repo string, since time.Time) (store.Spend, error)
 	ListSessions(ctx context.Context, f store.SessionFilter) ([]store.Session, error)
 	AppendEvents(ctx context.Context, repo, id string, evs []store.Event) error
 }
@@ -82,6 +83,7 @@ type itemState struct {
 	hold     string // why launches are refused ("" = none)
 	holdNode bool   // the hold ends when the key moves to other work
 	notified bool   // the hold's refusal event was appended
+	repoHeld bool   // the repository's budget holds the key (its event was appended)
 }
 
 // New returns a supervisor for cfg (defaults applied).
@@ -164,6 +166,8 @@ type cycle struct {
 	order []Want
 	rep   Report
 	errs  []error
+	// repoSpent caches each repository's spend in its budget's window.
+	repoSpent map[string]Figures
 }
 
 func (c *cycle) index(wants []Want) {
@@ -229,7 +233,8 @@ func (c *cycle) spent(repo, item string) (*Figures, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sessions: read what %s %s spent: %w", repo, item, err)
 	}
-	f := &Figures{Turns: sp.Turns, Tokens: sp.Tokens, CostUSD: sp.CostUSD}
+	f := &Figures{}
+	*f = figuresOf(sp)
 	c.s.spend[key] = f
 	return f, nil
 }
