@@ -97,7 +97,9 @@ func TestEveryAdapterReadsItsCLIsOutputIntoTheSameRecord(t *testing.T) {
 		rateLimited    bool
 		unknown        bool
 	}
-	codex := func(in, cached, out int64) float64 { return (float64(in-cached)*1.25 + float64(cached)*1.25 + float64(out)*10) / 1e6 }
+	codex := func(in, cached, out int64) float64 {
+		return (float64(in-cached)*1.25 + float64(cached)*1.25 + float64(out)*10) / 1e6
+	}
 	tests := map[string]map[string]want{
 		"claude": {
 			"success":        {exit: "exit 0", tokens: 13387, input: 1520, output: 167, cost: 0.1834, source: "reported", result: "Done: the design is claimed."},

@@ -169,7 +169,9 @@ func (c *cycle) checkBudget(key itemID, l *live) {
 		c.errs = append(c.errs, err)
 		return
 	}
-	live := c.liveFigures(func(o *live) bool { return o == l || (o.rec.Repo == l.rec.Repo && o.rec.WorkItem == l.rec.WorkItem && o.stopState == "") })
+	live := c.liveFigures(func(o *live) bool {
+		return o == l || (o.rec.Repo == l.rec.Repo && o.rec.WorkItem == l.rec.WorkItem && o.stopState == "")
+	})
 	spent := f.add(live)
 	if over := c.s.cfg.Budget.over(spent, false); over != "" {
 		reason := fmt.Sprintf("%s %s is over its session budget: %s", l.rec.Repo, l.rec.WorkItem, over)
