@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"path/filepath"
+	"regexp"
+	"sort"
 
 	"github.com/the-loop/the-loop/agents/harness"
 	"github.com/the-loop/the-loop/agents/sessions"
@@ -16,6 +18,10 @@ type Sessions struct {
 	// Harness names the entry of `harnesses:` an item's sessions run when
 	// its repository config names none ("" = the only configured harness).
 	Harness string `yaml:"harness"`
+	// Nodes pins a harness to a node (e.g. critic-review: gemini): that
+	// node's sessions run it whatever else is chosen, unless the
+	// repository config pins the node itself.
+	Nodes map[string]string `yaml:"nodes"`
 	// StateDir holds each session's files (prompt, MCP config, transcript)
 	// and the tmux socket ("" = the folder of the state database).
 	StateDir string `yaml:"stateDir"`
@@ -78,6 +84,15 @@ func (c *Config) validateSessions() error {
 			return badKey("sessions.harness", "%q is not a configured harness; name an entry of harnesses: or leave it out", s.Harness)
 		}
 	}
+	for _, node := range sortedKeys(s.Nodes) {
+		key := "sessions.nodes." + node
+		if !nodeID.MatchString(node) {
+			return badKey(key, "%q is not a node id (lower-case letters, digits and -, e.g. critic-review)", node)
+		}
+		if _, ok := c.Harnesses[s.Nodes[node]]; !ok {
+			return badKey(key, "%q is not a configured harness; name an entry of harnesses:", s.Nodes[node])
+		}
+	}
 	for _, kv := range [][2]string{{"sessions.stateDir", s.StateDir}, {"sessions.trees", s.Trees}} {
 		if kv[1] != "" && !filepath.IsAbs(kv[1]) {
 			return badKey(kv[0], "%q is not an absolute path; give one, or leave it out for the default", kv[1])
@@ -90,6 +105,18 @@ func (c *Config) validateSessions() error {
 		return badKey("sessions.commitName", "give both commitName and commitEmail, or neither (the checkout's git config then authors the loop's commits)")
 	}
 	return nil
+}
+
+// nodeID is the shape of a node id a config may name.
+var nodeID = regexp.MustCompile(`^[a-z][a-z0-9-]{0,63}$`)
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func validRemoteName(s string) bool {

@@ -15,9 +15,17 @@ func (commandAdapter) Program() string { return "" }
 func (commandAdapter) Format(c Config) string {
 	return firstNonEmpty(c.Output, OutputText)
 }
-func (commandAdapter) Help() [][]string             { return nil }
-func (commandAdapter) Home() Home                   { return Home{} }
-func (commandAdapter) Resume(string, string) string { return "" }
+func (commandAdapter) Help() [][]string { return nil }
+func (commandAdapter) Home() Home       { return Home{} }
+
+// Resume continues a session of a harness that prints Claude Code's
+// stream-json the way Claude Code does; another output has no known way.
+func (commandAdapter) Resume(c Config, id string) string {
+	if c.Format() != OutputStreamJSON {
+		return ""
+	}
+	return c.Program() + " --resume " + id
+}
 
 func (commandAdapter) Check(key string, c Config) error {
 	notHere := func(field string) error {

@@ -26,7 +26,7 @@ func (geminiAdapter) Help() [][]string     { return [][]string{{"--help"}} }
 func (geminiAdapter) Home() Home {
 	return Home{State: []string{".gemini"}, Login: []string{".gemini/oauth_creds.json", ".gemini/google_accounts.json"}}
 }
-func (geminiAdapter) Resume(program, id string) string { return program + " --resume " + id }
+func (geminiAdapter) Resume(c Config, id string) string { return c.Program() + " --resume " + id }
 
 func (geminiAdapter) Check(key string, c Config) error {
 	if err := checkCLI(key, c); err != nil {

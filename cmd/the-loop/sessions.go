@@ -63,16 +63,20 @@ func runSessionsList(ctx context.Context, f *Factory, opts *sessionsListOptions)
 			return
 		}
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "SESSION\tITEM\tNODE\tSTATE\tATTEMPT\tSTARTED\tTOKENS\tCOST")
+		fmt.Fprintln(tw, "SESSION\tITEM\tNODE\tHARNESS\tSTATE\tATTEMPT\tSTARTED\tTURNS\tTOKENS\tCOST")
 		for _, s := range res.Sessions {
 			state := s.State
 			if s.ExitStatus != "" {
 				state += " (" + s.ExitStatus + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t$%.2f\n", s.ID, s.WorkItem, s.Node, state, s.Attempt,
-				s.StartedAt.UTC().Format(time.DateTime), s.Tokens, s.CostUSD)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\n", s.ID, s.WorkItem, s.Node, s.Harness, state, s.Attempt,
+				s.StartedAt.UTC().Format(time.DateTime), s.Turns, s.Tokens, s.CostText())
 		}
 		_ = tw.Flush()
+		fmt.Fprintln(w, "by harness:")
+		for _, h := range res.ByHarness {
+			fmt.Fprintln(w, "  "+h.Text())
+		}
 	})
 }
 
@@ -140,7 +144,9 @@ func printSession(w io.Writer, s service.SessionView) {
 	if !s.EndedAt.IsZero() {
 		line("ended", s.EndedAt.UTC().Format(time.RFC3339))
 	}
-	line("spent", fmt.Sprintf("%d turns, %d tokens, $%.2f", s.Turns, s.Tokens, s.CostUSD))
+	line("spent", fmt.Sprintf("%d turns, %d tokens (%d input, %d output), %s", s.Turns, s.Tokens, s.InputTokens, s.OutputTokens, s.CostText()))
+	line("result", s.Result)
+	line("error", s.Error)
 	line("transcript", s.Transcript)
 	line("resume", resumeHint(s))
 	line("attach", s.Attach)
@@ -148,10 +154,10 @@ func printSession(w io.Writer, s service.SessionView) {
 
 // resumeHint says how to continue the conversation by hand.
 func resumeHint(s service.SessionView) string {
-	if s.HarnessSession == "" {
+	if s.Resume == "" {
 		return ""
 	}
-	return fmt.Sprintf("cd %s && claude --resume %s (the harness's session %s)", s.Repo, s.HarnessSession, s.HarnessSession)
+	return fmt.Sprintf("cd %s && %s (the harness's session %s)", s.Repo, s.Resume, s.HarnessSession)
 }
 
 // sessionsLogsOptions are the flags of `the-loop sessions logs`.

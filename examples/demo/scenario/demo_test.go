@@ -563,7 +563,7 @@ func TestAnOperatorStopsASessionAndTakesTheWorkOver(t *testing.T) {
 	show, err := l.Run(ctx, "sessions", "show", id, "--config", l.Config)
 	require.NoError(t, err)
 	assert.Contains(t, show, "state:       stopped")
-	assert.Contains(t, show, "resume:      cd "+tree+" && claude --resume fake-issue-1-1")
+	assert.Contains(t, show, "resume:      cd "+tree+" && "+testbin.Build(t, "github.com/the-loop/the-loop/agents/harness/fakeharness")+" --resume fake-issue-1-1", "a harness printing Claude Code's stream-json resumes as Claude Code does")
 }
 
 // TestRunDrivesOneItemToTheNextHumanGate: without the poller, `the-loop
