@@ -176,6 +176,15 @@ func sampleFlags(name string, c Config) ([]string, map[string][]string, error) {
 		return nil, nil, err
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
+	// A linked worktree, as the poller's trees are, so the flags for its
+	// git directory are built (and checked) too.
+	gitdir := filepath.Join(dir, "gitdir")
+	if err := os.MkdirAll(gitdir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".git"), []byte("gitdir: "+gitdir+"\n"), 0o600); err != nil {
+		return nil, nil, err
+	}
 	seen := map[string]bool{}
 	var flags []string
 	values := map[string][]string{}
@@ -202,8 +211,9 @@ func sampleFlags(name string, c Config) ([]string, map[string][]string, error) {
 				seen[f] = true
 				flags = append(flags, f)
 			}
-			if !strings.Contains(a, "=") && i+1 < len(p.Argv) && !strings.HasPrefix(p.Argv[i+1], "-") && i+1 != p.promptArg {
-				values[f] = append(values[f], p.Argv[i+1])
+			if v := p.Argv[min(i+1, len(p.Argv)-1)]; !strings.Contains(a, "=") && i+1 < len(p.Argv) && !strings.HasPrefix(v, "-") &&
+				i+1 != p.promptArg && !contains(values[f], v) {
+				values[f] = append(values[f], v)
 			}
 		}
 	}

@@ -97,6 +97,13 @@ type directives struct {
 
 func main() {
 	if p := personaOf(os.Args[0]); p != nil {
+		if answered, err := p.answer(os.Args[1:]); answered {
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "fakeharness:", err)
+				os.Exit(1)
+			}
+			return
+		}
 		o, err := p.options(os.Args[1:])
 		if err == nil {
 			err = run(o)

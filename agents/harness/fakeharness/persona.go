@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/the-loop/the-loop/agents/harness/harnesstest"
 )
 
 // A persona is the agent CLI the fake stands in for, by the name it is run
@@ -39,12 +41,61 @@ func personaOf(program string) *persona {
 	return nil
 }
 
-// sidecar is the persona's own configuration.
+// sidecar is the persona's own configuration. Help and Version, when
+// set, replace the pinned CLI's help and version text (an older CLI).
 type sidecar struct {
-	State  string `json:"state"`
-	Script string `json:"script"`
-	Claim  bool   `json:"claim"`
-	Dump   bool   `json:"dump"`
+	State   string `json:"state"`
+	Script  string `json:"script"`
+	Claim   bool   `json:"claim"`
+	Dump    bool   `json:"dump"`
+	Help    string `json:"help"`
+	Version string `json:"version"`
+}
+
+// readSidecar reads <program>.fake.json ({} when there is none).
+func readSidecar() (sidecar, error) {
+	var sc sidecar
+	prog, err := exec.LookPath(os.Args[0])
+	if err != nil {
+		prog = os.Args[0]
+	}
+	b, err := os.ReadFile(prog + ".fake.json")
+	if err != nil {
+		return sc, nil
+	}
+	if err := json.Unmarshal(b, &sc); err != nil {
+		return sc, fmt.Errorf("%s.fake.json: %w", prog, err)
+	}
+	return sc, nil
+}
+
+// helpArgs are the help invocations each CLI's adapter probes.
+var helpArgs = map[string]string{"claude": "--help", "codex": "exec --help", "gemini": "--help", "opencode": "run --help"}
+
+// answer prints the CLI's version or help when args ask for it, as the
+// pinned CLI does, and reports whether they did.
+func (p *persona) answer(args []string) (bool, error) {
+	sc, err := readSidecar()
+	if err != nil {
+		return true, err
+	}
+	var text []byte
+	switch strings.Join(args, " ") {
+	case "--version":
+		if text, err = harnesstest.Version(p.cli); sc.Version != "" {
+			text, err = []byte(sc.Version+"\n"), nil
+		}
+	case helpArgs[p.cli]:
+		if text, err = harnesstest.Help(p.cli); sc.Help != "" {
+			text, err = []byte(sc.Help), nil
+		}
+	default:
+		return false, nil
+	}
+	if err == nil {
+		_, err = os.Stdout.Write(text)
+	}
+	return true, err
 }
 
 // bypasses are flags and values no session may ever be given.
@@ -58,17 +109,11 @@ func (p *persona) options(args []string) (options, error) {
 			return o, fmt.Errorf("%s was given %s, a bypass of approvals", p.cli, a)
 		}
 	}
-	prog, err := exec.LookPath(os.Args[0])
+	sc, err := readSidecar()
 	if err != nil {
-		prog = os.Args[0]
+		return o, err
 	}
-	if b, err := os.ReadFile(prog + ".fake.json"); err == nil {
-		var sc sidecar
-		if err := json.Unmarshal(b, &sc); err != nil {
-			return o, fmt.Errorf("%s.fake.json: %w", prog, err)
-		}
-		o.state, o.script, o.claim, o.dump = sc.State, sc.Script, sc.Claim, sc.Dump
-	}
+	o.state, o.script, o.claim, o.dump = sc.State, sc.Script, sc.Claim, sc.Dump
 	o.item = os.Getenv("THE_LOOP_WORK_ITEM")
 	o.workdir, _ = os.Getwd()
 	var prompt string
