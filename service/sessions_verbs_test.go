@@ -92,7 +92,10 @@ func TestSessionStopIsRecordedAndNeedsAReason(t *testing.T) {
 func TestGraphStatusCarriesASessionsLine(t *testing.T) {
 	ctx := context.Background()
 	svc, st, _ := sessionsService(t)
-	assert.Equal(t, "s-1 running on design for 10m0s (attempt 1, claude; 0 turns, 0 tokens, $0.00)", svc.sessionLine(ctx, st, "/trees/issue-7", "issue-7"))
+	assert.Equal(t, "s-1 running on design for 10m0s (attempt 1, claude; 0 turns, 0 tokens, cost unknown)", svc.sessionLine(ctx, st, "/trees/issue-7", "issue-7"),
+		"no cost reported yet: unknown, never $0.00")
+	require.NoError(t, st.UpdateSessionUsage(ctx, "s-1", store.SessionUsage{Turns: 3, Tokens: 1200, CostUSD: 0.0123, CostSource: store.CostEstimated}))
+	assert.Equal(t, "s-1 running on design for 10m0s (attempt 1, claude; 3 turns, 1200 tokens, $0.01 (estimated))", svc.sessionLine(ctx, st, "/trees/issue-7", "issue-7"))
 	assert.Equal(t, "none launched", svc.sessionLine(ctx, st, "/trees/issue-8", "issue-8"))
 	assert.Equal(t, "none launched", svc.sessionLine(ctx, nil, "/trees/issue-7", "issue-7"), "no store yet: nothing was ever launched")
 }
