@@ -63,7 +63,7 @@ func (s *Service) viewOf(r store.Session) SessionView {
 	return SessionView{ID: r.ID, Repo: r.Repo, WorkItem: r.WorkItem, Node: r.Node, PR: r.PR, PRRepo: r.PRRepo, Harness: r.Harness, Runner: r.Runner,
 		Model: r.Model, Effort: r.Effort, Argv: r.Argv, PID: r.PID, Attempt: r.Attempt, State: r.State, Reason: r.Reason,
 		ExitStatus: r.ExitStatus, StartedAt: r.StartedAt, EndedAt: r.EndedAt, Transcript: r.Transcript,
-		HarnessSession: r.HarnessSession, Resume: s.resumeCommand(r.Harness, r.HarnessSession), Attach: r.Attach, Turns: r.Turns, Tokens: r.Tokens,
+		HarnessSession: r.HarnessSession, Resume: s.resumeCommand(r.Harness, r.HarnessSession, r.Transcript), Attach: r.Attach, Turns: r.Turns, Tokens: r.Tokens,
 		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, CostSource: r.CostSource, Result: r.Result, Error: r.Error}
 }
 

@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -107,7 +108,7 @@ func spentLines(all store.Spend, by []store.Spend) string {
 
 // resumeCommand is how a human continues a recorded session by hand ("" =
 // its harness has no way, or is no longer configured).
-func (s *Service) resumeCommand(name, id string) string {
+func (s *Service) resumeCommand(name, id, transcript string) string {
 	c, ok := s.cfg.Harnesses[name]
 	if !ok || id == "" {
 		return ""
@@ -116,5 +117,5 @@ func (s *Service) resumeCommand(name, id string) string {
 	if a == nil {
 		return ""
 	}
-	return a.Resume(c, id)
+	return a.Resume(c, id, filepath.Dir(transcript))
 }

@@ -32,9 +32,10 @@ type Adapter interface {
 	// Home is what the CLI keeps under HOME: the directories it writes its
 	// own state to and the files it reads its login from.
 	Home() Home
-	// Resume is the command that continues a recorded session of harness c
-	// by hand ("" when the CLI has none).
-	Resume(c Config, id string) string
+	// Resume is the command that continues a recorded session of harness
+	// c by hand, given the CLI's session id and the session's directory
+	// ("" when the CLI has none).
+	Resume(c Config, id, dir string) string
 	// Exits names the exit statuses the CLI documents beyond 0 and 1.
 	Exits() map[int]string
 }

@@ -67,12 +67,16 @@ func TestPrepareGemini(t *testing.T) {
 	c := Config{Adapter: AdapterGemini, AllowedTools: []string{"run_shell_command(git)"}, SecretEnv: []string{"ANTHROPIC_API_KEY"}}
 	p, err := Prepare("gemini", c, l)
 	require.NoError(t, err)
-	settings := filepath.Join(l.Dir, "gemini-settings.json")
-	assert.Equal(t, []string{"gemini", "--skip-trust", "-o", "stream-json", "--approval-mode", "auto_edit", "-m", "gemini-2.5-pro"}, p.Argv)
+	home := filepath.Join(l.Dir, "gemini-home")
+	settings := filepath.Join(home, ".gemini", "settings.json")
+	assert.Equal(t, []string{"gemini", "--skip-trust", "-o", "stream-json", "--approval-mode", "auto_edit", "--allowed-mcp-server-names", "the-loop",
+		"-m", "gemini-2.5-pro"}, p.Argv)
 	assert.Equal(t, p.PromptFile, p.StdinPath)
 	assert.Equal(t, settings, p.MCPConfig)
 	assert.Equal(t, []string{p.PromptFile, settings}, p.Files)
-	assert.Equal(t, settings, envMap(p.Env)["GEMINI_CLI_SYSTEM_SETTINGS_PATH"])
+	assert.Equal(t, []string{home}, p.Writable, "Gemini CLI writes its history in the session's own home")
+	assert.Equal(t, home, envMap(p.Env)["GEMINI_CLI_HOME"], "the session's own home: the user's settings and servers are not read")
+	assert.Equal(t, "/home/loop", envMap(p.Env)["HOME"], "HOME itself is left alone")
 	assert.Equal(t, []string{"effort high is not passed: gemini has no effort setting"}, p.Notes, "the plan says what the CLI cannot take")
 	assert.Empty(t, p.Effort, "no effort is in effect")
 
@@ -88,9 +92,12 @@ func TestPrepareGemini(t *testing.T) {
 		"mcp":   map[string]any{"allowed": []any{"the-loop"}},
 		"tools": map[string]any{"allowed": []any{"run_shell_command(git)"}},
 	}, doc)
-	fi, err := os.Stat(settings)
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	for _, path := range []string{settings, home} {
+		fi, err := os.Stat(path)
+		require.NoError(t, err)
+		assert.Zero(t, fi.Mode().Perm()&0o077, "%s is the session's alone", path)
+	}
+	assert.Equal(t, "GEMINI_CLI_HOME="+home+" gemini --resume 9b1f", geminiAdapter{}.Resume(c, "9b1f", l.Dir))
 }
 
 func TestPrepareOpencode(t *testing.T) {

@@ -21,7 +21,7 @@ func (claudeAdapter) Home() Home {
 	return Home{State: []string{".claude", ".claude.json"}, Login: []string{".claude/.credentials.json"}}
 }
 
-func (claudeAdapter) Resume(c Config, id string) string { return c.Program() + " --resume " + id }
+func (claudeAdapter) Resume(c Config, id, _ string) string { return c.Program() + " --resume " + id }
 
 func (claudeAdapter) Check(key string, c Config) error {
 	if err := checkCLI(key, c); err != nil {

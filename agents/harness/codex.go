@@ -32,7 +32,7 @@ func (codexAdapter) Help() [][]string     { return [][]string{{"exec", "--help"}
 func (codexAdapter) Home() Home {
 	return Home{State: []string{".codex"}, Login: []string{".codex/auth.json"}}
 }
-func (codexAdapter) Resume(c Config, id string) string { return c.Program() + " resume " + id }
+func (codexAdapter) Resume(c Config, id, _ string) string { return c.Program() + " resume " + id }
 
 func (codexAdapter) Check(key string, c Config) error {
 	if err := checkCLI(key, c); err != nil {

@@ -20,7 +20,7 @@ func (commandAdapter) Home() Home       { return Home{} }
 
 // Resume continues a session of a harness that prints Claude Code's
 // stream-json the way Claude Code does; another output has no known way.
-func (commandAdapter) Resume(c Config, id string) string {
+func (commandAdapter) Resume(c Config, id, _ string) string {
 	if c.Format() != OutputStreamJSON {
 		return ""
 	}

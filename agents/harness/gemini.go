@@ -1,20 +1,31 @@
 package harness
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
 
 // geminiAdapter runs Gemini CLI headless:
 //
-//	gemini --skip-trust -o stream-json --approval-mode auto_edit [-m M]
+//	gemini --skip-trust -o stream-json --approval-mode auto_edit --allowed-mcp-server-names the-loop [-m M]
 //
 // with the prompt on standard input (not a terminal, so headless; in a
-// terminal: --prompt=<text>) and GEMINI_CLI_SYSTEM_SETTINGS_PATH naming
-// <session>/gemini-settings.json. System settings are read last and win:
-// its mcpServers entry replaces any server of that name, mcp.allowed keeps
-// every other server out, trust lets the item's server's tools run without
-// a confirmation (headless Gemini CLI turns one into a refusal), and
-// tools.allowed carries allowedTools. --skip-trust trusts the working tree
-// for this session, without which headless Gemini CLI refuses to run.
-// Gemini CLI has no effort setting.
+// terminal: --prompt=<text>) and GEMINI_CLI_HOME naming a home of the
+// session's own, whose .gemini/settings.json (user settings) names the
+// item's server, trusted so its tools run without a confirmation (headless
+// Gemini CLI turns one into a refusal), and carries allowedTools as
+// tools.allowed. A project's .gemini/settings.json shows its servers
+// disabled in a folder Gemini CLI does not trust, and a system settings
+// file (GEMINI_CLI_SYSTEM_SETTINGS_PATH) is skipped unless root owns it
+// and every directory above it, so the session's own home carries the
+// server. --allowed-mcp-server-names keeps every other server out,
+// whatever a settings file names; --skip-trust trusts the working tree for
+// this session, without which headless Gemini CLI refuses to run. That
+// home also holds Gemini CLI's history, and no login: a session
+// authenticates with an API key variable (GEMINI_API_KEY) named in
+// secretEnv. Gemini CLI has no effort setting.
 type geminiAdapter struct{}
 
 var geminiModes = []string{"auto_edit", "default", "plan"}
@@ -23,10 +34,11 @@ func (geminiAdapter) Name() string         { return AdapterGemini }
 func (geminiAdapter) Program() string      { return "gemini" }
 func (geminiAdapter) Format(Config) string { return OutputGeminiJSON }
 func (geminiAdapter) Help() [][]string     { return [][]string{{"--help"}} }
-func (geminiAdapter) Home() Home {
-	return Home{State: []string{".gemini"}, Login: []string{".gemini/oauth_creds.json", ".gemini/google_accounts.json"}}
+func (geminiAdapter) Home() Home           { return Home{} } // its home is the session's (GEMINI_CLI_HOME)
+// Resume continues the session in the session's own Gemini CLI home.
+func (geminiAdapter) Resume(c Config, id, dir string) string {
+	return "GEMINI_CLI_HOME=" + filepath.Join(dir, GeminiHome) + " " + c.Program() + " --resume " + id
 }
-func (geminiAdapter) Resume(c Config, id string) string { return c.Program() + " --resume " + id }
 
 func (geminiAdapter) Check(key string, c Config) error {
 	if err := checkCLI(key, c); err != nil {
@@ -43,7 +55,7 @@ func (geminiAdapter) Check(key string, c Config) error {
 	return checkToolRules(key, c.AllowedTools)
 }
 
-// geminiSettings is the session's system settings file.
+// geminiSettings is the session's user settings file.
 type geminiSettings struct {
 	MCPServers map[string]geminiServer `json:"mcpServers"`
 	MCP        struct {
@@ -58,6 +70,10 @@ type geminiServer struct {
 	Server
 	Trust bool `json:"trust"`
 }
+
+// GeminiHome is the folder of a session's directory that is its Gemini
+// CLI home (GEMINI_CLI_HOME).
+const GeminiHome = "gemini-home"
 
 func (geminiAdapter) Build(c Config, p *Plan, l Launch) error {
 	if p.Effort != "" {
@@ -76,11 +92,17 @@ func (geminiAdapter) Build(c Config, p *Plan, l Launch) error {
 	if err != nil {
 		return err
 	}
-	if p.MCPConfig, err = p.writeFile(l, "gemini-settings.json", append(b, '\n')); err != nil {
+	home := filepath.Join(l.Dir, GeminiHome)
+	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
+		return fmt.Errorf("gemini home %s: %w", home, err)
+	}
+	if p.MCPConfig, err = p.writeFile(l, filepath.Join(GeminiHome, ".gemini", "settings.json"), append(b, '\n')); err != nil {
 		return err
 	}
-	p.setEnv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", p.MCPConfig)
-	p.Argv = []string{c.Program(), "--skip-trust", "-o", "stream-json", "--approval-mode", firstNonEmpty(c.PermissionMode, geminiModes[0])}
+	p.setEnv("GEMINI_CLI_HOME", home)
+	p.Writable = append(p.Writable, home)
+	p.Argv = []string{c.Program(), "--skip-trust", "-o", "stream-json", "--approval-mode", firstNonEmpty(c.PermissionMode, geminiModes[0]),
+		"--allowed-mcp-server-names", ServerName}
 	if p.Model != "" {
 		p.Argv = append(p.Argv, "-m", p.Model)
 	}

@@ -98,8 +98,11 @@ type Plan struct {
 	// Notes say what the CLI could not be given (an effort it has no
 	// setting for, a checklist model the harness does not take).
 	Notes []string
-	// Home is what the CLI keeps under the session's HOME.
-	Home Home
+	// Home is what the CLI keeps under the session's HOME; Writable are
+	// the directories of the session's own it must write besides its
+	// working tree (a CLI home the adapter points it to).
+	Home     Home
+	Writable []string
 
 	extraEnv  map[string]string
 	promptArg int // index in Argv of a prompt passed as an argument (0 = none)

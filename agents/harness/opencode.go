@@ -31,7 +31,7 @@ func (opencodeAdapter) Home() Home {
 	return Home{State: []string{".config/opencode", ".local/share/opencode", ".local/state/opencode", ".cache/opencode"},
 		Login: []string{".local/share/opencode/auth.json"}}
 }
-func (opencodeAdapter) Resume(c Config, id string) string { return c.Program() + " --session " + id }
+func (opencodeAdapter) Resume(c Config, id, _ string) string { return c.Program() + " --session " + id }
 
 // opencodeRule is one allowedTools entry: a tool, or a tool and the
 // pattern it is allowed for, e.g. bash(git *).

@@ -279,7 +279,7 @@ func (o *options) codexArgs(args []string) (string, error) {
 }
 
 func (o *options) geminiArgs(args []string) (string, error) {
-	prompt := ""
+	prompt, allowed := "", false
 	for i := 0; i < len(args); i++ {
 		var err error
 		switch a := args[i]; {
@@ -291,6 +291,12 @@ func (o *options) geminiArgs(args []string) (string, error) {
 			}
 		case a == "--approval-mode":
 			_, i, err = value(args, i)
+		case a == "--allowed-mcp-server-names":
+			var names string
+			if names, i, err = value(args, i); err == nil && names != "the-loop" {
+				err = fmt.Errorf("gemini: --allowed-mcp-server-names %s, not the-loop", names)
+			}
+			allowed = true
 		case a == "-m":
 			o.model, i, err = value(args, i)
 		case strings.HasPrefix(a, "--prompt="):
@@ -302,10 +308,16 @@ func (o *options) geminiArgs(args []string) (string, error) {
 			return "", err
 		}
 	}
-	path := os.Getenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
-	b, err := os.ReadFile(path)
+	if !allowed {
+		return "", errors.New("gemini: no --allowed-mcp-server-names, so a settings file could add servers")
+	}
+	home := os.Getenv("GEMINI_CLI_HOME")
+	if home == "" {
+		return "", errors.New("gemini: GEMINI_CLI_HOME is unset, so the user's own settings would be read")
+	}
+	b, err := os.ReadFile(filepath.Join(home, ".gemini", "settings.json"))
 	if err != nil {
-		return "", fmt.Errorf("gemini: system settings: %w", err)
+		return "", fmt.Errorf("gemini: user settings: %w", err)
 	}
 	var s struct {
 		MCPServers map[string]struct {
@@ -317,7 +329,7 @@ func (o *options) geminiArgs(args []string) (string, error) {
 		} `json:"mcp"`
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
-		return "", fmt.Errorf("gemini: system settings: %w", err)
+		return "", fmt.Errorf("gemini: user settings: %w", err)
 	}
 	srv, ok := s.MCPServers["the-loop"]
 	switch {
