@@ -44,7 +44,8 @@ type ProbeOptions struct {
 	// names its secret variables, as for a session.
 	Lookup    func(string) (string, bool)
 	Sensitive []string
-	// Timeout bounds each probe command (0 = 30s).
+	// Timeout bounds each probe command (0 = 2 minutes: a CLI on node can
+	// take tens of seconds to start on a loaded machine).
 	Timeout time.Duration
 }
 
@@ -79,7 +80,7 @@ func Probe(ctx context.Context, name string, c Config, o ProbeOptions) Status {
 	run := func(args ...string) (string, error) {
 		timeout := o.Timeout
 		if timeout <= 0 {
-			timeout = 30 * time.Second
+			timeout = 2 * time.Minute
 		}
 		res, err := proc.Run(ctx, proc.Command{Argv: append([]string{path}, args...), Dir: os.TempDir(), Env: env.List(),
 			Timeout: timeout, Grace: time.Second, MaxOutput: 256 << 10})
