@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/internal/testbin"
 )
 
@@ -66,4 +68,34 @@ func TestHarnessListSaysWhichHarnessesCanRun(t *testing.T) {
 	_, stderr, code = runCLI(t, nil, "harness", "list", "extra")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "harness list takes no arguments")
+}
+
+// docs/sessions.md's configurations load as they are shown: every harness
+// of every adapter, the node pins and the limits.
+func TestSessionsPageConfigsLoad(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "sessions.md"))
+	require.NoError(t, err)
+	blocks := fencedBlocks(string(data))["yaml"]
+	require.GreaterOrEqual(t, len(blocks), 3)
+	adapters := map[string]bool{}
+	base := "" // the page's harnesses, which its other blocks name
+	for _, y := range blocks {
+		if strings.HasPrefix(y, "harnesses:") {
+			base = y
+			break
+		}
+	}
+	require.NotEmpty(t, base)
+	for _, y := range blocks {
+		if !strings.HasPrefix(y, "harnesses:") {
+			y = base + "\n" + y
+		}
+		c, err := config.Parse([]byte(y))
+		require.NoError(t, err, "a config on the page does not load:\n%s", y)
+		for _, h := range c.Harnesses {
+			adapters[h.Adapter] = true
+		}
+	}
+	assert.Equal(t, map[string]bool{"claude": true, "codex": true, "gemini": true, "opencode": true, "command": true}, adapters,
+		"the page configures every adapter")
 }
