@@ -33,7 +33,7 @@ var nodeHarness = map[string]string{
 var adapterArgv = map[string][]string{
 	"claude":   {"-p", "--output-format stream-json", "--mcp-config", "--strict-mcp-config", "--model opus-5", "--permission-mode acceptEdits", "--allowedTools mcp__the-loop"},
 	"codex":    {"exec --json --ignore-user-config -C", "-s workspace-write", "-m opus-5", `-c mcp_servers.the-loop.command=`, `mcp_servers.the-loop.default_tools_approval_mode="approve"`},
-	"gemini":   {"--skip-trust -o stream-json --approval-mode auto_edit -m opus-5"},
+	"gemini":   {"--skip-trust -o stream-json --approval-mode auto_edit --allowed-mcp-server-names the-loop -m opus-5"},
 	"opencode": {"run --format json -m opus-5"},
 	"agent":    {"--model opus-5"},
 }
