@@ -15,8 +15,6 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/the-loop/the-loop/agents/critic"
 )
 
 // EnvConfig names the environment variable that overrides the config path.
@@ -123,12 +121,8 @@ func Parse(data []byte) (*Config, error) {
 	}
 	if err := c.validate(); err != nil {
 		key := ""
-		var ke *keyError
-		var fe *critic.FieldError
-		switch {
-		case errors.As(err, &ke):
-			key = ke.key
-		case errors.As(err, &fe):
+		var fe *FieldError
+		if errors.As(err, &fe) {
 			key = fe.Key
 		}
 		if line := lineOfKey(&root, key); key != "" && line > 0 {
@@ -159,15 +153,18 @@ func (c *Config) Where(key string) string {
 	return file + ": " + key
 }
 
-// keyError is a refused value, naming its key path.
-type keyError struct {
-	key, msg string
+// FieldError is a refused configuration value: Key is its dotted path
+// (harnesses.claude.adapter, critics[1].command), Msg says what is wrong
+// and how to fix it.
+type FieldError struct {
+	Key string
+	Msg string
 }
 
-func (e *keyError) Error() string { return e.key + ": " + e.msg }
+func (e *FieldError) Error() string { return e.Key + ": " + e.Msg }
 
 func badKey(key, format string, args ...any) error {
-	return &keyError{key: key, msg: fmt.Sprintf(format, args...)}
+	return &FieldError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (c *Config) validate() error {
@@ -225,7 +222,7 @@ func (c *Config) validate() error {
 	if err := c.validateSessions(); err != nil {
 		return err
 	}
-	return c.Critic.Validate() // a *critic.FieldError names its key
+	return c.Critic.Validate()
 }
 
 // Commands is the control vocabulary, in documentation order.

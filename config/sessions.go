@@ -1,20 +1,15 @@
 package config
 
 import (
-	"errors"
 	"path/filepath"
 	"regexp"
-	"sort"
-
-	"github.com/the-loop/the-loop/agents/harness"
-	"github.com/the-loop/the-loop/agents/sessions"
 )
 
-// Sessions is the `sessions:` block: the supervisor's limits (sessions.Config,
+// Sessions is the `sessions:` block: the supervisor's limits (SessionLimits,
 // inline) and where the poller keeps what its sessions need — their files and
 // the items' working trees.
 type Sessions struct {
-	sessions.Config `yaml:",inline"`
+	SessionLimits `yaml:",inline"`
 	// Harness names the entry of `harnesses:` an item's sessions run when
 	// its repository config names none ("" = the only configured harness).
 	Harness string `yaml:"harness"`
@@ -58,26 +53,19 @@ func (c *Config) DefaultHarness() string {
 }
 
 func (s *Sessions) applyDefaults() {
-	s.Config = s.Config.WithDefaults()
+	s.SessionLimits = s.SessionLimits.WithDefaults()
 	orDefault(&s.Remote, "origin")
 }
 
 // validateSessions checks `harnesses:` and `sessions:`, returning a
-// *keyError so the message carries the line.
+// *FieldError so the message carries the line.
 func (c *Config) validateSessions() error {
-	asKey := func(err error) error {
-		var fe *harness.FieldError
-		if errors.As(err, &fe) {
-			return badKey(fe.Key, "%s", fe.Msg)
-		}
+	if err := ValidateHarnesses(c.Harnesses); err != nil {
 		return err
 	}
-	if err := harness.Validate(c.Harnesses); err != nil {
-		return asKey(err)
-	}
 	s := c.Sessions
-	if err := s.Config.Validate("sessions"); err != nil {
-		return asKey(err)
+	if err := s.SessionLimits.Validate("sessions"); err != nil {
+		return err
 	}
 	if s.Harness != "" {
 		if _, ok := c.Harnesses[s.Harness]; !ok {
@@ -109,15 +97,6 @@ func (c *Config) validateSessions() error {
 
 // nodeID is the shape of a node id a config may name.
 var nodeID = regexp.MustCompile(`^[a-z][a-z0-9-]{0,63}$`)
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 func validRemoteName(s string) bool {
 	if s == "" || s[0] == '-' || s[0] == '.' || len(s) > 100 {

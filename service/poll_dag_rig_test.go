@@ -15,6 +15,7 @@ import (
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/jira"
 	"github.com/the-loop/the-loop/integrations/providertest"
+	"github.com/the-loop/the-loop/internal/httpx"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/repoconfig"
 )
@@ -45,10 +46,15 @@ func newDAGRig(t testing.TB) *dagRig {
 		{System: "jira", Projects: []string{"PROJ"}, Checkout: r.repo},
 	}
 	var err error
-	r.ghp, err = github.New(github.Options{BaseURL: r.gh.URL(), Token: r.gh.Token(), HTTPClient: &http.Client{Transport: http.DefaultTransport}})
+	r.ghp, err = github.New(github.Options{BaseURL: r.gh.URL(), Token: r.gh.Token(), ClientOptions: httpx.ClientOptions{HTTPClient: &http.Client{Transport: http.DefaultTransport}}})
 	require.NoError(t, err)
-	jp, err := jira.New(jira.Options{BaseURL: r.jira.URL(), Auth: jira.AuthDataCenter, Token: r.jira.Token(), Projects: r.jira.Projects(),
-		HTTPClient: &http.Client{Transport: http.DefaultTransport}})
+	jp, err := jira.New(jira.Options{
+		BaseURL:       r.jira.URL(),
+		Auth:          jira.AuthDataCenter,
+		Token:         r.jira.Token(),
+		Projects:      r.jira.Projects(),
+		ClientOptions: httpx.ClientOptions{HTTPClient: &http.Client{Transport: http.DefaultTransport}},
+	})
 	require.NoError(t, err)
 	u, err := url.Parse(r.gh.URL())
 	require.NoError(t, err)

@@ -4,22 +4,17 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/the-loop/the-loop/config"
 )
 
 // Adapter is one agent CLI: how its sessions are launched and how its
-// machine output is read. Adding a CLI is one file holding its Adapter
-// (and its output reader) and one entry in adapters.
+// machine output is read. Adding a CLI is one file holding its Adapter and
+// its output reader, one entry in adapters and readers, and one row of the
+// config's adapters (the values it accepts: config/harness.go).
 type Adapter interface {
 	// Name is the adapter's name in the config (adapter: codex).
 	Name() string
-	// Program is the executable run when the harness names no binary.
-	Program() string
-	// Format is the machine output the adapter's argv asks for, read by
-	// NewMeter (the command adapter's is its config's output).
-	Format(c Config) string
-	// Check refuses configuration values the CLI cannot honour; key is the
-	// harness's path (harnesses.<name>) for messages.
-	Check(key string, c Config) error
 	// Build fills p.Argv and p.StdinPath (and the prompt's position when it
 	// is an argument), adds the variables the CLI reads to p.Env, and
 	// writes the CLI's per-session files into l.Dir; p.Model, p.Effort,
@@ -61,13 +56,7 @@ type Home struct {
 var adapters = []Adapter{claudeAdapter{}, codexAdapter{}, geminiAdapter{}, opencodeAdapter{}, commandAdapter{}}
 
 // AdapterNames lists the adapters, in their order.
-func AdapterNames() []string {
-	out := make([]string, len(adapters))
-	for i, a := range adapters {
-		out[i] = a.Name()
-	}
-	return out
-}
+func AdapterNames() []string { return config.HarnessAdapters }
 
 // adapterFor returns the adapter named name.
 func adapterFor(name string) (Adapter, bool) {
@@ -94,23 +83,6 @@ func orList(names []string) string {
 		return names[0]
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// oneOfModes checks a permission mode against the adapter's choices and
-// the bypasses it never runs.
-func oneOfModes(key, mode string, allowed []string, bypass map[string]string) error {
-	if mode == "" {
-		return nil
-	}
-	if why, ok := bypass[mode]; ok {
-		return fieldErr(key, "%q %s; the loop never runs a session without its approvals (use %s)", mode, why, orList(allowed))
-	}
-	for _, m := range allowed {
-		if m == mode {
-			return nil
-		}
-	}
-	return fieldErr(key, "%q is not one of %s", mode, orList(allowed))
 }
 
 // sortedKeys returns m's keys in order.

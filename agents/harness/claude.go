@@ -9,32 +9,13 @@ package harness
 // --mcp-config and --allowedTools take several values each).
 type claudeAdapter struct{}
 
-// claudeModes are the permission modes a session may run in: never
-// bypassPermissions, and never auto, which lets a model approve tool calls.
-var claudeModes = []string{"acceptEdits", "default", "manual", "dontAsk", "plan"}
-
-func (claudeAdapter) Name() string         { return AdapterClaude }
-func (claudeAdapter) Program() string      { return "claude" }
-func (claudeAdapter) Format(Config) string { return OutputStreamJSON }
-func (claudeAdapter) Help() [][]string     { return [][]string{{"--help"}} }
+func (claudeAdapter) Name() string     { return AdapterClaude }
+func (claudeAdapter) Help() [][]string { return [][]string{{"--help"}} }
 func (claudeAdapter) Home() Home {
 	return Home{State: []string{".claude", ".claude.json"}, Login: []string{".claude/.credentials.json"}}
 }
 
 func (claudeAdapter) Resume(c Config, id, _ string) string { return c.Program() + " --resume " + id }
-
-func (claudeAdapter) Check(key string, c Config) error {
-	if err := checkCLI(key, c); err != nil {
-		return err
-	}
-	if err := oneOfModes(key+".permissionMode", c.PermissionMode, claudeModes, map[string]string{
-		"bypassPermissions": "is a bypass of every permission check",
-		"auto":              "lets a model approve tool calls",
-	}); err != nil {
-		return err
-	}
-	return checkToolRules(key, c.AllowedTools)
-}
 
 func (claudeAdapter) Build(c Config, p *Plan, l Launch) error {
 	cfg, err := p.Server.mcpJSON()

@@ -23,31 +23,15 @@ import (
 // sandbox is never emitted.
 type codexAdapter struct{}
 
-var codexModes = []string{"workspace-write", "read-only", "danger-full-access"}
-
-func (codexAdapter) Name() string         { return AdapterCodex }
-func (codexAdapter) Program() string      { return "codex" }
-func (codexAdapter) Format(Config) string { return OutputCodexJSON }
-func (codexAdapter) Help() [][]string     { return [][]string{{"exec", "--help"}} }
+func (codexAdapter) Name() string     { return AdapterCodex }
+func (codexAdapter) Help() [][]string { return [][]string{{"exec", "--help"}} }
 func (codexAdapter) Home() Home {
 	return Home{State: []string{".codex"}, Login: []string{".codex/auth.json"}}
 }
 func (codexAdapter) Resume(c Config, id, _ string) string { return c.Program() + " resume " + id }
 
-func (codexAdapter) Check(key string, c Config) error {
-	if err := checkCLI(key, c); err != nil {
-		return err
-	}
-	if len(c.AllowedTools) > 0 {
-		return fieldErr(key+".allowedTools", "codex has no tool allow-list; its sandbox (permissionMode: %s) bounds what commands may do", orList(codexModes))
-	}
-	return oneOfModes(key+".permissionMode", c.PermissionMode, codexModes, map[string]string{
-		"dangerously-bypass-approvals-and-sandbox": "is a bypass of approvals and sandbox",
-	})
-}
-
 func (codexAdapter) Build(c Config, p *Plan, l Launch) error {
-	mode := firstNonEmpty(c.PermissionMode, codexModes[0])
+	mode := firstNonEmpty(c.PermissionMode, c.DefaultPermission())
 	p.Argv = []string{c.Program(), "exec", "--json", "--ignore-user-config", "-C", l.Workdir, "-s", mode}
 	if mode == "workspace-write" {
 		// The session pushes its commits: the sandbox keeps the network

@@ -28,31 +28,12 @@ import (
 // secretEnv. Gemini CLI has no effort setting.
 type geminiAdapter struct{}
 
-var geminiModes = []string{"auto_edit", "default", "plan"}
-
-func (geminiAdapter) Name() string         { return AdapterGemini }
-func (geminiAdapter) Program() string      { return "gemini" }
-func (geminiAdapter) Format(Config) string { return OutputGeminiJSON }
-func (geminiAdapter) Help() [][]string     { return [][]string{{"--help"}} }
-func (geminiAdapter) Home() Home           { return Home{} } // its home is the session's (GEMINI_CLI_HOME)
+func (geminiAdapter) Name() string     { return AdapterGemini }
+func (geminiAdapter) Help() [][]string { return [][]string{{"--help"}} }
+func (geminiAdapter) Home() Home       { return Home{} } // its home is the session's (GEMINI_CLI_HOME)
 // Resume continues the session in the session's own Gemini CLI home.
 func (geminiAdapter) Resume(c Config, id, dir string) string {
 	return "GEMINI_CLI_HOME=" + filepath.Join(dir, GeminiHome) + " " + c.Program() + " --resume " + id
-}
-
-func (geminiAdapter) Check(key string, c Config) error {
-	if err := checkCLI(key, c); err != nil {
-		return err
-	}
-	if c.Effort != "" {
-		return fieldErr(key+".effort", "gemini has no effort setting; remove effort")
-	}
-	if err := oneOfModes(key+".permissionMode", c.PermissionMode, geminiModes, map[string]string{
-		"yolo": "approves every tool call",
-	}); err != nil {
-		return err
-	}
-	return checkToolRules(key, c.AllowedTools)
 }
 
 // geminiSettings is the session's user settings file.
@@ -101,7 +82,7 @@ func (geminiAdapter) Build(c Config, p *Plan, l Launch) error {
 	}
 	p.setEnv("GEMINI_CLI_HOME", home)
 	p.Writable = append(p.Writable, home)
-	p.Argv = []string{c.Program(), "--skip-trust", "-o", "stream-json", "--approval-mode", firstNonEmpty(c.PermissionMode, geminiModes[0]),
+	p.Argv = []string{c.Program(), "--skip-trust", "-o", "stream-json", "--approval-mode", firstNonEmpty(c.PermissionMode, c.DefaultPermission()),
 		"--allowed-mcp-server-names", ServerName}
 	if p.Model != "" {
 		p.Argv = append(p.Argv, "-m", p.Model)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/internal/envvar"
 	"github.com/the-loop/the-loop/internal/proc"
 )
 
@@ -147,7 +149,7 @@ func Prepare(name string, c Config, l Launch) (*Plan, error) {
 		return nil, err
 	}
 	a := AdapterOf(c)
-	p := &Plan{Adapter: a.Name(), Dir: l.Workdir, Output: a.Format(c), Home: a.Home()}
+	p := &Plan{Adapter: a.Name(), Dir: l.Workdir, Output: c.Format(), Home: a.Home()}
 	p.Model, p.Effort = EffectiveModel(c, l.Model), firstNonEmpty(l.Effort, c.Effort)
 	if l.Model != "" && p.Model != l.Model {
 		note := fmt.Sprintf("model %s is not passed: harness %s takes only %s", l.Model, name, orList(c.Models))
@@ -156,10 +158,10 @@ func Prepare(name string, c Config, l Launch) (*Plan, error) {
 		}
 		p.Notes = append(p.Notes, note)
 	}
-	if p.Model != "" && !modelName.MatchString(p.Model) {
+	if p.Model != "" && !config.ValidModel(p.Model) {
 		return nil, fmt.Errorf("model %q for %s is not a model name", p.Model, l.WorkItem)
 	}
-	if p.Effort != "" && !effortName.MatchString(p.Effort) {
+	if p.Effort != "" && !config.ValidEffort(p.Effort) {
 		return nil, fmt.Errorf("effort %q for %s is not an effort level", p.Effort, l.WorkItem)
 	}
 	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
@@ -178,7 +180,7 @@ func Prepare(name string, c Config, l Launch) (*Plan, error) {
 	if err := a.Build(c, p, l); err != nil {
 		return nil, err
 	}
-	env, err := c.env(l, p.extraEnv)
+	env, err := sessionEnv(c, l, p.extraEnv)
 	if err != nil {
 		return nil, fmt.Errorf("harnesses.%s: %w", name, err)
 	}
@@ -215,9 +217,9 @@ func (l Launch) check() error {
 	return nil
 }
 
-// env is the session's allow-listed environment, with the variables the
-// CLI reads (extra).
-func (c Config) env(l Launch, extra map[string]string) (*proc.Env, error) {
+// sessionEnv is the session's allow-listed environment, with the
+// variables the CLI reads (extra).
+func sessionEnv(c Config, l Launch, extra map[string]string) (*proc.Env, error) {
 	lookup := l.Lookup
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -268,7 +270,7 @@ func server(serve []string, workdir, item string, env map[string]string) (Server
 		}
 	}
 	for k, v := range env {
-		if hasExpansion(v) || proc.LooksSecret(k) {
+		if hasExpansion(v) || envvar.LooksSecret(k) {
 			return Server{}, fmt.Errorf("mcp config: server variable %s is refused (a secret or an expansion); the session can read its configuration", k)
 		}
 	}

@@ -3,8 +3,9 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/the-loop/the-loop/config"
 )
 
 // opencodeAdapter runs opencode non-interactively:
@@ -21,41 +22,13 @@ import (
 // approves whatever is not denied, is never emitted.
 type opencodeAdapter struct{}
 
-var opencodeModes = []string{"acceptEdits", "plan"}
-
-func (opencodeAdapter) Name() string         { return AdapterOpencode }
-func (opencodeAdapter) Program() string      { return "opencode" }
-func (opencodeAdapter) Format(Config) string { return OutputOpencode }
-func (opencodeAdapter) Help() [][]string     { return [][]string{{"run", "--help"}} }
+func (opencodeAdapter) Name() string     { return AdapterOpencode }
+func (opencodeAdapter) Help() [][]string { return [][]string{{"run", "--help"}} }
 func (opencodeAdapter) Home() Home {
 	return Home{State: []string{".config/opencode", ".local/share/opencode", ".local/state/opencode", ".cache/opencode"},
 		Login: []string{".local/share/opencode/auth.json"}}
 }
 func (opencodeAdapter) Resume(c Config, id, _ string) string { return c.Program() + " --session " + id }
-
-// opencodeRule is one allowedTools entry: a tool, or a tool and the
-// pattern it is allowed for, e.g. bash(git *).
-var opencodeRule = regexp.MustCompile(`^([a-z][a-z0-9_-]*)(?:\((.+)\))?$`)
-
-func (opencodeAdapter) Check(key string, c Config) error {
-	if err := checkCLI(key, c); err != nil {
-		return err
-	}
-	if err := oneOfModes(key+".permissionMode", c.PermissionMode, opencodeModes, map[string]string{
-		"auto": "approves whatever is not denied", "yolo": "approves whatever is not denied",
-	}); err != nil {
-		return err
-	}
-	if err := checkToolRules(key, c.AllowedTools); err != nil {
-		return err
-	}
-	for i, r := range c.AllowedTools {
-		if !opencodeRule.MatchString(r) {
-			return fieldErr(fmt.Sprintf("%s.allowedTools[%d]", key, i), "%q is not an opencode rule; give a tool, or a tool and a pattern, e.g. webfetch or \"bash(git *)\"", r)
-		}
-	}
-	return nil
-}
 
 func (opencodeAdapter) Build(c Config, p *Plan, l Launch) error {
 	edit := "allow"
@@ -65,7 +38,7 @@ func (opencodeAdapter) Build(c Config, p *Plan, l Launch) error {
 	perm := map[string]any{"edit": edit, ServerName + "_*": "allow"}
 	patterns := map[string]map[string]string{}
 	for _, r := range c.AllowedTools {
-		m := opencodeRule.FindStringSubmatch(r)
+		m := config.OpencodeRule.FindStringSubmatch(r)
 		if m[2] == "" {
 			perm[m[1]] = "allow"
 			continue

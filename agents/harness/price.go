@@ -1,21 +1,6 @@
 package harness
 
-import (
-	"fmt"
-	"math"
-)
-
-// Price is what one model costs, in US dollars per million tokens. It
-// estimates the cost of a session whose CLI reports none.
-type Price struct {
-	// Input and Output are required; a model that costs nothing says 0.
-	Input  *float64 `yaml:"input" json:"input"`
-	Output *float64 `yaml:"output" json:"output"`
-	// CachedInput is a cache read (default: Input); CacheWrite a cache
-	// write (default: Input).
-	CachedInput *float64 `yaml:"cachedInput" json:"cachedInput,omitempty"`
-	CacheWrite  *float64 `yaml:"cacheWrite" json:"cacheWrite,omitempty"`
-}
+import "fmt"
 
 // Cost sources: where a session's cost figure came from. A session with
 // neither has an unknown cost (""), never 0.
@@ -24,38 +9,8 @@ const (
 	CostEstimated = "estimated" // the harness's prices: times the tokens the CLI reported
 )
 
-func (c Config) validatePrices(key string) error {
-	if len(c.Prices) == 0 {
-		return nil
-	}
-	if reportsCost(c.Format()) {
-		return fieldErr(key+".prices", "%s reports its own cost, so prices would never be read; remove prices", c.Adapter)
-	}
-	for _, m := range sortedKeys(c.Prices) {
-		k := key + ".prices." + m
-		if !modelName.MatchString(m) {
-			return fieldErr(k, "%q is not a model name (letters, digits and . _ : @ / [ ] -)", m)
-		}
-		p := c.Prices[m]
-		if p.Input == nil || p.Output == nil {
-			return fieldErr(k, "give input and output, in US dollars per million tokens (e.g. {input: 1.25, output: 10})")
-		}
-		for name, v := range map[string]*float64{"input": p.Input, "output": p.Output, "cachedInput": p.CachedInput, "cacheWrite": p.CacheWrite} {
-			if v != nil && (*v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0)) {
-				return fieldErr(k+"."+name, "%v is not a price; give US dollars per million tokens, 0 or more", *v)
-			}
-		}
-	}
-	return nil
-}
-
-// reportsCost says whether a format carries the CLI's own cost.
-func reportsCost(format string) bool {
-	return format == OutputStreamJSON || format == OutputOpencode
-}
-
 // cost prices one model's tokens.
-func (p Price) cost(t Tokens) float64 {
+func cost(p Price, t Tokens) float64 {
 	rate := func(v *float64, fallback *float64) float64 {
 		if v != nil {
 			return *v
@@ -94,7 +49,7 @@ func Estimate(u *Usage, prices map[string]Price, model string) string {
 		if !ok {
 			return fmt.Sprintf("the harness reports no cost and prices has no entry for model %s", m)
 		}
-		total += p.cost(byModel[m])
+		total += cost(p, byModel[m])
 	}
 	u.CostUSD, u.Cost = total, CostEstimated
 	return ""
@@ -111,10 +66,10 @@ type Measure struct {
 // Measures says which figures harness name's sessions on model (the model
 // in effect: EffectiveModel) are measured by.
 func Measures(name string, c Config, model string) Measure {
-	switch f := c.Format(); {
-	case f == OutputText:
+	switch {
+	case c.Format() == OutputText:
 		return Measure{Why: fmt.Sprintf("harness %s prints text, so no figure of its sessions is read (set harnesses.%s.output to what it prints)", name, name)}
-	case reportsCost(f):
+	case c.ReportsCost():
 		return Measure{Turns: true, Tokens: true, Cost: true}
 	case model == "":
 		return Measure{Turns: true, Tokens: true, Why: fmt.Sprintf("%s reports no cost and no model is named, so harness %s's prices cannot be applied (name a model in harnesses.%s.model)", c.Adapter, name, name)}

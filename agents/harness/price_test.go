@@ -46,3 +46,5 @@ func TestCostIsReportedEstimatedOrUnknownNeverZero(t *testing.T) {
 		})
 	}
 }
+
+func f(v float64) *float64 { return &v }

@@ -60,7 +60,7 @@ func Probe(ctx context.Context, name string, c Config, o ProbeOptions) Status {
 		st.Unavailable = "not runnable as configured: " + err.Error()
 		return st
 	}
-	env, err := c.env(Launch{SessionID: "probe", WorkItem: "probe", Node: "probe", Lookup: o.Lookup, Sensitive: o.Sensitive}, nil)
+	env, err := sessionEnv(c, Launch{SessionID: "probe", WorkItem: "probe", Node: "probe", Lookup: o.Lookup, Sensitive: o.Sensitive}, nil)
 	if err != nil {
 		st.Unavailable = "not runnable as configured: " + err.Error()
 		return st
@@ -158,7 +158,7 @@ func programKey(c Config) string {
 // costSource says where a harness's cost figures come from.
 func costSource(c Config) string {
 	switch {
-	case reportsCost(c.Format()):
+	case c.ReportsCost():
 		return "reported by " + c.Adapter
 	case len(c.Prices) > 0:
 		return "estimated from prices for " + strings.Join(sortedKeys(c.Prices), ", ")

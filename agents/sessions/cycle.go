@@ -75,7 +75,7 @@ func (c *cycle) reap() {
 func (c *cycle) afterFailure(it *itemState, w Want) (store.Event, bool) {
 	max := c.s.cfg.Relaunch.Max
 	if it.launches <= max {
-		it.nextAt = c.now.Add(c.s.cfg.backoff(it.launches))
+		it.nextAt = c.now.Add(c.s.cfg.Backoff(it.launches))
 		return store.Event{}, false
 	}
 	reason := fmt.Sprintf("the session for %s ended %d times with the node unmet (last: %s); no more relaunches after %d", w.work(), it.launches, it.lastExit, max)
@@ -138,20 +138,20 @@ func (c *cycle) police() {
 			if l.leftAt.IsZero() {
 				l.leftAt = c.now
 			}
-			if c.now.Sub(l.leftAt) >= s.cfg.drain() {
+			if c.now.Sub(l.leftAt) >= s.cfg.Drain() {
 				reason := "the item no longer stands on an agent node"
 				if wanted {
 					reason = fmt.Sprintf("the item moved from %s to %s", recWork(l.rec), w.work())
 				}
-				l.stop(store.SessionStopped, reason, s.cfg.grace())
+				l.stop(store.SessionStopped, reason, s.cfg.StopGrace())
 			}
 			continue
 		}
 		l.leftAt = time.Time{}
 		switch {
-		case s.cfg.TimeLimitSeconds > 0 && elapsed >= s.cfg.timeLimit():
-			reason := fmt.Sprintf("ran %s, past the time limit of %s", elapsed.Round(1e9), s.cfg.timeLimit())
-			l.stop(store.SessionTimedOut, reason, s.cfg.grace())
+		case s.cfg.TimeLimitSeconds > 0 && elapsed >= s.cfg.TimeLimit():
+			reason := fmt.Sprintf("ran %s, past the time limit of %s", elapsed.Round(1e9), s.cfg.TimeLimit())
+			l.stop(store.SessionTimedOut, reason, s.cfg.StopGrace())
 			c.append(l.rec.Repo, l.rec.WorkItem, event("session.timed_out", l.rec.Node, map[string]any{
 				"session": l.rec.ID, "elapsedSeconds": int(elapsed.Seconds()), "limitSeconds": s.cfg.TimeLimitSeconds}))
 		default:
@@ -173,16 +173,16 @@ func (c *cycle) checkBudget(key itemID, l *live) {
 		return o == l || (o.rec.Repo == l.rec.Repo && o.rec.WorkItem == l.rec.WorkItem && o.stopState == "")
 	})
 	spent := f.add(live)
-	if over := c.s.cfg.Budget.over(spent, false); over != "" {
+	if over := over(c.s.cfg.Budget, spent, false); over != "" {
 		reason := fmt.Sprintf("%s %s is over its session budget: %s", l.rec.Repo, l.rec.WorkItem, over)
-		l.stop(store.SessionOverBudget, reason, c.s.cfg.grace())
+		l.stop(store.SessionOverBudget, reason, c.s.cfg.StopGrace())
 		// The escalation carries the figures including the live sessions;
 		// each session's own figures are added to the record when it ends.
 		c.append(l.rec.Repo, l.rec.WorkItem, c.holdSpent(c.s.state(key), l.want(), reason, false, live))
 		return
 	}
 	if over := c.repoOver(l.rec.Repo, false); over != "" {
-		l.stop(store.SessionOverBudget, over, c.s.cfg.grace())
+		l.stop(store.SessionOverBudget, over, c.s.cfg.StopGrace())
 	}
 }
 
@@ -201,7 +201,7 @@ func (c *cycle) liveFigures(keep func(*live) bool) Figures {
 // or none is set), counting its live sessions; at as for Budget.over.
 func (c *cycle) repoOver(repo string, at bool) string {
 	b := c.s.cfg.RepositoryBudget
-	if !b.set() {
+	if !b.Set() {
 		return ""
 	}
 	if c.repoSpent == nil {
@@ -209,7 +209,7 @@ func (c *cycle) repoOver(repo string, at bool) string {
 	}
 	f, ok := c.repoSpent[repo]
 	if !ok {
-		since := c.now.Add(-b.window())
+		since := c.now.Add(-b.Window())
 		sp, err := c.s.d.Store.RepoSpend(c.ctx, repo, since)
 		if err != nil {
 			c.errs = append(c.errs, fmt.Errorf("sessions: read what %s spent: %w", repo, err))
@@ -218,8 +218,8 @@ func (c *cycle) repoOver(repo string, at bool) string {
 		f = figuresOf(sp).add(c.liveFigures(func(l *live) bool { return l.rec.Repo == repo && l.rec.StartedAt.After(since) }))
 		c.repoSpent[repo] = f
 	}
-	if over := b.over(f, at); over != "" {
-		return fmt.Sprintf("%s is over its repository budget: %s in the last %s", repo, over, b.window())
+	if over := over(b.Budget, f, at); over != "" {
+		return fmt.Sprintf("%s is over its repository budget: %s in the last %s", repo, over, b.Window())
 	}
 	return ""
 }
@@ -274,9 +274,9 @@ func (c *cycle) refused(it *itemState, w Want) bool {
 		if !configured {
 			c.append(w.Repo, w.WorkItem, c.holdItem(it, w,
 				fmt.Sprintf("harness %q is not configured; add it under harnesses:", w.Harness), true))
-		} else if why := firstNonEmpty(c.s.cfg.Budget.unmeasured(m, "sessions.budget"), c.s.cfg.RepositoryBudget.unmeasured(m, "sessions.repositoryBudget")); why != "" {
+		} else if why := firstNonEmpty(unmeasured(c.s.cfg.Budget, m, "sessions.budget"), unmeasured(c.s.cfg.RepositoryBudget.Budget, m, "sessions.repositoryBudget")); why != "" {
 			c.append(w.Repo, w.WorkItem, c.holdItem(it, w, "no session is launched that its budget cannot hold: "+why, true))
-		} else if over := c.s.cfg.Budget.over(spent, true); over != "" {
+		} else if over := over(c.s.cfg.Budget, spent, true); over != "" {
 			c.append(w.Repo, w.WorkItem, c.holdItem(it, w,
 				fmt.Sprintf("%s %s is over its session budget: %s", w.Repo, w.WorkItem, over), false))
 		}

@@ -1,28 +1,20 @@
-// Package sessions supervises the agent sessions the poller launches. Each
-// cycle it is handed the desired state — the work items standing on agent
-// nodes — and it keeps at most one live session per item, at most
-// sessions.max in all (the rest queued in arming order), stops a session
-// at its time limit or when its item's budget runs out, relaunches one
-// that ended with its node still unmet (bounded backoff) and escalates
-// after a bounded number of relaunches. Every session is a store record;
-// every transition is an event in its item's log.
-package sessions
+package config
 
 import (
 	"fmt"
 	"time"
-
-	"github.com/the-loop/the-loop/agents/harness"
 )
 
-// Runners.
+// Runners a sessions: block names.
 const (
 	RunnerProcess = "process"
 	RunnerTmux    = "tmux"
 )
 
-// Config is the operator config's `sessions:` block.
-type Config struct {
+// SessionLimits is the supervisor's part of the `sessions:` block: how many
+// sessions run, how, for how long and on what budget. Package sessions
+// (agents/sessions) enforces them.
+type SessionLimits struct {
 	// Max caps live sessions across all items (default 4).
 	Max int `yaml:"max"`
 	// Runner is process (default: a supervised child) or tmux (a detached
@@ -47,9 +39,10 @@ type Config struct {
 	Relaunch Relaunch `yaml:"relaunch"`
 }
 
-// Budget is a limit on what sessions use, the same for every harness; 0
+// Budget is a limit on what sessions use (sessions.budget per work item,
+// sessions.repositoryBudget per repository), the same for every harness; 0
 // leaves a figure unlimited. A session whose harness cannot measure a
-// limited figure is not launched (Measures).
+// limited figure is not launched.
 type Budget struct {
 	Turns   int     `yaml:"turns"`
 	Tokens  int64   `yaml:"tokens"`
@@ -67,15 +60,15 @@ type RepositoryBudget struct {
 	WindowHours int `yaml:"windowHours"`
 }
 
-// window is the repository budget's window.
-func (b RepositoryBudget) window() time.Duration {
+// Window is the repository budget's window.
+func (b RepositoryBudget) Window() time.Duration {
 	return time.Duration(b.WindowHours) * time.Hour
 }
 
-// set reports whether any figure is limited.
-func (b Budget) set() bool { return b.Turns > 0 || b.Tokens > 0 || b.CostUSD > 0 || b.WallSeconds > 0 }
+// Set reports whether any figure is limited.
+func (b Budget) Set() bool { return b.Turns > 0 || b.Tokens > 0 || b.CostUSD > 0 || b.WallSeconds > 0 }
 
-// Relaunch configures relaunches.
+// Relaunch is sessions.relaunch: how a session is launched again.
 type Relaunch struct {
 	// Max is how many relaunches an item gets for one node before it
 	// escalates (default 3; the first launch is not a relaunch).
@@ -87,7 +80,7 @@ type Relaunch struct {
 }
 
 // WithDefaults returns c with every unset value defaulted.
-func (c Config) WithDefaults() Config {
+func (c SessionLimits) WithDefaults() SessionLimits {
 	if c.Max == 0 {
 		c.Max = 4
 	}
@@ -119,9 +112,9 @@ func (c Config) WithDefaults() Config {
 }
 
 // Validate checks c; key is its path for messages (e.g. "sessions").
-func (c Config) Validate(key string) error {
+func (c SessionLimits) Validate(key string) error {
 	bad := func(field, format string, args ...any) error {
-		return &harness.FieldError{Key: key + "." + field, Msg: fmt.Sprintf(format, args...)}
+		return badKey(key+"."+field, format, args...)
 	}
 	switch {
 	case c.Max < 0:
@@ -150,12 +143,21 @@ func (c Config) Validate(key string) error {
 	return nil
 }
 
-func (c Config) timeLimit() time.Duration { return time.Duration(c.TimeLimitSeconds) * time.Second }
-func (c Config) grace() time.Duration     { return time.Duration(c.StopGraceSeconds) * time.Second }
-func (c Config) drain() time.Duration     { return time.Duration(c.DrainSeconds) * time.Second }
+// TimeLimit is how long one session may run.
+func (c SessionLimits) TimeLimit() time.Duration {
+	return time.Duration(c.TimeLimitSeconds) * time.Second
+}
 
-// backoff is the wait before relaunch number n (1-based).
-func (c Config) backoff(n int) time.Duration {
+// StopGrace is how long a stopped session gets between SIGTERM and SIGKILL.
+func (c SessionLimits) StopGrace() time.Duration {
+	return time.Duration(c.StopGraceSeconds) * time.Second
+}
+
+// Drain is how long a session may run on after its item left its node.
+func (c SessionLimits) Drain() time.Duration { return time.Duration(c.DrainSeconds) * time.Second }
+
+// Backoff is the wait before relaunch number n (1-based).
+func (c SessionLimits) Backoff(n int) time.Duration {
 	d := time.Duration(c.Relaunch.BackoffSeconds) * time.Second
 	limit := time.Duration(c.Relaunch.MaxBackoffSeconds) * time.Second
 	for i := 1; i < n && d < limit; i++ {
@@ -167,9 +169,10 @@ func (c Config) backoff(n int) time.Duration {
 	return d
 }
 
-// over reports which limit spend passes ("" = none); at says whether
-// reaching the limit counts (true when deciding on a new launch).
-func (b Budget) over(f Figures, at bool) string {
+// Over reports which limit spend passes ("" = none): turns, tokens, the
+// known cost and the run time in seconds; at says whether reaching the
+// limit counts (true when deciding on a new launch).
+func (b Budget) Over(turns int, tokens int64, cost, wallSeconds float64, at bool) string {
 	pass := func(v, limit float64) bool {
 		if limit <= 0 {
 			return false
@@ -180,28 +183,14 @@ func (b Budget) over(f Figures, at bool) string {
 		return v > limit
 	}
 	switch {
-	case pass(float64(f.Turns), float64(b.Turns)):
-		return fmt.Sprintf("%d turns of %d allowed", f.Turns, b.Turns)
-	case pass(float64(f.Tokens), float64(b.Tokens)):
-		return fmt.Sprintf("%d tokens of %d allowed", f.Tokens, b.Tokens)
-	case pass(f.CostUSD, b.CostUSD):
-		return fmt.Sprintf("$%.2f of $%.2f allowed", f.CostUSD, b.CostUSD)
-	case pass(f.WallSeconds, float64(b.WallSeconds)):
-		return fmt.Sprintf("%s of run time of %s allowed", time.Duration(f.WallSeconds*float64(time.Second)).Round(time.Second), time.Duration(b.WallSeconds)*time.Second)
-	}
-	return ""
-}
-
-// unmeasured says which limited figure a harness cannot measure ("" = it
-// measures every figure b limits); key is b's config path.
-func (b Budget) unmeasured(m harness.Measure, key string) string {
-	for _, f := range []struct {
-		set, measured bool
-		name          string
-	}{{b.Turns > 0, m.Turns, "turns"}, {b.Tokens > 0, m.Tokens, "tokens"}, {b.CostUSD > 0, m.Cost, "costUsd"}} {
-		if f.set && !f.measured {
-			return fmt.Sprintf("%s.%s is set and this session's %s cannot be measured: %s; or set %s.%s to 0", key, f.name, f.name, m.Why, key, f.name)
-		}
+	case pass(float64(turns), float64(b.Turns)):
+		return fmt.Sprintf("%d turns of %d allowed", turns, b.Turns)
+	case pass(float64(tokens), float64(b.Tokens)):
+		return fmt.Sprintf("%d tokens of %d allowed", tokens, b.Tokens)
+	case pass(cost, b.CostUSD):
+		return fmt.Sprintf("$%.2f of $%.2f allowed", cost, b.CostUSD)
+	case pass(wallSeconds, float64(b.WallSeconds)):
+		return fmt.Sprintf("%s of run time of %s allowed", time.Duration(wallSeconds*float64(time.Second)).Round(time.Second), time.Duration(b.WallSeconds)*time.Second)
 	}
 	return ""
 }
