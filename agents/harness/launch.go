@@ -266,7 +266,7 @@ func server(serve []string, workdir, item string, env map[string]string) (Server
 	args := append(append([]string(nil), serve[1:]...), "--repo", workdir, "--work-item", item)
 	for _, v := range append([]string{serve[0]}, args...) {
 		if hasExpansion(v) {
-			return Server{}, fmt.Errorf("mcp config: %q would be expanded by the harness; use a path without $ or {env:", v)
+			return Server{}, fmt.Errorf("mcp config: %q would be expanded by the harness; use a path without $, {env: or {file: in it", v)
 		}
 	}
 	for k, v := range env {

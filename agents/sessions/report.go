@@ -158,12 +158,6 @@ func (f Figures) add(g Figures) Figures {
 		UnknownCost: f.UnknownCost + g.UnknownCost, WallSeconds: f.WallSeconds + g.WallSeconds}
 }
 
-// minus is what f holds beyond g.
-func (f Figures) minus(g Figures) Figures {
-	return Figures{Turns: f.Turns - g.Turns, Tokens: f.Tokens - g.Tokens, CostUSD: f.CostUSD - g.CostUSD,
-		UnknownCost: f.UnknownCost - g.UnknownCost, WallSeconds: f.WallSeconds - g.WallSeconds}
-}
-
 // figuresOf reads the store's sum.
 func figuresOf(sp store.Spend) Figures {
 	return Figures{Turns: sp.Turns, Tokens: sp.Tokens, CostUSD: sp.CostUSD, UnknownCost: sp.UnknownCost, WallSeconds: sp.WallSeconds}
