@@ -204,8 +204,8 @@ func sampleFlags(name string, c Config) ([]string, map[string][]string, error) {
 			if a == "--" {
 				break
 			}
-			if i == p.promptArg || a == "-" || !strings.HasPrefix(a, "-") {
-				continue
+			if a == "-" || !strings.HasPrefix(a, "-") || (i == p.promptArg && !strings.Contains(a, "=")) {
+				continue // a value, standard input, or the prompt itself (--prompt=<text> is checked as --prompt)
 			}
 			f, _, _ := strings.Cut(a, "=")
 			if !seen[f] {

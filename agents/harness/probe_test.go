@@ -56,6 +56,10 @@ func TestProbeChecksEveryFlagTheAdapterPassesAgainstTheCLIsHelp(t *testing.T) {
 			assert.NotEmpty(t, st.Flags)
 			assert.Empty(t, st.Mismatch)
 			assert.Contains(t, st.Help, "--help")
+			if cli == AdapterGemini {
+				assert.Subset(t, st.Flags, []string{"--skip-trust", "-o", "--approval-mode", "--allowed-mcp-server-names", "-m", "--prompt"},
+					"the prompt a terminal session passes as --prompt=<text> is checked as --prompt")
+			}
 			if cli == AdapterCodex {
 				assert.Subset(t, st.Flags, []string{"--json", "--ignore-user-config", "-C", "-s", "-c", "--add-dir", "-m"})
 			}

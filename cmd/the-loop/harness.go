@@ -62,7 +62,7 @@ func runHarnessList(ctx context.Context, f *Factory, opts *harnessListOptions) e
 			}
 			fmt.Fprintf(w, "%s (adapter %s): runs %s, %s\n", h.Name, h.Adapter, h.Path, version)
 			if h.Help != "" {
-				fmt.Fprintf(w, "  flags: the %d it passes are listed by `%s`\n", len(h.Flags), h.Help)
+				fmt.Fprintf(w, "  flags: `%s` lists every flag it passes (%d)\n", h.Help, len(h.Flags))
 			} else {
 				fmt.Fprintf(w, "  flags: not checked (the command adapter runs the argv you configured)\n")
 			}

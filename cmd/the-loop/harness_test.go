@@ -35,8 +35,8 @@ func TestHarnessListSaysWhichHarnessesCanRun(t *testing.T) {
 	out, stderr, code := runCLI(t, nil, "harness", "list", "--config", cfg)
 	assert.Equal(t, exitUnmet, code, "a configured harness that cannot run is unmet")
 	assert.Contains(t, stderr, "1 of 6 configured harnesses cannot run here")
-	assert.Contains(t, out, "codex (adapter codex): runs "+filepath.Join(dir, "codex")+", codex-cli 0.171.0\n  flags: the ")
-	assert.Contains(t, out, "are listed by `"+filepath.Join(dir, "codex")+" exec --help`\n  reads: codex-json; cost unknown: add prices for its models\n")
+	assert.Contains(t, out, "codex (adapter codex): runs "+filepath.Join(dir, "codex")+", codex-cli 0.171.0\n  flags: `"+filepath.Join(dir, "codex")+
+		" exec --help` lists every flag it passes (6)\n  reads: codex-json; cost unknown: add prices for its models\n")
 	assert.Contains(t, out, "claude (adapter claude): runs "+filepath.Join(dir, "claude")+", 2.1.332 (Claude Code)")
 	assert.Contains(t, out, "  reads: stream-json; cost reported by claude\n")
 	assert.Contains(t, out, "gemini (adapter gemini): runs "+filepath.Join(dir, "gemini")+", 0.61.0")
