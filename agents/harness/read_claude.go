@@ -130,3 +130,12 @@ func (a Tokens) plus(b Tokens) Tokens {
 func (a Tokens) minus(b Tokens) Tokens {
 	return Tokens{a.Input - b.Input, a.Output - b.Output, a.CacheRead - b.CacheRead, a.CacheWrite - b.CacheWrite}
 }
+
+// skips are the event types claudeReader reads nothing from.
+func (*claudeReader) skips(typ string) bool {
+	switch typ {
+	case "user", "stream_event":
+		return true
+	}
+	return false
+}

@@ -83,3 +83,12 @@ func (r *codexReader) line(b []byte) {
 		r.unknownType(ev.Type)
 	}
 }
+
+// skips are the event types codexReader reads nothing from.
+func (*codexReader) skips(typ string) bool {
+	switch typ {
+	case "turn.started", "item.started", "item.updated", "item.plan.delta":
+		return true
+	}
+	return false
+}

@@ -102,3 +102,12 @@ func (r *opencodeReader) line(b []byte) {
 		r.unknownType(ev.Type)
 	}
 }
+
+// skips are the event types opencodeReader reads nothing from.
+func (*opencodeReader) skips(typ string) bool {
+	switch typ {
+	case "tool_use", "reasoning":
+		return true
+	}
+	return false
+}

@@ -108,6 +108,27 @@ type reader interface {
 	usage() Usage
 }
 
+// skipper is a reader with event types it reads nothing from (their lines,
+// often the bulk of a transcript — tool output — are not decoded).
+type skipper interface {
+	skips(typ string) bool
+}
+
+// peekType returns the event type of a line that opens with it
+// ({"type":"…"), as every CLI prints it, and false for any other line.
+func peekType(b []byte) (string, bool) {
+	const open = `{"type":"`
+	if !bytes.HasPrefix(b, []byte(open)) {
+		return "", false
+	}
+	rest := b[len(open):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return "", false
+	}
+	return string(rest[:end]), true
+}
+
 // readers are the formats a Meter reads; text reads nothing.
 var readers = map[string]func() reader{
 	OutputStreamJSON: func() reader { return &claudeReader{} },
@@ -183,7 +204,13 @@ func (m *Meter) line(b []byte) {
 	if len(b) == 0 || b[0] != '{' {
 		return
 	}
-	m.reader().line(b)
+	r := m.reader()
+	if sk, ok := r.(skipper); ok {
+		if typ, ok := peekType(b); ok && sk.skips(typ) {
+			return
+		}
+	}
+	r.line(b)
 }
 
 // Usage returns the figures read so far.
