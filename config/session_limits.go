@@ -37,7 +37,21 @@ type SessionLimits struct {
 	// Relaunch bounds how a session that ended with its node unmet is
 	// launched again.
 	Relaunch Relaunch `yaml:"relaunch"`
+	// Confinement, User and Sandbox say how sessions are confined
+	// (sessions.confinement: auto or none, sessions.user, sessions.sandbox).
+	SessionConfinement `yaml:",inline"`
+	// MaxTranscriptBytes holds a session's transcript (and its stderr.log)
+	// to this size; past it the oldest output is cut and the tail kept
+	// (default 64 MiB).
+	MaxTranscriptBytes int64 `yaml:"maxTranscriptBytes"`
 }
+
+// DefaultMaxTranscriptBytes is sessions.maxTranscriptBytes when unset;
+// MinTranscriptBytes is the least it may be.
+const (
+	DefaultMaxTranscriptBytes = 64 << 20
+	MinTranscriptBytes        = 64 << 10
+)
 
 // Budget is a limit on what sessions use (sessions.budget per work item,
 // sessions.repositoryBudget per repository), the same for every harness; 0
@@ -108,6 +122,12 @@ func (c SessionLimits) WithDefaults() SessionLimits {
 	if c.RepositoryBudget.WindowHours == 0 {
 		c.RepositoryBudget.WindowHours = 720
 	}
+	if c.Confinement == "" {
+		c.Confinement = ConfinementAuto
+	}
+	if c.MaxTranscriptBytes == 0 {
+		c.MaxTranscriptBytes = DefaultMaxTranscriptBytes
+	}
 	return c
 }
 
@@ -139,8 +159,10 @@ func (c SessionLimits) Validate(key string) error {
 		return bad("relaunch", "backoff seconds cannot be negative")
 	case c.Relaunch.MaxBackoffSeconds > 0 && c.Relaunch.BackoffSeconds > c.Relaunch.MaxBackoffSeconds:
 		return bad("relaunch.backoffSeconds", "%d is above maxBackoffSeconds (%d)", c.Relaunch.BackoffSeconds, c.Relaunch.MaxBackoffSeconds)
+	case c.MaxTranscriptBytes < 0 || (c.MaxTranscriptBytes > 0 && c.MaxTranscriptBytes < MinTranscriptBytes):
+		return bad("maxTranscriptBytes", "%d is too small; give at least %d (64 KiB), or leave it out for 64 MiB", c.MaxTranscriptBytes, MinTranscriptBytes)
 	}
-	return nil
+	return c.SessionConfinement.Validate(key)
 }
 
 // TimeLimit is how long one session may run.

@@ -35,7 +35,8 @@ func TestSessionLimitsValidate(t *testing.T) {
 	assert.NoError(t, SessionLimits{}.Validate("sessions"))
 	assert.Equal(t, SessionLimits{Max: 4, Runner: "process", TimeLimitSeconds: 7200, StopGraceSeconds: 10, DrainSeconds: 120,
 		RepositoryBudget: RepositoryBudget{WindowHours: 720},
-		Relaunch:         Relaunch{Max: 3, BackoffSeconds: 30, MaxBackoffSeconds: 600}}, SessionLimits{}.WithDefaults())
+		Relaunch:         Relaunch{Max: 3, BackoffSeconds: 30, MaxBackoffSeconds: 600}, SessionConfinement: SessionConfinement{Confinement: ConfinementAuto},
+		MaxTranscriptBytes: DefaultMaxTranscriptBytes}, SessionLimits{}.WithDefaults())
 }
 
 func TestBackoffDoublesUpToTheCap(t *testing.T) {

@@ -36,6 +36,15 @@ sessions:
 	assert.Equal(t, 7200, c.Sessions.TimeLimitSeconds, "defaulted")
 	assert.Equal(t, 30, c.Sessions.Relaunch.BackoffSeconds, "defaulted")
 	assert.Equal(t, "origin", c.Sessions.Remote, "defaulted")
+	assert.Equal(t, "auto", c.Sessions.Confinement, "sessions are confined unless the operator opts out")
+	assert.Equal(t, int64(64<<20), c.Sessions.MaxTranscriptBytes, "defaulted")
+
+	c, err = Parse([]byte("sessions:\n  confinement: auto\n  user: \"998:998\"\n  sandbox:\n    readOnly: [/opt/go]\n    writable: [/var/cache/go]\n  maxTranscriptBytes: 1048576\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "998:998", c.Sessions.User)
+	assert.Equal(t, []string{"/opt/go"}, c.Sessions.Sandbox.ReadOnly)
+	assert.Equal(t, []string{"/var/cache/go"}, c.Sessions.Sandbox.Writable)
+	assert.Equal(t, int64(1<<20), c.Sessions.MaxTranscriptBytes)
 }
 
 func TestNoHarnessMeansNoSessions(t *testing.T) {
@@ -89,6 +98,11 @@ func TestSessionBlocksRefuseBadValuesNamingKeyAndLine(t *testing.T) {
 		{"codex price", "harnesses:\n  x:\n    adapter: codex\n    prices:\n      gpt-5.5: {input: 1}\n", "harnesses.x.prices.gpt-5.5: give input and output, in US dollars per million tokens"},
 		{"gemini effort", "harnesses:\n  g:\n    adapter: gemini\n    effort: high\n", "line 4: harnesses.g.effort: gemini has no effort setting; remove effort"},
 		{"repository budget window", "sessions:\n  repositoryBudget:\n    windowHours: -1\n", "sessions.repositoryBudget.windowHours: -1 is negative"},
+		{"bad confinement", "sessions:\n  confinement: off\n", `line 2: sessions.confinement: "off" is not one of auto, none`},
+		{"an account unconfined", "sessions:\n  confinement: none\n  user: the-loop-session\n", "sessions.user: applies only when sessions are confined"},
+		{"relative sandbox path", "sessions:\n  sandbox:\n    writable: [cache]\n", `sessions.sandbox.writable[0]: "cache" is not an absolute path`},
+		{"unknown sandbox key", "sessions:\n  sandbox:\n    readonly: [/opt]\n", "line 3: sessions.sandbox.readonly: field readonly not found"},
+		{"tiny transcript cap", "sessions:\n  maxTranscriptBytes: 100\n", "line 2: sessions.maxTranscriptBytes: 100 is too small"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

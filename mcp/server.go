@@ -63,6 +63,9 @@ func NewServer(deps Deps, tools []Tool, version string) *server.MCPServer {
 		if err := ValidateTool(t); err != nil {
 			panic(err)
 		}
+		if deps.WorkItem != "" && !confinedTools[t.Def.Name] {
+			continue // a confined server lists only the tools it answers
+		}
 		if seen[t.Def.Name] {
 			panic(fmt.Sprintf("tool %q given twice", t.Def.Name))
 		}

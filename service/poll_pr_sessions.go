@@ -78,11 +78,11 @@ func (p *Poller) pullWants(ctx context.Context, it *polledItem, sess *session, i
 			lines = append(lines, line)
 			continue
 		}
-		workdir := sess.repo.Root
+		workdir, gitTree := sess.repo.Root, it.tree
 		if wantsOwn(mode, l.link.Repo, sess.rt.Origin) {
 			tree, why := p.prTree(ctx, it, sess, l.link)
 			if tree != nil {
-				line.own, workdir = true, tree.Dir
+				line.own, workdir, gitTree = true, tree.Dir, tree
 			} else {
 				p.declinePRSession(ctx, sess, it.id, l.link, why)
 			}
@@ -99,6 +99,9 @@ func (p *Poller) pullWants(ctx context.Context, it *polledItem, sess *session, i
 			continue
 		}
 		itemBusy = itemBusy || !line.own
+		if gitTree != nil {
+			w.Writable, w.ReadOnly = gitTree.GitDirs()
+		}
 		wants = append(wants, *w)
 		lines = append(lines, line)
 	}

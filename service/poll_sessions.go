@@ -155,6 +155,9 @@ func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, ac
 		w, v.waits = p.Svc.sessionWant(ctx, sess, it.id, workdir, &a.prompts, a.takeovers)
 		a.mu.Unlock()
 		if w != nil {
+			if it.tree != nil {
+				w.Writable, w.ReadOnly = it.tree.GitDirs()
+			}
 			wants = append(wants, *w)
 		}
 		var pulls []sessions.Want

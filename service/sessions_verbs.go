@@ -51,6 +51,12 @@ type SessionView struct {
 	// Result is the session's final answer, Error its last error.
 	Result string `json:"result,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Confinement is how the session was confined: its layers (user, pid,
+	// landlock), "none", or "" for a session an earlier release launched.
+	Confinement string `json:"confinement,omitempty"`
+	// TranscriptCut is how many bytes were cut from the transcript's head
+	// to hold it to sessions.maxTranscriptBytes.
+	TranscriptCut int64 `json:"transcriptCut,omitempty"`
 }
 
 // CostText says the session's cost: "$0.18", "$0.18 (estimated)" or
@@ -64,7 +70,21 @@ func (s *Service) viewOf(r store.Session) SessionView {
 		Model: r.Model, Effort: r.Effort, Argv: r.Argv, PID: r.PID, Attempt: r.Attempt, State: r.State, Reason: r.Reason,
 		ExitStatus: r.ExitStatus, StartedAt: r.StartedAt, EndedAt: r.EndedAt, Transcript: r.Transcript,
 		HarnessSession: r.HarnessSession, Resume: s.resumeCommand(r.Harness, r.HarnessSession, r.Transcript), Attach: r.Attach, Turns: r.Turns, Tokens: r.Tokens,
-		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, CostSource: r.CostSource, Result: r.Result, Error: r.Error}
+		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, CostSource: r.CostSource, Result: r.Result, Error: r.Error,
+		Confinement: r.Confinement, TranscriptCut: r.TranscriptCut}
+}
+// ConfinementNote says what a session's recorded confinement lacks ("" when
+// it had every layer, or was launched by an earlier release).
+func ConfinementNote(layers string) string {
+	switch {
+	case layers == "":
+		return ""
+	case layers == "none":
+		return "unconfined (sessions.confinement: none): it could read what the poller reads"
+	case !strings.Contains(","+layers+",", ",user,"):
+		return "confined (" + layers + "), as the poller's own user"
+	}
+	return ""
 }
 
 // SessionsRequest selects sessions to list.
@@ -318,6 +338,9 @@ func (s *Service) sessionLine(ctx context.Context, st *store.Store, repo, item s
 	}
 	r := recs[0]
 	figures := fmt.Sprintf("%d turns, %d tokens, %s", r.Turns, r.Tokens, sessionCost(r.SessionUsage))
+	if note := ConfinementNote(r.Confinement); note != "" {
+		figures += "; " + note
+	}
 	if r.Running() {
 		return fmt.Sprintf("%s running on %s for %s (attempt %d, %s; %s)", r.ID, r.Node, s.now().Sub(r.StartedAt).Round(time.Second), r.Attempt, r.Harness, figures)
 	}

@@ -48,7 +48,15 @@ var sessionPullsSchema = []string{
 	`ALTER TABLE sessions ADD COLUMN pr_repo TEXT NOT NULL DEFAULT ''`,
 }
 
-// sessionUsageSchema is migration 9: what every agent CLI reports, read
+// sessionConfinementSchema is migration 9: how each session was confined
+// (the layers in effect, or none) and how much of its transcript's head
+// was cut to hold it to sessions.maxTranscriptBytes.
+var sessionConfinementSchema = []string{
+	`ALTER TABLE sessions ADD COLUMN confinement TEXT NOT NULL DEFAULT ''`,
+	`ALTER TABLE sessions ADD COLUMN transcript_cut INTEGER NOT NULL DEFAULT 0 CHECK (transcript_cut >= 0)`,
+}
+
+// sessionUsageSchema is migration 10: what every agent CLI reports, read
 // the same way whichever ran — input and output tokens apart, where the
 // cost came from (reported by the CLI, estimated from the harness's
 // prices, or unknown: then cost_usd is 0 and means nothing), the final
@@ -111,6 +119,12 @@ type Session struct {
 	State string
 	// Reason says why the session ended as it did.
 	Reason string
+	// Confinement is how the session was confined: the layers in effect
+	// (e.g. "user,pid,landlock"), or "none".
+	Confinement string
+	// TranscriptCut is how many bytes were cut from the head of the
+	// transcript to hold it to sessions.maxTranscriptBytes (0: none).
+	TranscriptCut int64
 }
 
 // SessionUsage is what a session's harness reported: its figures, where
@@ -166,9 +180,9 @@ func (s *Store) StartSession(ctx context.Context, sess Session, evs ...Event) er
 	}
 	return s.sessionTx(ctx, "record session", sess, evs, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, repo, work_item, node, pr, pr_repo, harness, runner, model, effort, argv, pid,
-			attempt, started_at, transcript, attach, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			attempt, started_at, transcript, attach, state, confinement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			sess.ID, sess.Repo, sess.WorkItem, sess.Node, sess.PR, sess.PRRepo, sess.Harness, sess.Runner, sess.Model, sess.Effort, string(argv), sess.PID,
-			max(sess.Attempt, 1), stamp(sess.StartedAt), sess.Transcript, sess.Attach, sess.State)
+			max(sess.Attempt, 1), stamp(sess.StartedAt), sess.Transcript, sess.Attach, sess.State, sess.Confinement)
 		return err
 	})
 }
@@ -191,10 +205,10 @@ func (s *Store) FinishSession(ctx context.Context, sess Session, evs ...Event) e
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_at = ?, exit_status = ?, harness_session = ?, turns = ?, tokens = ?,
-			input_tokens = ?, output_tokens = ?, cost_usd = ?, cost_source = ?, result = ?, error = ?, state = ?, reason = ?
+			input_tokens = ?, output_tokens = ?, cost_usd = ?, cost_source = ?, result = ?, error = ?, state = ?, reason = ?, transcript_cut = ?
 			WHERE id = ? AND state = 'running'`,
 			stamp(sess.EndedAt), sess.ExitStatus, u.HarnessSession, u.Turns, u.Tokens, u.InputTokens, u.OutputTokens, u.CostUSD, u.CostSource,
-			u.Result, u.Error, sess.State, sess.Reason, sess.ID)
+			u.Result, u.Error, sess.State, sess.Reason, sess.TranscriptCut, sess.ID)
 		if err != nil {
 			return err
 		}
@@ -275,7 +289,7 @@ func (s *Store) sessionTx(ctx context.Context, op string, sess Session, evs []Ev
 
 const sessionCols = `id, repo, work_item, node, pr, pr_repo, harness, runner, model, effort, argv, pid, attempt, started_at, ended_at,
 	exit_status, transcript, harness_session, attach, turns, tokens, input_tokens, output_tokens, cost_usd, cost_source, result, error,
-	state, reason`
+	state, reason, confinement, transcript_cut`
 
 // GetSession returns the session with id; found is false when there is none.
 func (s *Store) GetSession(ctx context.Context, id string) (Session, bool, error) {
@@ -409,7 +423,7 @@ func scanSessions(rows *sql.Rows) ([]Session, error) {
 		var argv, started, ended string
 		if err := rows.Scan(&ss.ID, &ss.Repo, &ss.WorkItem, &ss.Node, &ss.PR, &ss.PRRepo, &ss.Harness, &ss.Runner, &ss.Model, &ss.Effort, &argv, &ss.PID,
 			&ss.Attempt, &started, &ended, &ss.ExitStatus, &ss.Transcript, &ss.HarnessSession, &ss.Attach, &ss.Turns, &ss.Tokens,
-			&ss.InputTokens, &ss.OutputTokens, &ss.CostUSD, &ss.CostSource, &ss.Result, &ss.Error, &ss.State, &ss.Reason); err != nil {
+			&ss.InputTokens, &ss.OutputTokens, &ss.CostUSD, &ss.CostSource, &ss.Result, &ss.Error, &ss.State, &ss.Reason, &ss.Confinement, &ss.TranscriptCut); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(argv), &ss.Argv); err != nil {

@@ -246,3 +246,38 @@ func TestOpenMigratesAVersion7StoreToPullRequestSessions(t *testing.T) {
 	assert.Zero(t, got.PR, "an earlier session worked its item's own loop")
 	assert.Empty(t, got.PRRepo)
 }
+
+func TestSessionsRecordTheirConfinementAndTranscriptCut(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	sess := sessionFixture("s-1", "issue-7", t0)
+	sess.Confinement = "user,pid,landlock"
+	require.NoError(t, s.StartSession(ctx, sess))
+	end := sess
+	end.EndedAt, end.State, end.ExitStatus, end.TranscriptCut = t0.Add(time.Minute), SessionExited, "exit 0", 3<<20
+	require.NoError(t, s.FinishSession(ctx, end))
+	got, found, err := s.GetSession(ctx, "s-1")
+	require.NoError(t, err)
+	require.True(t, found)
+	assert.Equal(t, "user,pid,landlock", got.Confinement)
+	assert.Equal(t, int64(3<<20), got.TranscriptCut)
+
+	path := filepath.Join(t.TempDir(), "v8.db")
+	var stmts []string
+	for _, m := range migrations[:8] {
+		stmts = append(stmts, m.stmts...)
+	}
+	stmts = append(stmts,
+		`INSERT INTO sessions (id, repo, work_item, node, harness, started_at, state) VALUES ('s-old', 'octo/widgets', 'issue-1', 'design', 'claude', '2026-01-01T00:00:00Z', 'exited')`,
+		`PRAGMA user_version = 8`)
+	rawExec(t, path, stmts...)
+	old, err := Open(ctx, path)
+	require.NoError(t, err)
+	defer old.Close()
+	got, found, err = old.GetSession(ctx, "s-old")
+	require.NoError(t, err)
+	require.True(t, found, "existing sessions survive migration 9")
+	assert.Empty(t, got.Confinement, "an earlier session's confinement is unknown")
+	assert.Zero(t, got.TranscriptCut)
+}

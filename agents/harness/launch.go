@@ -12,6 +12,7 @@ import (
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/internal/envvar"
 	"github.com/the-loop/the-loop/internal/proc"
+	"github.com/the-loop/the-loop/internal/sessionenv"
 )
 
 // Launch is one session to start: the assignment and where it runs.
@@ -59,6 +60,11 @@ type Launch struct {
 	Redact []string
 	// Lookup reads the poller's environment (nil = os.LookupEnv).
 	Lookup func(string) (string, bool)
+	// Env are further variables set in the session's environment (and
+	// its server's): a confined session's private HOME and TMPDIR, its
+	// socket to the poller and its capability. They override what the
+	// poller's environment would pass.
+	Env map[string]string
 	// Terminal says the session runs in a terminal (the tmux runner), so
 	// its stdin is not free for the prompt: the adapters then pass the
 	// prompt as an argument instead (visible in the host's process list,
@@ -225,7 +231,7 @@ func sessionEnv(c Config, l Launch, extra map[string]string) (*proc.Env, error) 
 		lookup = os.LookupEnv
 	}
 	set := map[string]string{
-		"THE_LOOP_SESSION":   l.SessionID,
+		sessionenv.ID:        l.SessionID,
 		"THE_LOOP_WORK_ITEM": l.WorkItem,
 		"THE_LOOP_NODE":      l.Node,
 	}
@@ -233,6 +239,9 @@ func sessionEnv(c Config, l Launch, extra map[string]string) (*proc.Env, error) 
 		set["THE_LOOP_PR"], set["THE_LOOP_PR_REPO"] = strconv.Itoa(l.PR), l.PRRepo
 	}
 	for k, v := range extra {
+		set[k] = v
+	}
+	for k, v := range l.Env {
 		set[k] = v
 	}
 	return proc.BuildEnv(proc.EnvSpec{

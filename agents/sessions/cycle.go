@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -30,11 +31,13 @@ func (c *cycle) reap() {
 		if err := l.readUsage(); err != nil {
 			c.errs = append(c.errs, fmt.Errorf("sessions: read transcript of %s: %w", l.rec.ID, err))
 		}
+		l.release()
 		l.meter.Close()
 		u := l.usage()
 		c.warnUnknown(l, u)
 		rec := l.rec
 		rec.EndedAt, rec.ExitStatus, rec.SessionUsage = c.now, exit.String(), recorded(u)
+		rec.TranscriptCut = l.cut()
 		rec.State, rec.Reason = store.SessionExited, "ended on its own"
 		if u.Error != "" {
 			rec.Reason = "ended on its own; its last error: " + clip(u.Error, 300)
@@ -264,6 +267,16 @@ func (c *cycle) launch() {
 
 // refused reports (and, once, records) that an item may not be launched.
 func (c *cycle) refused(it *itemState, w Want) bool {
+	if err := c.s.d.Confiner.Refusal(); err != nil {
+		// The host cannot confine a session: nothing is launched, and the
+		// item says why, without escalating (the operator fixes the host).
+		if !it.confRefused {
+			it.confRefused = true
+			c.append(w.Repo, w.WorkItem, event("session.refused", w.Node, map[string]any{"reason": err.Error()}))
+		}
+		c.rep.Held = append(c.rep.Held, Held{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own, Reason: err.Error()})
+		return true
+	}
 	if it.hold == "" {
 		spent := Figures{}
 		if f, err := c.spent(w.Repo, w.WorkItem); err == nil {
@@ -313,22 +326,64 @@ func (c *cycle) start(w Want, it *itemState) {
 	if w.key().pr > 0 {
 		serveRepo = w.Repo // its own tree is not where the item lives
 	}
-	plan, err := harness.Prepare(w.Harness, s.d.Harnesses[w.Harness], harness.Launch{
+	launch := harness.Launch{
 		SessionID: id, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Prompt: w.Prompt, Model: w.Model, Effort: w.Effort,
 		Workdir: w.Workdir, ServeRepo: serveRepo, Dir: dir, Serve: s.d.Serve, ServeEnv: s.d.ServeEnv, Sensitive: s.d.Sensitive,
-		Redact: s.redact, Lookup: s.d.Lookup, Terminal: s.d.Runner.Terminal()})
+		Redact: s.redact, Lookup: s.d.Lookup, Terminal: s.d.Runner.Terminal()}
+	var bx *box
+	if s.d.Confiner.Active() {
+		var err error
+		if bx, err = s.openBox(c.ctx, id, dir, w, &launch); err != nil {
+			c.append(w.Repo, w.WorkItem, c.holdItem(it, w, "the session could not be confined: "+err.Error(), true))
+			return
+		}
+	}
+	plan, err := harness.Prepare(w.Harness, s.d.Harnesses[w.Harness], launch)
 	if err != nil {
+		bx.close()
 		c.append(w.Repo, w.WorkItem, c.holdItem(it, w, "the session could not be prepared: "+err.Error(), true))
 		return
 	}
+	var attr *syscall.SysProcAttr
+	if bx != nil {
+		if attr, err = bx.wrap(plan, w); err != nil {
+			bx.close()
+			c.append(w.Repo, w.WorkItem, c.holdItem(it, w, "the session could not be confined: "+err.Error(), true))
+			return
+		}
+	}
 	transcript := filepath.Join(dir, "transcript.jsonl")
 	if err := touchPrivate(transcript); err != nil {
+		bx.close()
 		c.errs = append(c.errs, fmt.Errorf("sessions: %w", err))
 		return
 	}
+	rl := RunnerLaunch{ID: id, Plan: plan, Transcript: transcript, Stderr: filepath.Join(dir, "stderr.log"), Attr: attr}
+	var out, errw *capped
+	if wr, ok := s.d.Runner.(writerRunner); ok && wr.TakesWriters() {
+		if out, err = openCapped(transcript, s.cfg.MaxTranscriptBytes); err == nil {
+			if errw, err = openCapped(rl.Stderr, s.cfg.MaxTranscriptBytes); err != nil {
+				_ = out.Close()
+			}
+		}
+		if err != nil {
+			bx.close()
+			c.errs = append(c.errs, fmt.Errorf("sessions: %w", err))
+			return
+		}
+		rl.Out, rl.Err = out, errw
+	}
+	closeAll := func() {
+		bx.close()
+		if out != nil {
+			_ = out.Close()
+			_ = errw.Close()
+		}
+	}
 	it.launches++
-	h, err := s.d.Runner.Start(c.ctx, RunnerLaunch{ID: id, Plan: plan, Transcript: transcript, Stderr: filepath.Join(dir, "stderr.log")})
+	h, err := s.d.Runner.Start(c.ctx, rl)
 	if err != nil {
+		closeAll()
 		it.lastExit = "could not start: " + err.Error()
 		ev, held := c.afterFailure(it, w)
 		if !held {
@@ -339,9 +394,10 @@ func (c *cycle) start(w Want, it *itemState) {
 	}
 	rec := store.Session{ID: id, Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Harness: w.Harness, Runner: s.d.Runner.Name(),
 		Model: plan.Model, Effort: plan.Effort, Argv: plan.Recorded, PID: h.Pid(), Attempt: it.launches, StartedAt: c.now,
-		Transcript: transcript, Attach: h.Attach()}
+		Transcript: transcript, Attach: h.Attach(), Confinement: s.d.Confiner.Layers()}
 	started := map[string]any{"session": id, "harness": w.Harness, "adapter": plan.Adapter, "runner": rec.Runner,
-		"model": rec.Model, "effort": rec.Effort, "argv": rec.Argv, "pid": rec.PID, "attempt": rec.Attempt, "attach": rec.Attach}
+		"model": rec.Model, "effort": rec.Effort, "argv": rec.Argv, "pid": rec.PID, "attempt": rec.Attempt, "attach": rec.Attach,
+		"confinement": rec.Confinement}
 	if len(plan.Notes) > 0 {
 		started["notes"] = plan.Notes
 	}
@@ -355,11 +411,12 @@ func (c *cycle) start(w Want, it *itemState) {
 	if err := s.d.Store.StartSession(c.ctx, rec, evs...); err != nil {
 		h.Stop(0) // an unrecorded session must not run
 		<-h.Done()
+		closeAll()
 		c.errs = append(c.errs, fmt.Errorf("sessions: record the launch for %s %s (stopped it): %w", w.Repo, w.WorkItem, err))
 		return
 	}
 	name, model := w.Harness, plan.Model
-	l := &live{rec: rec, h: h, own: w.key().pr > 0, meter: harness.NewMeter(plan.Output),
+	l := &live{rec: rec, h: h, own: w.key().pr > 0, out: out, errw: errw, box: bx, meter: harness.NewMeter(plan.Output),
 		price: func(u harness.Usage) harness.Usage { return s.priced(name, model, u) }}
 	s.live[w.key()] = l
 	go func() {
@@ -371,7 +428,8 @@ func (c *cycle) start(w Want, it *itemState) {
 	}()
 	st := l.status()
 	c.rep.Started = append(c.rep.Started, st)
-	s.d.Log.Info("session started", "session", id, "repo", w.Repo, "workItem", w.WorkItem, "node", w.work(), "attempt", it.launches)
+	s.d.Log.Info("session started", "session", id, "repo", w.Repo, "workItem", w.WorkItem, "node", w.work(), "attempt", it.launches,
+		"confinement", rec.Confinement)
 	for _, n := range plan.Notes {
 		s.d.Log.Warn("session note", "session", id, "workItem", w.WorkItem, "harness", w.Harness, "note", n)
 	}

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -152,9 +153,22 @@ func (r *rig) pushed(item, path string) bool {
 // ready waits until run n of item has printed its usage.
 func (r *rig) ready(item string, n int) {
 	r.t.Helper()
+	var session []byte
 	waitFor(r.t, fmt.Sprintf("run %d of %s", n, item), func() bool {
-		_, err := os.Stat(filepath.Join(r.fake, fmt.Sprintf("%s.run-%d.ready", item, n)))
+		var err error
+		session, err = os.ReadFile(filepath.Join(r.fake, fmt.Sprintf("%s.run-%d.ready", item, n)))
 		return err == nil
+	})
+	// The run printed its usage before it wrote the ready file; the
+	// supervisor copies the output into the transcript through a pipe.
+	waitFor(r.t, fmt.Sprintf("the usage of run %d of %s in its transcript", n, item), func() bool {
+		paths, _ := filepath.Glob(filepath.Join(r.state, "sessions", "*", "transcript.jsonl"))
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, session) && bytes.Contains(b, []byte(`"type":"assistant"`)) {
+				return true
+			}
+		}
+		return false
 	})
 }
 

@@ -29,6 +29,30 @@ type live struct {
 	leftAt time.Time
 	// own is true for a pull request's session of its own.
 	own bool
+	// out and errw hold the transcript and stderr to their cap (nil: the
+	// runner writes the files itself); box is a confined session's (nil:
+	// unconfined).
+	out, errw *capped
+	box       *box
+}
+
+// release revokes a confined session's capability and closes its output
+// files, once it has ended.
+func (l *live) release() {
+	l.box.close()
+	l.box = nil
+	if l.out != nil {
+		_ = l.out.Close()
+		_ = l.errw.Close()
+	}
+}
+
+// cut is how many bytes were cut from the transcript's head.
+func (l *live) cut() int64 {
+	if l.out == nil {
+		return 0
+	}
+	return l.out.Dropped()
 }
 
 // want describes the session as the want it serves.
@@ -61,6 +85,11 @@ const readChunk = 1 << 20
 // readUsage feeds the transcript's new bytes to the meter. A missing
 // transcript reads as empty.
 func (l *live) readUsage() error {
+	if l.out != nil {
+		next, _, err := l.out.readFrom(l.offset, func(b []byte) { _, _ = l.meter.Write(b) })
+		l.offset = next
+		return err
+	}
 	fi, err := os.Stat(l.rec.Transcript)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

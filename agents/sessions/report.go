@@ -41,6 +41,11 @@ type Want struct {
 	PR     int    `json:"pr,omitempty"`
 	PRRepo string `json:"prRepo,omitempty"`
 	Own    bool   `json:"own,omitempty"`
+	// Writable and ReadOnly are what a confined session may reach beyond
+	// Workdir, its home and temp directory: the git directories its tree
+	// commits into (Writable) and the repository they belong to (ReadOnly).
+	Writable []string `json:"writable,omitempty"`
+	ReadOnly []string `json:"readOnly,omitempty"`
 }
 
 // itemID keys the supervisor's per-session state: a work item of a

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/agents/harness"
+	"github.com/the-loop/the-loop/agents/sandbox"
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/store"
@@ -53,6 +54,21 @@ type Deps struct {
 	// lists it for redaction (nil = os.Environ()).
 	Lookup  func(string) (string, bool)
 	Environ []string
+	// Confiner confines every session (nil: sessions run unconfined, as
+	// under sessions.confinement: none). When it refuses, no session is
+	// launched and the items say why.
+	Confiner *sandbox.Confiner
+	// Gateway hosts each confined session's socket to the poller (required
+	// when the Confiner confines); ConfinedServe is the argv of the
+	// sessions' server inside the sandbox, which forwards over that socket
+	// (e.g. [the-loop, serve]: no config, no store).
+	Gateway       Gateway
+	ConfinedServe []string
+	// OwnDirs are the directories the poller keeps for sessions (the
+	// state directory, the trees' root): under the account layer, the
+	// directories between one of them and a session's tree are opened for
+	// search (never for listing), so the account reaches its tree.
+	OwnDirs []string
 	// Now is the clock (nil = time.Now); NewID mints session ids.
 	Now   func() time.Time
 	NewID func() string
@@ -65,6 +81,8 @@ type Supervisor struct {
 	cfg    Config
 	d      Deps
 	redact []string
+
+	announce sync.Once // the confinement, said at the first cycle
 
 	mu      sync.Mutex
 	live    map[itemID]*live      // by key
@@ -85,6 +103,8 @@ type itemState struct {
 	holdNode bool   // the hold ends when the key moves to other work
 	notified bool   // the hold's refusal event was appended
 	repoHeld bool   // the repository's budget holds the key (its event was appended)
+	// confRefused: the refusal for want of confinement was appended.
+	confRefused bool
 }
 
 // New returns a supervisor for cfg (defaults applied).
@@ -103,6 +123,8 @@ func New(cfg Config, d Deps) (*Supervisor, error) {
 		return nil, fmt.Errorf("sessions: state directory %q must be an absolute path", d.StateDir)
 	case len(d.Serve) == 0:
 		return nil, errors.New("sessions: Serve must name the the-loop program")
+	case d.Confiner.Active() && (d.Gateway == nil || len(d.ConfinedServe) == 0):
+		return nil, errors.New("sessions: confined sessions need a Gateway and the ConfinedServe argv")
 	}
 	if err := os.MkdirAll(filepath.Join(d.StateDir, "sessions"), 0o700); err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
@@ -147,6 +169,7 @@ func (s *Supervisor) Changed() <-chan struct{} { return s.changed }
 // what is missing. Problems with single items are in the report or the
 // returned error; they never stop the cycle.
 func (s *Supervisor) Cycle(ctx context.Context, wants []Want) (Report, error) {
+	s.announce.Do(s.sayConfinement)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := &cycle{s: s, ctx: ctx, now: s.d.Now()}

@@ -63,14 +63,18 @@ func runSessionsList(ctx context.Context, f *Factory, opts *sessionsListOptions)
 			return
 		}
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "SESSION\tITEM\tNODE\tHARNESS\tSTATE\tATTEMPT\tSTARTED\tTURNS\tTOKENS\tCOST")
+		fmt.Fprintln(tw, "SESSION\tITEM\tNODE\tHARNESS\tSTATE\tATTEMPT\tSTARTED\tTURNS\tTOKENS\tCOST\tCONFINED")
 		for _, s := range res.Sessions {
 			state := s.State
 			if s.ExitStatus != "" {
 				state += " (" + s.ExitStatus + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\n", s.ID, s.WorkItem, s.Node, s.Harness, state, s.Attempt,
-				s.StartedAt.UTC().Format(time.DateTime), s.Turns, s.Tokens, s.CostText())
+			confined := s.Confinement
+			if confined == "" {
+				confined = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\n", s.ID, s.WorkItem, s.Node, s.Harness, state, s.Attempt,
+				s.StartedAt.UTC().Format(time.DateTime), s.Turns, s.Tokens, s.CostText(), confined)
 		}
 		_ = tw.Flush()
 		fmt.Fprintln(w, "by harness:")
@@ -148,6 +152,14 @@ func printSession(w io.Writer, s service.SessionView) {
 	line("result", s.Result)
 	line("error", s.Error)
 	line("transcript", s.Transcript)
+	if s.TranscriptCut > 0 {
+		line("transcript cut", fmt.Sprintf("its first %d bytes were cut to hold it to sessions.maxTranscriptBytes; the tail is kept", s.TranscriptCut))
+	}
+	confinement := s.Confinement
+	if note := service.ConfinementNote(s.Confinement); note != "" {
+		confinement += " — " + note
+	}
+	line("confinement", confinement)
 	line("resume", resumeHint(s))
 	line("attach", s.Attach)
 }

@@ -43,6 +43,13 @@ type Options struct {
 	Personas bool
 	// Sessions is YAML added under `sessions:` (limits for a test).
 	Sessions string
+	// ReadOnly are further paths its confined sessions read (a program the
+	// harness runs besides its own).
+	ReadOnly []string
+	// Unconfined opts the demo out of confining its sessions
+	// (sessions.confinement: none). By default they are confined: as root,
+	// under the nobody account.
+	Unconfined bool
 	// RelaunchMax is sessions.relaunch.max (0: the default, 3).
 	RelaunchMax int
 	// Models are the checklist's model-* rows (nil: opus-5 and haiku-4).
@@ -89,6 +96,17 @@ func New(ctx context.Context, o Options) (*Loop, error) {
 	l.DB, l.Config = filepath.Join(l.State, "the-loop.db"), filepath.Join(o.Dir, "config.yaml")
 	for _, d := range []string{l.State, l.Script, l.FakeState, l.Home} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	if !o.Unconfined && os.Geteuid() == 0 {
+		// The sessions' account walks to their trees and programs.
+		for _, p := range []string{l.Script, o.TheLoop, o.FakeHarness} {
+			if err := letThrough(p); err != nil {
+				return nil, err
+			}
+		}
+		if err := os.Chmod(l.Script, 0o755); err != nil {
 			return nil, err
 		}
 	}
@@ -199,6 +217,28 @@ func (l *Loop) writeScript(context.Context, Options) error {
 	return nil
 }
 
+// letThrough lets every account search the directories above path that
+// the demo's process made under the temporary directory (t.TempDir and
+// MkdirTemp make them 0700), so the sessions' account reaches what it runs.
+func letThrough(path string) error {
+	if path == "" {
+		return nil
+	}
+	tmp := filepath.Clean(os.TempDir())
+	for dir := filepath.Dir(path); strings.HasPrefix(dir, tmp+string(filepath.Separator)); dir = filepath.Dir(dir) {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			if err := os.Chmod(dir, fi.Mode().Perm()|0o011); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // usage is what every scripted session reports spending.
 const usage = "turns=3 tokens=1500 cost=0.04"
 
@@ -273,6 +313,22 @@ func (l *Loop) writeConfig(_ context.Context, o Options) error {
 `, o.FakeHarness, l.FakeState, l.Script)
 	}
 	harness += l.personaHarnesses(o)
+	sessions := o.Sessions
+	switch {
+	case o.Unconfined:
+		sessions = "confinement: none\n" + sessions
+	default:
+		// What the scripted agent reaches besides its tree: the bare remote
+		// it pushes to, its run counters, its script.
+		ro := fmt.Sprintf("%q", l.Script)
+		for _, p := range o.ReadOnly {
+			ro += fmt.Sprintf(", %q", p)
+		}
+		sessions = fmt.Sprintf("sandbox:\n  writable: [%q, %q]\n  readOnly: [%s]\n", l.Remote, l.FakeState, ro) + sessions
+		if os.Geteuid() == 0 {
+			sessions = "user: \"65534\"\n" + sessions
+		}
+	}
 	models := o.Models
 	if len(models) == 0 {
 		models = []string{"opus-5", "haiku-4"}
@@ -311,7 +367,7 @@ sessions:
     backoffSeconds: 1
     maxBackoffSeconds: 2
 %s`, l.GitHub.URL(), Human, l.GitHub.BotLogin(), strings.Join(models, ", "), filepath.Join(l.Home, "signing.key"), l.DB, l.Checkout, harness, o.FakeCritic, l.State,
-		o.RelaunchMax, indent(o.Sessions))
+		o.RelaunchMax, indent(sessions))
 	return os.WriteFile(l.Config, []byte(cfg), 0o600)
 }
 
@@ -361,6 +417,16 @@ func (l *Loop) Start() error {
 	l.mirrored, l.mirrorDone = make(chan struct{}), make(chan struct{})
 	go l.mirror(l.mirrored, l.mirrorDone)
 	return nil
+}
+
+// PollerPID is the running poller's process id (0 when it is not running).
+func (l *Loop) PollerPID() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cmd == nil || l.cmd.Process == nil {
+		return 0
+	}
+	return l.cmd.Process.Pid
 }
 
 // Stop stops the poller (SIGTERM: it stops its sessions first).
