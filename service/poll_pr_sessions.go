@@ -132,7 +132,8 @@ func innerWait(l innerLoop, n *runtime.Node, ok bool) string {
 
 // innerWant is the session a pull request's loop asks for at node n.
 func (p *Poller) innerWant(ctx context.Context, sess *session, l innerLoop, n *runtime.Node, id, workdir string, own bool) (*sessions.Want, string) {
-	name, why := harnessFor(p.Svc, sess)
+	model, effort, chosen := frozenChoice(sess)
+	name, why := harnessFor(p.Svc, sess, n.ID, chosen)
 	if name == "" {
 		return nil, why
 	}
@@ -144,7 +145,6 @@ func (p *Poller) innerWant(ctx context.Context, sess *session, l innerLoop, n *r
 	if err != nil {
 		return nil, "the assignment could not be written: " + err.Error()
 	}
-	model, effort := frozenChoice(sess)
 	visit := 0
 	if rec := l.sess.state.Nodes[n.ID]; rec != nil {
 		visit = rec.Entries
@@ -296,19 +296,6 @@ func (s *Service) innerPrompt(ctx context.Context, sess *session, l innerLoop, n
 	b.WriteString(gs.GraphContext)
 	b.WriteString("\n")
 	return b.String(), nil
-}
-
-// harnessFor names the harness of the item's sessions, or says why none
-// can be chosen.
-func harnessFor(s *Service, sess *session) (string, string) {
-	name := sess.repo.Config.Sessions.Harness
-	if name == "" {
-		name = s.cfg.DefaultHarness()
-	}
-	if name == "" {
-		return "", "an operator: several harnesses are configured and none is named; set sessions.harness in the config, or sessions.harness in the repository config"
-	}
-	return name, ""
 }
 
 func firstNonEmpty(vals ...string) string {

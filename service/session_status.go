@@ -192,7 +192,8 @@ func (p *Poller) statusBody(ctx context.Context, v *itemView, st itemStatus, pul
 	}
 	if db, err := p.Svc.writableStore(ctx); err == nil {
 		if sp, err := db.ItemSpend(ctx, v.key.repo, v.key.item); err == nil && sp.Sessions > 0 {
-			fmt.Fprintf(&b, "- **spent so far:** %d session(s), %d turns, %d tokens, $%.2f\n", sp.Sessions, sp.Turns, sp.Tokens, sp.CostUSD)
+			by, _ := db.ItemSpendByHarness(ctx, v.key.repo, v.key.item)
+			b.WriteString(spentLines(sp, by))
 		}
 	}
 	fmt.Fprintf(&b, "- **waiting for:** %s\n", st.waits)

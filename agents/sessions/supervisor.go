@@ -25,8 +25,9 @@ import (
 type Recorder interface {
 	StartSession(ctx context.Context, sess store.Session, evs ...store.Event) error
 	FinishSession(ctx context.Context, sess store.Session, evs ...store.Event) error
-	UpdateSessionUsage(ctx context.Context, id, harnessSession string, turns int, tokens int64, costUSD float64) error
+	UpdateSessionUsage(ctx context.Context, id string, u store.SessionUsage) error
 	ItemSpend(ctx context.Context, repo, item string) (store.Spend, error)
+	RepoSpend(ctx context.Context, repo string, since time.Time) (store.Spend, error)
 	ListSessions(ctx context.Context, f store.SessionFilter) ([]store.Session, error)
 	AppendEvents(ctx context.Context, repo, id string, evs []store.Event) error
 }
@@ -116,8 +117,9 @@ type itemState struct {
 	notified bool   // the hold's refusal event was appended
 	// idle counts the sessions in a row that ended on work with no commit;
 	// note is what the next launch's prompt is told about the last one.
-	idle int
-	note string
+	idle     int
+	note     string
+	repoHeld bool // the repository's budget holds the key (its event was appended)
 	// confRefused: the refusal for want of confinement was appended.
 	confRefused bool
 }
@@ -205,6 +207,8 @@ type cycle struct {
 	order []Want
 	rep   Report
 	errs  []error
+	// repoSpent caches each repository's spend in its budget's window.
+	repoSpent map[string]Figures
 }
 
 func (c *cycle) index(wants []Want) {
@@ -270,7 +274,8 @@ func (c *cycle) spent(repo, item string) (*Figures, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sessions: read what %s %s spent: %w", repo, item, err)
 	}
-	f := &Figures{Turns: sp.Turns, Tokens: sp.Tokens, CostUSD: sp.CostUSD}
+	f := &Figures{}
+	*f = figuresOf(sp)
 	c.s.spend[key] = f
 	return f, nil
 }

@@ -195,26 +195,25 @@ func text(res *mcp.CallToolResult) string {
 // connect starts the one MCP server the session's config names and
 // initializes it.
 func connect(o options) (*client.Client, error) {
-	if o.mcpConfig == "" {
-		return nil, errors.New("the MCP server needs --mcp-config")
-	}
-	raw, err := os.ReadFile(o.mcpConfig)
-	if err != nil {
-		return nil, err
-	}
-	var cfg struct {
-		MCPServers map[string]struct {
-			Command string            `json:"command"`
-			Args    []string          `json:"args"`
-			Env     map[string]string `json:"env"`
-		} `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		return nil, fmt.Errorf("mcp config: %w", err)
-	}
-	srv, ok := cfg.MCPServers["the-loop"]
-	if !ok || len(cfg.MCPServers) != 1 {
-		return nil, fmt.Errorf("mcp config must name exactly the the-loop server, got %d servers", len(cfg.MCPServers))
+	srv := o.server
+	if srv == nil {
+		if o.mcpConfig == "" {
+			return nil, errors.New("the MCP server needs --mcp-config")
+		}
+		raw, err := os.ReadFile(o.mcpConfig)
+		if err != nil {
+			return nil, err
+		}
+		var cfg struct {
+			MCPServers map[string]*server `json:"mcpServers"`
+		}
+		if err := json.Unmarshal(raw, &cfg); err != nil {
+			return nil, fmt.Errorf("mcp config: %w", err)
+		}
+		var ok bool
+		if srv, ok = cfg.MCPServers["the-loop"]; !ok || len(cfg.MCPServers) != 1 {
+			return nil, fmt.Errorf("mcp config must name exactly the the-loop server, got %d servers", len(cfg.MCPServers))
+		}
 	}
 	var env []string
 	for k, v := range srv.Env {

@@ -37,6 +37,10 @@ type Options struct {
 	// Harness, when set, replaces the fake harness's `harnesses:` entry
 	// (YAML, indented under the harness name), e.g. the claude adapter.
 	Harness string
+	// Personas adds a harness of every CLI adapter (claude, codex, gemini,
+	// opencode) beside the fake's, each the fake harness run under that
+	// CLI's name (Personas lists them), for sessions.nodes to pin nodes to.
+	Personas bool
 	// Sessions is YAML added under `sessions:` (limits for a test).
 	Sessions string
 	// ReadOnly are further paths its confined sessions read (a program the
@@ -111,7 +115,7 @@ func New(ctx context.Context, o Options) (*Loop, error) {
 	for k, v := range o.Env {
 		l.env = append(l.env, k+"="+v)
 	}
-	steps := []func(context.Context, Options) error{l.writeScript, l.writeConfig, l.repositories}
+	steps := []func(context.Context, Options) error{l.writeScript, l.personas, l.writeConfig, l.repositories}
 	for _, step := range steps {
 		if err := step(ctx, o); err != nil {
 			l.Close()
@@ -262,6 +266,56 @@ func (l *Loop) ScriptNode(node string, directives ...string) error {
 	return os.WriteFile(p, []byte(strings.Join(append([]string{usage}, directives...), "\n")+"\n"), 0o644)
 }
 
+// Personas are the agent CLIs Options.Personas stands the fake harness in
+// for.
+var Personas = []string{"claude", "codex", "gemini", "opencode"}
+
+// personas puts the fake harness under each CLI's name in Dir/bin, with
+// the sidecar that gives it the loop's script and state.
+func (l *Loop) personas(_ context.Context, o Options) error {
+	if !o.Personas {
+		return nil
+	}
+	bin := filepath.Join(l.Dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return err
+	}
+	sidecar, _ := json.Marshal(map[string]any{"state": l.FakeState, "script": l.Script, "claim": true, "dump": true})
+	for _, cli := range Personas {
+		link := filepath.Join(bin, cli)
+		if err := os.Symlink(o.FakeHarness, link); err != nil {
+			return err
+		}
+		if err := os.WriteFile(link+".fake.json", sidecar, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// personaHarnesses are the personas' harnesses: the CLIs that report no
+// cost get a price for every model the checklist offers.
+func (l *Loop) personaHarnesses(o Options) string {
+	if !o.Personas {
+		return ""
+	}
+	var b strings.Builder
+	for _, cli := range Personas {
+		fmt.Fprintf(&b, "  %s:\n    adapter: %s\n    binary: %q\n", cli, cli, filepath.Join(l.Dir, "bin", cli))
+		if cli == "codex" || cli == "gemini" {
+			b.WriteString("    prices:\n")
+			priced := map[string]bool{}
+			for _, m := range append(append([]string(nil), o.Models...), "opus-5", "haiku-4") {
+				if !priced[m] {
+					priced[m] = true
+					fmt.Fprintf(&b, "      %s: {input: 2, output: 8}\n", m)
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
 func (l *Loop) writeConfig(_ context.Context, o Options) error {
 	harness := o.Harness
 	if harness == "" {
@@ -271,6 +325,7 @@ func (l *Loop) writeConfig(_ context.Context, o Options) error {
       --model, "{model}", --effort, "{effort}", --state, %q, --script, %q, --claim, --dump]
 `, o.FakeHarness, l.FakeState, l.Script)
 	}
+	harness += l.personaHarnesses(o)
 	sessions := o.Sessions
 	switch {
 	case o.Unconfined:
