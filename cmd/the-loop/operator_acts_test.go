@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/the-loop/the-loop/internal/sessionmark"
+	"github.com/the-loop/the-loop/internal/sessionenv"
 	"github.com/the-loop/the-loop/internal/testbin"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/runtimetest"
@@ -82,7 +82,7 @@ func firstOf(m map[string]any, keys ...string) any {
 // declaration is not an act.
 func TestOperatorActsAreRefusedInsideASession(t *testing.T) {
 	repo := copyDir(t, fixtureRepo(t))
-	env := map[string]string{sessionmark.Var: "s-6118d5a2e2124bc1", "THE_LOOP_DB": filepath.Join(t.TempDir(), "state.db")}
+	env := map[string]string{sessionenv.ID: "s-6118d5a2e2124bc1", "THE_LOOP_DB": filepath.Join(t.TempDir(), "state.db")}
 	run := func(args ...string) (string, string, int) { return runCLI(t, env, append(args, "--repo", repo)...) }
 	for _, tt := range []struct {
 		act  string
@@ -115,8 +115,8 @@ func TestAnOperatorActThatUnsetsTheMarkerIsStillRefused(t *testing.T) {
 	}
 	bin := testbin.Build(t, "github.com/the-loop/the-loop/cmd/the-loop")
 	repo := copyDir(t, fixtureRepo(t))
-	cmd := exec.Command("sh", "-c", `env -u `+sessionmark.Var+` "$0" graph force issue-2 --to complete --reason r --repo "$1"; exit $?`, bin, repo)
-	cmd.Env = append(os.Environ(), sessionmark.Var+"=s-hostile", "THE_LOOP_DB="+filepath.Join(t.TempDir(), "state.db"), "THE_LOOP_CONFIG=")
+	cmd := exec.Command("sh", "-c", `env -u `+sessionenv.ID+` "$0" graph force issue-2 --to complete --reason r --repo "$1"; exit $?`, bin, repo)
+	cmd.Env = append(os.Environ(), sessionenv.ID+"=s-hostile", "THE_LOOP_DB="+filepath.Join(t.TempDir(), "state.db"), "THE_LOOP_CONFIG=")
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit, "%s", out)
