@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -217,7 +218,8 @@ func TestTokenlessConnectionsCannotLockOutAnAuthenticatedClient(t *testing.T) {
 	}
 	time.Sleep(50 * time.Millisecond)  // the server accepts them all
 	c := httpClient(t, url, testToken) // initialize is answered
-	require.NoError(t, c.Ping(context.Background()), "the authenticated client is served although silent connections filled both caps first")
+	_, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	require.NoError(t, err, "the authenticated client is served although silent connections filled both caps first")
 	cancel()
 	require.NoError(t, <-done)
 }
