@@ -77,30 +77,57 @@ func (s *Supervisor) Reset(repo, item string) {
 	}
 }
 
-// Shutdown stops every live session and records it as stopped. It returns
-// when all have ended, or when ctx ends first.
+// Shutdown stops every live session and records how each ended. It
+// returns when all have ended and are recorded, or when ctx ends first: a
+// session still running then is recorded lost, saying it may still run,
+// so no session is ever left recorded as running.
 func (s *Supervisor) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	for _, l := range s.live {
-		l.stop(store.SessionStopped, "the supervisor shut down", s.cfg.grace())
+		if l.end == nil {
+			l.stop(store.SessionStopped, "the supervisor shut down", s.cfg.grace())
+		}
 	}
 	pending := make([]Handle, 0, len(s.live))
 	for _, l := range s.live {
 		pending = append(pending, l.h)
 	}
 	s.mu.Unlock()
+	var late error
 	for _, h := range pending {
 		select {
 		case <-h.Done():
+			continue
 		case <-ctx.Done():
-			return fmt.Errorf("sessions: shutdown: %w", ctx.Err())
+			late = fmt.Errorf("sessions: shutdown: %w", ctx.Err())
 		}
+		break
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &cycle{s: s, ctx: ctx, now: s.d.Now(), wants: map[itemID]Want{}}
+	c := &cycle{s: s, ctx: context.WithoutCancel(ctx), now: s.d.Now(), wants: map[itemID]Want{}}
 	c.reap()
-	return errors.Join(c.errs...)
+	rctx, cancel := recordingContext(ctx)
+	defer cancel()
+	for key, l := range s.live {
+		if l.end != nil {
+			continue // ended, its record not written: reported in c.errs
+		}
+		rec := l.rec
+		rec.EndedAt, rec.State, rec.ExitStatus = c.now, store.SessionLost, "unknown"
+		rec.Reason = fmt.Sprintf("the supervisor shut down and its process (pid %d) did not end within the stop grace; it may still run", rec.PID)
+		u := l.meter.Usage()
+		rec.Turns, rec.Tokens, rec.CostUSD, rec.HarnessSession = u.Turns, u.Tokens(), u.CostUSD, u.HarnessSession
+		ev := event("session.exited", rec.Node, map[string]any{"session": rec.ID, "state": rec.State, "reason": rec.Reason,
+			"turns": rec.Turns, "tokens": rec.Tokens, "costUsd": rec.CostUSD})
+		if err := s.d.Store.FinishSession(rctx, rec, ev); err != nil && !errors.Is(err, store.ErrSessionNotRunning) {
+			c.errs = append(c.errs, fmt.Errorf("sessions: record %s as lost: %w", rec.ID, err))
+			continue
+		}
+		s.d.Log.Warn("a session outlived the shutdown", "session", rec.ID, "pid", rec.PID, "workItem", rec.WorkItem)
+		delete(s.live, key)
+	}
+	return errors.Join(append([]error{late}, c.errs...)...)
 }
 
 // Recover settles the sessions the store still records as running from an

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -16,49 +17,73 @@ import (
 // when the relaunches are spent.
 func (c *cycle) reap() {
 	s := c.s
+	ctx, cancel := recordingContext(c.ctx)
+	defer cancel()
 	for key, l := range s.live {
 		select {
 		case <-l.h.Done():
 		default:
 			continue
 		}
+		if l.end == nil {
+			l.end = c.ended(key, l)
+		}
+		// The end is recorded even when the cycle's context was cancelled
+		// (a SIGTERM): a session is never left recorded as running. One
+		// that could not be recorded stays here and is tried again.
+		if err := s.d.Store.FinishSession(ctx, l.end.rec, l.end.evs...); err != nil && !errors.Is(err, store.ErrSessionNotRunning) {
+			c.errs = append(c.errs, fmt.Errorf("sessions: record the end of %s: %w", l.rec.ID, err))
+			continue
+		}
 		delete(s.live, key)
-		exit := l.h.Exit()
-		if err := l.readUsage(); err != nil {
-			c.errs = append(c.errs, fmt.Errorf("sessions: read transcript of %s: %w", l.rec.ID, err))
-		}
-		u := l.meter.Usage()
-		rec := l.rec
-		rec.EndedAt, rec.ExitStatus, rec.HarnessSession = c.now, exit.String(), u.HarnessSession
-		rec.Turns, rec.Tokens, rec.CostUSD = u.Turns, u.Tokens(), u.CostUSD
-		rec.State, rec.Reason = store.SessionExited, "ended on its own"
-		if l.stopState != "" {
-			rec.State, rec.Reason = l.stopState, l.stopReason
-		}
-		it := s.state(key)
-		if f, err := c.spent(rec.Repo, rec.WorkItem); err == nil {
-			*f = f.plus(u)
-		}
-		evs := []store.Event{event("session.exited", rec.Node, map[string]any{
-			"session": rec.ID, "exit": rec.ExitStatus, "state": rec.State, "reason": rec.Reason, "attempt": rec.Attempt,
-			"elapsedSeconds": int(c.now.Sub(rec.StartedAt).Seconds()), "turns": rec.Turns, "tokens": rec.Tokens, "costUsd": rec.CostUSD})}
-		w, wanted := c.wants[key]
-		if wanted && w.work() == recWork(rec) && (rec.State == store.SessionExited || rec.State == store.SessionTimedOut) {
-			it.lastExit = rec.ExitStatus
-			if rec.State == store.SessionTimedOut {
-				it.lastExit = "timed out (" + rec.ExitStatus + ")"
-			}
-			if ev, held := c.afterFailure(it, w); held {
-				evs = append(evs, ev)
-			}
-		}
-		if err := s.d.Store.FinishSession(c.ctx, rec, evs...); err != nil && !errors.Is(err, store.ErrSessionNotRunning) {
-			c.errs = append(c.errs, fmt.Errorf("sessions: record the end of %s: %w", rec.ID, err))
-		}
-		st := l.status()
-		st.State, st.Reason, st.ExitStatus, st.Usage = rec.State, rec.Reason, rec.ExitStatus, u
-		c.rep.Exited = append(c.rep.Exited, st)
 	}
+}
+
+// recordingContext bounds the recording of what already happened: it
+// outlives the cancellation of ctx (the poller's SIGTERM), never its
+// values.
+func recordingContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+}
+
+// ended settles what follows a session that ended, once: its figures,
+// the relaunch or escalation of its key, and the record and events of its
+// end (written by reap).
+func (c *cycle) ended(key itemID, l *live) *ending {
+	s := c.s
+	exit := l.h.Exit()
+	if err := l.readUsage(); err != nil {
+		c.errs = append(c.errs, fmt.Errorf("sessions: read transcript of %s: %w", l.rec.ID, err))
+	}
+	u := l.meter.Usage()
+	rec := l.rec
+	rec.EndedAt, rec.ExitStatus, rec.HarnessSession = c.now, exit.String(), u.HarnessSession
+	rec.Turns, rec.Tokens, rec.CostUSD = u.Turns, u.Tokens(), u.CostUSD
+	rec.State, rec.Reason = store.SessionExited, "ended on its own"
+	if l.stopState != "" {
+		rec.State, rec.Reason = l.stopState, l.stopReason
+	}
+	it := s.state(key)
+	if f, err := c.spent(rec.Repo, rec.WorkItem); err == nil {
+		*f = f.plus(u)
+	}
+	evs := []store.Event{event("session.exited", rec.Node, map[string]any{
+		"session": rec.ID, "exit": rec.ExitStatus, "state": rec.State, "reason": rec.Reason, "attempt": rec.Attempt,
+		"elapsedSeconds": int(c.now.Sub(rec.StartedAt).Seconds()), "turns": rec.Turns, "tokens": rec.Tokens, "costUsd": rec.CostUSD})}
+	w, wanted := c.wants[key]
+	if wanted && w.work() == recWork(rec) && (rec.State == store.SessionExited || rec.State == store.SessionTimedOut) {
+		it.lastExit = rec.ExitStatus
+		if rec.State == store.SessionTimedOut {
+			it.lastExit = "timed out (" + rec.ExitStatus + ")"
+		}
+		if ev, held := c.afterFailure(it, w); held {
+			evs = append(evs, ev)
+		}
+	}
+	st := l.status()
+	st.State, st.Reason, st.ExitStatus, st.Usage = rec.State, rec.Reason, rec.ExitStatus, u
+	c.rep.Exited = append(c.rep.Exited, st)
+	return &ending{rec: rec, evs: evs}
 }
 
 // afterFailure schedules the next launch of a key whose session ended (or
@@ -106,6 +131,9 @@ func (c *cycle) holdSpent(it *itemState, w Want, reason string, nodeScoped bool,
 func (c *cycle) police() {
 	s := c.s
 	for key, l := range s.live {
+		if l.end != nil {
+			continue // ended; its record is written by reap
+		}
 		if err := l.readUsage(); err != nil {
 			c.errs = append(c.errs, fmt.Errorf("sessions: read transcript of %s: %w", l.rec.ID, err))
 		}
@@ -181,6 +209,9 @@ func (c *cycle) checkBudget(key itemID, l *live) {
 // order, while slots are free.
 func (c *cycle) launch() {
 	s := c.s
+	if c.ctx.Err() != nil {
+		return // shutting down: nothing new is started
+	}
 	position := 0
 	for _, w := range c.order {
 		key := w.key()

@@ -25,6 +25,14 @@ type live struct {
 	leftAt time.Time
 	// own is true for a pull request's session of its own.
 	own bool
+	// end is set once the session ended: what to record (nil: running).
+	end *ending
+}
+
+// ending is the record of a session's end, kept until it is written.
+type ending struct {
+	rec store.Session
+	evs []store.Event
 }
 
 // want describes the session as the want it serves.
