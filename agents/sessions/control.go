@@ -77,6 +77,21 @@ func (s *Supervisor) Reset(repo, item string) {
 	}
 }
 
+// Forgive forgets the failed launches of an item's sessions (its own and
+// its pull requests') that are not held: they ended for a cause outside
+// them — a remote that refused their pushes — so they are not counted
+// towards the relaunches before an escalation, and the next may start at
+// once. A hold stays.
+func (s *Supervisor) Forgive(repo, item string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key, it := range s.items {
+		if key.repo == repo && key.item == item && it.hold == "" {
+			it.launches, it.lastExit, it.nextAt = 0, "", s.d.Now()
+		}
+	}
+}
+
 // Shutdown stops every live session and records how each ended. It
 // returns when all have ended and are recorded, or when ctx ends first: a
 // session still running then is recorded lost, saying it may still run,

@@ -291,12 +291,14 @@ func (c *cycle) start(w Want, it *itemState) {
 	}
 	transcript := filepath.Join(dir, "transcript.jsonl")
 	if err := touchPrivate(transcript); err != nil {
+		c.launchFailed(w, "the session's transcript could not be created: "+err.Error())
 		c.errs = append(c.errs, fmt.Errorf("sessions: %w", err))
 		return
 	}
 	it.launches++
 	h, err := s.d.Runner.Start(c.ctx, RunnerLaunch{ID: id, Plan: plan, Transcript: transcript, Stderr: filepath.Join(dir, "stderr.log")})
 	if err != nil {
+		c.launchFailed(w, "the session could not start: "+err.Error())
 		it.lastExit = "could not start: " + err.Error()
 		ev, held := c.afterFailure(it, w)
 		if !held {
@@ -320,7 +322,9 @@ func (c *cycle) start(w Want, it *itemState) {
 	if err := s.d.Store.StartSession(c.ctx, rec, evs...); err != nil {
 		h.Stop(0) // an unrecorded session must not run
 		<-h.Done()
-		c.errs = append(c.errs, fmt.Errorf("sessions: record the launch for %s %s (stopped it): %w", w.Repo, w.WorkItem, err))
+		err = fmt.Errorf("sessions: record the launch for %s %s (stopped it): %w", w.Repo, w.WorkItem, err)
+		c.launchFailed(w, err.Error())
+		c.errs = append(c.errs, err)
 		return
 	}
 	l := &live{rec: rec, h: h, own: w.key().pr > 0}
@@ -335,6 +339,11 @@ func (c *cycle) start(w Want, it *itemState) {
 	st := l.status()
 	c.rep.Started = append(c.rep.Started, st)
 	s.d.Log.Info("session started", "session", id, "repo", w.Repo, "workItem", w.WorkItem, "node", w.work(), "attempt", it.launches)
+}
+
+// launchFailed reports a wanted session that could not be started.
+func (c *cycle) launchFailed(w Want, why string) {
+	c.rep.LaunchFailed = append(c.rep.LaunchFailed, LaunchFailure{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own, Error: why})
 }
 
 func touchPrivate(path string) error {
