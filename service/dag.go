@@ -73,9 +73,10 @@ func (s *Service) collectPlan(ctx context.Context, t relations.Trackers, roots [
 }
 
 // workItemAt is where the loop keeps a ticket: a checkout and the work item
-// id there.
+// id there, and the polled container (OWNER/REPO, a Jira project) whose
+// source watches it ("" when none does).
 type workItemAt struct {
-	checkout, id string
+	checkout, id, container string
 }
 
 // locate finds where the loop keeps ref: the polling source that watches
@@ -88,8 +89,8 @@ func (s *Service) locate(t relations.Trackers, ref integrations.Ref, extra *repo
 		return workItemAt{}, false
 	}
 	for _, src := range s.cfg.Polling.Sources {
-		if src.Checkout != "" && watches(t, src.System, src.Repos, src.Projects, ref) {
-			return workItemAt{checkout: src.Checkout, id: id}, true
+		if c := watches(t, src.System, src.Repos, src.Projects, ref); src.Checkout != "" && c != "" {
+			return workItemAt{checkout: src.Checkout, id: id, container: c}, true
 		}
 	}
 	if extra == nil {
@@ -120,33 +121,34 @@ func itemID(ref integrations.Ref) string {
 	return ""
 }
 
-// watches reports whether a polling source of system watching repos or
-// projects lists ref's container.
-func watches(t relations.Trackers, system string, repos, projects []string, ref integrations.Ref) bool {
+// watches returns the container (a project, OWNER/REPO) of repos or
+// projects through which a polling source of system watches ref ("" when
+// it does not).
+func watches(t relations.Trackers, system string, repos, projects []string, ref integrations.Ref) string {
 	if system != ref.System {
-		return false
+		return ""
 	}
 	if system == "jira" {
 		project, _, ok := strings.Cut(ref.Key, "-")
 		if !ok {
-			return false
+			return ""
 		}
 		for _, p := range projects {
 			if strings.EqualFold(p, project) {
-				return true
+				return p
 			}
 		}
-		return false
+		return ""
 	}
 	if ref.Host != t.GitHubHost {
-		return false
+		return ""
 	}
 	for _, r := range repos {
 		if strings.EqualFold(r, ref.Owner+"/"+ref.Repo) {
-			return true
+			return r
 		}
 	}
-	return false
+	return ""
 }
 
 // checkouts memoizes what one evaluation opened of each checkout: its
@@ -180,12 +182,32 @@ func (s *Service) progressLookup(ctx context.Context, st *store.Store, t relatio
 		if cv == nil {
 			return dag.Progress{}
 		}
+		if tv := s.treeView(cv, at); tv != nil {
+			// The poller keeps an item it armed in its own tree: read it
+			// there first.
+			if pr, err := progressOf(ctx, st, tv, at.id); err == nil && pr.Armed {
+				return pr
+			}
+		}
 		pr, err := progressOf(ctx, st, cv, at.id)
 		if err != nil {
 			s.log().Warn("a dependency's state cannot be read; it counts as not started", "workItem", at.id, "err", err)
 		}
 		return pr
 	}
+}
+
+// treeView is the view of the working tree the poller gives item at of a
+// polled container (nil without trees): the checkout's repository and
+// keys, rooted where the tree lives, whether or not it is on disk (its
+// state is in the store either way).
+func (s *Service) treeView(cv *checkoutView, at workItemAt) *checkoutView {
+	if s.deps.Trees == nil || at.container == "" {
+		return nil
+	}
+	repo := *cv.repo
+	repo.Root, repo.Warnings = s.deps.Trees.Path(at.container, at.id), nil
+	return &checkoutView{repo: &repo, signer: cv.signer}
 }
 
 // progressOf is where the loop stands on work item id of a checkout. Only
