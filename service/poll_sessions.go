@@ -43,6 +43,9 @@ type pollerActs struct {
 	views    map[sessionKey]*itemView
 	posted   map[sessionKey]string
 	syncedAt map[sessionKey]time.Time
+	// imported is the visit of import-handoff each item's files were
+	// imported in.
+	imported map[sessionKey]string
 	prompts  promptCache
 	// takeovers are the operators' takeovers as the last session step
 	// read them (the launch rule's second half).
@@ -58,6 +61,7 @@ func (a *pollerActs) init() {
 		a.wants, a.prev, a.views = map[polledKey]sessions.Want{}, map[polledKey]sessions.Want{}, map[sessionKey]*itemView{}
 		a.posted = map[sessionKey]string{}
 		a.syncedAt, a.declined = map[sessionKey]time.Time{}, map[string]string{}
+		a.imported = map[sessionKey]string{}
 	}
 }
 
@@ -117,7 +121,7 @@ func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, ac
 	a := &p.acts
 	key := sessionKey{repo: sess.repo.Root, item: it.id}
 	v := &itemView{item: *it, key: key, node: sess.state.CurrentNode, loop: sess.rt.Graph.Name,
-		entered: visitStart(sess.state, sess.state.CurrentNode)}
+		entered: visitStart(sess.state, sess.state.CurrentNode), demoted: sess.state.HandoffDemoted, always: len(sess.state.HandoffDemoted) > 0}
 	n, _ := sess.rt.Graph.Node(v.node)
 	if n != nil {
 		v.actor = n.Actor

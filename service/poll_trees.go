@@ -250,6 +250,7 @@ func handoffBranch(cfg *config.Config, comments []integrations.Comment) string {
 // pushes what those wrote; then it notes what the item wants from the
 // session supervisor.
 func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, comments []integrations.Comment, act ItemAction) ItemAction {
+	p.importHandoff(ctx, it, sess)
 	node, _ := sess.rt.Graph.Node(sess.state.CurrentNode)
 	due := p.pulls.due(it.src.Checkout, it.id, node, sess.state, p.Svc.now())
 	gate := node != nil && !node.Terminal && (node.IsHuman() || awaitsSignOff(node, sess.state) || due)

@@ -35,6 +35,9 @@ type itemView struct {
 	// always posts the status comment even where the loop launches no
 	// session (an item refused arming, or one with a condition).
 	always bool
+	// demoted are the handoff's files the import-handoff check refused,
+	// and the node each sent the walk back to.
+	demoted []runtime.Demotion
 }
 
 // visitOf is when the visit of the node w asks a session for began: the
@@ -90,7 +93,7 @@ func (p *Poller) postStatuses(ctx context.Context, views map[sessionKey]*itemVie
 			sid = st.session.Session
 		}
 		pulls := pullLines(v, byKey)
-		sig := strings.Join([]string{v.node, st.state, sid, st.waits, pulls, conditionSig(conds)}, "\x00")
+		sig := strings.Join([]string{v.node, st.state, sid, st.waits, pulls, conditionSig(conds), demotionLines(v.demoted)}, "\x00")
 		if was == sig {
 			continue
 		}
@@ -153,6 +156,18 @@ func statusesByItem(rep sessions.Report, held map[sessionKey]string) map[session
 	return out
 }
 
+// demotionLines says why the walk of a handed-off item went back: each
+// carried file the import-handoff check refused, and the phase that
+// writes it again.
+func demotionLines(ds []runtime.Demotion) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, "- **handoff:** `%s` was not taken from the handoff (%s); the walk went back to `%s` to write it, and the phases after it run again\n",
+			d.Artifact, oneLine(d.Reason), d.Node)
+	}
+	return b.String()
+}
+
 // pullLines renders the item's pull request loops for its status comment:
 // where each stands, and its own session or what it waits for.
 func pullLines(v *itemView, byKey map[sessionKey]itemStatus) string {
@@ -206,6 +221,7 @@ func (p *Poller) statusBody(ctx context.Context, v *itemView, st itemStatus, pul
 	}
 	fmt.Fprintf(&b, "- **waiting for:** %s\n", st.waits)
 	b.WriteString(conditionLines(conds, p.Svc.now()))
+	b.WriteString(demotionLines(v.demoted))
 	b.WriteString(pulls)
 	b.WriteString("\n_The loop edits this comment in place at every transition and session event._\n")
 	return b.String()
