@@ -319,7 +319,7 @@ func (s *Server) jiraEditComment(w http.ResponseWriter, r *http.Request) {
 	if ok {
 		for _, c := range s.comments[is.Key] {
 			if c.ID == id {
-				c.Body = in.Body
+				c.setBody(in.Body)
 				c.Updated = c.Updated.Add(time.Minute)
 				doc = s.jiraCommentJSON(is, c)
 			}

@@ -78,17 +78,29 @@ func playScript(o options, node string, asked directives) error {
 		return err
 	}
 	sort.Strings(written)
-	for _, args := range [][]string{
-		append([]string{"add", "--"}, written...),
-		{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", "Work " + node + " of " + o.item},
-		{"push", "--quiet"},
-	} {
-		cmd := exec.Command("git", append([]string{"-C", o.workdir}, args...)...)
+	return commitAndPush(o.workdir, "Work "+node+" of "+o.item, written...)
+}
+
+// commitAndPush stages paths, commits them when they changed anything (a
+// run after an earlier one's work was pushed for it finds nothing new, as
+// a real agent would) and pushes the branch.
+func commitAndPush(workdir, msg string, paths ...string) error {
+	git := func(args ...string) error {
+		cmd := exec.Command("git", append([]string{"-C", workdir}, args...)...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("git %s: %v: %s", args[0], err, out)
 		}
+		return nil
 	}
-	return nil
+	if err := git(append([]string{"add", "--"}, paths...)...); err != nil {
+		return err
+	}
+	if git("diff", "--cached", "--quiet") != nil {
+		if err := git("-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", msg); err != nil {
+			return err
+		}
+	}
+	return git("push", "--quiet")
 }
 
 // edit applies "old => new" lines to the file at path.
