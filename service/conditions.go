@@ -252,6 +252,16 @@ func (p *Poller) settleConditions(ctx context.Context) map[sessionKey]*itemCondi
 	b := &p.conds
 	now := p.Svc.now().UTC()
 	after := p.Svc.cfg.StuckAfter()
+	if ctx.Err() != nil {
+		// A cycle cut short (SIGTERM, polling.cycleTimeoutSeconds) met
+		// its own end, not the items' faults: nothing it saw is kept.
+		b.mu.Lock()
+		for _, e := range b.items {
+			e.met, e.passed, e.completed, e.touched = map[string]string{}, map[string]bool{}, false, false
+		}
+		b.mu.Unlock()
+		return nil
+	}
 	b.mu.Lock()
 	entries := make([]*itemConditions, 0, len(b.items))
 	for _, e := range b.items {

@@ -147,3 +147,37 @@ func TestABlockerTheLoopCompletedReleasesItsDependentWithItsTicketOpen(t *testin
 		})
 	}
 }
+
+// An item an authorized person asked to start that a dependency cycle
+// keeps unarmed gets a reply: its status comment says what holds it and
+// what releases it, and that the start is kept. Breaking the cycle arms it.
+func TestAnItemInADependencyCycleSaysWhatHoldsIt(t *testing.T) {
+	r := newDAGRig(t)
+	a, b := r.issue("A"), r.issue("B")
+	r.gh.AddBlocker(a, b)
+	r.gh.AddBlocker(b, a)
+	r.say(a, "alice", "the-loop start")
+	acts := r.cycle()
+	require.Equal(t, "held", acts["issue-2"].Action)
+	status := ""
+	for _, c := range r.gh.Comments(a) {
+		if c.Author == r.gh.BotLogin() && strings.Contains(c.Body, statusMarker) {
+			status = c.Body
+		}
+	}
+	assert.Contains(t, status, "- **node:** not armed yet (pdlc-work-item-loop)")
+	assert.Contains(t, status, "- **waiting for:** the loop to arm it: in a dependency cycle with #3; not armed until the cycle is broken — "+
+		"it is armed on the first cycle after a person removes one of the dependencies of the cycle; @alice's `the-loop start` is kept and takes effect then")
+	r.cycle()
+	n := 0
+	for _, c := range r.gh.Comments(a) {
+		if strings.Contains(c.Body, statusMarker) {
+			n++
+		}
+	}
+	assert.Equal(t, 1, n, "one comment, not one per cycle")
+
+	r.gh.RemoveBlocker(a, b)
+	r.cycle()
+	assert.Equal(t, phaseSelection, r.at("issue-2"), "armed once the cycle is broken")
+}

@@ -10,6 +10,7 @@
 //	artifact: <path>                  write, commit and push this file
 //	fake: fail-runs=N                 runs 1..N exit 1 without working
 //	fake: hang-runs=N                 runs 1..N report usage, then hang
+//	fake: wait-for=NAME               report usage, then work only once the file NAME exists in --state
 //	fake: usage turns=T tokens=N cost=X
 //	fake: env-dump                    write the environment and argv to the state dir
 //	fake: probe                       try to reach another item and post a handoff through the MCP server
@@ -64,6 +65,9 @@ type directives struct {
 	cost                      float64
 	envDump, probe, prCreate  bool
 	critic                    string
+	// waitFor names a file in the state directory the run waits for
+	// before it works (a test's cue).
+	waitFor string
 	// loopDir and records are a pull request loop's own folder and the
 	// files it keeps there, as the prompt names them.
 	loopDir string
@@ -132,6 +136,15 @@ func run(o options) error {
 		select {} // until the supervisor stops it
 	case n <= d.failRuns:
 		return fmt.Errorf("run %d fails on purpose", n)
+	}
+	if d.waitFor != "" {
+		cue := filepath.Join(o.state, filepath.Base(d.waitFor))
+		for {
+			if _, err := os.Stat(cue); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 	for _, a := range d.artifacts {
 		if err := publish(o, a, n); err != nil {
@@ -211,6 +224,8 @@ func parse(prompt string) directives {
 				d.prCreate = true
 			case "critic":
 				d.critic = v
+			case "wait-for":
+				d.waitFor = v
 			}
 		}
 	}
