@@ -27,10 +27,12 @@ import (
 // its state lives, while the tickets stay on the fake GitHub and Jira.
 type treeDAGRig struct {
 	*dagRig
-	trees *Trees
+	trees  *Trees
+	remote string
+	env    []string
 }
 
-func newTreeDAGRig(t *testing.T) *treeDAGRig {
+func newTreeDAGRig(t *testing.T, with ...func(*Deps)) *treeDAGRig {
 	t.Helper()
 	base, err := os.MkdirTemp("", "tl-dagt")
 	require.NoError(t, err)
@@ -60,9 +62,13 @@ func newTreeDAGRig(t *testing.T) *treeDAGRig {
 		return r.ghp, nil
 	}
 	trees := NewTrees(filepath.Join(base, "trees"), workspace.Options{Env: env, Identity: workspace.Identity{Name: "the-loop", Email: "loop@example.invalid"}})
-	r.svc = testService(t, cfg, Deps{Signer: runtime.NewSigner([]byte("test-key")), Providers: providers, Trees: trees})
+	deps := Deps{Signer: runtime.NewSigner([]byte("test-key")), Providers: providers, Trees: trees}
+	for _, w := range with {
+		w(&deps)
+	}
+	r.svc = testService(t, cfg, deps)
 	r.poller = &Poller{Svc: r.svc, Sources: cfg.Polling.Sources}
-	return &treeDAGRig{dagRig: r, trees: trees}
+	return &treeDAGRig{dagRig: r, trees: trees, remote: filepath.Join(base, "widgets.git"), env: env}
 }
 
 // tree is where item id of container lives.
