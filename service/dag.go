@@ -2,10 +2,12 @@ package service
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/the-loop/the-loop/integrations"
@@ -162,7 +164,7 @@ type checkoutView struct {
 
 // progressLookup returns the dag lookup of where the loop stands on each
 // ticket, read from st (and the portable records of its checkouts).
-func (s *Service) progressLookup(ctx context.Context, st *store.Store, t relations.Trackers, extra *repoconfig.Repo, seen checkouts) dag.Lookup {
+func (s *Service) progressLookup(ctx context.Context, st *store.Store, t relations.Trackers, extra *repoconfig.Repo, seen checkouts, memo *progressMemo) dag.Lookup {
 	return func(ref integrations.Ref) dag.Progress {
 		at, ok := s.locate(t, ref, extra)
 		if !ok {
@@ -185,11 +187,11 @@ func (s *Service) progressLookup(ctx context.Context, st *store.Store, t relatio
 		if tv := s.treeView(cv, at); tv != nil {
 			// The poller keeps an item it armed in its own tree: read it
 			// there first.
-			if pr, err := progressOf(ctx, st, tv, at.id); err == nil && pr.Armed {
+			if pr, err := memo.progressOf(ctx, st, tv, at.id); err == nil && pr.Armed {
 				return pr
 			}
 		}
-		pr, err := progressOf(ctx, st, cv, at.id)
+		pr, err := memo.progressOf(ctx, st, cv, at.id)
 		if err != nil {
 			s.log().Warn("a dependency's state cannot be read; it counts as not started", "workItem", at.id, "err", err)
 		}
@@ -208,6 +210,49 @@ func (s *Service) treeView(cv *checkoutView, at workItemAt) *checkoutView {
 	repo := *cv.repo
 	repo.Root, repo.Warnings = s.deps.Trees.Path(at.container, at.id), nil
 	return &checkoutView{repo: &repo, signer: cv.signer}
+}
+
+// progressMemo keeps, across cycles, the progress read from each stored
+// state: a state that did not change is not verified again (nil keeps
+// nothing).
+type progressMemo struct {
+	mu   sync.Mutex
+	seen map[string]memoProgress
+}
+
+type memoProgress struct {
+	sum [sha256.Size]byte
+	pr  dag.Progress
+}
+
+// progressOf is the package's progressOf, answered from the memo when the
+// stored state is the one it was read from.
+func (m *progressMemo) progressOf(ctx context.Context, st *store.Store, cv *checkoutView, id string) (dag.Progress, error) {
+	if m == nil || st == nil {
+		return progressOf(ctx, st, cv, id)
+	}
+	blob, ok, err := st.StateBlob(ctx, cv.repo.Root, id)
+	if err != nil || !ok {
+		return progressOf(ctx, st, cv, id)
+	}
+	key, sum := cv.repo.Root+"\x00"+id, sha256.Sum256(blob)
+	m.mu.Lock()
+	if e, ok := m.seen[key]; ok && e.sum == sum {
+		m.mu.Unlock()
+		return e.pr, nil
+	}
+	m.mu.Unlock()
+	pr, err := progressOf(ctx, st, cv, id)
+	if err != nil {
+		return pr, err
+	}
+	m.mu.Lock()
+	if m.seen == nil || len(m.seen) > 4096 {
+		m.seen = map[string]memoProgress{}
+	}
+	m.seen[key] = memoProgress{sum: sum, pr: pr}
+	m.mu.Unlock()
+	return pr, nil
 }
 
 // progressOf is where the loop stands on work item id of a checkout. Only

@@ -36,6 +36,8 @@ type Poller struct {
 	acts  pollerActs
 	pulls pullWatch
 	conds conditionBook
+	// memoProgress keeps the dependency step's reads of unchanged states.
+	memoProgress progressMemo
 }
 
 // ItemAction is what one cycle did for one work item.

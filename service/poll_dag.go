@@ -77,7 +77,7 @@ func (p *Poller) beginDependencies() {
 
 // lookup is the cycle's progress lookup, each ticket read once per cycle.
 func (p *Poller) lookup(ctx context.Context, st *store.Store) dag.Lookup {
-	read := p.Svc.progressLookup(ctx, st, p.deps.trackers, nil, p.deps.seen)
+	read := p.Svc.progressLookup(ctx, st, p.deps.trackers, nil, p.deps.seen, &p.memoProgress)
 	return func(ref integrations.Ref) dag.Progress {
 		key := relations.Key(ref)
 		if pr, ok := p.deps.progress[key]; ok {

@@ -46,7 +46,13 @@ type pollerActs struct {
 	// imported is the visit of import-handoff each item's files were
 	// imported in.
 	imported map[sessionKey]string
-	prompts  promptCache
+	// pushChecked are the items whose branch was counted for commits its
+	// remote lacks since their last session ended.
+	pushChecked map[sessionKey]bool
+	// noWalk are the tree paths the store holds no unfinished walk at, as
+	// read once (this poller alone arms items in trees).
+	noWalk  map[string]bool
+	prompts promptCache
 	// takeovers are the operators' takeovers as the last session step
 	// read them (the launch rule's second half).
 	takeovers takeovers
@@ -61,7 +67,7 @@ func (a *pollerActs) init() {
 		a.wants, a.prev, a.views = map[polledKey]sessions.Want{}, map[polledKey]sessions.Want{}, map[sessionKey]*itemView{}
 		a.posted = map[sessionKey]string{}
 		a.syncedAt, a.declined = map[sessionKey]time.Time{}, map[string]string{}
-		a.imported = map[sessionKey]string{}
+		a.imported, a.pushChecked, a.noWalk = map[sessionKey]string{}, map[sessionKey]bool{}, map[string]bool{}
 	}
 }
 
@@ -81,6 +87,50 @@ func (a *pollerActs) synced(k sessionKey, updated time.Time) {
 	defer a.mu.Unlock()
 	a.init()
 	a.syncedAt[k] = updated
+}
+
+// pushCheckDue reports whether item k's branch is to be counted for
+// commits its remote lacks (and notes it is): once after this poller
+// starts, and again after each of its sessions ends.
+func (a *pollerActs) pushCheckDue(k sessionKey) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.init()
+	if a.pushChecked[k] {
+		return false
+	}
+	a.pushChecked[k] = true
+	return true
+}
+
+// noWalkAt reports whether the store was read to hold no unfinished walk
+// at the tree path.
+func (a *pollerActs) noWalkAt(path string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.init()
+	return a.noWalk[path]
+}
+
+func (a *pollerActs) setNoWalk(path string, none bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.init()
+	if none {
+		a.noWalk[path] = true
+		return
+	}
+	delete(a.noWalk, path)
+}
+
+// sessionsEnded makes the items whose sessions ended due a push check.
+func (a *pollerActs) sessionsEnded(exited []sessions.Status) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.init()
+	for _, e := range exited {
+		delete(a.pushChecked, sessionKey{repo: e.Repo, item: e.WorkItem})
+	}
 }
 
 // desk delivers assignments into the supervised sessions of one
@@ -240,6 +290,7 @@ func (p *Poller) superviseSessions(ctx context.Context, rep *CycleReport) {
 		for _, esc := range srep.Escalations {
 			p.escalate(ctx, esc)
 		}
+		p.acts.sessionsEnded(srep.Exited)
 		p.launchConditions(views, wants, srep.Report)
 		rep.Sessions = &srep
 	}

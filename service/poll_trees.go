@@ -102,7 +102,11 @@ func (p *Poller) branchCandidates(it *polledItem, more ...string) []string {
 func (p *Poller) recreateMissing(ctx context.Context, it *polledItem) (string, error) {
 	trees := p.Svc.deps.Trees
 	path := trees.Path(it.container, it.id)
+	if p.acts.noWalkAt(path) {
+		return it.src.Checkout, nil
+	}
 	if !p.walksIn(ctx, path, it.id) {
+		p.acts.setNoWalk(path, true)
 		return it.src.Checkout, nil
 	}
 	it.repo, it.started = path, true
@@ -211,6 +215,7 @@ func (p *Poller) armTree(ctx context.Context, it *polledItem, is integrations.Is
 		}
 		branch = b
 	}
+	p.acts.setNoWalk(trees.Path(it.container, it.id), false)
 	tr, err := trees.Add(ctx, it.src.Checkout, it.container, it.id, branch)
 	if err != nil {
 		return "", fmt.Errorf("create the working tree of %s on %s: %w", it.id, branch, err)
@@ -410,6 +415,12 @@ func (p *Poller) pushPending(ctx context.Context, it *polledItem, sess *session)
 		return
 	}
 	if !p.conds.has(it, runtime.ConditionPushRefused) && !p.conds.has(it, runtime.ConditionTreeConflict) {
+		// Commits the remote lacks appear when a session ends (its push
+		// may have been refused) — and, for all this poller knows, before
+		// it started: only then is the branch counted.
+		if !p.acts.pushCheckDue(sessionKey{repo: sess.repo.Root, item: it.id}) {
+			return
+		}
 		n, err := it.tree.Unpushed(ctx)
 		if err != nil || n == 0 {
 			return
