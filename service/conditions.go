@@ -40,6 +40,11 @@ var clearsBy = map[string]string{
 	runtime.ConditionCycle:        "clears once a cycle of the item passes without an error",
 }
 
+// allConditions are every kind.
+var allConditions = []string{runtime.ConditionTreeMissing, runtime.ConditionTreeDirty, runtime.ConditionTreeConflict,
+	runtime.ConditionPushRefused, runtime.ConditionGit, runtime.ConditionTracker, runtime.ConditionStore,
+	runtime.ConditionLaunch, runtime.ConditionCycle}
+
 // clearedByPass are the kinds only their own step's success clears; the
 // others clear when a cycle of the item ran to its end without meeting
 // them.

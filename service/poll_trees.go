@@ -520,6 +520,8 @@ func (p *Poller) cleanup(ctx context.Context, it *polledItem, sess *session, act
 		return act
 	}
 	act.Action = "cleaned"
+	// A walk that ends keeps nothing stuck: its conditions clear.
+	p.conds.pass(it, allConditions...)
 	if it.tree == nil {
 		return act
 	}
