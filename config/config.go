@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/the-loop/the-loop/agents/critic"
 )
 
 // EnvConfig names the environment variable that overrides the config path.
@@ -125,12 +123,8 @@ func Parse(data []byte) (*Config, error) {
 	}
 	if err := c.validate(); err != nil {
 		key := ""
-		var ke *keyError
-		var fe *critic.FieldError
-		switch {
-		case errors.As(err, &ke):
-			key = ke.key
-		case errors.As(err, &fe):
+		var fe *FieldError
+		if errors.As(err, &fe) {
 			key = fe.Key
 		}
 		if line := lineOfKey(&root, key); key != "" && line > 0 {
@@ -161,15 +155,18 @@ func (c *Config) Where(key string) string {
 	return file + ": " + key
 }
 
-// keyError is a refused value, naming its key path.
-type keyError struct {
-	key, msg string
+// FieldError is a refused configuration value: Key is its dotted path
+// (harnesses.claude.adapter, critics[1].command), Msg says what is wrong
+// and how to fix it.
+type FieldError struct {
+	Key string
+	Msg string
 }
 
-func (e *keyError) Error() string { return e.key + ": " + e.msg }
+func (e *FieldError) Error() string { return e.Key + ": " + e.Msg }
 
 func badKey(key, format string, args ...any) error {
-	return &keyError{key: key, msg: fmt.Sprintf(format, args...)}
+	return &FieldError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (c *Config) validate() error {
@@ -230,7 +227,7 @@ func (c *Config) validate() error {
 	if err := c.validateSessions(); err != nil {
 		return err
 	}
-	return c.Critic.Validate() // a *critic.FieldError names its key
+	return c.Critic.Validate()
 }
 
 // parseStuckAfter reads notify.stuckAfter: a duration, "0" for never ("" is

@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/the-loop/the-loop/agents/critic"
 )
 
 func TestParseDefaults(t *testing.T) {
@@ -73,13 +71,13 @@ func TestParseCriticsAndReviews(t *testing.T) {
 	require.Len(t, c.Critic.Critics, 1)
 	assert.Equal(t, "codex", c.Critic.Critics[0].Name)
 	assert.Equal(t, 120, c.Critic.Critics[0].TimeoutSeconds)
-	assert.Equal(t, critic.DefaultMaxOutputBytes, c.Critic.Critics[0].MaxOutputBytes, "defaults fill what the operator left out")
-	assert.Equal(t, critic.Reviews{SelfReviewCount: 3, CriticReviewCount: 2}, c.Critic.Reviews)
+	assert.Equal(t, DefaultCriticMaxOutputBytes, c.Critic.Critics[0].MaxOutputBytes, "defaults fill what the operator left out")
+	assert.Equal(t, Reviews{SelfReviewCount: 3, CriticReviewCount: 2}, c.Critic.Reviews)
 
 	d, err := Parse(nil)
 	require.NoError(t, err)
 	assert.Empty(t, d.Critic.Critics, "no critic exists unless the operator configures one")
-	assert.Equal(t, critic.Reviews{SelfReviewCount: 3, CriticReviewCount: 3}, d.Critic.Reviews)
+	assert.Equal(t, Reviews{SelfReviewCount: 3, CriticReviewCount: 3}, d.Critic.Reviews)
 	assert.Equal(t, d.Critic.Reviews, Default().Critic.Reviews)
 }
 

@@ -4,9 +4,6 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/the-loop/the-loop/agents/critic"
-	"github.com/the-loop/the-loop/agents/harness"
 )
 
 // Config is the whole operator configuration. Every key is documented in
@@ -23,12 +20,12 @@ type Config struct {
 	Notify Notify `yaml:"notify"`
 	// Harnesses maps a harness name to how its sessions are launched
 	// (docs/sessions.md); none configured means the poller launches none.
-	Harnesses map[string]harness.Config `yaml:"harnesses"`
+	Harnesses map[string]Harness `yaml:"harnesses"`
 	// Sessions configures the agent sessions and the items' working trees.
 	Sessions Sessions `yaml:"sessions"`
 	// Critic is the critic policy: the top-level critics: and reviews:
-	// keys (docs/reviews.md), validated by package critic.
-	Critic critic.Config `yaml:",inline"`
+	// keys (docs/reviews.md).
+	Critic CriticPolicy `yaml:",inline"`
 
 	// Path is the file the configuration was read from ("" for defaults).
 	Path string `yaml:"-"`

@@ -1,18 +1,12 @@
 package config
 
-import (
-	"errors"
-	"path/filepath"
+import "path/filepath"
 
-	"github.com/the-loop/the-loop/agents/harness"
-	"github.com/the-loop/the-loop/agents/sessions"
-)
-
-// Sessions is the `sessions:` block: the supervisor's limits (sessions.Config,
+// Sessions is the `sessions:` block: the supervisor's limits (SessionLimits,
 // inline) and where the poller keeps what its sessions need — their files and
 // the items' working trees.
 type Sessions struct {
-	sessions.Config `yaml:",inline"`
+	SessionLimits `yaml:",inline"`
 	// Harness names the entry of `harnesses:` an item's sessions run when
 	// its repository config names none ("" = the only configured harness).
 	Harness string `yaml:"harness"`
@@ -52,26 +46,19 @@ func (c *Config) DefaultHarness() string {
 }
 
 func (s *Sessions) applyDefaults() {
-	s.Config = s.Config.WithDefaults()
+	s.SessionLimits = s.SessionLimits.WithDefaults()
 	orDefault(&s.Remote, "origin")
 }
 
 // validateSessions checks `harnesses:` and `sessions:`, returning a
-// *keyError so the message carries the line.
+// *FieldError so the message carries the line.
 func (c *Config) validateSessions() error {
-	asKey := func(err error) error {
-		var fe *harness.FieldError
-		if errors.As(err, &fe) {
-			return badKey(fe.Key, "%s", fe.Msg)
-		}
+	if err := ValidateHarnesses(c.Harnesses); err != nil {
 		return err
 	}
-	if err := harness.Validate(c.Harnesses); err != nil {
-		return asKey(err)
-	}
 	s := c.Sessions
-	if err := s.Config.Validate("sessions"); err != nil {
-		return asKey(err)
+	if err := s.SessionLimits.Validate("sessions"); err != nil {
+		return err
 	}
 	if s.Harness != "" {
 		if _, ok := c.Harnesses[s.Harness]; !ok {

@@ -228,6 +228,7 @@ func TestHTTPToolCalls(t *testing.T) {
 		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
 			var opts []client.ClientOption
 			if legacy {
+				//lint:ignore SA1019 the test drives clients of the legacy handshake on purpose
 				opts = append(opts, client.WithLegacyProtocolOnly())
 			}
 			c := httpClient(t, rig.url, testToken, opts...)
@@ -253,6 +254,7 @@ func TestHTTPConcurrentClients(t *testing.T) {
 	for i := 0; i < clients; i++ {
 		var opts []client.ClientOption
 		if i%2 == 1 {
+			//lint:ignore SA1019 half the clients speak the legacy handshake on purpose
 			opts = append(opts, client.WithLegacyProtocolOnly())
 		}
 		c := httpClient(t, rig.url, testToken, opts...)

@@ -54,6 +54,6 @@ var graphCompleteTool = Tool{
 		if err != nil {
 			return coreError("graph_complete", err)
 		}
-		return result(claim, service.ClaimText(claim.Envelope, in.WorkItem), claim.Warnings)
+		return result(claim, service.ClaimText(claim.ClaimAnswer, in.WorkItem), claim.Warnings)
 	}),
 }

@@ -333,8 +333,8 @@ func renderMessages(ms []Message) []string {
 	return out
 }
 
-// Envelope is the answer to a completion claim.
-type Envelope struct {
+// ClaimAnswer is the answer to a completion claim.
+type ClaimAnswer struct {
 	Node        string   `json:"node"`
 	Status      string   `json:"status"`
 	Outcome     string   `json:"outcome"`

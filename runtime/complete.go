@@ -9,18 +9,18 @@ import (
 // Complete is an agent's claim that node (default: the current node) is
 // done: it runs the exit chain and advances on pass. A claim for a node that
 // is not current, or for a human gate, is refused with the reason.
-func (r *Runtime) Complete(ctx context.Context, id, node, actor string) (Envelope, error) {
+func (r *Runtime) Complete(ctx context.Context, id, node, actor string) (ClaimAnswer, error) {
 	return r.CompleteWith(ctx, id, node, actor, nil)
 }
 
 // CompleteWith is Complete with the ticket's comments, for an agent node
 // whose checks also read authorized comments (a named security sign-off).
 // Only authorized comments ever count, and a human gate is still refused.
-func (r *Runtime) CompleteWith(ctx context.Context, id, node, actor string, event *Event) (Envelope, error) {
+func (r *Runtime) CompleteWith(ctx context.Context, id, node, actor string, event *Event) (ClaimAnswer, error) {
 	if err := ValidateID(id); err != nil {
-		return Envelope{}, err
+		return ClaimAnswer{}, err
 	}
-	env := Envelope{Node: node, Messages: []string{}}
+	env := ClaimAnswer{Node: node, Messages: []string{}}
 	var enterNode string
 	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
 		cur := st.CurrentNode

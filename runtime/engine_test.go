@@ -264,7 +264,7 @@ func TestForceMovesThePointerAndForgesNoVerdict(t *testing.T) {
 	res, err := h.rt.Force(context.Background(), "issue-1", "complete", "demo day", "@ops")
 	require.NoError(t, err)
 	assert.Equal(t, "write", res.FromNode)
-	assert.Contains(t, strings.Join(res.Warnings, "\n"), "write → complete is not a declared edge")
+	assert.Contains(t, strings.Join(res.Cautions, "\n"), "write → complete is not a declared edge")
 	st := h.state()
 	assert.Equal(t, "complete", st.CurrentNode)
 	assert.True(t, st.Nodes["complete"].Forced)

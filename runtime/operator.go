@@ -15,11 +15,13 @@ var ErrReasonRequired = errors.New("--reason is required")
 
 // ForceResult is the outcome of a force.
 type ForceResult struct {
-	WorkItem string   `json:"workItem"`
-	FromNode string   `json:"fromNode"`
-	ToNode   string   `json:"toNode"`
-	Reason   string   `json:"reason"`
-	Warnings []string `json:"warnings"`
+	WorkItem string `json:"workItem"`
+	FromNode string `json:"fromNode"`
+	ToNode   string `json:"toNode"`
+	Reason   string `json:"reason"`
+	// Cautions say what the force bypasses (an undeclared edge, a required
+	// node, an unsigned record); they are part of its record and JSON.
+	Cautions []string `json:"warnings"`
 }
 
 // Force moves the pointer to node `to` (an operator act, CLI only). It
@@ -44,7 +46,7 @@ func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (Forc
 	if actor == "" {
 		actor = "(shell)"
 	}
-	res := ForceResult{WorkItem: id, ToNode: to, Reason: reason, Warnings: []string{}}
+	res := ForceResult{WorkItem: id, ToNode: to, Reason: reason, Cautions: []string{}}
 	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
 		from := st.CurrentNode
 		if from == "" {
@@ -56,16 +58,16 @@ func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (Forc
 		}
 		res.FromNode = from
 		if next, _ := r.Graph.Next(from, "pass"); next != to && !r.Graph.HasEdge(from, to) {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s → %s is not a declared edge; you are deliberately outside the model", from, to))
+			res.Cautions = append(res.Cautions, fmt.Sprintf("%s → %s is not a declared edge; you are deliberately outside the model", from, to))
 		}
 		for _, n := range []*Node{fromNode, target} {
 			if n.Required {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("node %q is marked required — this force bypasses a guarantee the process treats as mandatory", n.ID))
+				res.Cautions = append(res.Cautions, fmt.Sprintf("node %q is marked required — this force bypasses a guarantee the process treats as mandatory", n.ID))
 				break
 			}
 		}
 		d := &Decision{WorkItem: st.WorkItem, Loop: r.Graph.Name, Node: to, Kind: KindForce, Via: ViaCLI, By: actor, Reason: reason, At: Now(),
-			Data: map[string]any{"from": from, "warnings": append([]string(nil), res.Warnings...)}}
+			Data: map[string]any{"from": from, "warnings": append([]string(nil), res.Cautions...)}}
 		if err := r.signer().Sign(d); err != nil {
 			return nil, fmt.Errorf("sign force: %w", err)
 		}
@@ -73,24 +75,24 @@ func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (Forc
 		evs := r.enter(st, to)
 		st.Record(to).Forced = true
 		st.Escalation = nil
-		evs = append(evs, EventRecord{Name: "graph.forced", Node: to, Data: map[string]any{"from": from, "reason": reason, "actor": actor, "warnings": res.Warnings}})
+		evs = append(evs, EventRecord{Name: "graph.forced", Node: to, Data: map[string]any{"from": from, "reason": reason, "actor": actor, "warnings": res.Cautions}})
 		return evs, nil
 	})
 	if err != nil {
 		return res, fmt.Errorf("force %s: %w", id, err)
 	}
 	if w := r.unsignedAct("force"); w != "" {
-		res.Warnings = append(res.Warnings, w)
+		res.Cautions = append(res.Cautions, w)
 	}
 	r.log().Warn("forced transition", "workItem", id, "from", res.FromNode, "to", to, "actor", actor)
 	var b strings.Builder
 	fmt.Fprintf(&b, "🤖 _the-loop_ — **forced transition**\n\n`%s` → `%s` by %s.\n\nReason: %s\n", res.FromNode, to, actor, reason)
-	for _, w := range res.Warnings {
+	for _, w := range res.Cautions {
 		fmt.Fprintf(&b, "- ⚠️ %s\n", w)
 	}
 	b.WriteString("\nThis moved the pointer only: the bypassed gate keeps its real verdict, and `the-loop check --recompute` still reports it.\n")
 	if w := r.postAudit(ctx, id, b.String()); w != "" {
-		res.Warnings = append(res.Warnings, w)
+		res.Cautions = append(res.Cautions, w)
 	}
 	return res, nil
 }
@@ -132,7 +134,9 @@ type SkipResult struct {
 	Withdrawn []string    `json:"withdrawn,omitempty"`
 	Rejected  []Rejection `json:"rejected"`
 	Reason    string      `json:"reason"`
-	Warnings  []string    `json:"warnings"`
+	// Cautions say what the act could not do (an unsigned record, an audit
+	// comment not posted); they are part of its JSON.
+	Cautions []string `json:"warnings"`
 }
 
 // Rejection names a refused token and why.
@@ -148,20 +152,12 @@ func (r *Runtime) DeclareSkips(ctx context.Context, id string, tokens []string, 
 	if err != nil {
 		return SkipResult{}, err
 	}
-	res := SkipResult{WorkItem: id, Reason: reason, Declared: []string{}, Rejected: []Rejection{}, Warnings: []string{}}
-	order, accepted, rejected := ExpandSkipTokens(r.Graph, tokens)
-	for _, t := range rejected {
-		res.Rejected = append(res.Rejected, Rejection{Token: t, Why: SkipTokenRefusal(r.Graph, t)})
-	}
+	res := SkipResult{WorkItem: id, Reason: reason, Declared: []string{}, Rejected: []Rejection{}, Cautions: []string{}}
+	order, accepted := r.skipTokens(tokens, &res)
 	err = r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
-		curIdx := -1
-		if n, ok := r.Graph.Node(st.CurrentNode); ok {
-			curIdx = n.Index()
-		}
 		var evs []EventRecord
 		for _, node := range order {
-			n, _ := r.Graph.Node(node)
-			if node == st.CurrentNode || st.Entered(node) || n.Index() <= curIdx {
+			if r.reached(st, node) {
 				res.Rejected = append(res.Rejected, Rejection{Token: node, Why: "already entered or behind the pointer — a skip is a plan, not an amnesty"})
 				continue
 			}
@@ -186,12 +182,12 @@ func (r *Runtime) DeclareSkips(ctx context.Context, id string, tokens []string, 
 		return res, fmt.Errorf("skip %s: %w", id, err)
 	}
 	if w := r.unsignedAct("skip declaration"); w != "" && len(res.Declared) > 0 {
-		res.Warnings = append(res.Warnings, w)
+		res.Cautions = append(res.Cautions, w)
 	}
 	if len(res.Declared) > 0 {
 		body := fmt.Sprintf("🤖 _the-loop_ — **declared skips**\n\n%s declared these phases skipped: `%s`.\n\nReason: %s\n", actor, strings.Join(res.Declared, "`, `"), reason)
 		if w := r.postAudit(ctx, id, body); w != "" {
-			res.Warnings = append(res.Warnings, w)
+			res.Cautions = append(res.Cautions, w)
 		}
 	}
 	return res, nil

@@ -69,14 +69,19 @@ func CheckRepo(repo string) error {
 		return fmt.Errorf("repository %s must be OWNER/REPO", strconv.Quote(repo))
 	}
 	for _, p := range parts {
-		if p == "" || p == "." || p == ".." || !repoSegment(p) {
+		if !RepoSegment(p) {
 			return fmt.Errorf("repository %s: %s is not a usable owner or repository name (letters, digits, '.', '_' and '-')", strconv.Quote(repo), strconv.Quote(p))
 		}
 	}
 	return nil
 }
 
-func repoSegment(s string) bool {
+// RepoSegment reports whether s can be an owner or repository name: one
+// or more letters, digits, '.', '_' and '-', and neither "." nor "..".
+func RepoSegment(s string) bool {
+	if s == "" || s == "." || s == ".." {
+		return false
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {

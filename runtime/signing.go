@@ -259,7 +259,7 @@ func (s *Signer) Honours(d *Decision, strict bool) (bool, string) {
 // webhook, the MCP bearer token — beside the signing key and systemd's
 // credentials directory. No child the loop starts (a session, a critic, a
 // repository's command) gets them, and what a child prints is scrubbed of
-// their values; proc.LooksSecret catches more by name.
+// their values; envvar.LooksSecret catches more by name.
 func SensitiveEnv(cfg *config.Config) []string {
 	out := []string{EnvSigningKey, config.EnvCredentialsDirectory}
 	if cfg == nil {

@@ -182,14 +182,14 @@ func TestOperatorActsWithoutASigningKeySaySo(t *testing.T) {
 	h.advance(h.say("select"))
 	res, err := h.rt.Force(context.Background(), "issue-1", "complete", "demo", "@ops")
 	require.NoError(t, err)
-	assert.Contains(t, strings.Join(res.Warnings, "\n"), "this host holds no signing key: the force is recorded unsigned")
+	assert.Contains(t, strings.Join(res.Cautions, "\n"), "this host holds no signing key: the force is recorded unsigned")
 
 	signed := newRig(t, nil)
 	signed.rt.Signer = NewEd25519Signer(testKey("host"))
 	signed.advance(signed.say("select"))
 	res, err = signed.rt.Force(context.Background(), "issue-1", "complete", "demo", "@ops")
 	require.NoError(t, err)
-	assert.NotContains(t, strings.Join(res.Warnings, "\n"), "no signing key")
+	assert.NotContains(t, strings.Join(res.Cautions, "\n"), "no signing key")
 }
 
 // One list names the secrets of the loop's environment, for every child

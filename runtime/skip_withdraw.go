@@ -19,24 +19,16 @@ func (r *Runtime) WithdrawSkips(ctx context.Context, id string, tokens []string,
 	if err != nil {
 		return SkipResult{}, err
 	}
-	res := SkipResult{WorkItem: id, Reason: reason, Declared: []string{}, Withdrawn: []string{}, Rejected: []Rejection{}, Warnings: []string{}}
-	order, _, rejected := ExpandSkipTokens(r.Graph, tokens)
-	for _, t := range rejected {
-		res.Rejected = append(res.Rejected, Rejection{Token: t, Why: SkipTokenRefusal(r.Graph, t)})
-	}
+	res := SkipResult{WorkItem: id, Reason: reason, Declared: []string{}, Withdrawn: []string{}, Rejected: []Rejection{}, Cautions: []string{}}
+	order, _ := r.skipTokens(tokens, &res)
 	err = r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
-		curIdx := -1
-		if n, ok := r.Graph.Node(st.CurrentNode); ok {
-			curIdx = n.Index()
-		}
 		var evs []EventRecord
 		for _, node := range order {
-			n, _ := r.Graph.Node(node)
 			d, declared := st.Skips[node]
 			switch {
 			case !declared:
 				res.Rejected = append(res.Rejected, Rejection{Token: node, Why: "no skip is declared for it"})
-			case node == st.CurrentNode || st.Entered(node) || n.Index() <= curIdx:
+			case r.reached(st, node):
 				res.Rejected = append(res.Rejected, Rejection{Token: node, Why: "the walk already passed it — move the pointer back with `the-loop graph force` to walk it"})
 			default:
 				delete(st.Skips, node)
@@ -59,8 +51,26 @@ func (r *Runtime) WithdrawSkips(ctx context.Context, id string, tokens []string,
 	if len(res.Withdrawn) > 0 {
 		body := fmt.Sprintf("🤖 _the-loop_ — **skips withdrawn**\n\n%s withdrew the declared skips of `%s`: these phases will be walked.\n\nReason: %s\n", actor, strings.Join(res.Withdrawn, "`, `"), reason)
 		if w := r.postAudit(ctx, id, body); w != "" {
-			res.Warnings = append(res.Warnings, w)
+			res.Cautions = append(res.Cautions, w)
 		}
 	}
 	return res, nil
+}
+
+// skipTokens expands the tokens of a skip act on the graph: the nodes they
+// name in walk order, each with the token that named it; a token that
+// names no node is rejected into res.
+func (r *Runtime) skipTokens(tokens []string, res *SkipResult) (order []string, accepted map[string]string) {
+	order, accepted, rejected := ExpandSkipTokens(r.Graph, tokens)
+	for _, t := range rejected {
+		res.Rejected = append(res.Rejected, Rejection{Token: t, Why: SkipTokenRefusal(r.Graph, t)})
+	}
+	return order, accepted
+}
+
+// reached reports whether the walk in st has entered node or passed it.
+func (r *Runtime) reached(st *State, node string) bool {
+	n, _ := r.Graph.Node(node)
+	cur, ok := r.Graph.Node(st.CurrentNode)
+	return node == st.CurrentNode || st.Entered(node) || ok && n.Index() <= cur.Index()
 }

@@ -113,11 +113,11 @@ func (r *handoffRig) state() *runtime.State {
 	return sess.state
 }
 
-func (r *handoffRig) complete() runtime.Envelope {
+func (r *handoffRig) complete() runtime.ClaimAnswer {
 	r.t.Helper()
 	env, err := r.svc.Complete(r.ctx(), CompleteRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: r.id}, Actor: "agent"})
 	require.NoError(r.t, err)
-	return env.Envelope
+	return env.ClaimAnswer
 }
 
 func (r *handoffRig) events(name string) []runtime.EventRecord {

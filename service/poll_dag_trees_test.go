@@ -3,8 +3,6 @@ package service
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,11 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/agents/workspace"
-	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
-	"github.com/the-loop/the-loop/integrations/github"
-	"github.com/the-loop/the-loop/integrations/jira"
-	"github.com/the-loop/the-loop/integrations/providertest"
 	"github.com/the-loop/the-loop/runtime"
 )
 
@@ -39,35 +33,8 @@ func newTreeDAGRig(t *testing.T, with ...func(*Deps)) *treeDAGRig {
 	t.Cleanup(func() { _ = os.RemoveAll(base) })
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + base, "GIT_CONFIG_NOSYSTEM=1"}
 	checkout := checkoutOf(t, env, base, "widgets", "ticketing:\n  github:\n    owner: octo\n    repo: widgets\n"+passingTests)
-	r := &dagRig{t: t, gh: providertest.NewGitHub(t), jira: providertest.NewJira(t, jira.AuthDataCenter), repo: checkout}
-	cfg := config.Default()
-	cfg.Routing.AuthorizedUsers = []string{"alice"}
-	cfg.Routing.SelfLogins = []string{r.gh.BotLogin(), r.jira.BotLogin()}
-	cfg.Polling.Sources = []config.Source{
-		{System: "github", Repos: []string{"octo/widgets"}, Checkout: checkout},
-		{System: "jira", Projects: []string{"PROJ"}, Checkout: checkout},
-	}
-	r.ghp, err = github.New(github.Options{BaseURL: r.gh.URL(), Token: r.gh.Token(), HTTPClient: &http.Client{Transport: http.DefaultTransport}})
-	require.NoError(t, err)
-	jp, err := jira.New(jira.Options{BaseURL: r.jira.URL(), Auth: jira.AuthDataCenter, Token: r.jira.Token(), Projects: r.jira.Projects(),
-		HTTPClient: &http.Client{Transport: http.DefaultTransport}})
-	require.NoError(t, err)
-	u, err := url.Parse(r.gh.URL())
-	require.NoError(t, err)
-	r.host = u.Host
-	providers := func(system string) (integrations.Provider, error) {
-		if system == "jira" {
-			return jp, nil
-		}
-		return r.ghp, nil
-	}
 	trees := NewTrees(filepath.Join(base, "trees"), workspace.Options{Env: env, Identity: workspace.Identity{Name: "the-loop", Email: "loop@example.invalid"}})
-	deps := Deps{Signer: runtime.NewSigner([]byte("test-key")), Providers: providers, Trees: trees}
-	for _, w := range with {
-		w(&deps)
-	}
-	r.svc = testService(t, cfg, deps)
-	r.poller = &Poller{Svc: r.svc, Sources: cfg.Polling.Sources}
+	r := newDAGRigIn(t, checkout, append([]func(*Deps){func(d *Deps) { d.Trees = trees }}, with...)...)
 	return &treeDAGRig{dagRig: r, trees: trees, remote: filepath.Join(base, "widgets.git"), env: env}
 }
 

@@ -92,7 +92,7 @@ func newPRSessionRig(t *testing.T) *prSessionRig {
 	prov, err := github.New(github.Options{BaseURL: fake.URL(), Token: fake.Token()})
 	require.NoError(t, err)
 	db := store.NewHandle(filepath.Join(base, "state.db"))
-	sup, err := sessions.New(cfg.Sessions.Config, sessions.Deps{Store: HandleRecorder(db), Harnesses: cfg.Harnesses,
+	sup, err := sessions.New(cfg.Sessions.SessionLimits, sessions.Deps{Store: HandleRecorder(db), Harnesses: cfg.Harnesses,
 		Serve: []string{"/nonexistent/the-loop", "serve"}, StateDir: filepath.Join(base, "state"), Environ: env,
 		Lookup: func(k string) (string, bool) {
 			for _, kv := range env {

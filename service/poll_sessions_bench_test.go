@@ -85,7 +85,7 @@ func newActingRig(b *testing.B, n, live int, acting bool) *actingRig {
 			testbin.Build(b, "github.com/the-loop/the-loop/agents/harness/fakeharness"), "--prompt-file", "{prompt_file}", "--work-item", "{work_item}",
 			"--workdir", "{workdir}", "--state", r.fakeSt, "--script", script}}}
 		cfg.Sessions.Max = live
-		sup, err := sessions.New(cfg.Sessions.Config, sessions.Deps{Store: HandleRecorder(db), Harnesses: cfg.Harnesses,
+		sup, err := sessions.New(cfg.Sessions.SessionLimits, sessions.Deps{Store: HandleRecorder(db), Harnesses: cfg.Harnesses,
 			Serve: []string{"/nonexistent/the-loop", "serve"}, StateDir: filepath.Join(base, "state"), Environ: env,
 			Lookup: func(k string) (string, bool) {
 				for _, kv := range env {

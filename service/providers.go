@@ -46,7 +46,8 @@ func (p storePages) LoadPage(ctx context.Context, key string) (httpx.Page, bool,
 	if err != nil {
 		return httpx.Page{}, false, err
 	}
-	return st.LoadPage(ctx, key)
+	page, found, err := st.LoadPage(ctx, key)
+	return httpx.Page(page), found, err
 }
 
 func (p storePages) SavePage(ctx context.Context, key string, page httpx.Page) error {
@@ -54,7 +55,7 @@ func (p storePages) SavePage(ctx context.Context, key string, page httpx.Page) e
 	if err != nil {
 		return err
 	}
-	return st.SavePage(ctx, key, page)
+	return st.SavePage(ctx, key, store.Page(page))
 }
 
 func (p storePages) TouchPage(ctx context.Context, key string) error {

@@ -16,6 +16,7 @@ import (
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/jira"
 	"github.com/the-loop/the-loop/integrations/providertest"
+	"github.com/the-loop/the-loop/internal/httpx"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/repoconfig"
 	"github.com/the-loop/the-loop/store"
@@ -31,7 +32,7 @@ func TestAJiraItemsPullRequestIsLinkedFromTheTicket(t *testing.T) {
 	writeFile(t, filepath.Join(repo, repoconfig.Path), "ticketing:\n  system: jira\n  jira:\n    project: PROJ\n  github:\n    owner: octo\n    repo: widgets\n")
 	ghp, err := github.New(github.Options{BaseURL: gh.URL(), Token: gh.Token()})
 	require.NoError(t, err)
-	jp, err := jira.New(jira.Options{BaseURL: jr.URL(), Auth: jira.AuthDataCenter, Token: jr.Token(), HTTPClient: &http.Client{Transport: http.DefaultTransport}})
+	jp, err := jira.New(jira.Options{BaseURL: jr.URL(), Auth: jira.AuthDataCenter, Token: jr.Token(), ClientOptions: httpx.ClientOptions{HTTPClient: &http.Client{Transport: http.DefaultTransport}}})
 	require.NoError(t, err)
 	cfg := config.Default()
 	cfg.Routing.AuthorizedUsers = []string{"alice"}

@@ -146,11 +146,11 @@ func (r *prRig) openPR(repo, sha string) PRCreateResult {
 	return res
 }
 
-func (r *prRig) claim(node string, pr int, prRepo string) runtime.Envelope {
+func (r *prRig) claim(node string, pr int, prRepo string) runtime.ClaimAnswer {
 	r.t.Helper()
 	res, err := r.svc.Complete(context.Background(), CompleteRequest{ItemRequest: r.item(), Node: node, PR: pr, PRRepo: prRepo, Actor: "agent"})
 	require.NoError(r.t, err)
-	return res.Envelope
+	return res.ClaimAnswer
 }
 
 // briefings are the reviewer briefing comments on pull request repo#n.

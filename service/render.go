@@ -89,7 +89,7 @@ func Mermaid(g *runtime.Graph) string {
 // ClaimText renders a completion claim's verdict for people: the claimed
 // node (the work item when none was resolved), its status and where the
 // item now stands, then the messages to act on.
-func ClaimText(env runtime.Envelope, workItem string) string {
+func ClaimText(env runtime.ClaimAnswer, workItem string) string {
 	claimed := env.Node
 	if claimed == "" {
 		claimed = workItem

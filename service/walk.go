@@ -142,7 +142,7 @@ type CompleteRequest struct {
 
 // CompleteResult is the claim's verdict.
 type CompleteResult struct {
-	runtime.Envelope
+	runtime.ClaimAnswer
 	Warnings []string `json:"-"`
 }
 
@@ -162,7 +162,7 @@ func (s *Service) Complete(ctx context.Context, req CompleteRequest) (CompleteRe
 		sess.warns = append(sess.warns, warn)
 	}
 	env, err := sess.rt.CompleteWith(ctx, req.WorkItem, req.Node, req.Actor, ev)
-	return CompleteResult{Envelope: env, Warnings: sess.warns}, err
+	return CompleteResult{ClaimAnswer: env, Warnings: sess.warns}, err
 }
 
 // completeInner is a claim on the node of a pull request's loop.
@@ -176,7 +176,7 @@ func (s *Service) completeInner(ctx context.Context, req CompleteRequest) (Compl
 	}
 	if h := runtime.Held(s.cfg, outer.state); h != nil {
 		// A paused or stopped item holds its pull requests' loops too.
-		return CompleteResult{Envelope: runtime.Envelope{Node: req.Node, CurrentNode: outer.state.CurrentNode, Status: runtime.StatusRefused,
+		return CompleteResult{ClaimAnswer: runtime.ClaimAnswer{Node: req.Node, CurrentNode: outer.state.CurrentNode, Status: runtime.StatusRefused,
 			Reason: "held", Messages: []string{h.Error()}}, Warnings: outer.warns}, nil
 	}
 	link, err := s.innerFor(ctx, req.Repo, req.WorkItem, req.PRRepo, req.PR)
@@ -196,7 +196,7 @@ func (s *Service) completeInner(ctx context.Context, req CompleteRequest) (Compl
 		}
 	}
 	env, err := sess.rt.CompleteWith(ctx, req.WorkItem, req.Node, req.Actor, ev)
-	return CompleteResult{Envelope: env, Warnings: sess.warns}, err
+	return CompleteResult{ClaimAnswer: env, Warnings: sess.warns}, err
 }
 
 // ForceRequest moves the pointer (an operator act; CLI only).
@@ -212,9 +212,9 @@ type ForceRequest struct {
 	Actor  string `json:"-"`
 }
 
-// ForceResult is the move. The embedded result's own warnings (the
-// bypassed gate is required, ...) are part of its JSON; Warnings are the
-// service's, printed on stderr.
+// ForceResult is the move. The embedded result's Cautions (the bypassed
+// gate is required, ...) are part of its JSON, as "warnings"; Warnings are
+// the service's, printed on stderr.
 type ForceResult struct {
 	runtime.ForceResult
 	// PullRequest names the pull request whose loop was moved ("" for the
@@ -262,7 +262,7 @@ type SkipRequest struct {
 }
 
 // SkipResult is what was declared and refused; like ForceResult, the
-// embedded result's warnings are part of its JSON.
+// embedded result's Cautions are part of its JSON.
 type SkipResult struct {
 	runtime.SkipResult
 	Warnings []string `json:"-"`

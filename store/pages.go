@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 // Bounds of the conditional-request cache.
@@ -27,25 +25,32 @@ const (
 	pruneEvery = 64
 )
 
-var _ httpx.PageStore = (*Store)(nil)
+// Page is one cached answer of a conditional GET: the validator, the
+// headers and the body of the last 200. The providers' HTTP transport
+// keeps its pages here (service adapts the store to its page cache).
+type Page struct {
+	ETag   string
+	Header http.Header
+	Body   []byte
+}
 
-// LoadPage implements httpx.PageStore: the cached answer of a conditional
-// GET under key, including one saved but not yet written.
-func (s *Store) LoadPage(ctx context.Context, key string) (httpx.Page, bool, error) {
+// LoadPage returns the cached answer of a conditional GET under key,
+// including one saved but not yet written.
+func (s *Store) LoadPage(ctx context.Context, key string) (Page, bool, error) {
 	if p, ok := s.pages.pending(key); ok {
 		return p, true, nil
 	}
-	var p httpx.Page
+	var p Page
 	var header string
 	err := s.read.QueryRowContext(ctx, `SELECT etag, header, body FROM http_pages WHERE key = ?`, key).Scan(&p.ETag, &header, &p.Body)
 	if errors.Is(err, sql.ErrNoRows) {
-		return httpx.Page{}, false, nil
+		return Page{}, false, nil
 	}
 	if err != nil {
-		return httpx.Page{}, false, describe(s.path, "read a cached page from", err)
+		return Page{}, false, describe(s.path, "read a cached page from", err)
 	}
 	if err := json.Unmarshal([]byte(header), &p.Header); err != nil {
-		return httpx.Page{}, false, nil // an unreadable entry is a miss
+		return Page{}, false, nil // an unreadable entry is a miss
 	}
 	if p.Header == nil {
 		p.Header = http.Header{}
@@ -53,12 +58,12 @@ func (s *Store) LoadPage(ctx context.Context, key string) (httpx.Page, bool, err
 	return p, true, nil
 }
 
-// SavePage implements httpx.PageStore. The page is written in the
-// background, batched with others, and never inside the caller's
+// SavePage stores p under key, replacing what was there. The page is
+// written in the background, batched with others, and never inside the caller's
 // transaction: a provider called from an Update (whose transaction holds
 // the write connection) must not wait for that connection. A page not yet
 // written when the process dies is only a cache miss.
-func (s *Store) SavePage(_ context.Context, key string, p httpx.Page) error {
+func (s *Store) SavePage(_ context.Context, key string, p Page) error {
 	if key == "" || p.ETag == "" {
 		return errors.New("save a cached page: the key and the ETag are required")
 	}
@@ -71,8 +76,8 @@ func (s *Store) SavePage(_ context.Context, key string, p httpx.Page) error {
 	return nil
 }
 
-// TouchPage implements httpx.PageStore: the page under key was confirmed
-// unchanged, so it stays (written in the background, like SavePage).
+// TouchPage records that the page under key was confirmed unchanged, so
+// it stays (written in the background, like SavePage).
 func (s *Store) TouchPage(_ context.Context, key string) error {
 	if s.readOnly {
 		return fmt.Errorf("touch a cached page: store %s: %w", s.path, ErrReadOnly)
@@ -83,7 +88,7 @@ func (s *Store) TouchPage(_ context.Context, key string) error {
 }
 
 // pageOp is one queued change: a page to save, or (page nil) a touch.
-type pageOp struct{ page *httpx.Page }
+type pageOp struct{ page *Page }
 
 // pageWriter queues page changes and writes them in batches from one
 // goroutine; Close flushes what is queued.
@@ -135,7 +140,7 @@ func (w *pageWriter) put(key string, op pageOp) {
 	}
 }
 
-func (w *pageWriter) pending(key string) (httpx.Page, bool) {
+func (w *pageWriter) pending(key string) (Page, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	op, ok := w.queue[key]
@@ -143,7 +148,7 @@ func (w *pageWriter) pending(key string) (httpx.Page, bool) {
 		op, ok = w.writing[key]
 	}
 	if !ok || op.page == nil {
-		return httpx.Page{}, false
+		return Page{}, false
 	}
 	p := *op.page
 	p.Header = p.Header.Clone()

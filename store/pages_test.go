@@ -9,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 func TestCachedPagesRoundTripAndSurviveReopening(t *testing.T) {
@@ -19,7 +17,7 @@ func TestCachedPagesRoundTripAndSurviveReopening(t *testing.T) {
 	_, found, err := s.LoadPage(ctx, "k")
 	require.NoError(t, err)
 	assert.False(t, found)
-	page := httpx.Page{ETag: `W/"1"`, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`[1]`)}
+	page := Page{ETag: `W/"1"`, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`[1]`)}
 	require.NoError(t, s.SavePage(ctx, "k", page))
 	require.NoError(t, s.TouchPage(ctx, "k"))
 	require.NoError(t, s.Close())
@@ -33,7 +31,7 @@ func TestCachedPagesRoundTripAndSurviveReopening(t *testing.T) {
 	assert.Equal(t, page, got)
 
 	require.Error(t, again.SavePage(ctx, "", page), "a key is required")
-	require.Error(t, again.SavePage(ctx, "k", httpx.Page{}), "an ETag is required")
+	require.Error(t, again.SavePage(ctx, "k", Page{}), "an ETag is required")
 }
 
 func TestCachedPagesAgeOutAndAreBounded(t *testing.T) {
@@ -41,8 +39,8 @@ func TestCachedPagesAgeOutAndAreBounded(t *testing.T) {
 	s := openTemp(t)
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	s.now = func() time.Time { return now }
-	require.NoError(t, s.SavePage(ctx, "old", httpx.Page{ETag: "1"}))
-	require.NoError(t, s.SavePage(ctx, "kept", httpx.Page{ETag: "1"}))
+	require.NoError(t, s.SavePage(ctx, "old", Page{ETag: "1"}))
+	require.NoError(t, s.SavePage(ctx, "kept", Page{ETag: "1"}))
 	s.FlushPages()
 	now = now.Add(PageRetention - time.Hour)
 	require.NoError(t, s.TouchPage(ctx, "kept"))
@@ -78,7 +76,7 @@ func TestCachedPagesAgeOutAndAreBounded(t *testing.T) {
 func TestSavingAPageInsideAnUpdateDoesNotWait(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
-	require.NoError(t, s.SavePage(ctx, "k", httpx.Page{ETag: "1", Body: []byte("a")}))
+	require.NoError(t, s.SavePage(ctx, "k", Page{ETag: "1", Body: []byte("a")}))
 	s.FlushPages()
 	done := make(chan error, 1)
 	go func() {
@@ -86,7 +84,7 @@ func TestSavingAPageInsideAnUpdateDoesNotWait(t *testing.T) {
 			if err := s.TouchPage(ctx, "k"); err != nil {
 				return nil, nil, err
 			}
-			if err := s.SavePage(ctx, "k2", httpx.Page{ETag: "2", Body: []byte("b")}); err != nil {
+			if err := s.SavePage(ctx, "k2", Page{ETag: "2", Body: []byte("b")}); err != nil {
 				return nil, nil, err
 			}
 			got, found, err := s.LoadPage(ctx, "k2")
@@ -118,7 +116,7 @@ func TestSavingAPageInsideAnUpdateDoesNotWait(t *testing.T) {
 func TestACachedPageBeingWrittenIsStillFound(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
-	page := httpx.Page{ETag: `W/"7"`, Header: http.Header{}, Body: []byte(`[7]`)}
+	page := Page{ETag: `W/"7"`, Header: http.Header{}, Body: []byte(`[7]`)}
 	s.pages.writeMu.Lock() // hold the writer as if a batch were in flight
 	require.NoError(t, s.SavePage(ctx, "k", page))
 	q := s.pages.take()

@@ -39,7 +39,7 @@ func TestRoundTrip(t *testing.T) {
 	n.Records[2].At = gotN.Records[2].At
 	assert.Equal(t, n, gotN)
 
-	g := Graph{Revision: 2, Nodes: []Node{{"t1", NodeTask, StatusOpen, "a | b | c"}, {"b1", NodeBlocker, StatusOpen, "blocked"}},
+	g := TaskGraph{Revision: 2, Nodes: []Node{{"t1", NodeTask, StatusOpen, "a | b | c"}, {"b1", NodeBlocker, StatusOpen, "blocked"}},
 		Edges: []Edge{{"t1", "b1", EdgeDepends}}}
 	gotG, err := parseGraph(g.render())
 	require.NoError(t, err)
@@ -50,7 +50,7 @@ func TestParseRejectsDamage(t *testing.T) {
 	dp := DeathPoint{Status: StatusActive, Repository: "r", Session: "s", Goal: "g", Updated: t0, NextAction: "n", Revision: 1}
 	good := string(dp.render())
 	notes := string(sampleNotes().render())
-	graph := string(Graph{Revision: 1, Nodes: []Node{{"t1", NodeTask, StatusOpen, "x"}}}.render())
+	graph := string(TaskGraph{Revision: 1, Nodes: []Node{{"t1", NodeTask, StatusOpen, "x"}}}.render())
 	tests := []struct {
 		name   string
 		parse  func([]byte) error

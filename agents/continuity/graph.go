@@ -50,14 +50,14 @@ type Edge struct {
 	Kind string `json:"kind"`
 }
 
-// Graph is the directed task/decision/blocker graph.
-type Graph struct {
+// TaskGraph is the directed task/decision/blocker graph.
+type TaskGraph struct {
 	Nodes    []Node `json:"nodes"`
 	Edges    []Edge `json:"edges"`
 	Revision int    `json:"revision"`
 }
 
-func (g *Graph) node(id string) *Node {
+func (g *TaskGraph) node(id string) *Node {
 	for i := range g.Nodes {
 		if g.Nodes[i].ID == id {
 			return &g.Nodes[i]
@@ -66,7 +66,7 @@ func (g *Graph) node(id string) *Node {
 	return nil
 }
 
-func (g *Graph) addEdge(from, to, kind string) {
+func (g *TaskGraph) addEdge(from, to, kind string) {
 	for _, e := range g.Edges {
 		if e.From == from && e.To == to && e.Kind == kind {
 			return
@@ -76,7 +76,7 @@ func (g *Graph) addEdge(from, to, kind string) {
 }
 
 // nextID returns prefix+N for the smallest N above every existing one.
-func (g *Graph) nextID(prefix string) string {
+func (g *TaskGraph) nextID(prefix string) string {
 	max := 0
 	for _, n := range g.Nodes {
 		if rest, ok := strings.CutPrefix(n.ID, prefix); ok {
@@ -89,7 +89,7 @@ func (g *Graph) nextID(prefix string) string {
 }
 
 // lastOfKind returns the most recently added node of kind, or nil.
-func (g *Graph) lastOfKind(kind string) *Node {
+func (g *TaskGraph) lastOfKind(kind string) *Node {
 	for i := len(g.Nodes) - 1; i >= 0; i-- {
 		if g.Nodes[i].Kind == kind {
 			return &g.Nodes[i]
@@ -99,7 +99,7 @@ func (g *Graph) lastOfKind(kind string) *Node {
 }
 
 // openBlockers lists "id: text" for every unresolved blocker.
-func (g *Graph) openBlockers() []string {
+func (g *TaskGraph) openBlockers() []string {
 	var out []string
 	for _, n := range g.Nodes {
 		if n.Kind == NodeBlocker && (n.Status == StatusOpen || n.Status == StatusBlocked) {
@@ -109,7 +109,7 @@ func (g *Graph) openBlockers() []string {
 	return out
 }
 
-func (g Graph) render() []byte {
+func (g TaskGraph) render() []byte {
 	var b strings.Builder
 	b.WriteString(headerLine("graph") + "\n# Task graph\n\n")
 	b.WriteString("Edges read: A depends B (A needs B first), A sequence B (A came before B), A resolves B.\n\n## Nodes\n\n")
@@ -127,13 +127,13 @@ func (g Graph) render() []byte {
 var edgeRE = regexp.MustCompile(`^- (\S+) ([a-z]+) (\S+)$`)
 
 // parseGraph reads graph.md, classifying any problem.
-func parseGraph(data []byte) (Graph, error) {
+func parseGraph(data []byte) (TaskGraph, error) {
 	const file = GraphFile
 	lines, rev, err := splitDoc(file, "graph", data)
 	if err != nil {
-		return Graph{}, err
+		return TaskGraph{}, err
 	}
-	g := Graph{Revision: rev}
+	g := TaskGraph{Revision: rev}
 	section := ""
 	for _, line := range lines {
 		switch {

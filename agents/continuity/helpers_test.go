@@ -69,7 +69,7 @@ func readFile(t *testing.T, path string) string {
 
 func setFile(s *Set, name string) string { return filepath.Join(s.Dir(), name) }
 
-func loadParts(t *testing.T, s *Set) (DeathPoint, Notes, Graph) {
+func loadParts(t *testing.T, s *Set) (DeathPoint, Notes, TaskGraph) {
 	t.Helper()
 	dp, err := parseDeathPoint([]byte(readFile(t, setFile(s, DeathPointFile))))
 	require.NoError(t, err)

@@ -42,7 +42,7 @@ type loaded struct {
 	absent    bool
 	dp        *DeathPoint
 	notes     *Notes
-	graph     *Graph
+	graph     *TaskGraph
 	rejection *Rejection
 	// torn is set when all three files parse but their revisions disagree:
 	// an update was cut short between its writes (by an older release, or

@@ -70,7 +70,7 @@ func (s *Set) step(name string) {
 // removed. A crash before the marker leaves the old set (the pending files
 // are dropped by the next call); a crash after it is finished by the next
 // call. Either way every reader sees whole revisions that agree.
-func (s *Set) writeSet(n Notes, g Graph, dp DeathPoint) error {
+func (s *Set) writeSet(n Notes, g TaskGraph, dp DeathPoint) error {
 	dir := s.Dir()
 	data := map[string][]byte{NotesFile: n.render(), GraphFile: g.render(), DeathPointFile: dp.render()}
 	for _, name := range setFiles {

@@ -107,7 +107,7 @@ type briefSource struct {
 	live    bool
 	dp      DeathPoint
 	notes   *Notes
-	graph   *Graph
+	graph   *TaskGraph
 	notices []string
 	newer   int
 }

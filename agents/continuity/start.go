@@ -134,7 +134,7 @@ func (s *Set) fresh(rej *Rejection, opts InitOptions) (StartResult, error) {
 		Repository: s.Identity, Goal: goal, Scope: oneLine(opts.Scope), Session: handle, Started: now, Revision: 1,
 		Records: []Record{{At: now, Kind: kindStart, Session: handle, Text: text, Why: oneLine(opts.Rationale)}},
 	}
-	graph := Graph{Revision: 1, Nodes: []Node{{ID: sessionNodeID(handle), Kind: NodeSession, Status: StatusActive, Text: "session " + handle + " started fresh"}}}
+	graph := TaskGraph{Revision: 1, Nodes: []Node{{ID: sessionNodeID(handle), Kind: NodeSession, Status: StatusActive, Text: "session " + handle + " started fresh"}}}
 	next := oneLine(opts.Next)
 	if next == "" {
 		next = "record the first task"

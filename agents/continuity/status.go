@@ -99,7 +99,7 @@ func (s *Set) preservedDirs() []string {
 // blocker recorded done and still done in the graph, a decision, or the
 // completed goal. Open, blocked, reopened and deferred items never count,
 // and neither do discoveries or phase boundaries (they finish nothing).
-func lastDone(records []Record, g *Graph) string {
+func lastDone(records []Record, g *TaskGraph) string {
 	for i := len(records) - 1; i >= 0; i-- {
 		r := records[i]
 		switch r.Kind {
@@ -121,7 +121,7 @@ func lastDone(records []Record, g *Graph) string {
 }
 
 // doneText is the node's current text, else the record's own summary.
-func doneText(r Record, g *Graph) string {
+func doneText(r Record, g *TaskGraph) string {
 	if n := g.node(r.Node); n != nil && n.Text != "" {
 		return n.Text
 	}

@@ -172,7 +172,7 @@ func cleanFiles(files []string) []string {
 }
 
 // applyToGraph changes the graph for e and returns the node it touched.
-func applyToGraph(g *Graph, e Entry, text string) (string, error) {
+func applyToGraph(g *TaskGraph, e Entry, text string) (string, error) {
 	var id string
 	switch e.Kind {
 	case KindTask, KindBlocker:
@@ -263,7 +263,7 @@ func applyToGraph(g *Graph, e Entry, text string) (string, error) {
 }
 
 // unblock reopens tasks whose every blocker is now done.
-func unblock(g *Graph, blocker string) {
+func unblock(g *TaskGraph, blocker string) {
 	for i := range g.Nodes {
 		t := &g.Nodes[i]
 		if t.Kind != NodeTask || t.Status != StatusBlocked {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/internal/proc"
 )
 
@@ -69,7 +70,7 @@ func (r *Runner) status(ctx context.Context, c Critic) Status {
 	}
 	args := c.VersionArgs
 	if args == nil {
-		args = DefaultVersionArgs
+		args = config.DefaultCriticVersionArgs
 	}
 	probe := append([]string{path}, args...)
 	shown := strings.Join(append([]string{c.Command[0]}, args...), " ")

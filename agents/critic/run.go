@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/internal/proc"
 )
 
@@ -78,7 +79,7 @@ type Runner struct {
 	// redacted from anything a round returns (default os.Environ).
 	Environ func() []string
 	// Sensitive names variables holding secrets beyond what
-	// proc.LooksSecret recognises (e.g. the configured tracker token
+	// envvar.LooksSecret recognises (e.g. the configured tracker token
 	// variable): never passed, always redacted.
 	Sensitive []string
 	// Now is the clock (default time.Now).
@@ -137,9 +138,9 @@ func (r *Runner) Run(ctx context.Context, c Critic, promptFile, workdir string) 
 		Argv:      argv,
 		Dir:       dir,
 		Env:       env.List(),
-		Timeout:   time.Duration(c.timeoutSeconds()) * time.Second,
+		Timeout:   time.Duration(c.RoundTimeoutSeconds()) * time.Second,
 		Grace:     r.grace(),
-		MaxOutput: c.maxOutput(),
+		MaxOutput: c.OutputLimit(),
 	}
 	if stdin {
 		cmd.Stdin = bytes.NewReader(prompt)
@@ -159,7 +160,7 @@ func (r *Runner) fill(e *Envelope, c Critic, res proc.Result, runErr error, secr
 	e.Exit = &st
 	switch {
 	case res.TimedOut || errors.Is(runErr, proc.ErrTimeout):
-		e.Unavailable = fmt.Sprintf("timed out after %ds and was stopped; raise critics[].timeoutSeconds for %s if its reviews need longer", c.timeoutSeconds(), c.Name)
+		e.Unavailable = fmt.Sprintf("timed out after %ds and was stopped; raise critics[].timeoutSeconds for %s if its reviews need longer", c.RoundTimeoutSeconds(), c.Name)
 	case runErr != nil && ctxDone(runErr):
 		e.Unavailable = "interrupted before it finished (" + runErr.Error() + ")"
 	case runErr != nil:
@@ -281,18 +282,18 @@ func expand(command []string, prompt, promptFile, workdir string) (argv, shown [
 	argv = make([]string, len(command))
 	shown = make([]string, len(command))
 	for i, a := range command {
-		if strings.Contains(a, PlaceholderPrompt) || strings.Contains(a, PlaceholderPromptFile) {
+		if strings.Contains(a, config.PlaceholderPrompt) || strings.Contains(a, config.PlaceholderPromptFile) {
 			stdin = false
 		}
-		s := strings.ReplaceAll(a, PlaceholderPromptFile, promptFile)
-		s = strings.ReplaceAll(s, PlaceholderWorkdir, workdir)
+		s := strings.ReplaceAll(a, config.PlaceholderPromptFile, promptFile)
+		s = strings.ReplaceAll(s, config.PlaceholderWorkdir, workdir)
 		shown[i] = s
-		argv[i] = strings.ReplaceAll(s, PlaceholderPrompt, prompt)
+		argv[i] = strings.ReplaceAll(s, config.PlaceholderPrompt, prompt)
 		if len(argv[i]) > maxArgBytes {
-			return nil, nil, false, fmt.Errorf("the prompt is %d bytes, too long for one argument (%s); use %s or standard input in the critic's command", len(prompt), PlaceholderPrompt, PlaceholderPromptFile)
+			return nil, nil, false, fmt.Errorf("the prompt is %d bytes, too long for one argument (%s); use %s or standard input in the critic's command", len(prompt), config.PlaceholderPrompt, config.PlaceholderPromptFile)
 		}
 		if strings.ContainsRune(argv[i], 0) {
-			return nil, nil, false, fmt.Errorf("the prompt contains a NUL byte, which cannot be passed as an argument (%s); use %s or standard input", PlaceholderPrompt, PlaceholderPromptFile)
+			return nil, nil, false, fmt.Errorf("the prompt contains a NUL byte, which cannot be passed as an argument (%s); use %s or standard input", config.PlaceholderPrompt, config.PlaceholderPromptFile)
 		}
 	}
 	return argv, shown, stdin, nil

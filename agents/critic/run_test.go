@@ -322,3 +322,9 @@ func TestEnvelopeJSONKeysAreStable(t *testing.T) {
 	assert.Contains(t, string(blob), `"exit":null`)
 	assert.Contains(t, string(blob), `"unavailable":"executable \"not-installed-critic\" not found`)
 }
+
+func TestCutKeepsRunesWhole(t *testing.T) {
+	assert.Equal(t, "short", cut("short", 10))
+	assert.Equal(t, "ab…", cut("abcdef", 2))
+	assert.Equal(t, "a…", cut("aé", 2), "never half a rune")
+}

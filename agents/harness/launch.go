@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/internal/envvar"
 	"github.com/the-loop/the-loop/internal/proc"
 )
 
@@ -98,10 +100,10 @@ func Prepare(name string, c Config, l Launch) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Dir: l.Workdir, Model: firstNonEmpty(l.Model, c.Model), Effort: firstNonEmpty(l.Effort, c.Effort)}
-	if p.Model != "" && !modelName.MatchString(p.Model) {
+	if p.Model != "" && !config.ValidModel(p.Model) {
 		return nil, fmt.Errorf("model %q for %s is not a model name", p.Model, l.WorkItem)
 	}
-	if p.Effort != "" && !effortName.MatchString(p.Effort) {
+	if p.Effort != "" && !config.ValidEffort(p.Effort) {
 		return nil, fmt.Errorf("effort %q for %s is not an effort level", p.Effort, l.WorkItem)
 	}
 	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
@@ -119,7 +121,7 @@ func Prepare(name string, c Config, l Launch) (*Plan, error) {
 	if err := writePrivate(p.MCPConfig, cfg); err != nil {
 		return nil, err
 	}
-	env, err := c.env(l)
+	env, err := sessionEnv(c, l)
 	if err != nil {
 		return nil, fmt.Errorf("harnesses.%s: %w", name, err)
 	}
@@ -159,8 +161,8 @@ func (l Launch) check() error {
 	return nil
 }
 
-// env is the session's allow-listed environment.
-func (c Config) env(l Launch) (*proc.Env, error) {
+// sessionEnv is the session's allow-listed environment.
+func sessionEnv(c Config, l Launch) (*proc.Env, error) {
 	lookup := l.Lookup
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -218,7 +220,7 @@ func expand(tmpl []string, p *Plan, l Launch) []string {
 	prevKept := false // whether tmpl[i-1] is the last element of out
 	for i, a := range tmpl {
 		drop := false
-		s := placeholder.ReplaceAllStringFunc(a, func(m string) string {
+		s := config.Placeholder.ReplaceAllStringFunc(a, func(m string) string {
 			name := m[1 : len(m)-1]
 			if (name == "model" || name == "effort") && values[name] == "" {
 				drop = true
@@ -227,7 +229,7 @@ func expand(tmpl []string, p *Plan, l Launch) []string {
 		})
 		if drop {
 			bare := a == "{model}" || a == "{effort}"
-			if bare && prevKept && strings.HasPrefix(tmpl[i-1], "-") && !placeholder.MatchString(tmpl[i-1]) {
+			if bare && prevKept && strings.HasPrefix(tmpl[i-1], "-") && !config.Placeholder.MatchString(tmpl[i-1]) {
 				out = out[:len(out)-1]
 			}
 			prevKept = false
@@ -254,7 +256,7 @@ func MCPConfig(serve []string, workdir, item string, env map[string]string) ([]b
 		}
 	}
 	for k, v := range env {
-		if strings.Contains(v, "${") || proc.LooksSecret(k) {
+		if strings.Contains(v, "${") || envvar.LooksSecret(k) {
 			return nil, fmt.Errorf("mcp config: server variable %s is refused (a secret or a ${} expansion); the session can read this file", k)
 		}
 	}

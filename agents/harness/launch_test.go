@@ -2,7 +2,6 @@ package harness
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func stringsReader(s string) io.Reader { return strings.NewReader(s) }
 
 // pollerEnv is the poller's environment in these tests.
 var pollerEnv = map[string]string{

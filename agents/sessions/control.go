@@ -27,7 +27,7 @@ func (s *Supervisor) Stop(ctx context.Context, id, reason string) error {
 		if reason == "" {
 			reason = "stopped by an operator"
 		}
-		l.stop(store.SessionStopped, reason, s.cfg.grace())
+		l.stop(store.SessionStopped, reason, s.cfg.StopGrace())
 		it := s.items[key]
 		if it == nil {
 			it = &itemState{work: recWork(l.rec)}
@@ -56,7 +56,7 @@ func (s *Supervisor) Retire(repo, item, prRepo string, pr int, node string) (ret
 		if l.rec.Node == node {
 			return "", true
 		}
-		l.stop(store.SessionStopped, fmt.Sprintf("its node %s was claimed and the assignment of %s was delivered", recWork(l.rec), workName(prRepo, pr, node)), s.cfg.grace())
+		l.stop(store.SessionStopped, fmt.Sprintf("its node %s was claimed and the assignment of %s was delivered", recWork(l.rec), workName(prRepo, pr, node)), s.cfg.StopGrace())
 		return l.rec.ID, false
 	}
 	return "", false
@@ -100,7 +100,7 @@ func (s *Supervisor) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	for _, l := range s.live {
 		if l.end == nil {
-			l.stop(store.SessionStopped, "the supervisor shut down", s.cfg.grace())
+			l.stop(store.SessionStopped, "the supervisor shut down", s.cfg.StopGrace())
 		}
 	}
 	pending := make([]Handle, 0, len(s.live))

@@ -93,7 +93,7 @@ func (c *cycle) ended(key itemID, l *live) *ending {
 func (c *cycle) afterFailure(it *itemState, w Want) (store.Event, bool) {
 	max := c.s.cfg.Relaunch.Max
 	if it.launches <= max {
-		it.nextAt = c.now.Add(c.s.cfg.backoff(it.launches))
+		it.nextAt = c.now.Add(c.s.cfg.Backoff(it.launches))
 		return store.Event{}, false
 	}
 	reason := fmt.Sprintf("the session for %s ended %d times with the node unmet (last: %s); no more relaunches after %d", w.work(), it.launches, it.lastExit, max)
@@ -156,20 +156,20 @@ func (c *cycle) police() {
 			if l.leftAt.IsZero() {
 				l.leftAt = c.now
 			}
-			if c.now.Sub(l.leftAt) >= s.cfg.drain() {
+			if c.now.Sub(l.leftAt) >= s.cfg.Drain() {
 				reason := "the item no longer stands on an agent node"
 				if wanted {
 					reason = fmt.Sprintf("the item moved from %s to %s", recWork(l.rec), w.work())
 				}
-				l.stop(store.SessionStopped, reason, s.cfg.grace())
+				l.stop(store.SessionStopped, reason, s.cfg.StopGrace())
 			}
 			continue
 		}
 		l.leftAt = time.Time{}
 		switch {
-		case s.cfg.TimeLimitSeconds > 0 && elapsed >= s.cfg.timeLimit():
-			reason := fmt.Sprintf("ran %s, past the time limit of %s", elapsed.Round(1e9), s.cfg.timeLimit())
-			l.stop(store.SessionTimedOut, reason, s.cfg.grace())
+		case s.cfg.TimeLimitSeconds > 0 && elapsed >= s.cfg.TimeLimit():
+			reason := fmt.Sprintf("ran %s, past the time limit of %s", elapsed.Round(1e9), s.cfg.TimeLimit())
+			l.stop(store.SessionTimedOut, reason, s.cfg.StopGrace())
 			c.append(l.rec.Repo, l.rec.WorkItem, event("session.timed_out", l.rec.Node, map[string]any{
 				"session": l.rec.ID, "elapsedSeconds": int(elapsed.Seconds()), "limitSeconds": s.cfg.TimeLimitSeconds}))
 		default:
@@ -193,12 +193,12 @@ func (c *cycle) checkBudget(key itemID, l *live) {
 			spent = Figures{Turns: spent.Turns + u.Turns, Tokens: spent.Tokens + u.Tokens(), CostUSD: spent.CostUSD + u.CostUSD}
 		}
 	}
-	over := c.s.cfg.Budget.over(spent.Turns, spent.Tokens, spent.CostUSD, false)
+	over := c.s.cfg.Budget.Over(spent.Turns, spent.Tokens, spent.CostUSD, false)
 	if over == "" {
 		return
 	}
 	reason := fmt.Sprintf("%s %s is over its session budget: %s", l.rec.Repo, l.rec.WorkItem, over)
-	l.stop(store.SessionOverBudget, reason, c.s.cfg.grace())
+	l.stop(store.SessionOverBudget, reason, c.s.cfg.StopGrace())
 	// The escalation carries the figures including the live sessions; each
 	// session's own figures are added to the record when it ends.
 	extra := Figures{Turns: spent.Turns - f.Turns, Tokens: spent.Tokens - f.Tokens, CostUSD: spent.CostUSD - f.CostUSD}
@@ -256,7 +256,7 @@ func (c *cycle) refused(it *itemState, w Want) bool {
 		if _, ok := c.s.d.Harnesses[w.Harness]; !ok {
 			c.append(w.Repo, w.WorkItem, c.holdItem(it, w,
 				fmt.Sprintf("harness %q is not configured; add it under harnesses:", w.Harness), true))
-		} else if over := c.s.cfg.Budget.over(spent.Turns, spent.Tokens, spent.CostUSD, true); over != "" {
+		} else if over := c.s.cfg.Budget.Over(spent.Turns, spent.Tokens, spent.CostUSD, true); over != "" {
 			c.append(w.Repo, w.WorkItem, c.holdItem(it, w,
 				fmt.Sprintf("%s %s is over its session budget: %s", w.Repo, w.WorkItem, over), false))
 		}

@@ -209,3 +209,6 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 }
 
 func fixed(ws ...Want) func() []Want { return func() []Want { return ws } }
+func harnessGone() harness.Config {
+	return harness.Config{Adapter: harness.AdapterCommand, Argv: []string{"/nonexistent/agent", "{prompt_file}"}}
+}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/agents/harness"
+	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/store"
 )
@@ -90,7 +91,7 @@ func New(cfg Config, d Deps) (*Supervisor, error) {
 	if err := cfg.Validate("sessions"); err != nil {
 		return nil, err
 	}
-	if err := harness.Validate(d.Harnesses); err != nil {
+	if err := config.ValidateHarnesses(d.Harnesses); err != nil {
 		return nil, err
 	}
 	switch {

@@ -136,7 +136,7 @@ func TestAStoppedItemRefusesAClaimOverTheCLI(t *testing.T) {
 	env := map[string]string{"THE_LOOP_DB": filepath.Join(t.TempDir(), "state.db")}
 	out, _, code := runCLI(t, env, "graph", "complete", "issue-2", "--repo", repo)
 	assert.Equal(t, exitUnmet, code)
-	var claim runtime.Envelope
+	var claim runtime.ClaimAnswer
 	require.NoError(t, json.Unmarshal([]byte(out), &claim), out)
 	assert.Equal(t, runtime.StatusRefused, claim.Status)
 	assert.Equal(t, "held", claim.Reason)

@@ -48,7 +48,7 @@ func (f *Factory) supervisor(cfg *config.Config, db *store.Handle, log *slog.Log
 	if err != nil {
 		return nil, err
 	}
-	return sessions.New(cfg.Sessions.Config, sessions.Deps{
+	return sessions.New(cfg.Sessions.SessionLimits, sessions.Deps{
 		Store:     service.HandleRecorder(db),
 		Harnesses: cfg.Harnesses,
 		Serve:     serve,

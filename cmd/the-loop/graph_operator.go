@@ -53,7 +53,7 @@ func runGraphSkip(ctx context.Context, f *Factory, opts *graphSkipOptions) error
 		for _, r := range res.Rejected {
 			fmt.Fprintf(w, "rejected: %s — %s\n", r.Token, r.Why)
 		}
-		for _, warning := range res.SkipResult.Warnings {
+		for _, warning := range res.SkipResult.Cautions {
 			fmt.Fprintf(w, "  WARNING: %s\n", warning)
 		}
 		if len(res.Declared) > 0 {
@@ -126,7 +126,7 @@ func runGraphForce(ctx context.Context, f *Factory, opts *graphForceOptions) err
 			what += " (the loop of pull request " + res.PullRequest + ")"
 		}
 		fmt.Fprintf(w, "forced %s: %s → %s\n  reason: %s\n", what, res.FromNode, res.ToNode, res.Reason)
-		for _, warning := range res.ForceResult.Warnings {
+		for _, warning := range res.ForceResult.Cautions {
 			fmt.Fprintf(w, "  WARNING: %s\n", warning)
 		}
 		fmt.Fprintln(w, "  note: this moved the pointer only — the bypassed gate keeps its real verdict, so `the-loop check --recompute` will still report it.")

@@ -116,7 +116,7 @@ func TestGraphVerbsWalkAndAudit(t *testing.T) {
 	assert.NotContains(t, out, `"drift"`)
 }
 
-// graph complete prints its envelope as JSON by default and as a line for
+// graph complete prints the claim's answer as JSON by default and as a line for
 // people with --format table; an unknown format is a usage error.
 func TestGraphCompleteHonoursFormat(t *testing.T) {
 	repo := copyDir(t, fixtureRepo(t))

@@ -142,7 +142,7 @@ func runGraphComplete(ctx context.Context, f *Factory, opts *graphCompleteOption
 		return err
 	}
 	err = f.emit(opts.Format, claim.Warnings, claim, func(w io.Writer) {
-		fmt.Fprintln(w, service.ClaimText(claim.Envelope, opts.WorkItem))
+		fmt.Fprintln(w, service.ClaimText(claim.ClaimAnswer, opts.WorkItem))
 	})
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/providertest"
+	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 // planProject is the test project: the epic octo/widgets#1 with three
@@ -61,7 +62,7 @@ polling:
 	}
 	p.gh.AddBlocker(api, schema)
 	p.gh.AddBlocker(cli, api)
-	gh, err := github.New(github.Options{BaseURL: p.gh.URL(), Token: p.gh.Token(), HTTPClient: &http.Client{Transport: http.DefaultTransport}})
+	gh, err := github.New(github.Options{BaseURL: p.gh.URL(), Token: p.gh.Token(), ClientOptions: httpx.ClientOptions{HTTPClient: &http.Client{Transport: http.DefaultTransport}}})
 	require.NoError(t, err)
 	require.NoError(t, gh.EditIssueBody(context.Background(), cli, "The command line.\n\nBlocked by: jira:"+firewall.Key+"\n"))
 

@@ -35,7 +35,7 @@ var demoNoise = []struct {
 	{regexp.MustCompile(`\S*/the-loop-demo-\d+`), "DIR"},
 	{regexp.MustCompile(`\bs-[0-9a-f]{16}\b`), "SESSION"},
 	{regexp.MustCompile(`ended: (exited|stopped) `), "ended: ENDED "},
-	{regexp.MustCompile(`in \d+s \(\d+s in all\)`), "in Ns (Ns in all)"},
+	{regexp.MustCompile(`in (\d+h)?(\d+m)?\d+s \((\d+h)?(\d+m)?\d+s in all\)`), "in Ns (Ns in all)"},
 	{regexp.MustCompile(`^  [0-9a-f]{7,} `), "  HASH "},
 }
 

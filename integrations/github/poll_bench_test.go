@@ -13,6 +13,7 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/providertest"
+	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 // The recommended poll pattern for pull requests, per watched repository:
@@ -107,7 +108,7 @@ func newPollRig(tb testing.TB, checkStatus string) *pollRig {
 		f.SetCheckRun(providertest.GitHubRepo, sha, "build", checkStatus, "success", "https://ci.example.com/1")
 		rig.pulls = append(rig.pulls, n)
 	}
-	p, err := github.New(github.Options{BaseURL: f.URL(), Token: f.Token(), HTTPClient: &http.Client{Transport: http.DefaultTransport}})
+	p, err := github.New(github.Options{BaseURL: f.URL(), Token: f.Token(), ClientOptions: httpx.ClientOptions{HTTPClient: &http.Client{Transport: http.DefaultTransport}}})
 	require.NoError(tb, err)
 	rig.w = &pollWatch{p: p, seen: map[int]seenPull{}}
 	require.NoError(tb, rig.w.cycle(context.Background()), "first sight reads everything")

@@ -8,7 +8,6 @@ package github
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -34,24 +33,9 @@ type Options struct {
 	BaseURL string
 	// Token authenticates every request (Bearer). Empty means anonymous.
 	Token string
-	// HTTPClient supplies the underlying transport (only its Transport is
-	// used; retries and timeouts are the provider's own).
-	HTTPClient *http.Client
-	// Sleep replaces waiting between retries (tests record the waits).
-	Sleep func(time.Duration)
-	// MaxRetries is the number of retries per request (default 4; negative
-	// disables retrying).
-	MaxRetries int
-	// MaxWait caps the total wait of one request (default 2m).
-	MaxWait time.Duration
-	// RequestTimeout bounds one attempt end to end, body included
-	// (default 1m; integrations.requestTimeoutSeconds).
-	RequestTimeout time.Duration
-	// Pages keeps conditional-request answers across processes (the state
-	// store); nil keeps them in memory for the provider's lifetime.
-	Pages httpx.PageStore
-	// Logger receives retry lines (never a token).
-	Logger *slog.Logger
+	// ClientOptions are the HTTP client's: transport, retries, timeouts,
+	// the page cache and the logger.
+	httpx.ClientOptions
 }
 
 // Provider is the GitHub implementation of integrations.Provider.
@@ -88,10 +72,6 @@ func New(opts Options) (*Provider, error) {
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
 	maxWait := opts.MaxWait
 	if maxWait <= 0 {
 		maxWait = httpx.DefaultMaxWait
@@ -100,17 +80,7 @@ func New(opts Options) (*Provider, error) {
 	if sleep == nil {
 		sleep = httpx.SleepContext
 	}
-	tr := httpx.New(httpx.Options{
-		Base:           httpx.BaseRoundTripper(opts.HTTPClient),
-		System:         System,
-		MaxRetries:     opts.MaxRetries,
-		AttemptTimeout: opts.RequestTimeout,
-		Pages:          opts.Pages,
-		MaxWait:        maxWait,
-		Sleep:          sleep,
-		Logger:         logger,
-		Conditional:    func(r *http.Request) bool { return conditionalListing(r.URL.Path) },
-	})
+	tr := opts.Transport(System, func(r *http.Request) bool { return conditionalListing(r.URL.Path) })
 	client := gh.NewClient(&http.Client{Transport: tr})
 	if opts.Token != "" {
 		client = client.WithAuthToken(opts.Token)

@@ -9,20 +9,18 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/jira"
 	"github.com/the-loop/the-loop/integrations/providertest"
+	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 func newFromFake(t *testing.T, f *providertest.Server, env providertest.Env) *jira.Provider {
 	t.Helper()
 	p, err := jira.New(jira.Options{
-		BaseURL:    f.URL(),
-		Auth:       f.Auth(),
-		Email:      f.Email(),
-		Token:      env.Token,
-		Projects:   f.Projects(),
-		HTTPClient: &http.Client{Transport: http.DefaultTransport},
-		Sleep:      env.Sleep,
-		MaxRetries: env.MaxRetries,
-		Logger:     env.Logger,
+		BaseURL:       f.URL(),
+		Auth:          f.Auth(),
+		Email:         f.Email(),
+		Token:         env.Token,
+		Projects:      f.Projects(),
+		ClientOptions: httpx.ClientOptions{HTTPClient: &http.Client{Transport: http.DefaultTransport}, Sleep: env.Sleep, MaxRetries: env.MaxRetries, Logger: env.Logger},
 	})
 	require.NoError(t, err)
 	return p

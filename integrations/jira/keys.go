@@ -19,6 +19,7 @@ var (
 // followed by upper-case letters, digits or underscores.
 func ValidateProjectKey(key string) error {
 	if !projectKeyPattern.MatchString(key) {
+		//lint:ignore ST1005 the message opens with the product's name, Jira
 		return fmt.Errorf("Jira project key %q is not valid: use upper-case letters, digits and _ starting with a letter, e.g. PROJ", key)
 	}
 	return nil
@@ -27,6 +28,7 @@ func ValidateProjectKey(key string) error {
 // ValidateIssueKey checks an issue key (e.g. PROJ-12).
 func ValidateIssueKey(key string) error {
 	if !issueKeyPattern.MatchString(key) {
+		//lint:ignore ST1005 the message opens with the product's name, Jira
 		return fmt.Errorf("Jira issue key %q is not valid: use PROJECT-NUMBER, e.g. PROJ-12", key)
 	}
 	return nil

@@ -8,13 +8,11 @@ package jira
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	jira "github.com/andygrunwald/go-jira"
 
@@ -46,24 +44,9 @@ type Options struct {
 	Token string
 	// Projects are the project keys the loop may create issues in.
 	Projects []string
-	// HTTPClient supplies the underlying transport (only its Transport is
-	// used; retries and timeouts are the provider's own).
-	HTTPClient *http.Client
-	// Sleep replaces waiting between retries (tests record the waits).
-	Sleep func(time.Duration)
-	// MaxRetries is the number of retries per request (default 4; negative
-	// disables retrying).
-	MaxRetries int
-	// MaxWait caps the total wait of one request (default 2m).
-	MaxWait time.Duration
-	// RequestTimeout bounds one attempt end to end, body included
-	// (default 1m; integrations.requestTimeoutSeconds).
-	RequestTimeout time.Duration
-	// Pages keeps conditional-request answers across processes (the state
-	// store); nil keeps them in memory for the provider's lifetime.
-	Pages httpx.PageStore
-	// Logger receives retry lines (never a credential).
-	Logger *slog.Logger
+	// ClientOptions are the HTTP client's: transport, retries, timeouts,
+	// the page cache and the logger.
+	httpx.ClientOptions
 	// BlockingLinks are the issue links read as dependencies
 	// (DefaultBlockingLinks when empty).
 	BlockingLinks []BlockingLink
@@ -107,21 +90,7 @@ func New(opts Options) (*Provider, error) {
 			return nil, fmt.Errorf("integrations.jira.projects[%d]: %w", i, err)
 		}
 	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	tr := httpx.New(httpx.Options{
-		Base:           httpx.BaseRoundTripper(opts.HTTPClient),
-		System:         System,
-		MaxRetries:     opts.MaxRetries,
-		AttemptTimeout: opts.RequestTimeout,
-		Pages:          opts.Pages,
-		MaxWait:        opts.MaxWait,
-		Sleep:          httpx.SleepFunc(opts.Sleep),
-		Logger:         logger,
-		Conditional:    func(r *http.Request) bool { return commentListPath.MatchString(r.URL.Path) },
-	})
+	tr := opts.Transport(System, func(r *http.Request) bool { return commentListPath.MatchString(r.URL.Path) })
 	redact := httpx.NewRedactor(opts.Token)
 	var hc *http.Client
 	switch auth {

@@ -48,13 +48,13 @@ func NewWith(cfg *config.Config, system string, getenv func(string) string, opts
 	timeout := time.Duration(cfg.Integrations.RequestTimeoutSeconds) * time.Second
 	switch system {
 	case github.System:
-		p, err := github.FromConfigWith(cfg.Integrations.GitHub, getenv, github.Options{RequestTimeout: timeout, Pages: opts.Pages, Logger: opts.Logger})
+		p, err := github.FromConfigWith(cfg.Integrations.GitHub, getenv, github.Options{ClientOptions: httpx.ClientOptions{RequestTimeout: timeout, Pages: opts.Pages, Logger: opts.Logger}})
 		if err != nil {
 			return nil, err
 		}
 		return p, nil
 	case jira.System:
-		p, err := jira.FromConfigWith(cfg.Integrations.Jira, getenv, jira.Options{RequestTimeout: timeout, Pages: opts.Pages, Logger: opts.Logger})
+		p, err := jira.FromConfigWith(cfg.Integrations.Jira, getenv, jira.Options{ClientOptions: httpx.ClientOptions{RequestTimeout: timeout, Pages: opts.Pages, Logger: opts.Logger}})
 		if err != nil {
 			return nil, err
 		}

@@ -95,7 +95,6 @@ type Server struct {
 	bot         string
 	projects    []string
 	issues      map[string]*Issue
-	order       []string
 	comments    map[string][]*Comment
 	nextID      int64
 	nextNumber  map[string]int

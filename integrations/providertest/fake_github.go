@@ -273,20 +273,27 @@ func (s *Server) ghEditIssue(w http.ResponseWriter, r *http.Request, repo string
 	s.ghOK(w, 200, doc)
 }
 
+// ghSlice cuts all to the page r asks for, as GitHub does: per_page
+// (default 30, at most 100 and the fake's page size) and page (from 1).
+func (s *Server) ghSlice(r *http.Request, all []map[string]any) (items []map[string]any, per, page, last int) {
+	s.mu.Lock()
+	size := s.pageSize
+	s.mu.Unlock()
+	per = min(atoiOr(r.URL.Query().Get("per_page"), 30), 100, size)
+	page = max(atoiOr(r.URL.Query().Get("page"), 1), 1)
+	last = max((len(all)+per-1)/per, 1)
+	items = []map[string]any{}
+	for i := (page - 1) * per; i < min(page*per, len(all)); i++ {
+		items = append(items, all[i])
+	}
+	return items, per, page, last
+}
+
 // ghPage serves one page of docs the way GitHub does: per_page (default 30,
 // at most 100 and the fake's page size), page, a Link header, an ETag, and
 // a free 304 when If-None-Match matches.
 func (s *Server) ghPage(w http.ResponseWriter, r *http.Request, all []map[string]any) {
-	s.mu.Lock()
-	size := s.pageSize
-	s.mu.Unlock()
-	per := min(atoiOr(r.URL.Query().Get("per_page"), 30), 100, size)
-	page := max(atoiOr(r.URL.Query().Get("page"), 1), 1)
-	last := max((len(all)+per-1)/per, 1)
-	docs := []map[string]any{}
-	for i := (page - 1) * per; i < min(page*per, len(all)); i++ {
-		docs = append(docs, all[i])
-	}
+	docs, per, page, last := s.ghSlice(r, all)
 	etag := etagOf(docs)
 	if r.Header.Get("If-None-Match") == etag {
 		s.ghRate(w, false)

@@ -90,12 +90,7 @@ func (s *Server) ghCombinedStatus(w http.ResponseWriter, r *http.Request, repo s
 		}
 	}
 	s.mu.Unlock()
-	if !ok {
-		s.ghNoCommit(w, r, repo)
-		return
-	}
-	total := len(docs)
-	s.ghWrappedPage(w, r, docs, func(page []map[string]any) map[string]any {
+	s.ghCommitPage(w, r, repo, ok, docs, func(page []map[string]any, total int) map[string]any {
 		return map[string]any{"state": state, "sha": sha, "total_count": total, "statuses": page}
 	})
 }
@@ -144,12 +139,7 @@ func (s *Server) ghCheckRuns(w http.ResponseWriter, r *http.Request, repo string
 		}
 	}
 	s.mu.Unlock()
-	if !ok {
-		s.ghNoCommit(w, r, repo)
-		return
-	}
-	total := len(docs)
-	s.ghWrappedPage(w, r, docs, func(page []map[string]any) map[string]any {
+	s.ghCommitPage(w, r, repo, ok, docs, func(page []map[string]any, total int) map[string]any {
 		return map[string]any{"total_count": total, "check_runs": page}
 	})
 }
@@ -158,24 +148,7 @@ func (s *Server) ghCheckRuns(w http.ResponseWriter, r *http.Request, repo string
 // the page (combined status, check runs): the same per_page, page, Link,
 // ETag and free 304.
 func (s *Server) ghWrappedPage(w http.ResponseWriter, r *http.Request, all []map[string]any, wrap func([]map[string]any) map[string]any) {
-	s.mu.Lock()
-	size := s.pageSize
-	s.mu.Unlock()
-	per := min(atoiOr(r.URL.Query().Get("per_page"), 30), 100, size)
-	page := max(atoiOr(r.URL.Query().Get("page"), 1), 1)
-	last := max((len(all)+per-1)/per, 1)
-	items := []map[string]any{}
-	for i := (page - 1) * per; i < min(page*per, len(all)); i++ {
-		items = append(items, all[i])
-	}
-	doc := wrap(items)
-	etag := etagOf(doc)
-	w.Header().Set("ETag", etag)
-	if r.Header.Get("If-None-Match") == etag {
-		s.ghRate(w, false)
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
+	items, per, page, last := s.ghSlice(r, all)
 	if page < last {
 		u := *r.URL
 		q := u.Query()
@@ -184,7 +157,17 @@ func (s *Server) ghWrappedPage(w http.ResponseWriter, r *http.Request, all []map
 		u.RawQuery = q.Encode()
 		w.Header().Set("Link", fmt.Sprintf(`<%s%s>; rel="next"`, s.srv.URL, u.RequestURI()))
 	}
-	s.ghOK(w, 200, doc)
+	s.ghDoc(w, r, wrap(items))
+}
+
+// ghCommitPage answers a commit's listing: ghNoCommit when the commit was
+// not found (ok false), else a page of docs wrapped with their total.
+func (s *Server) ghCommitPage(w http.ResponseWriter, r *http.Request, repo string, ok bool, docs []map[string]any, wrap func(page []map[string]any, total int) map[string]any) {
+	if !ok {
+		s.ghNoCommit(w, r, repo)
+		return
+	}
+	s.ghWrappedPage(w, r, docs, func(page []map[string]any) map[string]any { return wrap(page, len(docs)) })
 }
 
 // ghNoCommit answers a commits route whose repository (404) or commit (422)

@@ -27,14 +27,8 @@ func (s *Server) ghListComments(w http.ResponseWriter, r *http.Request, repo str
 }
 
 func (s *Server) ghCreateComment(w http.ResponseWriter, r *http.Request, repo string) {
-	var in struct {
-		Body string `json:"body"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		s.ghError(w, r, 400, "Problems parsing JSON", nil)
-		return
-	}
-	if s.ghRejected(w, r, "IssueComment") {
+	in, ok := s.ghCommentBody(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
@@ -70,14 +64,8 @@ func (s *Server) ghComment(repo string, r *http.Request) (*Comment, int, bool) {
 }
 
 func (s *Server) ghEditComment(w http.ResponseWriter, r *http.Request, repo string) {
-	var in struct {
-		Body string `json:"body"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		s.ghError(w, r, 400, "Problems parsing JSON", nil)
-		return
-	}
-	if s.ghRejected(w, r, "IssueComment") {
+	in, ok := s.ghCommentBody(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
@@ -95,4 +83,16 @@ func (s *Server) ghEditComment(w http.ResponseWriter, r *http.Request, repo stri
 		return
 	}
 	s.ghOK(w, 200, doc)
+}
+
+// ghCommentBody reads a comment's JSON body, answering GitHub's errors for
+// a malformed or refused one (ok false).
+func (s *Server) ghCommentBody(w http.ResponseWriter, r *http.Request) (in struct {
+	Body string `json:"body"`
+}, ok bool) {
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		s.ghError(w, r, 400, "Problems parsing JSON", nil)
+		return in, false
+	}
+	return in, !s.ghRejected(w, r, "IssueComment")
 }

@@ -191,14 +191,7 @@ func (s *Server) ghGetPull(w http.ResponseWriter, r *http.Request, repo string) 
 		s.ghError(w, r, 404, "Not Found", nil)
 		return
 	}
-	etag := etagOf(doc)
-	w.Header().Set("ETag", etag)
-	if r.Header.Get("If-None-Match") == etag {
-		s.ghRate(w, false)
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	s.ghOK(w, 200, doc)
+	s.ghDoc(w, r, doc)
 }
 
 func (s *Server) ghEditPull(w http.ResponseWriter, r *http.Request, repo string) {

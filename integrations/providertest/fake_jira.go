@@ -273,14 +273,8 @@ func (s *Server) jiraListComments(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) jiraCreateComment(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Body string `json:"body"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		s.jiraError(w, r, 400, []string{"Unexpected character in request body."}, nil)
-		return
-	}
-	if s.jiraRejected(w, r) {
+	in, ok := s.jiraCommentBody(w, r)
+	if !ok {
 		return
 	}
 	if in.Body == "" {
@@ -302,14 +296,8 @@ func (s *Server) jiraCreateComment(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) jiraEditComment(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Body string `json:"body"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		s.jiraError(w, r, 400, []string{"Unexpected character in request body."}, nil)
-		return
-	}
-	if s.jiraRejected(w, r) {
+	in, ok := s.jiraCommentBody(w, r)
+	if !ok {
 		return
 	}
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
@@ -331,4 +319,16 @@ func (s *Server) jiraEditComment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, 200, doc)
+}
+
+// jiraCommentBody reads a comment's JSON body, answering Jira's errors for
+// a malformed or refused one (ok false).
+func (s *Server) jiraCommentBody(w http.ResponseWriter, r *http.Request) (in struct {
+	Body string `json:"body"`
+}, ok bool) {
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		s.jiraError(w, r, 400, []string{"Unexpected character in request body."}, nil)
+		return in, false
+	}
+	return in, !s.jiraRejected(w, r)
 }

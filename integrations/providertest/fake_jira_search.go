@@ -47,12 +47,8 @@ func (s *Server) jiraSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	s.mu.Lock()
-	hits, ok := s.jiraSearchHits(q.Get("jql"))
-	size := s.pageSize
-	s.mu.Unlock()
+	hits, size, ok := s.jiraSearchPage(w, r)
 	if !ok {
-		s.jiraError(w, r, 400, []string{"Error in the JQL Query: " + q.Get("jql")}, nil)
 		return
 	}
 	startAt := 0
@@ -75,12 +71,8 @@ func (s *Server) jiraSearchJQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	s.mu.Lock()
-	hits, ok := s.jiraSearchHits(q.Get("jql"))
-	size := s.pageSize
-	s.mu.Unlock()
+	hits, size, ok := s.jiraSearchPage(w, r)
 	if !ok {
-		s.jiraError(w, r, 400, []string{"Error in the JQL Query: " + q.Get("jql")}, nil)
 		return
 	}
 	start := 0
@@ -102,4 +94,18 @@ func (s *Server) jiraSearchJQL(w http.ResponseWriter, r *http.Request) {
 		doc["nextPageToken"] = fmt.Sprintf("tok-%d", start+len(page))
 	}
 	writeJSON(w, 200, doc)
+}
+
+// jiraSearchPage runs the request's JQL: the hits and the fake's page
+// size, or Jira's 400 for a query the fake cannot read (ok false).
+func (s *Server) jiraSearchPage(w http.ResponseWriter, r *http.Request) (hits []map[string]any, size int, ok bool) {
+	jql := r.URL.Query().Get("jql")
+	s.mu.Lock()
+	hits, ok = s.jiraSearchHits(jql)
+	size = s.pageSize
+	s.mu.Unlock()
+	if !ok {
+		s.jiraError(w, r, 400, []string{"Error in the JQL Query: " + jql}, nil)
+	}
+	return hits, size, ok
 }

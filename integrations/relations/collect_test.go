@@ -14,6 +14,7 @@ import (
 	"github.com/the-loop/the-loop/integrations/jira"
 	"github.com/the-loop/the-loop/integrations/providertest"
 	"github.com/the-loop/the-loop/integrations/relations"
+	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 type world struct {
@@ -27,9 +28,9 @@ func newWorld(t *testing.T, ghToken string) *world {
 	if ghToken == "" {
 		ghToken = w.gh.Token()
 	}
-	gp, err := github.New(github.Options{BaseURL: w.gh.URL(), Token: ghToken, HTTPClient: &http.Client{Transport: http.DefaultTransport}, MaxRetries: -1})
+	gp, err := github.New(github.Options{BaseURL: w.gh.URL(), Token: ghToken, ClientOptions: httpx.ClientOptions{HTTPClient: &http.Client{Transport: http.DefaultTransport}, MaxRetries: -1}})
 	require.NoError(t, err)
-	jp, err := jira.New(jira.Options{BaseURL: w.jira.URL(), Auth: jira.AuthCloud, Email: w.jira.Email(), Token: w.jira.Token(), Projects: w.jira.Projects(), HTTPClient: &http.Client{Transport: http.DefaultTransport}})
+	jp, err := jira.New(jira.Options{BaseURL: w.jira.URL(), Auth: jira.AuthCloud, Email: w.jira.Email(), Token: w.jira.Token(), Projects: w.jira.Projects(), ClientOptions: httpx.ClientOptions{HTTPClient: &http.Client{Transport: http.DefaultTransport}}})
 	require.NoError(t, err)
 	u, err := url.Parse(w.gh.URL())
 	require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/the-loop/the-loop/integrations/jira"
 	"github.com/the-loop/the-loop/integrations/providertest"
 	"github.com/the-loop/the-loop/integrations/tickets"
+	"github.com/the-loop/the-loop/internal/httpx"
 )
 
 type fixture struct {
@@ -32,9 +33,9 @@ func newFixture(t *testing.T) *fixture {
 	f.cfg = config.Default()
 	f.cfg.Integrations.Jira.Projects = []string{"PROJ"}
 	var err error
-	f.ghProv, err = github.New(github.Options{BaseURL: f.gh.URL(), Token: f.gh.Token(), HTTPClient: &http.Client{Transport: http.DefaultTransport}, MaxRetries: -1})
+	f.ghProv, err = github.New(github.Options{BaseURL: f.gh.URL(), Token: f.gh.Token(), ClientOptions: httpx.ClientOptions{HTTPClient: &http.Client{Transport: http.DefaultTransport}, MaxRetries: -1}})
 	require.NoError(t, err)
-	f.jrProv, err = jira.New(jira.Options{BaseURL: f.jr.URL(), Auth: "cloud", Email: f.jr.Email(), Token: f.jr.Token(), Projects: []string{"PROJ"}, HTTPClient: &http.Client{Transport: http.DefaultTransport}, MaxRetries: -1})
+	f.jrProv, err = jira.New(jira.Options{BaseURL: f.jr.URL(), Auth: "cloud", Email: f.jr.Email(), Token: f.jr.Token(), Projects: []string{"PROJ"}, ClientOptions: httpx.ClientOptions{HTTPClient: &http.Client{Transport: http.DefaultTransport}, MaxRetries: -1}})
 	require.NoError(t, err)
 	return f
 }

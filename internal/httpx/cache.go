@@ -88,20 +88,13 @@ func (c *etagCache) get(key string) (*cachedPage, bool) {
 // store reads resp's body, caches it under key, and returns an equivalent
 // response whose body can still be read.
 func (c *etagCache) store(key string, resp *http.Response) (*http.Response, error) {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxCachedBody+1))
+	data, cacheable, err := readCacheable(resp)
 	if err != nil {
-		_ = resp.Body.Close()
-		return nil, fmt.Errorf("read response body: %w", err)
+		return nil, err
 	}
-	if len(data) > maxCachedBody {
-		resp.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(data), resp.Body), resp.Body}
+	if !cacheable {
 		return resp, nil
 	}
-	_ = resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(data))
 	page := &cachedPage{key: key, etag: resp.Header.Get("ETag"), header: cacheableHeader(resp.Header), body: data}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -117,4 +110,25 @@ func (c *etagCache) store(key string, resp *http.Response) (*http.Response, erro
 		delete(c.items, last.Value.(*cachedPage).key)
 	}
 	return resp, nil
+}
+
+// readCacheable reads resp's body for the cache and puts back an
+// equivalent one that can still be read. A body larger than maxCachedBody
+// is not cacheable: what was read is put back in front of the rest.
+func readCacheable(resp *http.Response) (data []byte, cacheable bool, err error) {
+	data, err = io.ReadAll(io.LimitReader(resp.Body, maxCachedBody+1))
+	if err != nil {
+		_ = resp.Body.Close()
+		return nil, false, fmt.Errorf("read response body: %w", err)
+	}
+	if len(data) > maxCachedBody {
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(data), resp.Body), resp.Body}
+		return nil, false, nil
+	}
+	_ = resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	return data, true, nil
 }

@@ -14,8 +14,8 @@ type Page struct {
 }
 
 // PageStore keeps cached pages outside the process, so conditional
-// requests stay free across poll cycles and restarts. The state store
-// implements it. With a PageStore the Transport keeps no pages in memory.
+// requests stay free across poll cycles and restarts: the poller keeps
+// them in the state store. With a PageStore the Transport keeps no pages in memory.
 type PageStore interface {
 	// LoadPage returns the page cached under key; found is false when none.
 	LoadPage(ctx context.Context, key string) (p Page, found bool, err error)

@@ -242,20 +242,13 @@ func (t *Transport) lookup(ctx context.Context, key string) (*cachedPage, bool) 
 // persist reads resp's body, saves it in the page store, and returns an
 // equivalent response whose body can still be read.
 func (t *Transport) persist(req *http.Request, key string, resp *http.Response) (*http.Response, error) {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxCachedBody+1))
+	data, cacheable, err := readCacheable(resp)
 	if err != nil {
-		_ = resp.Body.Close()
-		return nil, fmt.Errorf("read response body: %w", err)
+		return nil, err
 	}
-	if len(data) > maxCachedBody {
-		resp.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(data), resp.Body), resp.Body}
+	if !cacheable {
 		return resp, nil
 	}
-	_ = resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(data))
 	page := Page{ETag: resp.Header.Get("ETag"), Header: cacheableHeader(resp.Header), Body: data}
 	if err := t.o.Pages.SavePage(req.Context(), key, page); err != nil {
 		t.o.Logger.Warn("could not save a cached page; the next request is unconditional", "system", t.o.System, "path", req.URL.Path, "err", err)
@@ -351,4 +344,48 @@ func BaseRoundTripper(client *http.Client) http.RoundTripper {
 	t.ResponseHeaderTimeout = headerTimeout
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return t
+}
+
+// ClientOptions are what a ticket-system provider's caller sets of its
+// HTTP client; the GitHub and Jira providers' options embed them.
+type ClientOptions struct {
+	// HTTPClient supplies the underlying transport (only its Transport is
+	// used; retries and timeouts are the provider's own).
+	HTTPClient *http.Client
+	// Sleep replaces waiting between retries (tests record the waits).
+	Sleep func(time.Duration)
+	// MaxRetries is the number of retries per request (default 4; negative
+	// disables retrying).
+	MaxRetries int
+	// MaxWait caps the total wait of one request (default 2m).
+	MaxWait time.Duration
+	// RequestTimeout bounds one attempt end to end, body included
+	// (default 1m; integrations.requestTimeoutSeconds).
+	RequestTimeout time.Duration
+	// Pages keeps conditional-request answers across processes (the state
+	// store); nil keeps them in memory for the provider's lifetime.
+	Pages PageStore
+	// Logger receives retry lines (never a credential); nil is
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Transport builds the provider's retrying transport for system from o:
+// conditional says which requests may be answered from the page cache.
+func (o ClientOptions) Transport(system string, conditional func(*http.Request) bool) *Transport {
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return New(Options{
+		Base:           BaseRoundTripper(o.HTTPClient),
+		System:         system,
+		MaxRetries:     o.MaxRetries,
+		AttemptTimeout: o.RequestTimeout,
+		Pages:          o.Pages,
+		MaxWait:        o.MaxWait,
+		Sleep:          SleepFunc(o.Sleep),
+		Logger:         logger,
+		Conditional:    conditional,
+	})
 }

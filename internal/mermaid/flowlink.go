@@ -78,13 +78,9 @@ func (f *flowchart) strokeLink(st stroke, line int) bool {
 		return true
 	}
 	// `-- text -->`: text, then a closing stroke of two or more.
-	f.skipBlanks()
-	if f.peek() == '"' {
-		if _, ok := f.stringLabel("link text"); !ok {
-			return false
-		}
-		f.skipBlanks()
-	} else {
+	if quoted, ok := f.quotedLinkText(); !ok {
+		return false
+	} else if !quoted {
 		end := strings.Index(f.src[f.pos:], st.name)
 		if nl := strings.IndexByte(f.src[f.pos:], '\n'); end < 0 || nl >= 0 && nl < end {
 			f.errorf(line, "the text of the link opened here is never closed with %s>", st.name)
@@ -134,13 +130,9 @@ func (f *flowchart) dottedLink(line int) bool {
 		return false
 	}
 	// `-. text .->`: text up to a run of dots followed by '-'.
-	f.skipBlanks()
-	if f.peek() == '"' {
-		if _, ok := f.stringLabel("link text"); !ok {
-			return false
-		}
-		f.skipBlanks()
-	} else {
+	if quoted, ok := f.quotedLinkText(); !ok {
+		return false
+	} else if !quoted {
 		start := f.pos
 		for !f.eof() && f.peek() != '\n' && !(f.peek() == '.' && f.closesDotted()) {
 			f.pos++
@@ -160,6 +152,20 @@ func (f *flowchart) dottedLink(line int) bool {
 		f.pos++
 	}
 	return true
+}
+
+// quotedLinkText reads a link's text when it is a quoted string, with the
+// blanks around it: quoted says it was one, ok that it closed.
+func (f *flowchart) quotedLinkText() (quoted, ok bool) {
+	f.skipBlanks()
+	if f.peek() != '"' {
+		return false, true
+	}
+	if _, ok := f.stringLabel("link text"); !ok {
+		return true, false
+	}
+	f.skipBlanks()
+	return true, true
 }
 
 // closesDotted reports a run of dots at the cursor followed by '-'.

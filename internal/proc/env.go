@@ -2,9 +2,10 @@ package proc
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/envvar"
 )
 
 // Basics are the variables a child inherits from the parent when they are
@@ -22,7 +23,7 @@ var Basics = []string{
 // EnvSpec says which variables a child gets. Nothing else reaches it.
 type EnvSpec struct {
 	// Pass names variables copied from the parent when set. Basics are
-	// added unless NoBasics. A name that holds a secret (LooksSecret, or
+	// added unless NoBasics. A name that holds a secret (envvar.LooksSecret, or
 	// listed in Sensitive) is refused here: name it in Secrets instead.
 	Pass []string
 	// NoBasics leaves Basics out.
@@ -32,7 +33,7 @@ type EnvSpec struct {
 	// can be redacted from anything recorded.
 	Secrets []string
 	// Sensitive names variables known to hold secrets beyond what
-	// LooksSecret recognises (e.g. the variable a config names as holding
+	// envvar.LooksSecret recognises (e.g. the variable a config names as holding
 	// the tracker token). They are refused in Pass and Set.
 	Sensitive []string
 	// Set are fixed values, applied after Pass and Secrets.
@@ -41,7 +42,7 @@ type EnvSpec struct {
 	// child that takes it rather than an allow-list: a repository's test
 	// command, whose toolchain needs variables nobody can list beforehand.
 	// Every variable in it is passed except one that holds a secret
-	// (LooksSecret, which covers systemd's CREDENTIALS_DIRECTORY, or
+	// (envvar.LooksSecret, which covers systemd's CREDENTIALS_DIRECTORY, or
 	// Sensitive) or has a malformed name; Pass, Secrets and Set apply after.
 	Inherit []string
 }
@@ -62,36 +63,6 @@ func (e *EnvError) Error() string {
 	return fmt.Sprintf("environment variable %q: %s", e.Name, e.Reason)
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// secretWords are substrings of a name that mark it as holding a secret.
-var secretWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "PRIVATE",
-	"APIKEY", "AUTH", "COOKIE", "SIGNING", "WEBHOOK", "DSN"}
-
-// secretParts are underscore-separated parts of a name that mark it.
-var secretParts = map[string]bool{"KEY": true, "KEYS": true, "PAT": true, "PASS": true, "PW": true}
-
-// LooksSecret reports whether a variable name suggests it holds a secret:
-// it contains TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL,
-// PRIVATE, APIKEY, AUTH, COOKIE, SIGNING, WEBHOOK or DSN, or one of its
-// underscore-separated parts is KEY, KEYS, PAT, PASS or PW
-// (case-insensitive). The rule errs towards refusing; an operator who
-// means to pass such a variable names it as a secret.
-func LooksSecret(name string) bool {
-	up := strings.ToUpper(name)
-	for _, w := range secretWords {
-		if strings.Contains(up, w) {
-			return true
-		}
-	}
-	for _, p := range strings.Split(up, "_") {
-		if secretParts[p] {
-			return true
-		}
-	}
-	return false
-}
-
 // BuildEnv builds a child environment from spec, reading the parent's
 // values through lookup (os.LookupEnv in production). It refuses a
 // malformed name and a secret named outside spec.Secrets.
@@ -102,16 +73,16 @@ func BuildEnv(spec EnvSpec, lookup func(string) (string, bool)) (*Env, error) {
 	}
 	secretOK := map[string]bool{}
 	for _, n := range spec.Secrets {
-		if !envName.MatchString(n) {
-			return nil, &EnvError{Name: n, Reason: "not a valid variable name (letters, digits and _; not starting with a digit)"}
+		if !envvar.Valid(n) {
+			return nil, &EnvError{Name: n, Reason: envvar.Invalid}
 		}
 		secretOK[n] = true
 	}
-	isSecret := func(n string) bool { return LooksSecret(n) || sensitive[strings.ToUpper(n)] }
+	isSecret := func(n string) bool { return envvar.LooksSecret(n) || sensitive[strings.ToUpper(n)] }
 
 	e := &Env{vars: map[string]string{}}
 	for _, kv := range spec.Inherit {
-		if n, v, ok := strings.Cut(kv, "="); ok && envName.MatchString(n) && !isSecret(n) {
+		if n, v, ok := strings.Cut(kv, "="); ok && envvar.Valid(n) && !isSecret(n) {
 			e.vars[n] = v
 		}
 	}
@@ -121,8 +92,8 @@ func BuildEnv(spec EnvSpec, lookup func(string) (string, bool)) (*Env, error) {
 	}
 	pass = append(pass, spec.Pass...)
 	for _, n := range pass {
-		if !envName.MatchString(n) {
-			return nil, &EnvError{Name: n, Reason: "not a valid variable name (letters, digits and _; not starting with a digit)"}
+		if !envvar.Valid(n) {
+			return nil, &EnvError{Name: n, Reason: envvar.Invalid}
 		}
 		if isSecret(n) && !secretOK[n] {
 			return nil, &EnvError{Name: n, Reason: "holds a secret; a child never gets it unless it is named as a secret on purpose"}
@@ -140,8 +111,8 @@ func BuildEnv(spec EnvSpec, lookup func(string) (string, bool)) (*Env, error) {
 		}
 	}
 	for n, v := range spec.Set {
-		if !envName.MatchString(n) {
-			return nil, &EnvError{Name: n, Reason: "not a valid variable name (letters, digits and _; not starting with a digit)"}
+		if !envvar.Valid(n) {
+			return nil, &EnvError{Name: n, Reason: envvar.Invalid}
 		}
 		if isSecret(n) && !secretOK[n] {
 			return nil, &EnvError{Name: n, Reason: "holds a secret; a child never gets it unless it is named as a secret on purpose"}
@@ -196,7 +167,7 @@ func SecretValuesOf(environ []string, sensitive ...string) []string {
 	var out []string
 	for _, kv := range environ {
 		n, v, ok := strings.Cut(kv, "=")
-		if ok && v != "" && (LooksSecret(n) || named[strings.ToUpper(n)]) {
+		if ok && v != "" && (envvar.LooksSecret(n) || named[strings.ToUpper(n)]) {
 			out = append(out, v)
 		}
 	}

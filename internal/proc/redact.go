@@ -1,6 +1,10 @@
 package proc
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/the-loop/the-loop/internal/envvar"
+)
 
 // Redacted replaces a secret in anything the-loop records.
 const Redacted = "[redacted]"
@@ -24,7 +28,7 @@ func Redact(argv []string, secrets []string) []string {
 			continue
 		case strings.HasPrefix(a, "-"):
 			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			if name != "" && LooksSecret(strings.ReplaceAll(name, "-", "_")) {
+			if name != "" && envvar.LooksSecret(strings.ReplaceAll(name, "-", "_")) {
 				if hasValue {
 					out[i] = a[:strings.Index(a, "=")+1] + Redacted
 				} else {

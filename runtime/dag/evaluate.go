@@ -95,7 +95,7 @@ type Plan struct {
 // loop walked it to complete or its ticket is closed as done; anything
 // else (open, closed not done, unreadable, in a cycle) holds an item that
 // has not started, and is reported on one that has.
-func (g *Graph) Evaluate(lookup Lookup) Plan {
+func (g *DependencyGraph) Evaluate(lookup Lookup) Plan {
 	comp, members := g.components()
 	progress := map[string]Progress{}
 	for _, k := range g.order {
@@ -163,7 +163,7 @@ func verdict(n Node, pr Progress, inCycle, blocked bool) (Verdict, bool) {
 }
 
 // where describes an unfinished blocker.
-func (g *Graph) where(k string, pr Progress, inCycle bool) string {
+func (g *DependencyGraph) where(k string, pr Progress, inCycle bool) string {
 	n := g.nodes[k]
 	switch {
 	case inCycle:

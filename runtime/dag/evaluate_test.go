@@ -49,7 +49,7 @@ func verdicts(p dag.Plan) map[integrations.Ref]dag.Verdict {
 }
 
 // chain: epic #1 lists #4, #3, #2 as children; #3 waits for #2, #4 for #3.
-func chain() *dag.Graph {
+func chain() *dag.DependencyGraph {
 	g := dag.New()
 	g.AddNode(dag.Node{Ref: issue(1), Title: "Epic", State: integrations.StateOpen})
 	for _, n := range []int{4, 3, 2} {

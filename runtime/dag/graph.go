@@ -41,10 +41,10 @@ type Edge struct {
 	Via string
 }
 
-// Graph is a set of work items and their relations. Items are identified by
+// DependencyGraph is a set of work items and their relations. Items are identified by
 // relations.Key (GitHub case-insensitive). The zero value is not usable;
 // call New.
-type Graph struct {
+type DependencyGraph struct {
 	nodes    map[string]*Node
 	order    []string            // keys in insertion order
 	index    map[string]int      // key -> position in order
@@ -60,8 +60,8 @@ type edgeKey struct {
 }
 
 // New returns an empty graph.
-func New() *Graph {
-	return &Graph{
+func New() *DependencyGraph {
+	return &DependencyGraph{
 		nodes:    map[string]*Node{},
 		index:    map[string]int{},
 		blockers: map[string][]string{},
@@ -72,7 +72,7 @@ func New() *Graph {
 }
 
 // AddNode adds n, or updates the item with n's non-empty fields.
-func (g *Graph) AddNode(n Node) {
+func (g *DependencyGraph) AddNode(n Node) {
 	k := relations.Key(n.Ref)
 	cur, ok := g.nodes[k]
 	if !ok {
@@ -94,7 +94,7 @@ func (g *Graph) AddNode(n Node) {
 
 // hint adds n only when the item is not in the graph yet: what a
 // neighbour says about an item never overrides the item's own read.
-func (g *Graph) hint(n Node) string {
+func (g *DependencyGraph) hint(n Node) string {
 	k := relations.Key(n.Ref)
 	if _, ok := g.nodes[k]; !ok {
 		g.AddNode(n)
@@ -104,13 +104,13 @@ func (g *Graph) hint(n Node) string {
 
 // AddBlocker records that item waits for blocker (both are added when
 // missing, with state unknown).
-func (g *Graph) AddBlocker(item, blocker integrations.Ref, via string) {
+func (g *DependencyGraph) AddBlocker(item, blocker integrations.Ref, via string) {
 	i, b := g.hint(Node{Ref: item}), g.hint(Node{Ref: blocker})
 	g.link(edgeKey{b, i, KindBlocks}, via, g.blockers, i, b)
 }
 
 // AddChild records that child is a child of parent.
-func (g *Graph) AddChild(parent, child integrations.Ref, via string) {
+func (g *DependencyGraph) AddChild(parent, child integrations.Ref, via string) {
 	p, c := g.hint(Node{Ref: parent}), g.hint(Node{Ref: child})
 	if p == c {
 		return
@@ -123,7 +123,7 @@ func (g *Graph) AddChild(parent, child integrations.Ref, via string) {
 	g.parents[c] = append(g.parents[c], p)
 }
 
-func (g *Graph) link(e edgeKey, via string, adj map[string][]string, from, to string) {
+func (g *DependencyGraph) link(e edgeKey, via string, adj map[string][]string, from, to string) {
 	if _, dup := g.via[e]; dup {
 		return
 	}
@@ -134,7 +134,7 @@ func (g *Graph) link(e edgeKey, via string, adj map[string][]string, from, to st
 // FromRelations builds the graph of collected relations: every item read is
 // added with its own state first; an item only named by a neighbour takes
 // the neighbour's description.
-func FromRelations(items []integrations.Relations) *Graph {
+func FromRelations(items []integrations.Relations) *DependencyGraph {
 	g := New()
 	for _, it := range items {
 		g.AddNode(nodeOf(it.Item))
@@ -166,10 +166,10 @@ func nodeOf(r integrations.Related) Node {
 }
 
 // Len is the number of items.
-func (g *Graph) Len() int { return len(g.order) }
+func (g *DependencyGraph) Len() int { return len(g.order) }
 
 // Edges lists every edge: blocking edges in item order, then parent edges.
-func (g *Graph) Edges() []Edge {
+func (g *DependencyGraph) Edges() []Edge {
 	keyed := g.keyedEdges()
 	out := make([]Edge, 0, len(keyed))
 	for _, e := range keyed {
@@ -184,7 +184,7 @@ type keyedEdge struct {
 	from, to string
 }
 
-func (g *Graph) keyedEdges() []keyedEdge {
+func (g *DependencyGraph) keyedEdges() []keyedEdge {
 	out := []keyedEdge{}
 	for _, k := range g.order {
 		for _, b := range g.blockers[k] {

@@ -11,7 +11,7 @@ import (
 // components finds the strongly connected components of the blocking
 // edges (Tarjan). comp maps every key to its component; each component
 // lists its keys in insertion order.
-func (g *Graph) components() (comp map[string]int, members [][]string) {
+func (g *DependencyGraph) components() (comp map[string]int, members [][]string) {
 	comp = map[string]int{}
 	low, num := map[string]int{}, map[string]int{}
 	var stack []string
@@ -58,18 +58,18 @@ func (g *Graph) components() (comp map[string]int, members [][]string) {
 
 // cyclic reports whether component c is a cycle: more than one item, or
 // one item waiting for itself.
-func (g *Graph) cyclic(group []string) bool {
+func (g *DependencyGraph) cyclic(group []string) bool {
 	return len(group) > 1 || slices.Contains(g.blockers[group[0]], group[0])
 }
 
 // Cycles lists every dependency cycle: the items of each, in insertion
 // order, cycles ordered by their first item.
-func (g *Graph) Cycles() [][]integrations.Ref {
+func (g *DependencyGraph) Cycles() [][]integrations.Ref {
 	_, members := g.components()
 	return g.cycles(members)
 }
 
-func (g *Graph) cycles(members [][]string) [][]integrations.Ref {
+func (g *DependencyGraph) cycles(members [][]string) [][]integrations.Ref {
 	out := [][]integrations.Ref{}
 	for _, group := range members {
 		if g.cyclic(group) {
@@ -80,7 +80,7 @@ func (g *Graph) cycles(members [][]string) [][]integrations.Ref {
 	return out
 }
 
-func (g *Graph) refs(keys []string) []integrations.Ref {
+func (g *DependencyGraph) refs(keys []string) []integrations.Ref {
 	out := make([]integrations.Ref, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, g.nodes[k].Ref)
@@ -88,12 +88,12 @@ func (g *Graph) refs(keys []string) []integrations.Ref {
 	return out
 }
 
-func (g *Graph) indexOf(ref integrations.Ref) int { return g.index[relations.Key(ref)] }
+func (g *DependencyGraph) indexOf(ref integrations.Ref) int { return g.index[relations.Key(ref)] }
 
 // ordered lists every key in dependency order: blockers before the items
 // waiting for them, a cycle's items together, and otherwise the order the
 // items were added (for a parent's children, the tracker's order).
-func (g *Graph) ordered(comp map[string]int, members [][]string) []string {
+func (g *DependencyGraph) ordered(comp map[string]int, members [][]string) []string {
 	indeg := make([]int, len(members))
 	succ := make([][]int, len(members))
 	for _, k := range g.order {

@@ -16,6 +16,7 @@ import (
 	"github.com/the-loop/the-loop/integrations/jira"
 	"github.com/the-loop/the-loop/integrations/providertest"
 	"github.com/the-loop/the-loop/integrations/relations"
+	"github.com/the-loop/the-loop/internal/httpx"
 	"github.com/the-loop/the-loop/runtime/dag"
 )
 
@@ -33,9 +34,9 @@ func newTestProject(t *testing.T) *testProject {
 	t.Helper()
 	p := &testProject{gh: providertest.NewGitHub(t), jira: providertest.NewJira(t, jira.AuthDataCenter)}
 	var err error
-	p.ghp, err = github.New(github.Options{BaseURL: p.gh.URL(), Token: p.gh.Token(), HTTPClient: &http.Client{Transport: http.DefaultTransport}})
+	p.ghp, err = github.New(github.Options{BaseURL: p.gh.URL(), Token: p.gh.Token(), ClientOptions: httpx.ClientOptions{HTTPClient: &http.Client{Transport: http.DefaultTransport}}})
 	require.NoError(t, err)
-	jp, err := jira.New(jira.Options{BaseURL: p.jira.URL(), Auth: jira.AuthDataCenter, Token: p.jira.Token(), HTTPClient: &http.Client{Transport: http.DefaultTransport}})
+	jp, err := jira.New(jira.Options{BaseURL: p.jira.URL(), Auth: jira.AuthDataCenter, Token: p.jira.Token(), ClientOptions: httpx.ClientOptions{HTTPClient: &http.Client{Transport: http.DefaultTransport}}})
 	require.NoError(t, err)
 	u, err := url.Parse(p.gh.URL())
 	require.NoError(t, err)

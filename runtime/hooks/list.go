@@ -78,7 +78,7 @@ var All = []runtime.HookSpec{
 	{Name: gates.HookPublishArtifact, Kind: KindGate, Func: gates.PublishArtifact, Ops: ops(createComment),
 		Summary: "posts an artifact on the thread when the repository does not carry it"},
 	{Name: gates.HookDeliverAssignment, Kind: KindGate, Func: gates.DeliverAssignment,
-		Summary: "hands an agent node's assignment to the item's supervised session; skips on the CLI path, where the claim envelope and graph_status carry it"},
+		Summary: "hands an agent node's assignment to the item's supervised session; skips on the CLI path, where the claim's answer and graph_status carry it"},
 	{Name: gates.HookPostPhaseSelection, Kind: KindGate, Func: gates.PostPhaseSelection, Ops: ops(listComments, createComment),
 		Summary: "posts the phase-selection checklist once"},
 	{Name: gates.HookClassifyPhaseSelection, Kind: KindGate, Func: gates.ClassifyPhaseSelection, Ops: ops(listComments, createComment),

@@ -151,7 +151,7 @@ func (w *engineWalk) reply(id int64, author, body string) runtime.NodeReport {
 	return rep
 }
 
-func (w *engineWalk) complete(node string) runtime.Envelope {
+func (w *engineWalk) complete(node string) runtime.ClaimAnswer {
 	env, err := w.rt.Complete(context.Background(), "issue-1", node, "agent")
 	require.NoError(w.t, err)
 	return env

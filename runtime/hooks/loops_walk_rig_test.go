@@ -111,7 +111,7 @@ func (w *loopWalk) begin(want string) {
 }
 
 // claim is the agent's completion claim for node; the item must move to want.
-func (w *loopWalk) claim(node, want string) runtime.Envelope {
+func (w *loopWalk) claim(node, want string) runtime.ClaimAnswer {
 	w.t.Helper()
 	env := w.complete(node)
 	require.Equal(w.t, want, env.CurrentNode, "claim %s: %s %v", node, env.Status, env.Messages)
@@ -125,7 +125,7 @@ func (w *loopWalk) claim(node, want string) runtime.Envelope {
 }
 
 // claimBlocked is a claim the node's checks refuse: the item stays put.
-func (w *loopWalk) claimBlocked(node string, wantMessage string) runtime.Envelope {
+func (w *loopWalk) claimBlocked(node string, wantMessage string) runtime.ClaimAnswer {
 	w.t.Helper()
 	env := w.complete(node)
 	require.Equal(w.t, string(runtime.Block), env.Status, "claim %s: %v", node, env.Messages)

@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/the-loop/the-loop/config"
 )
 
 // DefaultCap is the number of rounds run before the human reviewer when
-// the operator sets none.
-const DefaultCap = 3
+// the operator sets none: the config's default for reviews:.
+const DefaultCap = config.DefaultRoundCap
 
 // Kind is which review record a round table belongs to.
 type Kind string

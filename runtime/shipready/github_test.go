@@ -12,6 +12,7 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/providertest"
+	"github.com/the-loop/the-loop/internal/httpx"
 	"github.com/the-loop/the-loop/runtime/shipready"
 )
 
@@ -38,7 +39,7 @@ func snapshot(t *testing.T, p *github.Provider, n int, self []string) shipready.
 
 func TestReadyToShipAgainstGitHub(t *testing.T) {
 	f := providertest.NewGitHub(t)
-	p, err := github.New(github.Options{BaseURL: f.URL(), Token: f.Token(), HTTPClient: &http.Client{Transport: http.DefaultTransport}})
+	p, err := github.New(github.Options{BaseURL: f.URL(), Token: f.Token(), ClientOptions: httpx.ClientOptions{HTTPClient: &http.Client{Transport: http.DefaultTransport}}})
 	require.NoError(t, err)
 	ctx := context.Background()
 	self := []string{f.BotLogin()}

@@ -90,12 +90,12 @@ func surfaceSentence(a Assignment) string {
 // through the runtime's AssignmentSink (the poller's supervisor, or `the-loop
 // run`): a session still running for an earlier node is relieved and the
 // next one launches with this assignment. With no sink — the CLI path — it
-// skips: the claim envelope and `graph_status` carry the assignment. A human
+// skips: the claim's answer and `graph_status` carry the assignment. A human
 // gate is announced on the ticket, never assigned.
 func DeliverAssignment(hc *runtime.HookContext) (runtime.Result, error) {
 	switch {
 	case hc.ReadOnly || hc.Assignments == nil:
-		return runtime.Skipped(HookDeliverAssignment, "no live session to deliver into (on the CLI path the claim envelope and graph_status carry the assignment)"), nil
+		return runtime.Skipped(HookDeliverAssignment, "no live session to deliver into (on the CLI path the claim's answer and graph_status carry the assignment)"), nil
 	case hc.Node == nil || hc.Node.IsHuman() || hc.Node.Terminal:
 		return runtime.Skipped(HookDeliverAssignment, "a human gate or a finished walk is announced, never assigned"), nil
 	}

@@ -67,13 +67,16 @@ func gateReadFirst(hc *runtime.HookContext, entry string) (name, text string, er
 	}
 	defer d.Close()
 	for _, s := range specdir.ParseSlots([]string{entry}) {
-		for _, n := range d.PresentOf(s) {
-			t, err := d.Read(n)
-			if err != nil {
-				return n, "", fmt.Errorf("read %s: %w", d.Rel(n), err)
-			}
-			return n, t, nil
+		present := d.PresentOf(s)
+		if len(present) == 0 {
+			continue
 		}
+		n := present[0] // the first present alternative of the slot
+		t, err := d.Read(n)
+		if err != nil {
+			return n, "", fmt.Errorf("read %s: %w", d.Rel(n), err)
+		}
+		return n, t, nil
 	}
 	return "", "", nil
 }

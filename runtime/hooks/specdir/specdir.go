@@ -94,14 +94,7 @@ func (d *Dir) open(f *folder, opener func() (*os.Root, error)) error {
 // openRoot opens the spec folder; a folder that does not exist yields nil.
 func openRoot(d *Dir) (*os.Root, error) {
 	root, err := os.OpenRoot(d.item.abs)
-	switch {
-	case err == nil:
-		return root, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
-	default:
-		return nil, fmt.Errorf("open spec folder %s: %w", d.Rel(""), err)
-	}
+	return absentIsNil(root, err, "open spec folder "+d.Rel(""))
 }
 
 // openLoopRoot opens the inner loop's folder through the spec folder's
@@ -111,13 +104,19 @@ func openLoopRoot(d *Dir) (*os.Root, error) {
 		return nil, nil
 	}
 	root, err := d.item.root.OpenRoot(filepath.FromSlash(d.loop.rel))
+	return absentIsNil(root, err, "open the inner loop's folder "+repoPath(d.repo, d.loop.abs))
+}
+
+// absentIsNil is an opened folder: nil without an error when it does not
+// exist, the error wrapped with what was opened otherwise.
+func absentIsNil(root *os.Root, err error, what string) (*os.Root, error) {
 	switch {
 	case err == nil:
 		return root, nil
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	default:
-		return nil, fmt.Errorf("open the inner loop's folder %s: %w", repoPath(d.repo, d.loop.abs), err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 }
 

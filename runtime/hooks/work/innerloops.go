@@ -299,19 +299,9 @@ func repoStateKey(repo string) (string, error) {
 		return "", fmt.Errorf("repository must be <owner>/<repo>: %s", strconv.Quote(repo))
 	}
 	for _, p := range parts {
-		if p == "" || p == "." || p == ".." || !repoSegment(p) {
+		if !runtime.RepoSegment(p) {
 			return "", fmt.Errorf("unusable repository segment %s in %s", strconv.Quote(p), strconv.Quote(repo))
 		}
 	}
 	return strings.Join(parts, "__"), nil
-}
-
-func repoSegment(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }

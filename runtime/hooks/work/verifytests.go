@@ -201,7 +201,7 @@ func clean(b []byte, secrets []string) string {
 func secretNames(cfg *config.Config) []string { return runtime.SensitiveEnv(cfg) }
 
 // testEnv is a test command's environment: the parent's variables minus
-// every one that holds a secret (proc.LooksSecret, CREDENTIALS_DIRECTORY
+// every one that holds a secret (envvar.LooksSecret, CREDENTIALS_DIRECTORY
 // included) and every one the operator config names as holding a token,
 // an e-mail login or a webhook. The command's output comes back in the
 // node's messages and its evidence, so it must never see a secret.

@@ -1,4 +1,4 @@
-package critic
+package config
 
 import (
 	"fmt"
@@ -6,21 +6,23 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/the-loop/the-loop/internal/proc"
-	"github.com/the-loop/the-loop/runtime/review"
+	"github.com/the-loop/the-loop/internal/envvar"
 )
 
-// Defaults applied by Config.ApplyDefaults.
+// Defaults applied by CriticPolicy.ApplyDefaults.
 const (
-	DefaultTimeoutSeconds = 600
-	DefaultMaxOutputBytes = 256 << 10
-	DefaultRoundCap       = review.DefaultCap
-	// MaxOutputLimit is the largest maxOutputBytes accepted.
-	MaxOutputLimit = 16 << 20
+	DefaultCriticTimeoutSeconds = 600
+	DefaultCriticMaxOutputBytes = 256 << 10
+	// DefaultRoundCap is the number of review rounds run before the human
+	// reviewer when reviews: leaves it out.
+	DefaultRoundCap = 3
+	// MaxCriticOutputLimit is the largest maxOutputBytes accepted.
+	MaxCriticOutputLimit = 16 << 20
 )
 
-// DefaultVersionArgs is the probe run when a critic leaves versionArgs out.
-var DefaultVersionArgs = []string{"--version"}
+// DefaultCriticVersionArgs is the probe run when a critic leaves
+// versionArgs out.
+var DefaultCriticVersionArgs = []string{"--version"}
 
 // Placeholders a critic's command may carry, spelled as the harnesses'
 // argv templates spell them. Each is replaced inside any argument; braces
@@ -35,9 +37,10 @@ const (
 	PlaceholderWorkdir = "{workdir}"
 )
 
-// Config is the operator's critic policy: the critics that exist and how
-// many review rounds run before a human is asked.
-type Config struct {
+// CriticPolicy is the operator's critic policy, the top-level critics: and
+// reviews: keys: the critics that exist and how many review rounds run
+// before a human is asked. Package critic (agents/critic) runs them.
+type CriticPolicy struct {
 	Critics []Critic `yaml:"critics"`
 	Reviews Reviews  `yaml:"reviews"`
 }
@@ -75,28 +78,13 @@ type Reviews struct {
 	CriticReviewCount int `yaml:"criticReviewCount" json:"criticReviewCount"`
 }
 
-// FieldError is a refused configuration value. Key is the dotted path of
-// the field (critics[1].command), Msg says what is wrong and how to fix it.
-type FieldError struct {
-	Key string
-	Msg string
-}
-
-func (e *FieldError) Error() string { return e.Key + ": " + e.Msg }
-
-func fieldErr(key, format string, args ...any) error {
-	return &FieldError{Key: key, Msg: fmt.Sprintf(format, args...)}
-}
-
 var (
-	nameRE        = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
-	envNameRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-	placeholderRE = regexp.MustCompile(`\{[A-Za-z_][A-Za-z0-9_]*\}`)
+	criticNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 )
 
 // Validate refuses a configuration the loop could not run safely, naming
 // the first bad field and the fix.
-func (c *Config) Validate() error {
+func (c *CriticPolicy) Validate() error {
 	seen := map[string]int{}
 	for i := range c.Critics {
 		cr := &c.Critics[i]
@@ -104,7 +92,7 @@ func (c *Config) Validate() error {
 			return err
 		}
 		if j, dup := seen[cr.Name]; dup {
-			return fieldErr(fmt.Sprintf("critics[%d].name", i), "%q is already the name of critics[%d]; give each critic its own name", cr.Name, j)
+			return badKey(fmt.Sprintf("critics[%d].name", i), "%q is already the name of critics[%d]; give each critic its own name", cr.Name, j)
 		}
 		seen[cr.Name] = i
 	}
@@ -113,14 +101,14 @@ func (c *Config) Validate() error {
 		v   int
 	}{{"reviews.selfReviewCount", c.Reviews.SelfReviewCount}, {"reviews.criticReviewCount", c.Reviews.CriticReviewCount}} {
 		if n.v < 0 {
-			return fieldErr(n.key, "%d is negative; give the number of rounds (1 or more), or leave it out for %d", n.v, DefaultRoundCap)
+			return badKey(n.key, "%d is negative; give the number of rounds (1 or more), or leave it out for %d", n.v, DefaultRoundCap)
 		}
 	}
 	return nil
 }
 
 // ApplyDefaults fills what the operator left out.
-func (c *Config) ApplyDefaults() {
+func (c *CriticPolicy) ApplyDefaults() {
 	for i := range c.Critics {
 		c.Critics[i].applyDefaults()
 	}
@@ -133,7 +121,7 @@ func (c *Config) ApplyDefaults() {
 }
 
 // Find returns the critic called name.
-func (c *Config) Find(name string) (Critic, bool) {
+func (c *CriticPolicy) Find(name string) (Critic, bool) {
 	for _, cr := range c.Critics {
 		if cr.Name == name {
 			return cr, true
@@ -143,7 +131,7 @@ func (c *Config) Find(name string) (Critic, bool) {
 }
 
 // Names returns the configured critic names in order.
-func (c *Config) Names() []string {
+func (c *CriticPolicy) Names() []string {
 	out := make([]string, len(c.Critics))
 	for i, cr := range c.Critics {
 		out[i] = cr.Name
@@ -153,13 +141,13 @@ func (c *Config) Names() []string {
 
 func (c *Critic) applyDefaults() {
 	if c.TimeoutSeconds == 0 {
-		c.TimeoutSeconds = DefaultTimeoutSeconds
+		c.TimeoutSeconds = DefaultCriticTimeoutSeconds
 	}
 	if c.MaxOutputBytes == 0 {
-		c.MaxOutputBytes = DefaultMaxOutputBytes
+		c.MaxOutputBytes = DefaultCriticMaxOutputBytes
 	}
 	if c.VersionArgs == nil {
-		c.VersionArgs = append([]string(nil), DefaultVersionArgs...)
+		c.VersionArgs = append([]string(nil), DefaultCriticVersionArgs...)
 	}
 }
 
@@ -168,70 +156,73 @@ func (c *Critic) applyDefaults() {
 func (c *Critic) Validate() error { return c.validate("critic") }
 
 func (c *Critic) validate(key string) error {
-	if !nameRE.MatchString(c.Name) {
+	if !criticNameRE.MatchString(c.Name) {
 		if c.Name == "" {
-			return fieldErr(key+".name", "is empty; name the critic, e.g. codex")
+			return badKey(key+".name", "is empty; name the critic, e.g. codex")
 		}
-		return fieldErr(key+".name", "%q is not a critic name; use lower-case letters, digits, '.', '_' and '-' (at most 63), e.g. codex", c.Name)
+		return badKey(key+".name", "%q is not a critic name; use lower-case letters, digits, '.', '_' and '-' (at most 63), e.g. codex", c.Name)
 	}
 	if len(c.Command) == 0 || strings.TrimSpace(c.Command[0]) == "" {
-		return fieldErr(key+".command", "is empty; give the program and its arguments as a list, e.g. [codex, exec, --sandbox, read-only, -]")
+		return badKey(key+".command", "is empty; give the program and its arguments as a list, e.g. [codex, exec, --sandbox, read-only, -]")
 	}
 	if strings.ContainsAny(c.Command[0], "{}") {
-		return fieldErr(key+".command[0]", "is the program to run and cannot be a placeholder; name the executable, e.g. codex")
+		return badKey(key+".command[0]", "is the program to run and cannot be a placeholder; name the executable, e.g. codex")
 	}
 	if strings.Contains(c.Command[0], "/") && !filepath.IsAbs(c.Command[0]) {
-		return fieldErr(key+".command[0]", "%q is a relative path, which would run a program from the work item's tree; give an absolute path or a bare name found on PATH", c.Command[0])
+		return badKey(key+".command[0]", "%q is a relative path, which would run a program from the work item's tree; give an absolute path or a bare name found on PATH", c.Command[0])
 	}
 	prompts := 0
 	for i, a := range c.Command {
-		for _, ph := range placeholderRE.FindAllString(a, -1) {
+		for _, ph := range Placeholder.FindAllString(a, -1) {
 			switch ph {
 			case PlaceholderPromptFile, PlaceholderPrompt:
 				prompts++
 			case PlaceholderWorkdir:
 			default:
-				return fieldErr(fmt.Sprintf("%s.command[%d]", key, i), "unknown placeholder %s; use %s, %s or %s", ph, PlaceholderPromptFile, PlaceholderPrompt, PlaceholderWorkdir)
+				return badKey(fmt.Sprintf("%s.command[%d]", key, i), "unknown placeholder %s; use %s, %s or %s", ph, PlaceholderPromptFile, PlaceholderPrompt, PlaceholderWorkdir)
 			}
 		}
 	}
 	if prompts > 1 {
-		return fieldErr(key+".command", "passes the prompt %d times; use %s or %s once, or neither to feed it on standard input", prompts, PlaceholderPromptFile, PlaceholderPrompt)
+		return badKey(key+".command", "passes the prompt %d times; use %s or %s once, or neither to feed it on standard input", prompts, PlaceholderPromptFile, PlaceholderPrompt)
 	}
 	if c.TimeoutSeconds < 0 {
-		return fieldErr(key+".timeoutSeconds", "%d is negative; give the seconds one round may take, or leave it out for %d", c.TimeoutSeconds, DefaultTimeoutSeconds)
+		return badKey(key+".timeoutSeconds", "%d is negative; give the seconds one round may take, or leave it out for %d", c.TimeoutSeconds, DefaultCriticTimeoutSeconds)
 	}
-	if c.MaxOutputBytes < 0 || c.MaxOutputBytes > MaxOutputLimit {
-		return fieldErr(key+".maxOutputBytes", "%d is out of range; give 1 to %d, or leave it out for %d", c.MaxOutputBytes, MaxOutputLimit, DefaultMaxOutputBytes)
+	if c.MaxOutputBytes < 0 || c.MaxOutputBytes > MaxCriticOutputLimit {
+		return badKey(key+".maxOutputBytes", "%d is out of range; give 1 to %d, or leave it out for %d", c.MaxOutputBytes, MaxCriticOutputLimit, DefaultCriticMaxOutputBytes)
 	}
 	for i, n := range c.Env {
 		k := fmt.Sprintf("%s.env[%d]", key, i)
 		switch {
 		case !envNameRE.MatchString(n):
-			return fieldErr(k, "is not an environment variable name (letters, digits and _, not starting with a digit); name the variable to pass, e.g. CODEX_HOME")
-		case proc.LooksSecret(n):
-			return fieldErr(k, "%s looks like it holds a secret, and a critic never gets one from the loop; sign the critic in through its own login (e.g. `codex login`) and remove it from env", n)
+			return badKey(k, "is not an environment variable name (letters, digits and _, not starting with a digit); name the variable to pass, e.g. CODEX_HOME")
+		case envvar.LooksSecret(n):
+			return badKey(k, "%s looks like it holds a secret, and a critic never gets one from the loop; sign the critic in through its own login (e.g. `codex login`) and remove it from env", n)
 		}
 	}
 	for i, a := range c.VersionArgs {
-		if placeholderRE.MatchString(a) {
-			return fieldErr(fmt.Sprintf("%s.versionArgs[%d]", key, i), "the version probe gets no prompt or working tree; remove the placeholder")
+		if Placeholder.MatchString(a) {
+			return badKey(fmt.Sprintf("%s.versionArgs[%d]", key, i), "the version probe gets no prompt or working tree; remove the placeholder")
 		}
 	}
 	return nil
 }
 
-// timeoutSeconds is the bound of one round.
-func (c *Critic) timeoutSeconds() int {
+// RoundTimeoutSeconds is the bound of one round (the default when left
+// out).
+func (c *Critic) RoundTimeoutSeconds() int {
 	if c.TimeoutSeconds > 0 {
 		return c.TimeoutSeconds
 	}
-	return DefaultTimeoutSeconds
+	return DefaultCriticTimeoutSeconds
 }
 
-func (c *Critic) maxOutput() int {
+// OutputLimit is the most output kept from one round (the default when
+// left out).
+func (c *Critic) OutputLimit() int {
 	if c.MaxOutputBytes > 0 {
 		return c.MaxOutputBytes
 	}
-	return DefaultMaxOutputBytes
+	return DefaultCriticMaxOutputBytes
 }

@@ -1,4 +1,4 @@
-package critic
+package config
 
 import (
 	"errors"
@@ -10,9 +10,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-func parseConfig(t *testing.T, doc string) (*Config, error) {
+func parseCritics(t *testing.T, doc string) (*CriticPolicy, error) {
 	t.Helper()
-	var c Config
+	var c CriticPolicy
 	dec := yaml.NewDecoder(strings.NewReader(doc))
 	dec.KnownFields(true)
 	require.NoError(t, dec.Decode(&c))
@@ -23,8 +23,8 @@ func parseConfig(t *testing.T, doc string) (*Config, error) {
 	return &c, nil
 }
 
-func TestConfigDefaults(t *testing.T) {
-	c, err := parseConfig(t, `
+func TestCriticPolicyDefaults(t *testing.T) {
+	c, err := parseCritics(t, `
 critics:
   - name: codex
     command: [codex, exec, --sandbox, read-only, -]
@@ -40,7 +40,7 @@ reviews:
 	require.NoError(t, err)
 	require.Len(t, c.Critics, 2)
 	assert.Equal(t, Critic{Name: "codex", Command: []string{"codex", "exec", "--sandbox", "read-only", "-"},
-		TimeoutSeconds: DefaultTimeoutSeconds, VersionArgs: []string{"--version"}, MaxOutputBytes: DefaultMaxOutputBytes}, c.Critics[0])
+		TimeoutSeconds: DefaultCriticTimeoutSeconds, VersionArgs: []string{"--version"}, MaxOutputBytes: DefaultCriticMaxOutputBytes}, c.Critics[0])
 	assert.Equal(t, Critic{Name: "cursor", Command: []string{"cursor-agent", "-p", "{prompt}"}, TimeoutSeconds: 120,
 		Env: []string{"CURSOR_CONFIG_DIR"}, VersionArgs: []string{}, MaxOutputBytes: 1024}, c.Critics[1], "an explicit [] turns the probe off")
 	assert.Equal(t, Reviews{SelfReviewCount: 3, CriticReviewCount: 2}, c.Reviews)
@@ -51,13 +51,13 @@ reviews:
 	_, ok = c.Find("claude")
 	assert.False(t, ok)
 
-	empty, err := parseConfig(t, "{}")
+	empty, err := parseCritics(t, "{}")
 	require.NoError(t, err)
 	assert.Empty(t, empty.Critics, "no critic exists unless the operator configures one")
 	assert.Equal(t, Reviews{SelfReviewCount: 3, CriticReviewCount: 3}, empty.Reviews)
 }
 
-func TestConfigValidateNamesTheFieldAndTheFix(t *testing.T) {
+func TestCriticPolicyValidateNamesTheFieldAndTheFix(t *testing.T) {
 	tests := []struct {
 		name, doc, key, fix string
 	}{
@@ -81,7 +81,7 @@ func TestConfigValidateNamesTheFieldAndTheFix(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseConfig(t, tt.doc)
+			_, err := parseCritics(t, tt.doc)
 			require.Error(t, err)
 			var fe *FieldError
 			require.True(t, errors.As(err, &fe), "%v", err)
@@ -91,20 +91,14 @@ func TestConfigValidateNamesTheFieldAndTheFix(t *testing.T) {
 	}
 }
 
-func TestConfigAcceptsEveryPlaceholder(t *testing.T) {
+func TestCriticPolicyAcceptsEveryPlaceholder(t *testing.T) {
 	for _, cmd := range []string{
 		"[/usr/local/bin/critic, '--prompt-file={prompt_file}', --cd, '{workdir}']",
 		"[critic, -p, '{prompt}']",
 		"[critic, review, -]",
 		`[critic, -c, '{"sandbox":"read-only"}', '{prompt}']`,
 	} {
-		_, err := parseConfig(t, "critics: [{name: a, command: "+cmd+"}]")
+		_, err := parseCritics(t, "critics: [{name: a, command: "+cmd+"}]")
 		assert.NoError(t, err, cmd)
 	}
-}
-
-func TestCutKeepsRunesWhole(t *testing.T) {
-	assert.Equal(t, "short", cut("short", 10))
-	assert.Equal(t, "ab…", cut("abcdef", 2))
-	assert.Equal(t, "a…", cut("aé", 2), "never half a rune")
 }

@@ -1,28 +1,20 @@
-// Package sessions supervises the agent sessions the poller launches. Each
-// cycle it is handed the desired state — the work items standing on agent
-// nodes — and it keeps at most one live session per item, at most
-// sessions.max in all (the rest queued in arming order), stops a session
-// at its time limit or when its item's budget runs out, relaunches one
-// that ended with its node still unmet (bounded backoff) and escalates
-// after a bounded number of relaunches. Every session is a store record;
-// every transition is an event in its item's log.
-package sessions
+package config
 
 import (
 	"fmt"
 	"time"
-
-	"github.com/the-loop/the-loop/agents/harness"
 )
 
-// Runners.
+// Runners a sessions: block names.
 const (
 	RunnerProcess = "process"
 	RunnerTmux    = "tmux"
 )
 
-// Config is the operator config's `sessions:` block.
-type Config struct {
+// SessionLimits is the supervisor's part of the `sessions:` block: how many
+// sessions run, how, for how long and on what budget. Package sessions
+// (agents/sessions) enforces them.
+type SessionLimits struct {
 	// Max caps live sessions across all items (default 4).
 	Max int `yaml:"max"`
 	// Runner is process (default: a supervised child) or tmux (a detached
@@ -44,7 +36,7 @@ type Config struct {
 	Relaunch Relaunch `yaml:"relaunch"`
 }
 
-// Budget is a per-item limit; 0 leaves a figure unlimited. A harness that
+// Budget is a per-item limit of sessions.budget; 0 leaves a figure unlimited. A harness that
 // reports no figure is held only to the time limit.
 type Budget struct {
 	Turns   int     `yaml:"turns"`
@@ -52,7 +44,7 @@ type Budget struct {
 	CostUSD float64 `yaml:"costUsd"`
 }
 
-// Relaunch configures relaunches.
+// Relaunch is sessions.relaunch: how a session is launched again.
 type Relaunch struct {
 	// Max is how many relaunches an item gets for one node before it
 	// escalates (default 3; the first launch is not a relaunch).
@@ -64,7 +56,7 @@ type Relaunch struct {
 }
 
 // WithDefaults returns c with every unset value defaulted.
-func (c Config) WithDefaults() Config {
+func (c SessionLimits) WithDefaults() SessionLimits {
 	if c.Max == 0 {
 		c.Max = 4
 	}
@@ -93,9 +85,9 @@ func (c Config) WithDefaults() Config {
 }
 
 // Validate checks c; key is its path for messages (e.g. "sessions").
-func (c Config) Validate(key string) error {
+func (c SessionLimits) Validate(key string) error {
 	bad := func(field, format string, args ...any) error {
-		return &harness.FieldError{Key: key + "." + field, Msg: fmt.Sprintf(format, args...)}
+		return badKey(key+"."+field, format, args...)
 	}
 	switch {
 	case c.Max < 0:
@@ -120,12 +112,21 @@ func (c Config) Validate(key string) error {
 	return nil
 }
 
-func (c Config) timeLimit() time.Duration { return time.Duration(c.TimeLimitSeconds) * time.Second }
-func (c Config) grace() time.Duration     { return time.Duration(c.StopGraceSeconds) * time.Second }
-func (c Config) drain() time.Duration     { return time.Duration(c.DrainSeconds) * time.Second }
+// TimeLimit is how long one session may run.
+func (c SessionLimits) TimeLimit() time.Duration {
+	return time.Duration(c.TimeLimitSeconds) * time.Second
+}
 
-// backoff is the wait before relaunch number n (1-based).
-func (c Config) backoff(n int) time.Duration {
+// StopGrace is how long a stopped session gets between SIGTERM and SIGKILL.
+func (c SessionLimits) StopGrace() time.Duration {
+	return time.Duration(c.StopGraceSeconds) * time.Second
+}
+
+// Drain is how long a session may run on after its item left its node.
+func (c SessionLimits) Drain() time.Duration { return time.Duration(c.DrainSeconds) * time.Second }
+
+// Backoff is the wait before relaunch number n (1-based).
+func (c SessionLimits) Backoff(n int) time.Duration {
 	d := time.Duration(c.Relaunch.BackoffSeconds) * time.Second
 	limit := time.Duration(c.Relaunch.MaxBackoffSeconds) * time.Second
 	for i := 1; i < n && d < limit; i++ {
@@ -137,9 +138,9 @@ func (c Config) backoff(n int) time.Duration {
 	return d
 }
 
-// over reports which limit spend passes ("" = none); at says whether
+// Over reports which limit spend passes ("" = none); at says whether
 // reaching the limit counts (true when deciding on a new launch).
-func (b Budget) over(turns int, tokens int64, cost float64, at bool) string {
+func (b Budget) Over(turns int, tokens int64, cost float64, at bool) string {
 	pass := func(v, limit float64) bool {
 		if limit <= 0 {
 			return false
