@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/the-loop/the-loop/agents/sandbox"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/store"
 )
@@ -38,6 +39,10 @@ type GraphStatus struct {
 	Sessions string   `json:"sessions"`
 	Warnings []string `json:"-"`
 }
+
+// UnconfinedWarning is what graph status says while the operator has opted
+// out of confining sessions.
+const UnconfinedWarning = "sessions.confinement: none: the loop's sessions are not confined; each runs as the poller's user and can read what it reads (the config, the signing key, the store)"
 
 // Status reports where one work item stands, read-only.
 func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, error) {
@@ -82,6 +87,9 @@ func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, err
 	}
 	out.GraphContext = graphContext(g, n, state, out, hold, s.now())
 	out.Sessions = s.sessionLine(ctx, st, repo.Root, req.WorkItem)
+	if s.cfg.SessionsEnabled() && s.cfg.Sessions.Confinement == sandbox.ModeNone {
+		out.Warnings = append(out.Warnings, UnconfinedWarning)
+	}
 	return out, nil
 }
 
