@@ -225,6 +225,35 @@ func (p *Poller) itemDone(it *polledItem, act ItemAction) {
 	e.completed, e.touched = true, true
 }
 
+// pullsDone makes the error met while delivering a pull request's news to
+// a linked item that item's condition, as an error of its own cycle is:
+// named by its type, said with the pull request it came from. It runs
+// after the cycle's items, so the book knows each item the loop works; a
+// linked item it does not know (closed, left the listing) is left to the
+// cleanup that follows.
+func (p *Poller) pullsDone(acts []ItemAction) {
+	b := &p.conds
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, act := range acts {
+		if act.err == nil || act.linked == nil {
+			continue
+		}
+		kind := conditionOf(act.err)
+		msg := fmt.Sprintf("pull request %s: %s", act.linked.link.Key(), act.Detail)
+		for _, e := range b.items {
+			if e.repo != act.linked.repo || e.item.id != act.linked.id {
+				continue
+			}
+			if _, met := e.met[kind]; !met {
+				e.met[kind] = msg
+			}
+			e.touched = true
+			break
+		}
+	}
+}
+
 // conditionsOf are the conditions holding for the item in repo.
 func (p *Poller) conditionsOf(repo, item string) []runtime.Condition {
 	b := &p.conds

@@ -57,6 +57,9 @@ type ItemAction struct {
 	// err is the error behind an "error" or "conflict" action: the
 	// condition it is named by its type.
 	err error
+	// linked is the item a pull request's action was delivered to: its
+	// error is that item's condition (nil: the action is the item's own).
+	linked *pullOwner
 }
 
 // failed marks act as ended on err.
@@ -201,6 +204,7 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 		}
 		sr.Items = append(sr.Items, p.pollIssue(ctx, prov, src, container, is))
 	}
+	p.pullsDone(pullActs)
 	sr.Items = append(sr.Items, pullActs...)
 	return sr
 }
