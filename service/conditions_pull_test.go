@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -9,10 +10,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/agents/harness"
+	"github.com/the-loop/the-loop/agents/sandbox"
+	"github.com/the-loop/the-loop/agents/sessions"
+	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/providertest"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/store"
 )
 
 // pullsDown is the fake GitHub whose reads of one pull request fail while
@@ -82,4 +88,39 @@ func statusOf(t *testing.T, r *prRig) string {
 	}
 	t.Fatal("no status comment")
 	return ""
+}
+
+// A host that cannot confine a session launches none for an item that
+// wants one: no escalation (the host's fault is not the item's), but the
+// item's launch condition, in its status comment and graph status, while
+// it lasts.
+func TestAHostThatCannotConfineIsTheItemsLaunchCondition(t *testing.T) {
+	db := store.NewHandle(filepath.Join(t.TempDir(), "state.db"))
+	harnesses := map[string]harness.Config{"agent": {Adapter: harness.AdapterCommand, Argv: []string{"/bin/true", "{prompt_file}"}}}
+	sup, err := sessions.New(config.SessionLimits{}, sessions.Deps{Store: HandleRecorder(db), Harnesses: harnesses,
+		Serve: []string{"/nonexistent/the-loop", "serve"}, StateDir: t.TempDir(),
+		Confiner: sandbox.NewConfiner(sandbox.Config{}, sandbox.Options{Exe: "/nonexistent/the-loop"})})
+	require.NoError(t, err)
+	r := newTreeDAGRig(t, func(d *Deps) { d.Store, d.Sessions = db, sup })
+	r.svc.cfg.Harnesses = harnesses
+	item := r.issue("API")
+	r.say(item, "alice", "the-loop do")
+	r.cycle()
+	tree := r.tree("octo/widgets", "issue-2")
+	require.Equal(t, "work", r.stateIn("octo/widgets", "issue-2").CurrentNode)
+	r.cycle()
+
+	gs, err := r.svc.Status(context.Background(), ItemRequest{Repo: tree, WorkItem: "issue-2"})
+	require.NoError(t, err)
+	require.Len(t, gs.Conditions, 1)
+	assert.Equal(t, runtime.ConditionLaunch, gs.Conditions[0].Kind)
+	assert.Contains(t, gs.Conditions[0].Message, "a session could not be started for work: sessions.confinement: auto cannot confine a session on this host")
+	var status string
+	for _, c := range r.gh.Comments(item) {
+		if strings.Contains(c.Body, statusMarker) {
+			status = c.Body
+		}
+	}
+	assert.Contains(t, status, "**stuck:** `launch` since")
+	assert.NotContains(t, status, "escalated")
 }

@@ -308,13 +308,19 @@ func (p *Poller) superviseSessions(ctx context.Context, rep *CycleReport) {
 	p.postStatuses(ctx, views, srep, held, sup != nil)
 }
 
-// launchConditions meets a session that could not start as the item's
-// launch condition, and passes it for an item whose session started or
-// that wants none.
+// launchConditions meets a session that could not start — or that the
+// host cannot confine, so none is launched — as the item's launch
+// condition, and passes it for an item whose session started or that wants
+// none.
 func (p *Poller) launchConditions(views map[sessionKey]*itemView, wants []sessions.Want, rep sessions.Report) {
 	failed := map[sessionKey]string{}
 	for _, f := range rep.LaunchFailed {
 		failed[sessionKey{repo: f.Repo, item: f.WorkItem}] = workName(f.PRRepo, f.PR, f.Node) + ": " + f.Error
+	}
+	for _, h := range rep.Held {
+		if h.Host {
+			failed[sessionKey{repo: h.Repo, item: h.WorkItem}] = workName(h.PRRepo, h.PR, h.Node) + ": " + h.Reason
+		}
 	}
 	waiting := map[sessionKey]bool{}
 	for _, w := range rep.Waiting {

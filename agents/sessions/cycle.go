@@ -339,7 +339,7 @@ func (c *cycle) refused(it *itemState, w Want) bool {
 			it.confRefused = true
 			c.append(w.Repo, w.WorkItem, event("session.refused", w.Node, map[string]any{"reason": err.Error()}))
 		}
-		c.rep.Held = append(c.rep.Held, Held{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own, Reason: err.Error()})
+		c.rep.Held = append(c.rep.Held, Held{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own, Reason: err.Error(), Host: true})
 		return true
 	}
 	if it.hold == "" {

@@ -134,6 +134,9 @@ type Held struct {
 	PRRepo   string `json:"prRepo,omitempty"`
 	Own      bool   `json:"own,omitempty"`
 	Reason   string `json:"reason"`
+	// Host is set when the host holds the item, not its own figures: it
+	// cannot confine a session (a fault the operator fixes).
+	Host bool `json:"host,omitempty"`
 }
 
 // Figures are what sessions used: figures, the cost of those whose cost is
