@@ -2,7 +2,6 @@ package scenario_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,15 +156,20 @@ func TestSIGTERMRightAfterALaunchLeavesNoSessionRunning(t *testing.T) {
 	require.NoError(t, l.ScriptNode("requirements-definition", "hang-runs=9"))
 	require.NoError(t, l.Start())
 	startAndExecute(t, l, 1)
-	var pid int
 	wait(t, "a launch", func() bool {
-		b, err := os.ReadFile(filepath.Join(l.FakeState, "issue-1.run-1.pid"))
-		if err == nil {
-			_, _ = fmtSscan(string(b), &pid)
-		}
-		return pid > 0
+		_, err := os.Stat(filepath.Join(l.FakeState, "issue-1.run-1.ready"))
+		return err == nil
 	})
-	require.NoError(t, syscall.Kill(-pid, syscall.SIGTERM))
+	// The session's process on this host is the one its record names (the
+	// harness's own pid file holds its pid inside the session's namespace);
+	// its process group is what a control-group kill reaches.
+	running := sessionsOf(t, l, "issue-1")
+	require.Len(t, running, 1)
+	pid := running[0].PID
+	require.Greater(t, pid, 1)
+	if err := syscall.Kill(-pid, syscall.SIGTERM); err != nil {
+		require.NoError(t, syscall.Kill(pid, syscall.SIGTERM))
+	}
 	l.Stop()
 	s := sessionsOf(t, l, "issue-1")
 	require.NotEmpty(t, s)
@@ -255,8 +259,6 @@ func nextOf(list []string, i int, suffix string) string {
 	}
 	return ""
 }
-
-func fmtSscan(s string, v *int) (int, error) { return fmt.Sscan(strings.TrimSpace(s), v) }
 
 // A held item says what holds it and what releases it, and no longer asks
 // for the execute already given; a blocker the loop walks to complete
