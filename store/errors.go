@@ -42,6 +42,9 @@ func isBusy(err error) bool {
 // describe wraps an error met while opening or reading the file at path so
 // the message names the path and, for the common failure classes, the fix.
 func describe(path, op string, err error) error {
+	if IsURL(path) {
+		return describePG(path, op, err)
+	}
 	switch sqliteCode(err) {
 	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
 		return fmt.Errorf("%s store %s: the file is not a valid the-loop SQLite database (corrupt or a different kind of file); "+

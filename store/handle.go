@@ -60,7 +60,7 @@ func (h *Handle) Reader(ctx context.Context) (*Store, func(), error) {
 		return st, func() {}, nil
 	}
 	h.mu.Unlock()
-	if _, err := os.Stat(h.path); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(h.path); !IsURL(h.path) && errors.Is(err, os.ErrNotExist) {
 		return nil, func() {}, nil
 	}
 	st, err := OpenReadOnly(ctx, h.path)
