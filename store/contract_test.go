@@ -47,6 +47,9 @@ var contract = []struct {
 	{"UpdateConcurrentHandlesSameStore", TestUpdateConcurrentHandlesSameStore},
 	{"AWakeReachesEveryListenerOfTheStore", TestAWakeReachesEveryListenerOfTheStore},
 	{"AWakeRefIsChecked", TestAWakeRefIsChecked},
+	{"ALeaseIsHeldByOneOwnerAndChangesHandsOnlyWhenItExpires", TestALeaseIsHeldByOneOwnerAndChangesHandsOnlyWhenItExpires},
+	{"AStaleFenceIsRefusedAndTheNewHolderWrites", TestAStaleFenceIsRefusedAndTheNewHolderWrites},
+	{"ConcurrentTakersGetEachItemOnce", TestConcurrentTakersGetEachItemOnce},
 }
 
 func TestContractOnPostgres(t *testing.T) {

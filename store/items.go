@@ -99,6 +99,9 @@ func (s *Store) Update(ctx context.Context, repo, id string, fn func(cur *WorkIt
 	if err := s.lockItem(ctx, tx, repo, id); err != nil {
 		return err
 	}
+	if _, err := s.checkFence(ctx, tx, repo, id); err != nil {
+		return fmt.Errorf("update %s: %w", id, err)
+	}
 	cur, found, err := getItem(ctx, tx, repo, id)
 	if err != nil {
 		return describe(s.path, "update", err)

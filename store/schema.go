@@ -79,6 +79,7 @@ var migrations = []migration{
 	{version: 7, name: "session stop requester", stmts: sessionStopsByMigration, pg: pgSessionStopsBy},
 	{version: 8, name: "pull request sessions", stmts: sessionPullsSchema, pg: pgSessionPulls},
 	{version: 9, name: "wakes", stmts: wakesSchema, pg: pgWakes},
+	{version: 10, name: "item leases", stmts: leasesSchema, pg: pgLeases},
 }
 
 // SchemaVersion is the schema version this build writes and reads.

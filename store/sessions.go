@@ -94,6 +94,9 @@ type Session struct {
 	State   string
 	// Reason says why the session ended as it did.
 	Reason string
+	// Owner is the poller instance whose item lease it was launched under
+	// ("" when none was).
+	Owner string
 }
 
 // Running reports whether the record is of a live session.
@@ -125,10 +128,17 @@ func (s *Store) StartSession(ctx context.Context, sess Session, evs ...Event) er
 		return fmt.Errorf("record session %s: %w", sess.ID, err)
 	}
 	return s.sessionTx(ctx, "record session", sess, evs, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, repo, work_item, node, pr, pr_repo, harness, runner, model, effort, argv, pid,
-			attempt, started_at, transcript, attach, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		// A session launched under an item's lease is the lease holder's:
+		// refused when the lease changed hands, and marked with its owner
+		// so another poller settles it only once that owner is gone.
+		owner, err := s.checkFence(ctx, tx, sess.Repo, sess.WorkItem)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, repo, work_item, node, pr, pr_repo, harness, runner, model, effort, argv, pid,
+			attempt, started_at, transcript, attach, state, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			sess.ID, sess.Repo, sess.WorkItem, sess.Node, sess.PR, sess.PRRepo, sess.Harness, sess.Runner, sess.Model, sess.Effort, string(argv), sess.PID,
-			max(sess.Attempt, 1), stamp(sess.StartedAt), sess.Transcript, sess.Attach, sess.State)
+			max(sess.Attempt, 1), stamp(sess.StartedAt), sess.Transcript, sess.Attach, sess.State, owner)
 		return err
 	})
 }
@@ -188,6 +198,9 @@ func (s *Store) sessionTx(ctx context.Context, op string, sess Session, evs []Ev
 		if errors.Is(err, ErrSessionNotRunning) {
 			return err
 		}
+		if errors.Is(err, ErrStaleFence) {
+			return fmt.Errorf("%s %s: %w", op, sess.ID, err)
+		}
 		return fmt.Errorf("%s %s in %s: %w", op, sess.ID, s.path, err)
 	}
 	if len(evs) > 0 {
@@ -208,7 +221,7 @@ func (s *Store) sessionTx(ctx context.Context, op string, sess Session, evs []Ev
 }
 
 const sessionCols = `id, repo, work_item, node, pr, pr_repo, harness, runner, model, effort, argv, pid, attempt, started_at, ended_at,
-	exit_status, transcript, harness_session, attach, turns, tokens, cost_usd, state, reason`
+	exit_status, transcript, harness_session, attach, turns, tokens, cost_usd, state, reason, owner`
 
 // GetSession returns the session with id; found is false when there is none.
 func (s *Store) GetSession(ctx context.Context, id string) (Session, bool, error) {
@@ -288,7 +301,7 @@ func scanSessions(rows *sql.Rows) ([]Session, error) {
 		var argv, started, ended string
 		if err := rows.Scan(&ss.ID, &ss.Repo, &ss.WorkItem, &ss.Node, &ss.PR, &ss.PRRepo, &ss.Harness, &ss.Runner, &ss.Model, &ss.Effort, &argv, &ss.PID,
 			&ss.Attempt, &started, &ended, &ss.ExitStatus, &ss.Transcript, &ss.HarnessSession, &ss.Attach, &ss.Turns, &ss.Tokens,
-			&ss.CostUSD, &ss.State, &ss.Reason); err != nil {
+			&ss.CostUSD, &ss.State, &ss.Reason, &ss.Owner); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(argv), &ss.Argv); err != nil {

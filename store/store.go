@@ -48,8 +48,9 @@ type Store struct {
 	stateStmt *sql.Stmt // prepared once: the hot read of a server
 	stateErr  error
 
-	pg    *pgBackend // nil: SQLite
-	wakes wakeHub    // the wakes' listeners and their feed
+	pg     *pgBackend // nil: SQLite
+	wakes  wakeHub    // the wakes' listeners and their feed
+	fences fences     // the leases this process works items under
 }
 
 // options are the tunables; only tests and benchmarks change them.
