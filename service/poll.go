@@ -15,6 +15,7 @@ import (
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/authz"
 	"github.com/the-loop/the-loop/runtime/control"
+	"github.com/the-loop/the-loop/store"
 )
 
 // Poller arms work items from ticket comments and labels and runs the human
@@ -30,11 +31,18 @@ type Poller struct {
 	// poll command sets polling.cycleTimeoutSeconds). Each request is
 	// bounded on its own by the providers.
 	CycleTimeout time.Duration
+	// InstanceName names this poller in the item leases ("" = host, pid
+	// and a random part); LeaseTTL is how long a lease lasts unrenewed (0
+	// = DefaultLeaseTTL). Several pollers may share a PostgreSQL store:
+	// each item is worked by the one holding its lease.
+	InstanceName string
+	LeaseTTL     time.Duration
 
-	memo  commentMemo
-	deps  dependencyStep
-	acts  pollerActs
-	pulls pullWatch
+	memo   commentMemo
+	deps   dependencyStep
+	acts   pollerActs
+	pulls  pullWatch
+	leases pollLeases
 }
 
 // ItemAction is what one cycle did for one work item.
@@ -89,10 +97,20 @@ func (p *Poller) log() *slog.Logger {
 // Run polls every interval until ctx is cancelled; a failing cycle is
 // logged and the next one runs. The poll command checks the sources and
 // logs the StartupWarnings before it.
+//
+// Between cycles it renews its item leases, and a wake posted to the store
+// (store.Waker: a webhook, another process) starts the next cycle at once.
+// When it stops it releases its leases, so another poller sharing the
+// store takes its items over without waiting for them to expire.
 func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	ended := p.sessionEnded()
+	leaseCtx, stopLeases := context.WithCancel(ctx)
+	defer stopLeases()
+	go p.keepLeases(leaseCtx)
+	defer p.releaseLeases()
+	wakes := p.listenWakes(leaseCtx)
 	for {
 		rep := p.RunOnce(ctx)
 		p.log().Info("poll cycle", "sources", len(rep.Sources), "duration", rep.Duration)
@@ -101,8 +119,25 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 			return p.stopSessions()
 		case <-t.C:
 		case <-ended: // a session ended: what it claimed is acted on now
+		case ref := <-wakes: // something changed: evaluate it now
+			p.log().Debug("woken", "ref", ref)
 		}
 	}
+}
+
+// listenWakes returns the store's wakes (nil, which never fires, when the
+// store cannot give them: the interval still sweeps).
+func (p *Poller) listenWakes(ctx context.Context) <-chan string {
+	st, err := p.Svc.writableStore(ctx)
+	if err != nil {
+		return nil
+	}
+	ch, err := st.Wakes(ctx)
+	if err != nil {
+		p.log().Warn("cannot listen for wakes; changes wait for the next cycle", "err", err)
+		return nil
+	}
+	return ch
 }
 
 // RunOnce runs one cycle over every source.
@@ -110,6 +145,7 @@ func (p *Poller) RunOnce(ctx context.Context) CycleReport {
 	start := p.Svc.now()
 	rep := CycleReport{At: runtime.Now(), Sources: []SourceReport{}}
 	p.cleanCheckouts()
+	p.beginLeases(ctx)
 	p.beginDependencies()
 	p.pulls.reset()
 	if p.CycleTimeout > 0 {
@@ -181,7 +217,11 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 			sr.Items = append(sr.Items, ItemAction{WorkItem: fmt.Sprint(is.Number), Action: "error", Detail: err.Error()})
 			continue
 		}
-		sr.Items = append(sr.Items, p.pollIssue(ctx, prov, src, container, is))
+		act := p.pollIssue(ctx, prov, src, container, is)
+		if act.Action == "error" && strings.Contains(act.Detail, store.ErrStaleFence.Error()) {
+			p.forgetLease(act.Ref) // another poller took it over: ask the store next cycle
+		}
+		sr.Items = append(sr.Items, act)
 	}
 	sr.Items = append(sr.Items, pullActs...)
 	return sr
@@ -230,6 +270,11 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		act.Action, act.Detail = "error", err.Error()
 		return act
 	}
+	lease, mine, why := p.takeItem(ctx, refStr)
+	if !mine {
+		act.Action, act.Detail = ActionElsewhere, why
+		return act
+	}
 	comments, err := p.memo.comments(ctx, prov, memoScope{src.System, container}, refStr, ref, is.UpdatedAt, p.Svc.now())
 	if err != nil {
 		act.Action, act.Detail = "error", fmt.Sprintf("list comments: %v", err)
@@ -242,6 +287,8 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		act.Action, act.Detail = "error", err.Error()
 		return act
 	}
+	p.fenceItem(ctx, repo, id, lease)
+	lease.TakenOver = false
 	sess, err := p.Svc.open(ctx, repo, id, control.LoopFor(last))
 	if err != nil {
 		act.Action, act.Detail = "error", err.Error()
@@ -283,6 +330,7 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 			act.Action, act.Detail = "error", err.Error()
 			return act
 		}
+		p.fenceItem(ctx, repo, id, lease)
 		res, err := p.arm(ctx, is, StartRequest{ItemRequest: ItemRequest{Repo: repo, WorkItem: id}, Loop: loop, Ref: refStr}, comments)
 		if err != nil {
 			act.Action, act.Detail = "error", err.Error()

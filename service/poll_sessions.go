@@ -184,9 +184,13 @@ func (p *Poller) superviseSessions(ctx context.Context, rep *CycleReport) {
 		return
 	}
 	a := &p.acts
-	if !a.recovered {
+	if took := p.takeoverPending(); !a.recovered || took {
 		a.recovered = true
-		lost, err := sup.Recover(ctx)
+		var lost []sessions.Status
+		settle, err := p.settleFor(ctx)
+		if err == nil {
+			lost, err = sup.RecoverWhere(ctx, settle)
+		}
 		if err != nil {
 			p.log().Warn("could not settle the sessions an earlier poller left", "err", err)
 		}

@@ -170,6 +170,16 @@ func (s *Store) ReleaseLeases(ctx context.Context, owner string, keys ...string)
 	return nil
 }
 
+// BreakLeases ends every lease not owned by keep. Only for a store one
+// poller owns (SQLite, under the poll lock): the leases a killed poller
+// left there hold nothing back.
+func (s *Store) BreakLeases(ctx context.Context, keep string) error {
+	if _, err := s.write.ExecContext(ctx, `UPDATE item_leases SET expires_ms = 0 WHERE owner <> ?`, keep); err != nil {
+		return describe(s.path, "end old leases in", err)
+	}
+	return nil
+}
+
 // LeaseOf returns the lease of key; found is false when none was ever
 // taken.
 func (s *Store) LeaseOf(ctx context.Context, key string) (Lease, bool, error) {
