@@ -49,6 +49,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&h.MaxConnectionsPerClient, 64)
 	orDefault(&c.Polling.IntervalSeconds, 60)
 	orDefault(&c.Polling.CycleTimeoutSeconds, 600)
+	orDefault(&c.Polling.LeaseSeconds, 30)
 	orDefault(&c.DAG.MaxItems, 500)
 	c.Sessions.applyDefaults()
 	c.Critic.ApplyDefaults()
@@ -205,6 +206,7 @@ func (c *Config) validate() error {
 		{"integrations.requestTimeoutSeconds", c.Integrations.RequestTimeoutSeconds},
 		{"polling.intervalSeconds", c.Polling.IntervalSeconds},
 		{"polling.cycleTimeoutSeconds", c.Polling.CycleTimeoutSeconds},
+		{"polling.leaseSeconds", c.Polling.LeaseSeconds},
 		{"mcp.http.maxSessions", c.MCP.HTTP.MaxSessions},
 		{"mcp.http.maxConnections", c.MCP.HTTP.MaxConnections},
 		{"mcp.http.maxConnectionsPerClient", c.MCP.HTTP.MaxConnectionsPerClient},
@@ -213,6 +215,12 @@ func (c *Config) validate() error {
 		if n.v < 0 {
 			return badKey(n.key, "%d is negative; give a positive number or leave it out for the default", n.v)
 		}
+	}
+	if c.Store.URL != "" && c.Store.Path != "" {
+		return badKey("store.url", "store.url and store.path are both set; give one: url for PostgreSQL, path for a SQLite file")
+	}
+	if u := strings.ToLower(c.Store.URL); u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+		return badKey("store.url", "%q is not a PostgreSQL URL; give postgres://USER@HOST:PORT/DATABASE (a SQLite file goes in store.path)", redactURL(c.Store.URL))
 	}
 	for i, s := range c.Polling.Sources {
 		if s.System != "github" && s.System != "jira" {

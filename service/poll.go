@@ -421,7 +421,12 @@ func AuthorizedComments(cfg *config.Config, comments []integrations.Comment) []i
 	return authz.AuthorizedComments(cfg, comments)
 }
 
-// DefaultPollStatusPath is the heartbeat file beside the default database.
+// DefaultPollStatusPath is the heartbeat file beside the database (for a
+// PostgreSQL store, in this host's state folder).
 func DefaultPollStatusPath(dbPath string) string {
-	return filepath.Join(filepath.Dir(dbPath), "poll-status.json")
+	dir, err := store.LocalDir(dbPath)
+	if err != nil {
+		dir = filepath.Dir(dbPath)
+	}
+	return filepath.Join(dir, "poll-status.json")
 }
