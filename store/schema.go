@@ -80,6 +80,7 @@ var migrations = []migration{
 	{version: 8, name: "pull request sessions", stmts: sessionPullsSchema, pg: pgSessionPulls},
 	{version: 9, name: "wakes", stmts: wakesSchema, pg: pgWakes},
 	{version: 10, name: "item leases", stmts: leasesSchema, pg: pgLeases},
+	{version: 11, name: "MCP HTTP sessions", stmts: mcpSessionsSchema, pg: pgMCPSessions},
 }
 
 // SchemaVersion is the schema version this build writes and reads.

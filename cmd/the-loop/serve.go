@@ -111,6 +111,12 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 	if token != "" {
 		logger.Info("mcp http: bearer token configured", "source", source)
 	}
+	// The sessions live in the store, so replicas on one store share them.
+	st, err := svc.Store(ctx)
+	if err != nil {
+		return err
+	}
+	o.Shared = st
 	return transport.ServeHTTP(ctx, srv, o)
 }
 
