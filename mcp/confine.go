@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -22,20 +23,16 @@ var confinedTools = map[string]bool{
 	"continuity_update": true, "continuity_brief": true, "continuity_prompt": true,
 }
 
-// confine wraps a handler for a server confined to deps.WorkItem: a tool
-// outside confinedTools is refused (handoff_post and ticket_create say why:
-// they need the developer present), a workItem other than the confined one
-// is refused (an absent one means the confined one), `all` is refused, and
-// a repo other than the server's own working tree is refused.
+// confine wraps a handler for a server confined to deps.WorkItem (NewServer
+// lists no other tool than confinedTools): a workItem other than the
+// confined one is refused (an absent one means the confined one), `all` is
+// refused, a repo other than the server's own working tree is refused, and
+// under a session's scope (deps.Node) a claim is of that node only.
 func confine(def mcp.Tool, deps Deps, next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	name := def.Name
 	_, takesItem := def.InputSchema.Properties[ArgWorkItem]
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		switch {
-		case name == "handoff_post" || name == "ticket_create":
-			return mcp.NewToolResultError(fmt.Sprintf("%s is refused: this server belongs to a session the loop launched for work item %s (the-loop serve --work-item), and %s needs the developer present. Nothing was done; ask the developer to run it from their own session.",
-				name, deps.WorkItem, map[string]string{"handoff_post": "a handoff", "ticket_create": "a new ticket"}[name])), nil
-		case !confinedTools[name]:
+		if !confinedTools[name] {
 			return mcp.NewToolResultError(fmt.Sprintf("%s is not available here: this server is confined to work item %s (the-loop serve --work-item). Nothing was done.", name, deps.WorkItem)), nil
 		}
 		args, _ := req.Params.Arguments.(map[string]any)
@@ -58,8 +55,41 @@ func confine(def mcp.Tool, deps Deps, next server.ToolHandlerFunc) server.ToolHa
 		if repo, ok := args[argRepo].(string); ok && repo != "" && !sameDir(repo, deps.DefaultRepo) {
 			return confinedRefusal(name, deps, "it serves its own working tree only; leave `repo` out"), nil
 		}
+		if name == "graph_complete" && deps.Node != "" {
+			if why := scopeClaim(args, deps); why != "" {
+				return confinedRefusal(name, deps, why), nil
+			}
+		}
 		return next(ctx, req)
 	}
+}
+
+// scopeClaim holds a session's claim to the node it was launched for, of
+// its pull request's loop if any: an absent node or pull request means
+// the session's own; another is refused with why.
+func scopeClaim(args map[string]any, deps Deps) string {
+	work := deps.Node
+	if deps.PR > 0 {
+		work = fmt.Sprintf("%s of %s#%d", deps.Node, deps.PRRepo, deps.PR)
+	}
+	if v, ok := args[argNode]; ok && v != deps.Node {
+		return fmt.Sprintf("its session was launched for %s and claims that node only, never %v", work, v)
+	}
+	args[argNode] = deps.Node
+	pr := 0
+	if v, ok := args[argPR].(float64); ok {
+		pr = int(v)
+	}
+	if pr != 0 && pr != deps.PR {
+		return fmt.Sprintf("its session was launched for %s and claims that node only, never one of pull request %d", work, pr)
+	}
+	if v, ok := args[argPRRepo].(string); ok && v != "" && (deps.PR == 0 || !strings.EqualFold(v, deps.PRRepo)) {
+		return fmt.Sprintf("its session was launched for %s and claims that node only, never one of %s", work, v)
+	}
+	if deps.PR > 0 {
+		args[argPR], args[argPRRepo] = float64(deps.PR), deps.PRRepo
+	}
+	return ""
 }
 
 func confinedRefusal(tool string, deps Deps, why string) *mcp.CallToolResult {

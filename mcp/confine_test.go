@@ -1,7 +1,10 @@
 package mcp
 
 import (
+	"context"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,11 +36,6 @@ func TestConfinedServerAnswersForItsItemOnly(t *testing.T) {
 		{"another item's claim", "graph_complete", map[string]any{ArgWorkItem: "issue-3"}, "never issue-3"},
 		{"every item", "check", map[string]any{"all": true}, "`all` is refused"},
 		{"another repository", "graph_status", map[string]any{"repo": t.TempDir()}, "its own working tree only"},
-		{"handoff_post", "handoff_post", map[string]any{ArgWorkItem: "octo/widgets#2", "record": map[string]any{}}, "a handoff needs the developer present"},
-		{"ticket_create", "ticket_create", map[string]any{"system": "github", "title": "x"}, "a new ticket needs the developer present"},
-		{"handoff_note", "handoff_note", map[string]any{ArgWorkItem: "issue-2", "branch": "the-loop/x", "pullRequest": 1}, "is not available here"},
-		{"ticket_projects", "ticket_projects", map[string]any{}, "is not available here"},
-		{"plan", "plan", map[string]any{"item": "#1"}, "is not available here"},
 	}
 	for _, tt := range refusals {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,6 +45,48 @@ func TestConfinedServerAnswersForItsItemOnly(t *testing.T) {
 			assert.Contains(t, resultText(t, res), "Nothing was done")
 		})
 	}
+
+	// It lists only the tools it answers; the others are not there to call.
+	listed, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	require.NoError(t, err)
+	var names []string
+	for _, tool := range listed.Tools {
+		names = append(names, tool.Name)
+	}
+	assert.ElementsMatch(t, []string{"check", "graph_status", "graph_complete", "graph_show", "pr_create", "graph_repos", "critic_list", "critic_run",
+		"handoff_show", "handoff_import", "continuity_update", "continuity_brief", "continuity_prompt"}, names)
+	for _, tool := range []string{"handoff_post", "ticket_create", "handoff_note", "ticket_projects", "plan", "continuity_resume"} {
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = tool, map[string]any{}
+		_, err := c.CallTool(context.Background(), req)
+		assert.ErrorContains(t, err, "not found", "%s is not served", tool)
+	}
+}
+
+// A session's server answers claims of the node its session was launched
+// for only (of its pull request's loop, when it works one).
+func TestConfinedServerClaimsItsSessionsNodeOnly(t *testing.T) {
+	repo := copyFixture(t)
+	svc := newLoopService(t, repo)
+	c := inProcess(t, Deps{Backend: svc, DefaultRepo: repo, WorkItem: "issue-2", Node: "design", Operator: "dev"}, AllTools()...)
+	for _, tt := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"node": "requirements-approval"}, "its session was launched for design and claims that node only, never requirements-approval"},
+		{map[string]any{"pr": 7}, "never one of pull request 7"},
+		{map[string]any{"prRepo": "octo/infra"}, "never one of octo/infra"},
+	} {
+		res := callTool(t, c, "graph_complete", tt.args)
+		assert.True(t, res.IsError)
+		assert.Contains(t, resultText(t, res), tt.want)
+	}
+	res := callTool(t, c, "graph_complete", map[string]any{})
+	assert.NotContains(t, resultText(t, res), "its session was launched for", "its own node is claimed")
+
+	pr := inProcess(t, Deps{Backend: svc, DefaultRepo: repo, WorkItem: "issue-2", Node: "implementation", PR: 7, PRRepo: "octo/infra", Operator: "dev"}, AllTools()...)
+	res = callTool(t, pr, "graph_complete", map[string]any{"pr": 8})
+	assert.Contains(t, resultText(t, res), "its session was launched for implementation of octo/infra#7 and claims that node only, never one of pull request 8")
 }
 
 // A handoff record is posted for the caller's person: the operator on

@@ -28,6 +28,16 @@ type Deps struct {
 	// serve --work-item`, the server of a session the loop launched): see
 	// confine.
 	WorkItem string
+	// Node, PR and PRRepo narrow a confined server to the node a session
+	// was launched for (of that pull request's loop when PR > 0): its
+	// claims are of that node only. "" leaves claims to any node.
+	Node   string
+	PR     int
+	PRRepo string
+	// MaxArgumentBytes caps each argument of a call (mcp.maxArgumentBytes;
+	// 0: DefaultMaxArgumentBytes): a longer one is refused, naming the
+	// argument and the limit, before anything reads it.
+	MaxArgumentBytes int
 }
 
 // Tool is one MCP tool: a static definition plus a handler built from Deps.

@@ -87,7 +87,7 @@ func newPRSessionRig(t *testing.T) *prSessionRig {
 		{System: "github", Repos: []string{infra}, Checkout: infraCheckout},
 	}
 	cfg.Harnesses = map[string]harness.Config{"agent": {Adapter: harness.AdapterCommand, Output: harness.OutputStreamJSON, Argv: []string{
-		testbin.BuildTemp(t, "github.com/the-loop/the-loop/agents/harness/fakeharness"), "--prompt-file", "{prompt_file}", "--work-item", "{work_item}",
+		testbin.Build(t, "github.com/the-loop/the-loop/agents/harness/fakeharness"), "--prompt-file", "{prompt_file}", "--work-item", "{work_item}",
 		"--workdir", "{workdir}", "--state", fakeState, "--script", script}}}
 	prov, err := github.New(github.Options{BaseURL: fake.URL(), Token: fake.Token()})
 	require.NoError(t, err)
@@ -280,7 +280,14 @@ func TestThePollerOpensThePullRequestASessionAskedFor(t *testing.T) {
 	assert.True(t, res.Asked)
 	assert.Equal(t, providertest.GitHubRepo, res.PullRequest.Repo)
 	_, err = confined.PRCreate(ctx, PRCreateRequest{ItemRequest: r.item(), Repository: infra, Actor: "mcp"})
+	require.ErrorIs(t, err, ErrInvalidRequest, "a session asks only in the repositories the item declares")
+	assert.ErrorContains(t, err, "octo/infra is not a repository issue-1 declares (octo/widgets)")
+	_, err = confined.PRCreate(ctx, PRCreateRequest{ItemRequest: r.item(), Repository: "octo/elsewhere", Actor: "mcp"})
+	assert.ErrorIs(t, err, ErrInvalidRequest)
+	_, err = confined.GraphRepos(ctx, GraphReposRequest{ItemRequest: r.item(), Repositories: []string{providertest.GitHubRepo, infra}, Actor: "mcp", AddOnly: true})
 	require.NoError(t, err)
+	_, err = confined.PRCreate(ctx, PRCreateRequest{ItemRequest: r.item(), Repository: infra, Actor: "mcp"})
+	require.NoError(t, err, "once declared, it may be asked for")
 	_, err = confined.PRCreate(ctx, PRCreateRequest{ItemRequest: r.item(), Repository: "not a repository", Actor: "mcp"})
 	assert.ErrorIs(t, err, ErrInvalidRequest, "a malformed ask is refused at once")
 	require.Len(t, r.state().PullAsks, 2)

@@ -155,6 +155,9 @@ func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, ac
 		w, v.waits = p.Svc.sessionWant(ctx, sess, it.id, workdir, &a.prompts, a.takeovers)
 		a.mu.Unlock()
 		if w != nil {
+			if it.tree != nil {
+				w.Writable, w.ReadOnly = it.tree.GitDirs()
+			}
 			wants = append(wants, *w)
 		}
 		var pulls []sessions.Want
@@ -301,7 +304,7 @@ func (p *Poller) escalate(ctx context.Context, esc sessions.Escalation) {
 	}
 	reason := esc.Reason
 	if esc.Spent.Tokens > 0 || esc.Spent.CostUSD > 0 || esc.Spent.Turns > 0 {
-		reason += fmt.Sprintf(" (spent: %d turns, %d tokens, $%.2f)", esc.Spent.Turns, esc.Spent.Tokens, esc.Spent.CostUSD)
+		reason += " (spent: " + figuresText(esc.Spent) + ")"
 	}
 	moved, err := sess.rt.Escalate(ctx, esc.WorkItem, esc.Node, reason)
 	switch {

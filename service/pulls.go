@@ -86,6 +86,9 @@ func (s *Service) PRCreate(ctx context.Context, req PRCreateRequest) (PRCreateRe
 		return res, err
 	}
 	if sess.rt.CodeHost == nil && s.deps.DeferEntry {
+		if err := declaredTarget(sess, plan.repo); err != nil {
+			return res, err
+		}
 		return s.askPull(ctx, sess, req, plan, res)
 	}
 	if err := s.planBranch(ctx, sess, req, &plan); err != nil {
@@ -127,6 +130,23 @@ func (s *Service) PRCreate(ctx context.Context, req PRCreateRequest) (PRCreateRe
 		res.InnerLoopNode = node
 	}
 	return res, nil
+}
+
+// declaredTarget refuses, for a launched session's server, a pull request
+// in a repository the item does not declare: the origin repository, or
+// one the item's declaration names (graph_repos), and nothing else.
+func declaredTarget(sess *session, repo string) error {
+	origin := sess.rt.Origin
+	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	allowed := runtime.DeclaredRepos(view.State.Repos)
+	if origin != "" && !slices.ContainsFunc(allowed, func(r string) bool { return runtime.SameRepo(r, origin) }) {
+		allowed = append([]string{origin}, allowed...)
+	}
+	if slices.ContainsFunc(allowed, func(r string) bool { return runtime.SameRepo(r, repo) }) {
+		return nil
+	}
+	return invalid(fmt.Errorf("%s is not a repository %s declares (%s): a session opens pull requests only there; declare it first with graph_repos, or ask an operator",
+		repo, sess.state.WorkItem, orNothing(allowed)))
 }
 
 // pullPlan is what PRCreate opens.

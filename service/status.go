@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/the-loop/the-loop/agents/sandbox"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/store"
 )
@@ -32,6 +33,10 @@ type GraphStatus struct {
 	Sessions string   `json:"sessions"`
 	Warnings []string `json:"-"`
 }
+
+// UnconfinedWarning is what graph status says while the operator has opted
+// out of confining sessions.
+const UnconfinedWarning = "sessions.confinement: none: the loop's sessions are not confined; each runs as the poller's user and can read what it reads (the config, the signing key, the store)"
 
 // Status reports where one work item stands, read-only.
 func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, error) {
@@ -72,6 +77,9 @@ func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, err
 	}
 	out.GraphContext = graphContext(g, n, state, out, hold)
 	out.Sessions = s.sessionLine(ctx, st, repo.Root, req.WorkItem)
+	if s.cfg.SessionsEnabled() && s.cfg.Sessions.Confinement == sandbox.ModeNone {
+		out.Warnings = append(out.Warnings, UnconfinedWarning)
+	}
 	return out, nil
 }
 

@@ -22,7 +22,7 @@ import (
 // lost its lease (it stalled past the expiry, another took over) is refused
 // with ErrStaleFence instead of overwriting the new holder's work.
 
-// leasesSchema is migration 10 on SQLite: the item leases, and which
+// leasesSchema is migration 12 on SQLite: the item leases, and which
 // instance launched each session.
 var leasesSchema = []string{
 	`CREATE TABLE item_leases (

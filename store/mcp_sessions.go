@@ -15,7 +15,7 @@ import (
 // requests land on another replica (a restart, a load balancer) goes on in
 // its session. Only a digest of the session's owner is kept.
 
-// mcpSessionsSchema is migration 11 on SQLite.
+// mcpSessionsSchema is migration 13 on SQLite.
 var mcpSessionsSchema = []string{
 	`CREATE TABLE mcp_sessions (
 		id         TEXT PRIMARY KEY CHECK (id <> ''),

@@ -78,9 +78,11 @@ var migrations = []migration{
 	{version: 6, name: "session stops", stmts: sessionStopsSchema, pg: pgSessionStops},
 	{version: 7, name: "session stop requester", stmts: sessionStopsByMigration, pg: pgSessionStopsBy},
 	{version: 8, name: "pull request sessions", stmts: sessionPullsSchema, pg: pgSessionPulls},
-	{version: 9, name: "wakes", stmts: wakesSchema, pg: pgWakes},
-	{version: 10, name: "item leases", stmts: leasesSchema, pg: pgLeases},
-	{version: 11, name: "MCP HTTP sessions", stmts: mcpSessionsSchema, pg: pgMCPSessions},
+	{version: 9, name: "session confinement", stmts: sessionConfinementSchema, pg: pgSessionConfinement},
+	{version: 10, name: "session usage of every harness", stmts: sessionUsageSchema, pg: pgSessionUsage},
+	{version: 11, name: "wakes", stmts: wakesSchema, pg: pgWakes},
+	{version: 12, name: "item leases", stmts: leasesSchema, pg: pgLeases},
+	{version: 13, name: "MCP HTTP sessions", stmts: mcpSessionsSchema, pg: pgMCPSessions},
 }
 
 // SchemaVersion is the schema version this build writes and reads.

@@ -158,7 +158,23 @@ var pgSessionPulls = []string{
 	`ALTER TABLE sessions ADD COLUMN pr_repo ` + pgText + ` NOT NULL DEFAULT ''`,
 }
 
-// pgWakes is migration 9 on PostgreSQL: nothing, NOTIFY carries the wakes.
+// pgSessionConfinement is migration 9 on PostgreSQL.
+var pgSessionConfinement = []string{
+	`ALTER TABLE sessions ADD COLUMN confinement ` + pgText + ` NOT NULL DEFAULT ''`,
+	`ALTER TABLE sessions ADD COLUMN transcript_cut bigint NOT NULL DEFAULT 0 CHECK (transcript_cut >= 0)`,
+}
+
+// pgSessionUsage is migration 10 on PostgreSQL.
+var pgSessionUsage = []string{
+	`ALTER TABLE sessions ADD COLUMN input_tokens bigint NOT NULL DEFAULT 0 CHECK (input_tokens >= 0)`,
+	`ALTER TABLE sessions ADD COLUMN output_tokens bigint NOT NULL DEFAULT 0 CHECK (output_tokens >= 0)`,
+	`ALTER TABLE sessions ADD COLUMN cost_source ` + pgText + ` NOT NULL DEFAULT '' CHECK (cost_source IN ('', 'reported', 'estimated'))`,
+	`ALTER TABLE sessions ADD COLUMN result ` + pgText + ` NOT NULL DEFAULT ''`,
+	`ALTER TABLE sessions ADD COLUMN error ` + pgText + ` NOT NULL DEFAULT ''`,
+	`UPDATE sessions SET cost_source = 'reported' WHERE cost_usd > 0`,
+}
+
+// pgWakes is migration 11 on PostgreSQL: nothing, NOTIFY carries the wakes.
 var pgWakes = []string{}
 
 // pgMigrateLock is the advisory lock two openers of a PostgreSQL store

@@ -47,7 +47,7 @@ const WakePollInterval = 200 * time.Millisecond
 // other processes; older rows are deleted when a wake is posted.
 const wakeRetention = 10 * time.Minute
 
-// wakesSchema is migration 9: the wakes a SQLite store's processes post to
+// wakesSchema is migration 11: the wakes a SQLite store's processes post to
 // each other (PostgreSQL uses NOTIFY and keeps no rows).
 var wakesSchema = []string{
 	`CREATE TABLE wakes (

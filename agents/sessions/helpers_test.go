@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -25,9 +26,7 @@ func TestMain(m *testing.M) {
 	// The store logs its migration on the default logger; keep benchmark
 	// and test output clean.
 	slog.SetDefault(slog.New(slog.NewTextHandler(ioDiscard{}, nil)))
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 const fakePkg = "github.com/the-loop/the-loop/agents/harness/fakeharness"
@@ -111,8 +110,13 @@ func (r *rig) harnesses() map[string]harness.Config {
 }
 
 func (r *rig) supervisor(cfg Config, runner Runner) *Supervisor {
+	return r.supervisorWith(cfg, runner, nil)
+}
+
+// supervisorWith is supervisor reading the sessions' trees through progress.
+func (r *rig) supervisorWith(cfg Config, runner Runner, progress Progress) *Supervisor {
 	r.t.Helper()
-	s, err := New(cfg, Deps{Store: r.store, Harnesses: r.harnesses(), Serve: []string{"/usr/local/bin/the-loop", "serve"},
+	s, err := New(cfg, Deps{Store: r.store, Harnesses: r.harnesses(), Serve: []string{"/usr/local/bin/the-loop", "serve"}, Progress: progress,
 		StateDir: r.state, Runner: runner, Now: r.clock.Now, Log: slog.New(slog.NewTextHandler(ioDiscard{}, nil)),
 		Sensitive: []string{"MY_TRACKER_CREDENTIALS_VAR", "CUSTOM_SECRET_NAME"},
 		NewID:     func() string { r.ids++; return fmt.Sprintf("s-%03d", r.ids) }})
@@ -152,9 +156,22 @@ func (r *rig) pushed(item, path string) bool {
 // ready waits until run n of item has printed its usage.
 func (r *rig) ready(item string, n int) {
 	r.t.Helper()
+	var session []byte
 	waitFor(r.t, fmt.Sprintf("run %d of %s", n, item), func() bool {
-		_, err := os.Stat(filepath.Join(r.fake, fmt.Sprintf("%s.run-%d.ready", item, n)))
+		var err error
+		session, err = os.ReadFile(filepath.Join(r.fake, fmt.Sprintf("%s.run-%d.ready", item, n)))
 		return err == nil
+	})
+	// The run printed its usage before it wrote the ready file; the
+	// supervisor copies the output into the transcript through a pipe.
+	waitFor(r.t, fmt.Sprintf("the usage of run %d of %s in its transcript", n, item), func() bool {
+		paths, _ := filepath.Glob(filepath.Join(r.state, "sessions", "*", "transcript.jsonl"))
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, session) && bytes.Contains(b, []byte(`"type":"assistant"`)) {
+				return true
+			}
+		}
+		return false
 	})
 }
 

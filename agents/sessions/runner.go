@@ -2,16 +2,19 @@ package sessions
 
 import (
 	"context"
+	"io"
+	"syscall"
 	"time"
 
 	"github.com/the-loop/the-loop/agents/harness"
 	"github.com/the-loop/the-loop/internal/proc"
+	"github.com/the-loop/the-loop/internal/sessionenv"
 	"github.com/the-loop/the-loop/store"
 )
 
 // MarkerVar is set in every session's environment to its session id; it
 // lets a restarted supervisor prove a leftover process is its own.
-const MarkerVar = "THE_LOOP_SESSION"
+const MarkerVar = sessionenv.ID
 
 // Runner starts prepared sessions.
 type Runner interface {
@@ -34,6 +37,13 @@ type RunnerLaunch struct {
 	Plan       *harness.Plan
 	Transcript string // stdout, appended
 	Stderr     string // stderr, appended (process runner)
+	// Out and Err, when set, receive stdout and stderr instead of the
+	// paths (the process runner: the transcript held to its cap).
+	Out, Err io.Writer
+	// Attr adds to how the process runner starts the session (the
+	// sandbox's namespaces); a runner that cannot use it starts the
+	// launcher plainly, and the launcher enters them itself.
+	Attr *syscall.SysProcAttr
 }
 
 // Handle is a started session.
@@ -62,12 +72,19 @@ func (ProcessRunner) Terminal() bool { return false }
 // Start implements Runner.
 func (ProcessRunner) Start(_ context.Context, l RunnerLaunch) (Handle, error) {
 	p, err := proc.Start(proc.Spec{Argv: l.Plan.Argv, Dir: l.Plan.Dir, Env: l.Plan.Env, StdinPath: l.Plan.StdinPath,
-		StdoutPath: l.Transcript, StderrPath: l.Stderr})
+		StdoutPath: l.Transcript, StderrPath: l.Stderr, Stdout: l.Out, Stderr: l.Err, SysProcAttr: l.Attr})
 	if err != nil {
 		return nil, err
 	}
 	return processHandle{p}, nil
 }
+
+// TakesWriters reports that the process runner writes a session's output
+// through the writers of RunnerLaunch (held to their cap).
+func (ProcessRunner) TakesWriters() bool { return true }
+
+// writerRunner is a Runner that can take RunnerLaunch.Out and Err.
+type writerRunner interface{ TakesWriters() bool }
 
 // Reclaim implements Runner: it kills the recorded pid's group when that
 // process carries the session's marker.

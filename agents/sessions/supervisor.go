@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/agents/harness"
+	"github.com/the-loop/the-loop/agents/sandbox"
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/store"
@@ -24,8 +25,9 @@ import (
 type Recorder interface {
 	StartSession(ctx context.Context, sess store.Session, evs ...store.Event) error
 	FinishSession(ctx context.Context, sess store.Session, evs ...store.Event) error
-	UpdateSessionUsage(ctx context.Context, id, harnessSession string, turns int, tokens int64, costUSD float64) error
+	UpdateSessionUsage(ctx context.Context, id string, u store.SessionUsage) error
 	ItemSpend(ctx context.Context, repo, item string) (store.Spend, error)
+	RepoSpend(ctx context.Context, repo string, since time.Time) (store.Spend, error)
 	ListSessions(ctx context.Context, f store.SessionFilter) ([]store.Session, error)
 	AppendEvents(ctx context.Context, repo, id string, evs []store.Event) error
 }
@@ -52,10 +54,38 @@ type Deps struct {
 	// lists it for redaction (nil = os.Environ()).
 	Lookup  func(string) (string, bool)
 	Environ []string
+	// Progress reads what a session left in its working tree (nil: the
+	// supervisor cannot tell, and a session that changed nothing is
+	// relaunched like any other).
+	Progress Progress
+	// Confiner confines every session (nil: sessions run unconfined, as
+	// under sessions.confinement: none). When it refuses, no session is
+	// launched and the items say why.
+	Confiner *sandbox.Confiner
+	// Gateway hosts each confined session's socket to the poller (required
+	// when the Confiner confines); ConfinedServe is the argv of the
+	// sessions' server inside the sandbox, which forwards over that socket
+	// (e.g. [the-loop, serve]: no config, no store).
+	Gateway       Gateway
+	ConfinedServe []string
+	// OwnDirs are the directories the poller keeps for sessions (the
+	// state directory, the trees' root): under the account layer, the
+	// directories between one of them and a session's tree are opened for
+	// search (never for listing), so the account reaches its tree.
+	OwnDirs []string
 	// Now is the clock (nil = time.Now); NewID mints session ids.
 	Now   func() time.Time
 	NewID func() string
 	Log   *slog.Logger
+}
+
+// Progress reads a session's working tree (workspace.Progress).
+type Progress interface {
+	// Head is the commit the tree in dir stands on.
+	Head(ctx context.Context, dir string) (string, error)
+	// AgentCommits counts the commits since since in dir that are not the
+	// loop's own.
+	AgentCommits(ctx context.Context, dir, since string) (int, error)
 }
 
 // Supervisor keeps the live sessions in line with the desired state. Its
@@ -64,6 +94,8 @@ type Supervisor struct {
 	cfg    Config
 	d      Deps
 	redact []string
+
+	announce sync.Once // the confinement, said at the first cycle
 
 	mu      sync.Mutex
 	live    map[itemID]*live      // by key
@@ -83,6 +115,13 @@ type itemState struct {
 	hold     string // why launches are refused ("" = none)
 	holdNode bool   // the hold ends when the key moves to other work
 	notified bool   // the hold's refusal event was appended
+	// idle counts the sessions in a row that ended on work with no commit;
+	// note is what the next launch's prompt is told about the last one.
+	idle     int
+	note     string
+	repoHeld bool // the repository's budget holds the key (its event was appended)
+	// confRefused: the refusal for want of confinement was appended.
+	confRefused bool
 }
 
 // New returns a supervisor for cfg (defaults applied).
@@ -101,6 +140,8 @@ func New(cfg Config, d Deps) (*Supervisor, error) {
 		return nil, fmt.Errorf("sessions: state directory %q must be an absolute path", d.StateDir)
 	case len(d.Serve) == 0:
 		return nil, errors.New("sessions: Serve must name the the-loop program")
+	case d.Confiner.Active() && (d.Gateway == nil || len(d.ConfinedServe) == 0):
+		return nil, errors.New("sessions: confined sessions need a Gateway and the ConfinedServe argv")
 	}
 	if err := os.MkdirAll(filepath.Join(d.StateDir, "sessions"), 0o700); err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
@@ -145,6 +186,7 @@ func (s *Supervisor) Changed() <-chan struct{} { return s.changed }
 // what is missing. Problems with single items are in the report or the
 // returned error; they never stop the cycle.
 func (s *Supervisor) Cycle(ctx context.Context, wants []Want) (Report, error) {
+	s.announce.Do(s.sayConfinement)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := &cycle{s: s, ctx: ctx, now: s.d.Now()}
@@ -165,6 +207,8 @@ type cycle struct {
 	order []Want
 	rep   Report
 	errs  []error
+	// repoSpent caches each repository's spend in its budget's window.
+	repoSpent map[string]Figures
 }
 
 func (c *cycle) index(wants []Want) {
@@ -230,7 +274,8 @@ func (c *cycle) spent(repo, item string) (*Figures, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sessions: read what %s %s spent: %w", repo, item, err)
 	}
-	f := &Figures{Turns: sp.Turns, Tokens: sp.Tokens, CostUSD: sp.CostUSD}
+	f := &Figures{}
+	*f = figuresOf(sp)
 	c.s.spend[key] = f
 	return f, nil
 }

@@ -376,3 +376,20 @@ func TestGitMessagesNeverCarryCredentials(t *testing.T) {
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "hunter2")
 }
+
+func TestGitDirsComeFromTheSourceNotTheTree(t *testing.T) {
+	r := newRig(t)
+	tree, err := r.m.Add(context.Background(), "issue-1", "the-loop/issue-1")
+	require.NoError(t, err)
+	w, ro := tree.GitDirs()
+	common := filepath.Join(r.source, ".git")
+	assert.Equal(t, []string{filepath.Join(common, "objects"), filepath.Join(common, "refs"), filepath.Join(common, "logs"),
+		filepath.Join(common, "worktrees", "issue-1")}, w)
+	assert.Equal(t, []string{common}, ro)
+
+	// A tree whose administrative directory no longer points back at it
+	// (a session rewrote it) gets none of it.
+	require.NoError(t, os.WriteFile(filepath.Join(common, "worktrees", "issue-1", "gitdir"), []byte("/elsewhere/.git\n"), 0o644))
+	w, _ = tree.GitDirs()
+	assert.NotContains(t, w, filepath.Join(common, "worktrees", "issue-1"))
+}

@@ -94,6 +94,9 @@ type ServiceOptions struct {
 	// ticket integration, no notifier, and the entry chains its claims
 	// reach are left to the poller.
 	Confined bool
+	// Store is a state store already open (the poller's, shared with the
+	// servers of its confined sessions); nil opens DB's.
+	Store *store.Handle
 }
 
 // Service builds the core service: the only call of service.New in the
@@ -120,7 +123,10 @@ func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 	if err != nil {
 		return nil, &usageError{msg: fmt.Sprintf("integrations.slack: %v", err)}
 	}
-	db := store.NewHandle(f.dbPath(o.DB, cfg))
+	db := o.Store
+	if db == nil {
+		db = store.NewHandle(f.dbPath(o.DB, cfg))
+	}
 	providers := service.ConfiguredProviders(cfg, f.Getenv, db, log)
 	if o.Confined {
 		providers, notifier = nil, nil

@@ -23,7 +23,13 @@ func graphStatusCmd() *Command {
 }
 
 func runGraphStatus(ctx context.Context, f *Factory, opts *itemOptions) error {
-	gs, err := call(ctx, f, opts.store(), (*service.Service).Status, opts.ItemRequest)
+	var gs service.GraphStatus
+	var err error
+	if socket, capability, ok := f.sessionEndpoint(); ok {
+		gs.Warnings, err = forwardTool(ctx, socket, capability, "graph_status", map[string]any{"workItem": opts.WorkItem}, &gs)
+	} else {
+		gs, err = call(ctx, f, opts.store(), (*service.Service).Status, opts.ItemRequest)
+	}
 	if err != nil {
 		return err
 	}
@@ -136,8 +142,25 @@ func graphCompleteCmd() *Command {
 }
 
 func runGraphComplete(ctx context.Context, f *Factory, opts *graphCompleteOptions) error {
-	claim, err := call(ctx, f, opts.store(), (*service.Service).Complete, service.CompleteRequest{ItemRequest: opts.ItemRequest, Node: opts.Node,
-		PR: opts.PR, PRRepo: opts.PRRepo, Actor: opts.Actor})
+	var claim service.CompleteResult
+	var err error
+	if socket, capability, ok := f.sessionEndpoint(); ok {
+		// Inside a session: the same claim its server makes, in the poller.
+		args := map[string]any{"workItem": opts.WorkItem}
+		if opts.Node != "" {
+			args["node"] = opts.Node
+		}
+		if opts.PR > 0 {
+			args["pr"] = opts.PR
+		}
+		if opts.PRRepo != "" {
+			args["prRepo"] = opts.PRRepo
+		}
+		claim.Warnings, err = forwardTool(ctx, socket, capability, "graph_complete", args, &claim.ClaimAnswer)
+	} else {
+		claim, err = call(ctx, f, opts.store(), (*service.Service).Complete, service.CompleteRequest{ItemRequest: opts.ItemRequest, Node: opts.Node,
+			PR: opts.PR, PRRepo: opts.PRRepo, Actor: opts.Actor})
+	}
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	loopmcp "github.com/the-loop/the-loop/mcp"
+	"github.com/the-loop/the-loop/mcp/gateway"
 	"github.com/the-loop/the-loop/mcp/transport"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
@@ -48,6 +49,18 @@ func serveCmd() *Command {
 			}
 			if opts.HTTP == "" && (opts.TokenFile != "" || len(opts.Origins) > 0) {
 				return usageErrorf("--token-file and --allow-origin apply only with --http ADDR")
+			}
+			if socket, capability, ok := f.sessionEndpoint(); ok {
+				// A confined session's server holds no key, no token and no
+				// store: it carries the MCP stream to the poller, which
+				// serves the session's own item there.
+				if opts.HTTP != "" {
+					return usageErrorf("inside a session the loop launched, serve forwards stdio to the loop; --http is refused")
+				}
+				if err := gateway.Pipe(ctx, socket, capability, f.Stdin, f.Stdout); err != nil {
+					return fmt.Errorf("serve: %w", err)
+				}
+				return nil
 			}
 			if opts.Repo, err = resolveRepo(f, opts.Repo); err != nil {
 				return err
@@ -164,7 +177,9 @@ func newServeService(f *Factory, db, repoDir string, confined bool, logger *slog
 // repository, the operator a stdio or static-token caller acts as, and the
 // work item a launched session's server is confined to.
 func serverDeps(svc *service.Service, logger *slog.Logger, repoDir, workItem string) loopmcp.Deps {
-	return loopmcp.Deps{Logger: logger, DefaultRepo: repoDir, Backend: svc, Operator: svc.Config().Routing.Operator, WorkItem: workItem}
+	cfg := svc.Config()
+	return loopmcp.Deps{Logger: logger, DefaultRepo: repoDir, Backend: svc, Operator: cfg.Routing.Operator, WorkItem: workItem,
+		MaxArgumentBytes: cfg.MCP.MaxArgumentBytes}
 }
 
 // resolveRepo makes --repo absolute (against the working directory) and

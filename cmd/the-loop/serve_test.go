@@ -167,7 +167,8 @@ func TestServeHTTPUntilCancelled(t *testing.T) {
 }
 
 // The server a launched session gets (serve --work-item) answers for its
-// item only and refuses handoff_post, through the real stdio transport.
+// item only and does not serve handoff_post, through the real stdio
+// transport.
 func TestServeConfinedToAWorkItem(t *testing.T) {
 	repo := copyRepoFixture(t)
 	in := strings.Join([]string{
@@ -187,8 +188,8 @@ func TestServeConfinedToAWorkItem(t *testing.T) {
 	}
 	assert.Contains(t, byID["3"], `"isError":true`)
 	assert.Contains(t, byID["3"], "confined to work item issue-2")
-	assert.Contains(t, byID["4"], `"isError":true`)
-	assert.Contains(t, byID["4"], "a handoff needs the developer present")
+	assert.Contains(t, byID["4"], `"error"`)
+	assert.Contains(t, byID["4"], "tool 'handoff_post' not found", "a confined server lists and serves only the tools it answers")
 
 	env, _, errb, cfg = serveEnv(t, "", nil)
 	assert.Equal(t, exitUsage, Main(context.Background(), env, []string{"serve", "--config", cfg, "--repo", repo, "--work-item", "../x"}))

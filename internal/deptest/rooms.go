@@ -26,7 +26,7 @@ type Room struct {
 // layer: never one beside it in its layer, never one above. Tests
 // (_test.go files) may import anything.
 var Layers = [][]Room{
-	{{Path: "internal", Holds: "leaf helpers with no domain imports: atomic files, git refs, item ids, nearest names, environment variable names, HTTP transport, lock files, child processes, plain text, markdown, mermaid; the tests' program builder and these rules"}},
+	{{Path: "internal", Holds: "leaf helpers with no domain imports: atomic files, git refs, item ids, nearest names, environment variable names, HTTP transport, lock files, child processes, plain text, markdown, mermaid; the tests' program builder, CI's test report and these rules"}},
 	{
 		{Path: "graphs", Holds: "the shipped process graphs (YAML), embedded, and the shipped loops' names"},
 		{Path: "skills", Holds: "the plugin's skills (operating model, handoff, continuity) and the templates the binary embeds"},
@@ -75,4 +75,7 @@ type Exception struct {
 
 // Exceptions are the allowed climbing imports, by package import path
 // relative to the module.
-var Exceptions []Exception
+var Exceptions = []Exception{
+	{From: "agents/harness/hostileharness", To: "mcp/gateway",
+		Why: "a test program that plays an agent inside its session: it dials its session's socket with the session's own client, as the-loop serve does there, to try capabilities and items that are not its own"},
+}

@@ -9,7 +9,7 @@ import (
 )
 
 // ownGroup is a no-op where process groups are not available.
-func ownGroup(cmd *exec.Cmd) {}
+func ownGroup(*exec.Cmd, *syscall.SysProcAttr) {}
 
 // signalGroup can only reach the child itself here.
 func signalGroup(pid int, sig syscall.Signal) error {

@@ -7,9 +7,15 @@ import (
 	"syscall"
 )
 
-// ownGroup starts the child as the leader of a new process group.
-func ownGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+// ownGroup starts the child as the leader of a new process group, with
+// what attr adds.
+func ownGroup(cmd *exec.Cmd, attr *syscall.SysProcAttr) {
+	a := syscall.SysProcAttr{}
+	if attr != nil {
+		a = *attr
+	}
+	a.Setpgid, a.Pgid = true, 0
+	cmd.SysProcAttr = &a
 }
 
 // signalGroup signals every process in the group led by pid. A group

@@ -33,6 +33,14 @@ type Spec struct {
 	// (created 0600). "" discards the stream.
 	StdoutPath string
 	StderrPath string
+	// Stdout and Stderr, when set, receive the stream instead of a path
+	// (through a pipe the parent copies from); the child counts as ended
+	// once its output is copied.
+	Stdout io.Writer
+	Stderr io.Writer
+	// SysProcAttr adds to how the child is started (namespaces, a death
+	// signal); its process group is always a new one.
+	SysProcAttr *syscall.SysProcAttr
 }
 
 // ExitStatus is how a child ended.
@@ -61,6 +69,8 @@ type Process struct {
 	status ExitStatus
 	// closers are the parent's ends of the child's files, closed on exit.
 	closers []io.Closer
+	// copying counts the output copies still running.
+	copying sync.WaitGroup
 
 	stopOnce sync.Once
 }
@@ -85,27 +95,65 @@ func Start(spec Spec) (*Process, error) {
 		return nil, fmt.Errorf("start %s: stdin: %w", name(spec.Argv), err)
 	}
 	files = append(files, stdin)
-	stdout, err := open(spec.StdoutPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
+	var copies []copier
+	output := func(path string, w io.Writer) (*os.File, error) {
+		if w == nil {
+			return open(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
+		}
+		r, pw, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		copies = append(copies, copier{r: r, w: w})
+		return pw, nil
+	}
+	closeCopies := func() {
+		for _, c := range copies {
+			_ = c.r.Close()
+		}
+	}
+	stdout, err := output(spec.StdoutPath, spec.Stdout)
 	if err != nil {
 		closeAll()
+		closeCopies()
 		return nil, fmt.Errorf("start %s: stdout: %w", name(spec.Argv), err)
 	}
 	files = append(files, stdout)
-	stderr, err := open(spec.StderrPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
+	stderr, err := output(spec.StderrPath, spec.Stderr)
 	if err != nil {
 		closeAll()
+		closeCopies()
 		return nil, fmt.Errorf("start %s: stderr: %w", name(spec.Argv), err)
 	}
 	files = append(files, stderr)
-	p, err := startFiles(spec.Argv, spec.Dir, spec.Env, stdin, stdout, stderr)
+	p, err := startFiles(spec.Argv, spec.Dir, spec.Env, spec.SysProcAttr, stdin, stdout, stderr)
 	closeAll() // the child holds its own copies
-	return p, err
+	if err != nil {
+		closeCopies()
+		return nil, err
+	}
+	for _, c := range copies {
+		p.copying.Add(1)
+		go func() {
+			defer p.copying.Done()
+			_, _ = io.Copy(c.w, c.r)
+			_ = c.r.Close()
+		}()
+	}
+	go p.wait()
+	return p, nil
+}
+
+// copier copies a child's output from the pipe's read end to a writer.
+type copier struct {
+	r *os.File
+	w io.Writer
 }
 
 // startFiles starts argv with the given files as its standard streams. All
 // three are *os.File, so exec starts no copying goroutines and Wait returns
 // as soon as the child exits.
-func startFiles(argv []string, dir string, env []string, stdin, stdout, stderr *os.File) (*Process, error) {
+func startFiles(argv []string, dir string, env []string, attr *syscall.SysProcAttr, stdin, stdout, stderr *os.File) (*Process, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, errors.New("start: empty argv; name the program to run")
 	}
@@ -117,16 +165,14 @@ func startFiles(argv []string, dir string, env []string, stdin, stdout, stderr *
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
-	ownGroup(cmd)
+	ownGroup(cmd, attr)
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrPermission) {
 			return nil, fmt.Errorf("start %s: %w: %w", argv[0], ErrNotFound, err)
 		}
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	p := &Process{cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{})}
-	go p.wait()
-	return p, nil
+	return &Process{cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{})}, nil
 }
 
 // lookPath resolves a bare program name against the child's PATH (not the
@@ -174,6 +220,7 @@ func (p *Process) wait() {
 	err := p.cmd.Wait()
 	// Reap whatever the child left in its group.
 	_ = signalGroup(p.pid, syscall.SIGKILL)
+	p.copying.Wait()
 	p.status = statusOf(p.cmd.ProcessState, err)
 	for _, c := range p.closers {
 		_ = c.Close()

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -135,4 +136,30 @@ func TestZombieStatusReadsAnUnreapedExit(t *testing.T) {
 	}
 	_, ok := ZombieStatus(os.Getpid())
 	assert.False(t, ok, "a running process is no zombie")
+}
+
+// lockedBuffer is a writer safe to read once the process is done.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func TestStartCopiesOutputToWritersBeforeItCountsAsDone(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.txt")
+	require.NoError(t, os.WriteFile(in, []byte("through a writer\n"), 0o600))
+	var out lockedBuffer
+	p, err := Start(Spec{Argv: helperArgv(t), Env: helperEnv("stdin"), StdinPath: in, Stdout: &out,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: false, Pdeathsig: syscall.SIGKILL}})
+	require.NoError(t, err)
+	assert.True(t, p.Wait().Success())
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	assert.Equal(t, "through a writer\n", out.b.String(), "all output is copied once Done")
 }

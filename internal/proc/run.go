@@ -78,7 +78,7 @@ func Run(ctx context.Context, c Command) (Result, error) {
 		return Result{}, fmt.Errorf("run %s: %w", name(c.Argv), err)
 	}
 	start := time.Now()
-	p, err := startFiles(c.Argv, c.Dir, c.Env, stdin, outW, errW)
+	p, err := startFiles(c.Argv, c.Dir, c.Env, nil, stdin, outW, errW)
 	closeFiles(outW, errW, stdin) // the child holds its own copies
 	if err != nil {
 		closeFiles(outR, errR)
@@ -87,6 +87,7 @@ func Run(ctx context.Context, c Command) (Result, error) {
 		}
 		return Result{}, err
 	}
+	go p.wait()
 	if feed != nil {
 		feed.start()
 	}

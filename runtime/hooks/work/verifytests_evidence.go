@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
@@ -98,7 +99,7 @@ func evidenceDoc(id string, run runtime.TestRun, runs []ran) string {
 			b.WriteString("(no output)\n")
 			continue
 		}
-		fence := fenceFor(out)
+		fence := markdown.Fence(out)
 		fmt.Fprintf(&b, "%stext\n%s\n%s\n", fence, out, fence)
 	}
 	return b.String()
@@ -112,18 +113,4 @@ func codeSpan(s string) string {
 		ticks += "`"
 	}
 	return ticks + " " + s + " " + ticks
-}
-
-// fenceFor returns a backtick fence longer than any run of backticks in s.
-func fenceFor(s string) string {
-	longest, cur := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			cur++
-			longest = max(longest, cur)
-		} else {
-			cur = 0
-		}
-	}
-	return strings.Repeat("`", max(3, longest+1))
 }
