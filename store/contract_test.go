@@ -34,6 +34,8 @@ var contract = []struct {
 	{"SessionRecordsRefuseBadInput", TestSessionRecordsRefuseBadInput},
 	{"ListSessionsAndItemSpend", TestListSessionsAndItemSpend},
 	{"SessionsRecordThePullRequestTheyWork", TestSessionsRecordThePullRequestTheyWork},
+	{"SpendByHarnessAndRepositoryWindow", TestSpendByHarnessAndRepositoryWindow},
+	{"SessionsRecordTheirConfinementAndTranscriptCut", TestSessionsRecordTheirConfinementAndTranscriptCut},
 	{"CriticRunsAreRecordedWithTheirEvent", TestCriticRunsAreRecordedWithTheirEvent},
 	{"CriticRunRecordsRefuseBadInput", TestCriticRunRecordsRefuseBadInput},
 	{"CriticRunsCannotBeRewritten", TestCriticRunsCannotBeRewritten},

@@ -367,10 +367,17 @@ type Spend struct {
 }
 
 // spendCols sums a selection of sessions.
-const spendCols = `count(*), coalesce(sum(turns), 0), coalesce(sum(tokens), 0),
+func (s *Store) spendCols() string {
+	// A session's wall time in seconds, never negative, in the store's dialect.
+	wall := `max(julianday(ended_at) - julianday(started_at), 0) * 86400`
+	if s.pg != nil {
+		wall = `greatest(extract(epoch from (ended_at::timestamptz - started_at::timestamptz)), 0)::double precision`
+	}
+	return `count(*), coalesce(sum(turns), 0), coalesce(sum(tokens), 0),
 	coalesce(sum(CASE WHEN cost_source <> '' THEN cost_usd ELSE 0 END), 0),
 	coalesce(sum(CASE WHEN cost_source = '' THEN 1 ELSE 0 END), 0),
-	coalesce(sum(CASE WHEN ended_at <> '' THEN max(julianday(ended_at) - julianday(started_at), 0) * 86400 ELSE 0 END), 0)`
+	coalesce(sum(CASE WHEN ended_at <> '' THEN ` + wall + ` ELSE 0 END), 0)`
+}
 
 func scanSpend(row interface{ Scan(...any) error }, sp *Spend) error {
 	return row.Scan(&sp.Sessions, &sp.Turns, &sp.Tokens, &sp.CostUSD, &sp.UnknownCost, &sp.WallSeconds)
@@ -382,7 +389,7 @@ func (s *Store) ItemSpend(ctx context.Context, repo, item string) (Spend, error)
 		return Spend{}, err
 	}
 	var sp Spend
-	if err := scanSpend(s.read.QueryRowContext(ctx, `SELECT `+spendCols+` FROM sessions WHERE repo = ? AND work_item = ?`, repo, item), &sp); err != nil {
+	if err := scanSpend(s.read.QueryRowContext(ctx, `SELECT `+s.spendCols()+` FROM sessions WHERE repo = ? AND work_item = ?`, repo, item), &sp); err != nil {
 		return Spend{}, describe(s.path, "sum session spend in", err)
 	}
 	return sp, nil
@@ -394,7 +401,7 @@ func (s *Store) ItemSpendByHarness(ctx context.Context, repo, item string) ([]Sp
 	if err := checkKey(repo, item); err != nil {
 		return nil, err
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT harness, `+spendCols+` FROM sessions WHERE repo = ? AND work_item = ?
+	rows, err := s.read.QueryContext(ctx, `SELECT harness, `+s.spendCols()+` FROM sessions WHERE repo = ? AND work_item = ?
 		GROUP BY harness ORDER BY harness`, repo, item)
 	if err != nil {
 		return nil, describe(s.path, "sum session spend in", err)
@@ -421,7 +428,7 @@ func (s *Store) RepoSpend(ctx context.Context, repo string, since time.Time) (Sp
 		return Spend{}, errors.New("repository spend: the repository is empty")
 	}
 	var sp Spend
-	if err := scanSpend(s.read.QueryRowContext(ctx, `SELECT `+spendCols+` FROM sessions WHERE repo = ? AND started_at >= ?`,
+	if err := scanSpend(s.read.QueryRowContext(ctx, `SELECT `+s.spendCols()+` FROM sessions WHERE repo = ? AND started_at >= ?`,
 		repo, stamp(since)), &sp); err != nil {
 		return Spend{}, describe(s.path, "sum repository spend in", err)
 	}
