@@ -125,6 +125,7 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 		case <-ended: // a session ended: what it claimed is acted on now
 		case ref := <-wakes: // something changed in the store: evaluate it now
 			p.log().Debug("woken", "ref", ref)
+			p.woken(ref)
 		case <-p.Wake: // SIGUSR1
 		}
 	}

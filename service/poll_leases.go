@@ -85,16 +85,24 @@ func (p *Poller) beginLeases(ctx context.Context) {
 
 func (p *Poller) renewLeases(ctx context.Context, st *store.Store) {
 	until := p.Svc.now().Add(p.leaseTTL())
-	if _, err := st.RenewLeases(ctx, p.Instance(), p.leaseTTL()); err != nil {
+	renewed, err := st.RenewLeases(ctx, p.Instance(), p.leaseTTL())
+	if err != nil {
 		p.log().Warn("could not renew this poller's item leases; another poller may take its items over", "err", err)
 		return
 	}
 	p.leases.mu.Lock()
+	defer p.leases.mu.Unlock()
 	for k, l := range p.leases.held {
+		if fence, ok := renewed[k]; !ok || fence != l.Fence {
+			// Another poller took it over while this one stalled: ask the
+			// store again before working the item.
+			delete(p.leases.held, k)
+			p.log().Info("lost an item's lease to another poller", "ref", k, "fence", l.Fence)
+			continue
+		}
 		l.Expires = until
 		p.leases.held[k] = l
 	}
-	p.leases.mu.Unlock()
 }
 
 // keepLeases renews the leases every third of their time to live until
@@ -118,11 +126,38 @@ func (p *Poller) keepLeases(ctx context.Context) {
 func (p *Poller) releaseLeases() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if st, err := p.Svc.writableStore(ctx); err == nil {
-		if err := st.ReleaseLeases(ctx, p.Instance()); err != nil {
-			p.log().Warn("could not release this poller's item leases; other pollers take its items when they expire", "err", err)
+	st, err := p.Svc.writableStore(ctx)
+	if err != nil {
+		return
+	}
+	if err := st.ReleaseLeases(ctx, p.Instance()); err != nil {
+		p.log().Warn("could not release this poller's item leases; other pollers take its items when they expire", "err", err)
+		return
+	}
+	p.leases.mu.Lock()
+	held := len(p.leases.held)
+	clear(p.leases.held)
+	p.leases.mu.Unlock()
+	if held > 0 {
+		// The other pollers take the items at once, not when they would
+		// have asked again.
+		if err := st.Wake(ctx, store.WakeAll); err != nil {
+			p.log().Warn("could not wake the other pollers after releasing the item leases", "err", err)
 		}
 	}
+}
+
+// woken forgets which poller holds the item ref names (every item for
+// store.WakeAll), so the next cycle asks the store: a wake says something
+// changed, perhaps a lease was released.
+func (p *Poller) woken(ref string) {
+	p.leases.mu.Lock()
+	defer p.leases.mu.Unlock()
+	if ref == store.WakeAll {
+		clear(p.leases.elsewhere)
+		return
+	}
+	delete(p.leases.elsewhere, ref)
 }
 
 // takeItem takes (or renews) the lease of the item ref names. When

@@ -129,25 +129,39 @@ func (s *Store) TakeLease(ctx context.Context, key, owner string, ttl time.Durat
 }
 
 // RenewLeases extends every lease owner still holds by ttl and returns
-// how many it holds.
-func (s *Store) RenewLeases(ctx context.Context, owner string, ttl time.Duration) (int, error) {
+// them, key → fence: a lease missing from it changed hands (its holder
+// stalled past the expiry and another instance took it).
+func (s *Store) RenewLeases(ctx context.Context, owner string, ttl time.Duration) (map[string]int64, error) {
 	if err := checkLease("-", owner, ttl); err != nil {
-		return 0, err
+		return nil, err
 	}
 	tx, err := s.beginWrite(ctx, "renew leases")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer func() { _ = tx.Rollback() }()
-	res, err := tx.ExecContext(ctx, `UPDATE item_leases SET expires_ms = `+s.nowMillis()+` + ? WHERE owner = ?`, ttl.Milliseconds(), owner)
+	rows, err := tx.QueryContext(ctx, `UPDATE item_leases SET expires_ms = `+s.nowMillis()+` + ? WHERE owner = ? RETURNING key, fence`,
+		ttl.Milliseconds(), owner)
 	if err != nil {
-		return 0, describe(s.path, "renew leases in", err)
+		return nil, describe(s.path, "renew leases in", err)
+	}
+	held := map[string]int64{}
+	for rows.Next() {
+		var key string
+		var fence int64
+		if err := rows.Scan(&key, &fence); err != nil {
+			_ = rows.Close()
+			return nil, describe(s.path, "renew leases in", err)
+		}
+		held[key] = fence
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, describe(s.path, "renew leases in", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, describe(s.path, "renew leases in", err)
+		return nil, describe(s.path, "renew leases in", err)
 	}
-	n, _ := res.RowsAffected()
-	return int(n), nil
+	return held, nil
 }
 
 // ReleaseLeases ends owner's leases (all of them when keys is empty), so
