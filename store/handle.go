@@ -72,7 +72,7 @@ func (h *Handle) Reader(ctx context.Context) (*Store, func(), error) {
 		return nil, func() {}, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("open the state store %s read-only: %w", h.path, err)
+		return nil, nil, fmt.Errorf("open the state store %s read-only: %w", Redact(h.path), err)
 	}
 	return st, func() { st.Close() }, nil
 }

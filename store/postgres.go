@@ -114,11 +114,17 @@ func openPostgres(ctx context.Context, loc string, readOnly bool, o options) (*S
 		_ = db.Close()
 		return nil, describe(name, "open", err)
 	}
-	var schema string
-	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+	var current sql.NullString
+	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&current); err != nil {
 		_ = db.Close()
 		return nil, describe(name, "open", err)
 	}
+	if !current.Valid {
+		_ = db.Close()
+		return nil, fmt.Errorf("open store %s: no schema of search_path %q exists; create it (CREATE SCHEMA …) or name one that does in store.url",
+			name, cfg.RuntimeParams["search_path"])
+	}
+	schema := current.String
 	s.pg.channel = wakeChannel
 	if schema != "public" {
 		s.pg.channel = wakeChannel + "_" + schema
