@@ -16,7 +16,13 @@
 # without PostgreSQL is fine (the tests skip, naming the reason); under
 # CI=true a missing server fails the run here, and the tests fail too.
 
-pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }
+# pg_bin prints the newest installed server's bin folder ("" when none).
+pg_bin() {
+  local d found=()
+  for d in /usr/lib/postgresql/*/bin; do [ -x "$d/initdb" ] && found+=("$d"); done
+  [ ${#found[@]} -gt 0 ] && printf '%s\n' "${found[@]}" | sort -V | tail -1
+  return 0
+}
 
 pg_missing() {
   if [ "${CI:-}" = true ]; then
