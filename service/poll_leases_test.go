@@ -144,3 +144,64 @@ func TestAPollerThatLostItsLeaseCannotWrite(t *testing.T) {
 	require.True(t, found)
 	assert.Equal(t, "phase-selection", it.CurrentNode, "the stale write left nothing")
 }
+
+// Two pollers share 200 armed items on one PostgreSQL store; the first is
+// killed mid-cycle (its context ends where it stands, nothing released).
+// The second takes every item over once the leases ran out: each item is
+// started once and its checklist posted once, counted on the fake
+// GitHub.
+func TestTwoPollersShareTwoHundredItemsWhenOneDiesMidCycle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 items on PostgreSQL: not in -short")
+	}
+	const n = 200
+	r := newQuotaRig(t, n)
+	r.db = storetest.TempPostgres(t)
+	for i := 1; i <= n; i++ {
+		r.fake.AddComment(integrations.Ref{System: "github", Owner: "octo", Repo: "widgets", Number: i}, "alice", "OWNER", "the-loop start")
+	}
+	a, b := r.process(t), r.process(t)
+	a.InstanceName, a.LeaseTTL = "poller-a", leaseTTL
+	b.InstanceName, b.LeaseTTL = "poller-b", leaseTTL
+
+	checklists := func() (posted map[int]int, total int) {
+		posted = map[int]int{}
+		for i := 1; i <= n; i++ {
+			c := len(filterMarker(r.fake.Comments(integrations.Ref{System: "github", Owner: "octo", Repo: "widgets", Number: i}), "<!-- the-loop:phase-selection -->"))
+			posted[i], total = c, total+c
+		}
+		return posted, total
+	}
+	// poller-a dies once it has posted a quarter of the checklists.
+	ctx, kill := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); a.RunOnce(ctx) }()
+	require.Eventually(t, func() bool { _, total := checklists(); return total >= n/4 }, time.Minute, 5*time.Millisecond)
+	kill()
+	<-done
+	_, byA := checklists()
+	require.Less(t, byA, n, "poller-a died before it finished the cycle")
+
+	time.Sleep(leaseTTL + 200*time.Millisecond)
+	started := 0
+	for range 3 {
+		for _, src := range b.RunOnce(context.Background()).Sources {
+			require.Empty(t, src.Error)
+			for _, it := range src.Items {
+				require.NotEqual(t, ActionElsewhere, it.Action, "poller-a is dead: %s", it.Detail)
+				require.NotEqual(t, "error", it.Action, "%s: %s", it.WorkItem, it.Detail)
+				if it.Action == "started" {
+					started++
+				}
+			}
+		}
+	}
+	posted, total := checklists()
+	for i := 1; i <= n; i++ {
+		assert.Equal(t, 1, posted[i], "issue #%d's checklist is posted once", i)
+	}
+	assert.Equal(t, n, total)
+	// poller-b starts the items poller-a had not started: the one poller-a
+	// died in may have had its checklist posted and not its state saved.
+	assert.InDelta(t, n-byA, started, 1, "poller-b starts the items poller-a had not started")
+}
