@@ -60,6 +60,9 @@ func (h *Handle) Reader(ctx context.Context) (*Store, func(), error) {
 		return st, func() {}, nil
 	}
 	h.mu.Unlock()
+	if err := checkLocation(h.path); err != nil {
+		return nil, nil, err
+	}
 	if _, err := os.Stat(h.path); !IsURL(h.path) && errors.Is(err, os.ErrNotExist) {
 		return nil, func() {}, nil
 	}

@@ -32,6 +32,20 @@ func IsURL(loc string) bool {
 	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
 }
 
+// checkLocation refuses a location that is a URL of another kind
+// (mysql://…, sqlite://…): a SQLite store is named by a file path.
+func checkLocation(loc string) error {
+	scheme, _, ok := strings.Cut(loc, "://")
+	if !ok || IsURL(loc) || strings.ContainsAny(scheme, "/\\.") {
+		return nil
+	}
+	shown := "(an unparsable URL)"
+	if u, err := url.Parse(loc); err == nil {
+		shown = u.Redacted()
+	}
+	return fmt.Errorf("store %s: not a PostgreSQL URL; give postgres://USER@HOST:PORT/DATABASE, or a SQLite file's path", shown)
+}
+
 // Redact returns loc fit for a message or a log line: a PostgreSQL URL
 // with its password replaced by "xxxxx" (a path is returned as is).
 func Redact(loc string) string {

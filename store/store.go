@@ -82,6 +82,9 @@ func defaultOptions() options {
 // A PostgreSQL URL (postgres://… or postgresql://…, see IsURL) opens that
 // database instead, with the same schema history and the same behaviour.
 func Open(ctx context.Context, path string) (*Store, error) {
+	if err := checkLocation(path); err != nil {
+		return nil, err
+	}
 	if IsURL(path) {
 		return openPostgres(ctx, path, false, defaultOptions())
 	}
@@ -142,6 +145,9 @@ func openStore(ctx context.Context, path string, o options) (*Store, error) {
 // mode=ro and query_only. A missing (or empty) file yields an error wrapping
 // ErrNoStore; a schema other than SchemaVersion is refused.
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	if err := checkLocation(path); err != nil {
+		return nil, err
+	}
 	if IsURL(path) {
 		return openPostgres(ctx, path, true, defaultOptions())
 	}
