@@ -73,6 +73,8 @@ func TestTheWholeLoopRunsOnEveryAdapter(t *testing.T) {
 	wait(t, "the requirements review request", reviewRequested(l, 1, "requirements-approval"))
 	l.Say(1, "Approved.")
 	wait(t, "the design review request", reviewRequested(l, 1, "design-approval"))
+	l.Say(1, changeRequest) // as the demo's human does: design and its testing plan run twice
+	wait(t, "the design's second review request", requestedTimes(l, 1, "design-approval", 2))
 	l.Say(1, "Approved.")
 	wait(t, "the pull request the implementation asked for", func() bool { return l.PullRequest("issue-1") > 0 })
 	pr := l.PullRequest("issue-1")

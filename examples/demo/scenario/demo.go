@@ -332,8 +332,11 @@ func (l *Loop) writeConfig(_ context.Context, o Options) error {
 		sessions = "confinement: none\n" + sessions
 	default:
 		// What the scripted agent reaches besides its tree: the bare remote
-		// it pushes to, its run counters, its script.
+		// it pushes to, its run counters, its script (and the personas' sidecars).
 		ro := fmt.Sprintf("%q", l.Script)
+		if o.Personas { // each persona's sidecar beside its link
+			ro += fmt.Sprintf(", %q", filepath.Join(l.Dir, "bin"))
+		}
 		for _, p := range o.ReadOnly {
 			ro += fmt.Sprintf(", %q", p)
 		}
