@@ -55,6 +55,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&c.CI.MaxFixAttempts, 3)
 	c.Sessions.applyDefaults()
 	c.Critic.ApplyDefaults()
+	c.Webhooks.applyDefaults()
 }
 
 // orDefault sets *p to v when it holds its zero value (the key was left
@@ -226,6 +227,9 @@ func (c *Config) validate() error {
 		}
 	}
 	if err := c.validateSessions(); err != nil {
+		return err
+	}
+	if err := c.Webhooks.validate(); err != nil {
 		return err
 	}
 	return c.Critic.Validate()

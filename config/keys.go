@@ -16,6 +16,7 @@ type Config struct {
 	DAG          DAG          `yaml:"dag"`
 	Gates        Gates        `yaml:"gates"`
 	CI           CI           `yaml:"ci"`
+	Webhooks     Webhooks     `yaml:"webhooks"`
 	// Harnesses maps a harness name to how its sessions are launched
 	// (docs/sessions.md); none configured means the poller launches none.
 	Harnesses map[string]Harness `yaml:"harnesses"`

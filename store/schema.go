@@ -79,6 +79,7 @@ var migrations = []migration{
 	{version: 8, name: "pull request sessions", stmts: sessionPullsSchema},
 	{version: 9, name: "session confinement", stmts: sessionConfinementSchema},
 	{version: 10, name: "session usage of every harness", stmts: sessionUsageSchema},
+	{version: 11, name: "webhook deliveries", stmts: deliveriesSchema},
 }
 
 // SchemaVersion is the schema version this build writes and reads.
