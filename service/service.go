@@ -58,6 +58,9 @@ type Deps struct {
 	// claims enter leave their entry chains (labels, review requests,
 	// notifications) to the poller, which holds the ticket integration.
 	DeferEntry bool
+	// Waker carries a webhook delivery's "evaluate this item now" to the
+	// poller (nil: deliveries are recorded and wait for the sweep).
+	Waker Waker
 }
 
 // Service is the core every CLI verb and MCP tool calls. It is safe for
