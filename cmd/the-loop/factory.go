@@ -97,6 +97,9 @@ type ServiceOptions struct {
 	// Store is a state store already open (the poller's, shared with the
 	// servers of its confined sessions); nil opens DB's.
 	Store *store.Handle
+	// WakePoller lets the service wake the poller on the same store (the
+	// webhook feed of serve --http).
+	WakePoller bool
 }
 
 // Service builds the core service: the only call of service.New in the
@@ -143,7 +146,12 @@ func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 			return nil, &usageError{msg: err.Error()}
 		}
 	}
+	var waker service.Waker
+	if o.WakePoller && !o.Confined {
+		waker = service.PollerSignal{DBPath: db.Path()}
+	}
 	return service.New(cfg, service.Deps{
+		Waker:        waker,
 		Store:        db,
 		Providers:    providers,
 		Notifier:     notifier,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/the-loop/the-loop/mcp/transport"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
+	"github.com/the-loop/the-loop/web/webhook"
 )
 
 const serveUsage = "serve [--repo DIR] [--work-item ID] [--http ADDR [--token-file FILE] [--allow-origin ORIGIN]...] [--config FILE]"
@@ -118,6 +120,9 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 			fmt.Fprintf(f.Stderr, "the-loop serve: listening on %s\n", endpoint)
 		},
 	}
+	if o.Routes, err = webhookRoutes(f, svc, logger); err != nil {
+		return err
+	}
 	if a := h.OAuth; a.Issuer != "" || a.ResourceURL != "" {
 		o.OAuth = &transport.OAuthOptions{Issuer: a.Issuer, ResourceURL: a.ResourceURL, JWKSURL: a.JWKSURL, Scopes: a.Scopes}
 	}
@@ -147,7 +152,7 @@ func newServeService(f *Factory, db, repoDir string, confined bool, logger *slog
 		}
 		allowed = append(allowed, r)
 	}
-	svc, err := f.Service(ServiceOptions{DB: db, Log: logger, DefaultRepo: repoDir, AllowedRepos: allowed, Confined: confined})
+	svc, err := f.Service(ServiceOptions{DB: db, Log: logger, DefaultRepo: repoDir, AllowedRepos: allowed, Confined: confined, WakePoller: true})
 	if err != nil {
 		return nil, err
 	}
@@ -193,4 +198,26 @@ func resolveRepo(f *Factory, repo string) (string, error) {
 		return "", fmt.Errorf("--repo %s is not a directory (give the path of a repository checkout)", repo)
 	}
 	return repo, nil
+}
+
+// webhookRoutes are the webhook endpoints of serve --http: /webhooks/github
+// when webhooks.github.secretEnv names the secret's variable (refused when
+// it is unset or empty), else a 404 naming that key.
+func webhookRoutes(f *Factory, svc *service.Service, logger *slog.Logger) (map[string]http.Handler, error) {
+	const key = "webhooks.github.secretEnv"
+	w := svc.Config().Webhooks
+	if w.GitHub.SecretEnv == "" {
+		return map[string]http.Handler{webhook.GitHubPath: webhook.Off(key)}, nil
+	}
+	secret := f.Getenv(w.GitHub.SecretEnv)
+	if secret == "" {
+		return nil, usageErrorf("%s names %s, which is unset or empty: export the secret entered in the GitHub webhook's settings, or remove %s to serve no webhooks",
+			key, w.GitHub.SecretEnv, key)
+	}
+	h, err := webhook.NewGitHub(webhook.Options{Secret: []byte(secret), SecretKey: key, MaxBodyBytes: w.MaxBodyBytes, Core: svc, Log: logger})
+	if err != nil {
+		return nil, err
+	}
+	logger.Info("webhooks: accepting GitHub deliveries", "path", webhook.GitHubPath, "secret", w.GitHub.SecretEnv)
+	return map[string]http.Handler{webhook.GitHubPath: h}, nil
 }

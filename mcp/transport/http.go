@@ -69,6 +69,10 @@ type HTTPOptions struct {
 	Logger *slog.Logger
 	// Ready, when set, is called with the endpoint URL once listening.
 	Ready func(endpoint string)
+	// Routes are further handlers mounted beside /mcp, by path, outside
+	// its authentication (a webhook authenticates its sender by its
+	// signature); the body cap is theirs to set.
+	Routes map[string]http.Handler
 }
 
 func (o *HTTPOptions) applyDefaults() {
@@ -181,6 +185,9 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 					unboundedStreams(streamable)))))
 
 	mux := http.NewServeMux()
+	for path, h := range opts.Routes {
+		mux.Handle(path, h)
+	}
 	mux.Handle(EndpointPath, endpoint)
 	mux.Handle(HealthPath, bodyLimit(opts.MaxBodyBytes, logger, origins.middleware(http.HandlerFunc(health))))
 	if oauth != nil {
