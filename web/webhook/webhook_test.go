@@ -298,4 +298,3 @@ func TestNoSecretNoEndpoint(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 	assert.Contains(t, string(b), "webhooks are off: set webhooks.github.secretEnv")
 }
-
