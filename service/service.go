@@ -13,6 +13,7 @@ import (
 	"github.com/the-loop/the-loop/agents/sessions"
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/internal/metrics"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/repoconfig"
 	"github.com/the-loop/the-loop/store"
@@ -58,6 +59,9 @@ type Deps struct {
 	// claims enter leave their entry chains (labels, review requests,
 	// notifications) to the poller, which holds the ticket integration.
 	DeferEntry bool
+	// Metrics records what the poller and the webhook feed do (nil:
+	// nothing is recorded).
+	Metrics *metrics.Metrics
 	// Waker carries a webhook delivery's "evaluate this item now" to the
 	// poller (nil: deliveries are recorded and wait for the sweep).
 	Waker Waker

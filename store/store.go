@@ -47,6 +47,10 @@ type Store struct {
 	stateOnce sync.Once
 	stateStmt *sql.Stmt // prepared once: the hot read of a server
 	stateErr  error
+
+	// writeWait, when set, observes each write's wait for the write lock
+	// (set by the Handle before the store is shared).
+	writeWait func(time.Duration)
 }
 
 // options are the tunables; only tests and benchmarks change them.
@@ -265,9 +269,13 @@ func (s *Store) beginWrite(ctx context.Context, op string) (*sql.Tx, error) {
 	if s.readOnly {
 		return nil, fmt.Errorf("%s: store %s: %w (opened with OpenReadOnly)", op, s.path, ErrReadOnly)
 	}
+	start := time.Now()
 	for attempt := 1; ; attempt++ {
 		tx, err := s.write.BeginTx(ctx, nil)
 		if err == nil {
+			if s.writeWait != nil {
+				s.writeWait(time.Since(start))
+			}
 			return tx, nil
 		}
 		if ctx.Err() != nil {

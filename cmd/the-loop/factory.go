@@ -13,6 +13,7 @@ import (
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations/providers"
 	"github.com/the-loop/the-loop/integrations/slack"
+	"github.com/the-loop/the-loop/internal/metrics"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
 	"github.com/the-loop/the-loop/store"
@@ -100,6 +101,8 @@ type ServiceOptions struct {
 	// WakePoller lets the service wake the poller on the same store (the
 	// webhook feed of serve --http).
 	WakePoller bool
+	// Metrics records the process's metrics (nil: none).
+	Metrics *metrics.Metrics
 }
 
 // Service builds the core service: the only call of service.New in the
@@ -130,7 +133,10 @@ func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 	if db == nil {
 		db = store.NewHandle(f.dbPath(o.DB, cfg))
 	}
-	providers := service.ConfiguredProviders(cfg, f.Getenv, db, log)
+	if o.Metrics != nil {
+		db.ObserveWriteWait(o.Metrics.StoreWait)
+	}
+	providers := service.ConfiguredProviders(cfg, f.Getenv, db, log, o.Metrics)
 	if o.Confined {
 		providers, notifier = nil, nil
 	}
@@ -152,6 +158,7 @@ func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 	}
 	return service.New(cfg, service.Deps{
 		Waker:        waker,
+		Metrics:      o.Metrics,
 		Store:        db,
 		Providers:    providers,
 		Notifier:     notifier,
