@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/service"
 )
 
 const serveHookToken = "serve-test-token-0123456789"
@@ -99,4 +102,72 @@ func TestServeWithoutWebhooksAnswers404NamingTheKey(t *testing.T) {
 	code, answer := postHook(t, base+"/webhooks/github", "x", "d-1", []byte(`{}`))
 	assert.Equal(t, http.StatusNotFound, code)
 	assert.Contains(t, answer, "webhooks are off: set webhooks.github.secretEnv")
+}
+
+func getBody(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestServeMetricsAndProbes(t *testing.T) {
+	// A free loopback port for the metrics listener.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+
+	vars := map[string]string{"GH_HOOK_SECRET": "hook-secret-value", "LOOP_TOKEN": serveHookToken}
+	env, _, errb, cfg := serveEnv(t, "", vars)
+	require.NoError(t, os.WriteFile(cfg, []byte("mcp:\n  http:\n    tokenEnv: LOOP_TOKEN\n"+hookConfig), 0o600))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	db := filepath.Join(t.TempDir(), "the-loop.db")
+	go func() {
+		done <- Main(ctx, env, []string{"serve", "--config", cfg, "--http", ":0", "--metrics-addr", addr, "--db", db})
+	}()
+	defer func() { cancel(); <-done }()
+	re := regexp.MustCompile(`listening on (http://\S+)/mcp`)
+	var base string
+	require.Eventually(t, func() bool {
+		m := re.FindStringSubmatch(errb.String())
+		if m != nil {
+			base = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 20*time.Millisecond, errb.String())
+
+	body := []byte(`{"action":"created","issue":{"number":3},"repository":{"full_name":"octo/widgets"},"sender":{"login":"bob"}}`)
+	code, _ := postHook(t, base+"/webhooks/github", "hook-secret-value", "d-1", body)
+	require.Equal(t, http.StatusAccepted, code)
+	code, _ = postHook(t, base+"/webhooks/github", "wrong", "d-2", body)
+	require.Equal(t, http.StatusUnauthorized, code)
+
+	code, scrape := getBody(t, "http://"+addr+"/metrics")
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, scrape, `theloop_webhook_deliveries_total{outcome="accepted",provider="github"} 1`)
+	assert.Contains(t, scrape, `theloop_webhook_deliveries_total{outcome="bad_signature",provider="github"} 1`)
+	assert.Contains(t, scrape, `theloop_store_write_wait_seconds_count`)
+	assert.NotContains(t, scrape, `octo/widgets`, "never labelled by item or repository")
+
+	code, h := getBody(t, "http://"+addr+"/healthz")
+	assert.Equal(t, http.StatusOK, code)
+	assert.JSONEq(t, `{"status":"ok"}`, h)
+
+	// polling.sources are configured and no poller runs: not ready, saying why, on both listeners.
+	for _, u := range []string{"http://" + addr + "/readyz", base + "/readyz"} {
+		code, ready := getBody(t, u)
+		assert.Equal(t, http.StatusServiceUnavailable, code, u)
+		assert.Contains(t, ready, `"status":"not ready"`)
+		assert.Contains(t, ready, `{"name":"store","ok":true}`)
+		assert.Contains(t, ready, "no poll cycle has ended yet")
+	}
+	// A heartbeat written now makes it ready.
+	hb := service.DefaultPollStatusPath(db)
+	require.NoError(t, os.WriteFile(hb, []byte(`{"sources":[{"system":"github","container":"octo/widgets","items":[]}]}`), 0o644))
+	code, ready := getBody(t, base+"/readyz")
+	assert.Equal(t, http.StatusOK, code, ready)
 }
