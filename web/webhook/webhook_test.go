@@ -25,6 +25,7 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/providertest"
+	"github.com/the-loop/the-loop/internal/metrics"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/repoconfig"
 	"github.com/the-loop/the-loop/service"
@@ -54,7 +55,8 @@ func (s *syncBuffer) String() string {
 // rig is serve --http's webhook feed over a real store and a real HTTP
 // server, with the fake GitHub the poller reads.
 type rig struct {
-	t      *testing.T
+	t      testing.TB
+	m      *metrics.Metrics
 	fake   *providertest.Server
 	svc    *service.Service
 	repo   string
@@ -66,9 +68,9 @@ type rig struct {
 	mu     sync.Mutex
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t testing.TB) *rig {
 	t.Helper()
-	r := &rig{t: t, fake: providertest.NewGitHub(t), repo: t.TempDir(), log: &syncBuffer{}, wake: make(service.WakeChan, 1), counts: map[string]int{}}
+	r := &rig{t: t, m: metrics.New(), fake: providertest.NewGitHub(t), repo: t.TempDir(), log: &syncBuffer{}, wake: make(service.WakeChan, 1), counts: map[string]int{}}
 	require.NoError(t, os.MkdirAll(filepath.Join(r.repo, filepath.Dir(repoconfig.Path)), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(r.repo, repoconfig.Path), []byte("ticketing:\n  github:\n    owner: octo\n    repo: widgets\n"), 0o644))
 	cfg := config.Default()
@@ -79,7 +81,7 @@ func newRig(t *testing.T) *rig {
 	require.NoError(t, err)
 	logger := slog.New(slog.NewTextHandler(r.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	r.svc = service.New(cfg, service.Deps{Store: store.NewHandle(filepath.Join(t.TempDir(), "the-loop.db")),
-		Signer: runtime.NewSigner([]byte("test-key")), Log: logger, Waker: r.wake,
+		Signer: runtime.NewSigner([]byte("test-key")), Log: logger, Waker: r.wake, Metrics: r.m,
 		Providers: func(string) (integrations.Provider, error) { return prov, nil }})
 	t.Cleanup(func() { _ = r.svc.Close() })
 	h, err := NewGitHub(Options{Secret: []byte(secret), SecretKey: "webhooks.github.secretEnv", MaxBodyBytes: 64 << 10, Core: r.svc, Log: logger,
