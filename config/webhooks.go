@@ -5,6 +5,8 @@ package config
 type Webhooks struct {
 	// GitHub configures /webhooks/github.
 	GitHub WebhookSource `yaml:"github"`
+	// Jira configures /webhooks/jira (a signed admin webhook).
+	Jira WebhookSource `yaml:"jira"`
 	// MaxBodyBytes caps one delivery's body (default 26214400: GitHub
 	// caps a payload at 25 MiB).
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
@@ -28,6 +30,9 @@ func (w *Webhooks) applyDefaults() {
 func (w *Webhooks) validate() error {
 	if n := w.GitHub.SecretEnv; n != "" && !IsEnvName(n) {
 		return badKey("webhooks.github.secretEnv", "%s", notAnEnvName)
+	}
+	if n := w.Jira.SecretEnv; n != "" && !IsEnvName(n) {
+		return badKey("webhooks.jira.secretEnv", "%s", notAnEnvName)
 	}
 	if w.MaxBodyBytes < 0 {
 		return badKey("webhooks.maxBodyBytes", "%d is negative; give a positive number or leave it out for the default", w.MaxBodyBytes)

@@ -28,11 +28,14 @@ type Delivery struct {
 	ID string
 	// Event and Action name what happened ("issue_comment", "created").
 	Event, Action string
-	// Repo is the container it concerns (OWNER/REPO on GitHub).
+	// Repo is the container it concerns (OWNER/REPO on GitHub, the
+	// project key on Jira).
 	Repo string
-	// Numbers are the items it concerns; AnyItem says any item of Repo may
-	// be (a commit status names no pull request).
+	// Numbers (GitHub) and Keys (Jira, e.g. "OPS-7") are the items it
+	// concerns; AnyItem says any item may be (a commit status names no pull
+	// request, a Jira issue link names its ends by id).
 	Numbers []int
+	Keys    []string
 	AnyItem bool
 	// Sender is the login whose action sent it.
 	Sender string
@@ -73,10 +76,13 @@ func (s *Service) Deliver(ctx context.Context, d Delivery) (DeliveryResult, erro
 		s.log().Debug("webhook delivery ignored", "system", d.System, "delivery", d.ID, "event", d.Event, "repo", d.Repo, "reason", r.Reason)
 		return r, nil
 	}
-	if len(d.Numbers) == 0 && !d.AnyItem {
+	if len(d.Numbers) == 0 && len(d.Keys) == 0 && !d.AnyItem {
 		return ignore("the loop acts on no %s event", eventName(d))
 	}
-	if !s.watches(d.System, d.Repo) {
+	if !s.watches(d.System, d.Repo, d.AnyItem) {
+		if d.Repo == "" {
+			return ignore("no %s source is among polling.sources", d.System)
+		}
 		return ignore("%s is not among polling.sources", d.Repo)
 	}
 	if d.Sender != "" && authz.IsSelfLogin(s.cfg, d.Sender) {
@@ -119,25 +125,30 @@ func eventName(d Delivery) string {
 
 // wakeRefs are the refs a delivery wakes: its items, or the whole sweep.
 func wakeRefs(d Delivery) []string {
-	if d.AnyItem && len(d.Numbers) == 0 {
+	if d.AnyItem && len(d.Numbers) == 0 && len(d.Keys) == 0 {
 		return []string{WakeAll}
 	}
-	refs := make([]string, 0, len(d.Numbers))
+	refs := make([]string, 0, len(d.Numbers)+len(d.Keys))
 	for _, n := range d.Numbers {
 		refs = append(refs, fmt.Sprintf("%s:%s#%d", d.System, d.Repo, n))
+	}
+	for _, k := range d.Keys {
+		refs = append(refs, d.System+":"+k)
 	}
 	return refs
 }
 
 // watches reports whether polling.sources watch system's container
-// (OWNER/REPO compared as GitHub does, without regard to case).
-func (s *Service) watches(system, container string) bool {
-	if container == "" {
-		return false
-	}
+// (OWNER/REPO compared as GitHub does, without regard to case); an event
+// about any item that names no container concerns every source of its
+// system.
+func (s *Service) watches(system, container string, anyItem bool) bool {
 	for _, src := range s.cfg.Polling.Sources {
 		if src.System != system {
 			continue
+		}
+		if container == "" && anyItem {
+			return true
 		}
 		list := src.Repos
 		if system == "jira" {

@@ -220,23 +220,36 @@ func resolveRepo(f *Factory, repo string) (string, error) {
 
 // webhookRoutes are the webhook endpoints of serve --http: /webhooks/github
 // when webhooks.github.secretEnv names the secret's variable (refused when
-// it is unset or empty), else a 404 naming that key.
+// it is unset or empty), else a 404 naming that key; /webhooks/jira the
+// same with webhooks.jira.secretEnv.
 func webhookRoutes(f *Factory, svc *service.Service, logger *slog.Logger, m *metrics.Metrics) (map[string]http.Handler, error) {
-	const key = "webhooks.github.secretEnv"
 	w := svc.Config().Webhooks
-	if w.GitHub.SecretEnv == "" {
-		return map[string]http.Handler{webhook.GitHubPath: webhook.Off(key)}, nil
+	routes := map[string]http.Handler{}
+	for _, hook := range []struct {
+		system, name, path, env string
+		build                   func(webhook.Options) (*webhook.Handler, error)
+	}{
+		{"github", "GitHub", webhook.GitHubPath, w.GitHub.SecretEnv, webhook.NewGitHub},
+		{"jira", "Jira", webhook.JiraPath, w.Jira.SecretEnv, webhook.NewJira},
+	} {
+		key := "webhooks." + hook.system + ".secretEnv"
+		if hook.env == "" {
+			routes[hook.path] = webhook.Off(key)
+			continue
+		}
+		secret := f.Getenv(hook.env)
+		if secret == "" {
+			return nil, usageErrorf("%s names %s, which is unset or empty: export the secret entered in the %s webhook's settings, or remove %s to serve no %s webhooks",
+				key, hook.env, hook.name, key, hook.name)
+		}
+		system := hook.system
+		h, err := hook.build(webhook.Options{Secret: []byte(secret), SecretKey: key, MaxBodyBytes: w.MaxBodyBytes, Core: svc, Log: logger,
+			Count: func(outcome string) { m.Delivery(system, outcome) }})
+		if err != nil {
+			return nil, err
+		}
+		logger.Info("webhooks: accepting "+hook.name+" deliveries", "path", hook.path, "secret", hook.env)
+		routes[hook.path] = h
 	}
-	secret := f.Getenv(w.GitHub.SecretEnv)
-	if secret == "" {
-		return nil, usageErrorf("%s names %s, which is unset or empty: export the secret entered in the GitHub webhook's settings, or remove %s to serve no webhooks",
-			key, w.GitHub.SecretEnv, key)
-	}
-	h, err := webhook.NewGitHub(webhook.Options{Secret: []byte(secret), SecretKey: key, MaxBodyBytes: w.MaxBodyBytes, Core: svc, Log: logger,
-		Count: func(outcome string) { m.Delivery("github", outcome) }})
-	if err != nil {
-		return nil, err
-	}
-	logger.Info("webhooks: accepting GitHub deliveries", "path", webhook.GitHubPath, "secret", w.GitHub.SecretEnv)
-	return map[string]http.Handler{webhook.GitHubPath: h}, nil
+	return routes, nil
 }

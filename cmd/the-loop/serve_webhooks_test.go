@@ -94,7 +94,7 @@ func TestServeRefusesWebhooksWithoutTheirSecret(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfg, []byte("mcp:\n  http:\n    tokenEnv: LOOP_TOKEN\n"+hookConfig), 0o600))
 	code := Main(context.Background(), env, []string{"serve", "--config", cfg, "--http", ":0", "--db", filepath.Join(t.TempDir(), "the-loop.db")})
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, errb.String(), "webhooks.github.secretEnv names GH_HOOK_SECRET, which is unset or empty: export the secret entered in the GitHub webhook's settings, or remove webhooks.github.secretEnv to serve no webhooks")
+	assert.Contains(t, errb.String(), "webhooks.github.secretEnv names GH_HOOK_SECRET, which is unset or empty: export the secret entered in the GitHub webhook's settings, or remove webhooks.github.secretEnv to serve no GitHub webhooks")
 }
 
 func TestServeWithoutWebhooksAnswers404NamingTheKey(t *testing.T) {

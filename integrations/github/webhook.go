@@ -2,12 +2,13 @@ package github
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
 
 	gh "github.com/google/go-github/v62/github"
+
+	"github.com/the-loop/the-loop/integrations"
 )
 
 // Webhook is one verified GitHub webhook delivery, read down to what the
@@ -34,22 +35,13 @@ type Webhook struct {
 	Sender string
 }
 
-// WebhookError is a delivery refused before it was read: Status is the
-// HTTP status to answer with, and Error says why without quoting the body.
-type WebhookError struct {
-	Status int
-	Msg    string
-}
-
-func (e *WebhookError) Error() string { return e.Msg }
-
 func refuse(status int, format string, args ...any) error {
-	return &WebhookError{Status: status, Msg: fmt.Sprintf(format, args...)}
+	return integrations.RefuseWebhook(status, format, args...)
 }
 
 // ReadWebhook verifies r's X-Hub-Signature-256 against secret with
 // go-github's ValidatePayload and reads the event. It refuses (a
-// *WebhookError) an empty secret, a delivery signed only with SHA-1 or not
+// *integrations.WebhookError) an empty secret, a delivery signed only with SHA-1 or not
 // at all, a signature that does not verify (401), a body past the cap the
 // caller set with http.MaxBytesReader (413), a content type GitHub does not
 // send (415), and a payload that is not the event's JSON (400). An event

@@ -1,23 +1,29 @@
 // Package webhook is the webhook feed of `serve --http`: it verifies a
-// ticket system's delivery, hands what it concerns to the core
+// ticket system's delivery (GitHub's, Jira's signed admin webhooks), hands what it concerns to the core
 // (service.Deliver, which records it once and wakes the poller), and
 // answers at once. The poller's sweep is the other feed of the same
 // routing core, and catches whatever a failed delivery lost.
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 
+	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/github"
+	"github.com/the-loop/the-loop/integrations/jira"
 	"github.com/the-loop/the-loop/service"
 )
 
-// GitHubPath is where GitHub's deliveries are accepted.
-const GitHubPath = "/webhooks/github"
+// Where each ticket system's deliveries are accepted.
+const (
+	GitHubPath = "/webhooks/github"
+	JiraPath   = "/webhooks/jira"
+)
 
 // Outcomes a delivery is counted under besides service's DeliveryOutcome
 // values (accepted, duplicate, ignored).
@@ -32,11 +38,11 @@ type Core interface {
 	Deliver(ctx context.Context, d service.Delivery) (service.DeliveryResult, error)
 }
 
-// GitHub accepts GitHub's deliveries.
-type GitHub struct {
-	// Secret is the webhook's secret (required: NewGitHub refuses none).
-	secret []byte
-	// MaxBodyBytes caps a delivery's body (413 beyond it).
+// Handler accepts one ticket system's deliveries.
+type Handler struct {
+	system  string
+	read    func(r *http.Request, secret []byte) (service.Delivery, error)
+	secret  []byte
 	maxBody int64
 	core    Core
 	log     *slog.Logger
@@ -58,11 +64,37 @@ type Options struct {
 	Count func(outcome string)
 }
 
-// NewGitHub returns the handler, refusing an empty secret (go-github's
-// ValidatePayload would accept any unsigned delivery with one).
-func NewGitHub(o Options) (*GitHub, error) {
+// NewGitHub returns the handler of GitHub's deliveries, refusing an empty
+// secret (go-github's ValidatePayload would accept any unsigned delivery
+// with one).
+func NewGitHub(o Options) (*Handler, error) {
+	return newHandler(github.System, "GitHub", readGitHub, o)
+}
+
+// NewJira returns the handler of Jira's signed admin webhooks, refusing an
+// empty secret.
+func NewJira(o Options) (*Handler, error) {
+	return newHandler(jira.System, "Jira", readJira, o)
+}
+
+func readGitHub(r *http.Request, secret []byte) (service.Delivery, error) {
+	hook, err := github.ReadWebhook(r, secret)
+	return service.Delivery{System: github.System, ID: hook.ID, Event: hook.Event, Action: hook.Action, Repo: hook.Repo,
+		Numbers: hook.Numbers, AnyItem: hook.AnyItem, Sender: hook.Sender}, err
+}
+
+func readJira(r *http.Request, secret []byte) (service.Delivery, error) {
+	hook, err := jira.ReadWebhook(r, secret)
+	d := service.Delivery{System: jira.System, ID: hook.ID, Event: hook.Event, Repo: hook.Project, AnyItem: hook.AnyItem, Sender: hook.Sender}
+	if hook.Key != "" {
+		d.Keys = []string{hook.Key}
+	}
+	return d, err
+}
+
+func newHandler(system, name string, read func(*http.Request, []byte) (service.Delivery, error), o Options) (*Handler, error) {
 	if len(o.Secret) == 0 {
-		return nil, errors.New("webhooks: the GitHub webhook secret is empty: set " + o.SecretKey + " to the secret entered in the webhook's settings on GitHub")
+		return nil, errors.New("webhooks: the " + name + " webhook secret is empty: set " + o.SecretKey + " to the secret entered in the webhook's settings on " + name)
 	}
 	if o.MaxBodyBytes <= 0 {
 		return nil, errors.New("webhooks: the body cap must be positive (webhooks.maxBodyBytes)")
@@ -76,24 +108,24 @@ func NewGitHub(o Options) (*GitHub, error) {
 	if o.Count == nil {
 		o.Count = func(string) {}
 	}
-	return &GitHub{secret: o.Secret, maxBody: o.MaxBodyBytes, core: o.Core, log: o.Log, count: o.Count}, nil
+	return &Handler{system: system, read: read, secret: o.Secret, maxBody: o.MaxBodyBytes, core: o.Core, log: o.Log, count: o.Count}, nil
 }
 
 // ServeHTTP implements http.Handler: POST only; the signature is checked
 // before anything else of the delivery is read or recorded; 202 once the
 // delivery is recorded (or found a duplicate, or ignored), 503 when it
-// could not be recorded, so GitHub shows a failed delivery that can be
-// redelivered.
-func (h *GitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// could not be recorded, so the sender shows a failed delivery that can be
+// redelivered (Jira retries it).
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
 		answer(w, http.StatusMethodNotAllowed, map[string]string{"error": "deliveries are POSTed"})
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, h.maxBody)
-	hook, err := github.ReadWebhook(r, h.secret)
+	d, err := h.read(r, h.secret)
 	if err != nil {
-		var refused *github.WebhookError
+		var refused *integrations.WebhookError
 		status, outcome := http.StatusBadRequest, OutcomeRefused
 		if errors.As(err, &refused) {
 			status = refused.Status
@@ -103,23 +135,22 @@ func (h *GitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.count(outcome)
 		// Never the body: it is unauthenticated input.
-		h.log.Warn("webhook delivery refused", "system", "github", "delivery", hook.ID, "event", hook.Event,
+		h.log.Warn("webhook delivery refused", "system", h.system, "delivery", d.ID, "event", d.Event,
 			"remote", r.RemoteAddr, "status", status, "reason", err.Error())
 		answer(w, status, map[string]string{"error": err.Error()})
 		return
 	}
-	if hook.Event == "ping" {
+	if h.system == github.System && d.Event == "ping" {
 		h.count(string(service.DeliveryIgnored))
-		h.log.Info("webhook ping received", "system", "github", "delivery", hook.ID, "repo", hook.Repo)
+		h.log.Info("webhook ping received", "system", h.system, "delivery", d.ID, "repo", d.Repo)
 		answer(w, http.StatusAccepted, service.DeliveryResult{Outcome: service.DeliveryIgnored, Reason: "pong"})
 		return
 	}
-	res, err := h.core.Deliver(r.Context(), service.Delivery{System: github.System, ID: hook.ID, Event: hook.Event,
-		Action: hook.Action, Repo: hook.Repo, Numbers: hook.Numbers, AnyItem: hook.AnyItem, Sender: hook.Sender})
+	res, err := h.core.Deliver(r.Context(), d)
 	if err != nil {
 		h.count(OutcomeFailed)
-		h.log.Error("webhook delivery could not be recorded; GitHub shows it failed and it can be redelivered",
-			"system", "github", "delivery", hook.ID, "event", hook.Event, "err", err)
+		h.log.Error("webhook delivery could not be recorded; the sender shows it failed and it can be redelivered",
+			"system", h.system, "delivery", d.ID, "event", d.Event, "err", err)
 		answer(w, http.StatusServiceUnavailable, map[string]string{"error": "the delivery could not be recorded; redeliver it later"})
 		return
 	}
@@ -136,9 +167,12 @@ func Off(key string) http.Handler {
 }
 
 func answer(w http.ResponseWriter, status int, v any) {
-	body, _ := json.Marshal(v)
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false) // the messages name <hex>, never markup
+	_ = enc.Encode(v)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	_, _ = w.Write(body.Bytes())
 }
