@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"regexp"
@@ -39,7 +40,11 @@ func TestADeliveryToServeWakesThePoller(t *testing.T) {
 		return errb, func() { cancel(); <-done }
 	}
 	heartbeat := service.DefaultPollStatusPath(f.db)
-	pollLog, stopPoll := start("poll", "--interval", "1h")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	metricsAddr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	pollLog, stopPoll := start("poll", "--interval", "1h", "--metrics-addr", metricsAddr)
 	defer stopPoll()
 	require.Eventually(t, func() bool { _, err := os.Stat(heartbeat); return err == nil }, 20*time.Second, 10*time.Millisecond, "the first cycle runs at start: %s", pollLog)
 	first, err := os.Stat(heartbeat)
@@ -69,4 +74,14 @@ func TestADeliveryToServeWakesThePoller(t *testing.T) {
 		return err == nil && fi.ModTime().After(first.ModTime())
 	}, 10*time.Second, 10*time.Millisecond, "the woken poller runs a cycle within the hour: %s", pollLog)
 	assert.NotContains(t, serveLog.String(), "could not be woken")
+
+	// The poller's own listener: two cycles (the first, and the woken one), ready.
+	require.Eventually(t, func() bool {
+		_, scrape := getBody(t, "http://"+metricsAddr+"/metrics")
+		return strings.Contains(scrape, `theloop_poll_cycles_total{outcome="ok"} 2`)
+	}, 10*time.Second, 20*time.Millisecond)
+	_, scrape := getBody(t, "http://"+metricsAddr+"/metrics")
+	assert.Contains(t, scrape, `theloop_tracker_requests_total{code="200",tracker="github"}`, "the poller's requests to the fake GitHub are counted")
+	code, ready = getBody(t, "http://"+metricsAddr+"/readyz")
+	assert.Equal(t, http.StatusOK, code, ready)
 }
