@@ -170,7 +170,8 @@ func newServeService(f *Factory, db, repoDir string, confined bool, logger *slog
 		}
 		allowed = append(allowed, r)
 	}
-	svc, err := f.Service(ServiceOptions{DB: db, Log: logger, DefaultRepo: repoDir, AllowedRepos: allowed, Confined: confined, WakePoller: true, Metrics: m})
+	svc, err := f.Service(ServiceOptions{DB: db, Log: logger, DefaultRepo: repoDir, AllowedRepos: allowed, Confined: confined, Trees: true,
+		WakePoller: true, Metrics: m})
 	if err != nil {
 		return nil, err
 	}
