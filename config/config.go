@@ -59,6 +59,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&c.CI.MaxFixAttempts, 3)
 	c.Sessions.applyDefaults()
 	c.Critic.ApplyDefaults()
+	c.Webhooks.applyDefaults()
 }
 
 // orDefault sets *p to v when it holds its zero value (the key was left
@@ -244,6 +245,9 @@ func (c *Config) validate() error {
 		return badKey("notify.stuckAfter", "%v", err)
 	}
 	if err := c.validateSessions(); err != nil {
+		return err
+	}
+	if err := c.Webhooks.validate(); err != nil {
 		return err
 	}
 	return c.Critic.Validate()

@@ -19,6 +19,7 @@ type Config struct {
 	DAG          DAG          `yaml:"dag"`
 	Gates        Gates        `yaml:"gates"`
 	CI           CI           `yaml:"ci"`
+	Webhooks     Webhooks     `yaml:"webhooks"`
 	// Notify configures who hears of an item stuck for too long.
 	Notify Notify `yaml:"notify"`
 	// Harnesses maps a harness name to how its sessions are launched

@@ -12,6 +12,7 @@ import (
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/handoff"
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/internal/metrics"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/authz"
 	"github.com/the-loop/the-loop/runtime/control"
@@ -189,7 +190,10 @@ func (p *Poller) RunOnce(ctx context.Context) CycleReport {
 		rep.Sources = append(rep.Sources, *linked)
 	}
 	p.superviseSessions(ctx, &rep)
-	rep.Duration = p.Svc.now().Sub(start).Round(time.Millisecond).String()
+	end := p.Svc.now()
+	rep.Duration = end.Sub(start).Round(time.Millisecond).String()
+	p.Svc.deps.Metrics.Cycle(end, end.Sub(start), rep.AllFailed())
+	recordCycle(p.Svc.deps.Metrics, rep)
 	if p.StatusPath != "" {
 		if b, err := runtime.MarshalJSON(rep); err == nil {
 			if err := runtime.WriteFileAtomic(p.StatusPath, b, 0o644); err != nil {
@@ -471,4 +475,26 @@ func DefaultPollStatusPath(dbPath string) string {
 		dir = filepath.Dir(dbPath)
 	}
 	return filepath.Join(dir, "poll-status.json")
+}
+
+// recordCycle counts a cycle's failed sources, gate evaluations and
+// sessions in m.
+func recordCycle(m *metrics.Metrics, rep CycleReport) {
+	if m == nil {
+		return
+	}
+	for _, s := range rep.Sources {
+		if s.Error != "" {
+			m.SourceError(s.System)
+		}
+		for _, it := range s.Items {
+			if it.Action == "gate" {
+				m.GateEvaluated(it.Status)
+			}
+		}
+	}
+	if rep.Sessions != nil {
+		m.Sessions(map[string]int{"live": len(rep.Sessions.Live), "queued": len(rep.Sessions.Queued),
+			"waiting": len(rep.Sessions.Waiting), "held": len(rep.Sessions.Held)})
+	}
 }

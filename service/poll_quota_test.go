@@ -55,7 +55,7 @@ func newQuotaRig(t testing.TB, n int) *quotaRig {
 func (r *quotaRig) process(t testing.TB) *Poller {
 	t.Helper()
 	db := store.NewHandle(r.db)
-	return r.processWith(t, db, ConfiguredProviders(r.cfg, r.getenv, db, nil))
+	return r.processWith(t, db, ConfiguredProviders(r.cfg, r.getenv, db, nil, nil))
 }
 
 // legacyProcess is a poller process whose provider is built anew on every

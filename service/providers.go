@@ -9,6 +9,7 @@ import (
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/providers"
 	"github.com/the-loop/the-loop/internal/httpx"
+	"github.com/the-loop/the-loop/internal/metrics"
 	"github.com/the-loop/the-loop/store"
 )
 
@@ -17,7 +18,7 @@ import (
 // then shared by every poll cycle and tool call, with every request bounded
 // by integrations.requestTimeoutSeconds and conditional-request answers kept
 // in the state store db, so they stay free across cycles and restarts.
-func ConfiguredProviders(cfg *config.Config, getenv func(string) string, db *store.Handle, log *slog.Logger) func(system string) (integrations.Provider, error) {
+func ConfiguredProviders(cfg *config.Config, getenv func(string) string, db *store.Handle, log *slog.Logger, m *metrics.Metrics) func(system string) (integrations.Provider, error) {
 	var mu sync.Mutex
 	built := map[string]integrations.Provider{}
 	return func(system string) (integrations.Provider, error) {
@@ -26,7 +27,7 @@ func ConfiguredProviders(cfg *config.Config, getenv func(string) string, db *sto
 		if p, ok := built[system]; ok {
 			return p, nil
 		}
-		p, err := providers.NewWith(cfg, system, getenv, providers.Options{Pages: storePages{db}, Logger: log})
+		p, err := providers.NewWith(cfg, system, getenv, providers.Options{Pages: storePages{db}, Logger: log, Wire: m.RoundTripper})
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/the-loop/the-loop/agents/sessions"
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/internal/metrics"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/repoconfig"
 	"github.com/the-loop/the-loop/store"
@@ -61,6 +62,12 @@ type Deps struct {
 	// OS is the account and host this process runs as, recorded, signed,
 	// with every operator act (zero: the process's own, runtime.CurrentOS).
 	OS runtime.OSIdentity
+	// Metrics records what the poller and the webhook feed do (nil:
+	// nothing is recorded).
+	Metrics *metrics.Metrics
+	// Waker carries a webhook delivery's "evaluate this item now" to the
+	// poller (nil: deliveries are recorded and wait for the sweep).
+	Waker Waker
 }
 
 // Service is the core every CLI verb and MCP tool calls. It is safe for

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"time"
 )
 
 // Handle is the state database at one path, opened on first need: a
@@ -18,6 +19,20 @@ type Handle struct {
 
 	mu sync.Mutex
 	st *Store
+	// writeWait observes each write's wait for the write lock.
+	writeWait func(time.Duration)
+}
+
+// ObserveWriteWait has fn told how long each write of the read-write
+// store waited for the write lock (the metrics' store latency). Call it
+// before the store is first opened.
+func (h *Handle) ObserveWriteWait(fn func(time.Duration)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.writeWait = fn
+	if h.st != nil {
+		h.st.writeWait = fn
+	}
 }
 
 // NewHandle returns the handle of the database at path ("" = DefaultPath()).
@@ -44,6 +59,7 @@ func (h *Handle) Writable(ctx context.Context) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the state store: %w", err)
 	}
+	st.writeWait = h.writeWait
 	h.st = st
 	return st, nil
 }

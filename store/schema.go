@@ -83,6 +83,7 @@ var migrations = []migration{
 	{version: 11, name: "wakes", stmts: wakesSchema, pg: pgWakes},
 	{version: 12, name: "item leases", stmts: leasesSchema, pg: pgLeases},
 	{version: 13, name: "MCP HTTP sessions", stmts: mcpSessionsSchema, pg: pgMCPSessions},
+	{version: 14, name: "webhook deliveries", stmts: deliveriesSchema, pg: pgDeliveries},
 }
 
 // SchemaVersion is the schema version this build writes and reads.

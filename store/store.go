@@ -51,6 +51,9 @@ type Store struct {
 	pg     *pgBackend // nil: SQLite
 	wakes  wakeHub    // the wakes' listeners and their feed
 	fences fences     // the leases this process works items under
+	// writeWait, when set, observes each write's wait for the write lock
+	// (set by the Handle before the store is shared).
+	writeWait func(time.Duration)
 }
 
 // options are the tunables; only tests and benchmarks change them.
@@ -299,9 +302,13 @@ func (s *Store) beginWrite(ctx context.Context, op string) (*sql.Tx, error) {
 	if s.readOnly {
 		return nil, fmt.Errorf("%s: store %s: %w (opened with OpenReadOnly)", op, s.path, ErrReadOnly)
 	}
+	start := time.Now()
 	for attempt := 1; ; attempt++ {
 		tx, err := s.write.BeginTx(ctx, nil)
 		if err == nil {
+			if s.writeWait != nil {
+				s.writeWait(time.Since(start))
+			}
 			return tx, nil
 		}
 		if ctx.Err() != nil {

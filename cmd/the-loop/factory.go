@@ -13,6 +13,7 @@ import (
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/integrations/providers"
 	"github.com/the-loop/the-loop/integrations/slack"
+	"github.com/the-loop/the-loop/internal/metrics"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
 	"github.com/the-loop/the-loop/store"
@@ -98,6 +99,11 @@ type ServiceOptions struct {
 	// Store is a state store already open (the poller's, shared with the
 	// servers of its confined sessions); nil opens DB's.
 	Store *store.Handle
+	// WakePoller lets the service wake the poller on the same store (the
+	// webhook feed of serve --http).
+	WakePoller bool
+	// Metrics records the process's metrics (nil: none).
+	Metrics *metrics.Metrics
 }
 
 // Service builds the core service: the only call of service.New in the
@@ -128,7 +134,10 @@ func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 	if db == nil {
 		db = store.NewHandle(f.dbPath(o.DB, cfg))
 	}
-	providers := service.ConfiguredProviders(cfg, f.Getenv, db, log)
+	if o.Metrics != nil {
+		db.ObserveWriteWait(o.Metrics.StoreWait)
+	}
+	providers := service.ConfiguredProviders(cfg, f.Getenv, db, log, o.Metrics)
 	if o.Confined {
 		providers, notifier = nil, nil
 	}
@@ -144,7 +153,13 @@ func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 			return nil, &usageError{msg: err.Error()}
 		}
 	}
+	var waker service.Waker
+	if o.WakePoller && !o.Confined {
+		waker = service.StoreWaker{Store: db}
+	}
 	return service.New(cfg, service.Deps{
+		Waker:        waker,
+		Metrics:      o.Metrics,
 		Store:        db,
 		Providers:    providers,
 		Notifier:     notifier,

@@ -111,7 +111,7 @@ func (r *gateRig) claimMCP() {
 	f := newFactory(r.env(&bytes.Buffer{}))
 	f.ConfigPath = r.config
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc, err := newServeService(f, "", r.checkout, true, logger)
+	svc, err := newServeService(f, "", r.checkout, true, logger, nil)
 	require.NoError(r.t, err)
 	defer svc.Close()
 	srv := loopmcp.NewServer(serverDeps(svc, logger, r.checkout, r.id), loopmcp.AllTools(), Version())

@@ -117,7 +117,7 @@ func (p *parity) tool(repo, name string, args map[string]any) string {
 	f := newFactory(p.env())
 	f.ConfigPath = p.config
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc, err := newServeService(f, "", repo, false, logger)
+	svc, err := newServeService(f, "", repo, false, logger, nil)
 	require.NoError(p.t, err)
 	defer svc.Close()
 	srv := loopmcp.NewServer(serverDeps(svc, logger, repo, ""), loopmcp.AllTools(), Version())

@@ -11,11 +11,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/the-loop/the-loop/internal/metrics"
 	"github.com/the-loop/the-loop/service"
 	"github.com/the-loop/the-loop/store"
+	"github.com/the-loop/the-loop/web/probe"
 )
 
-const pollUsage = "poll [--once] [--interval DURATION] [--status-file FILE] [--log-format text|json]"
+const pollUsage = "poll [--once] [--interval DURATION] [--status-file FILE] [--metrics-addr ADDR] [--log-format text|json]"
 
 // pollOptions are the flags of `the-loop poll`.
 type pollOptions struct {
@@ -23,6 +25,8 @@ type pollOptions struct {
 	Interval   time.Duration
 	StatusFile string
 	DB         string
+	// MetricsAddr serves /healthz, /readyz and /metrics without a token.
+	MetricsAddr string
 }
 
 func pollCmd() *Command {
@@ -35,6 +39,7 @@ func pollCmd() *Command {
 			fs.DurationVar(&opts.Interval, "interval", 0, "time between cycles (default polling.intervalSeconds)")
 			fs.StringVar(&opts.StatusFile, "status-file", "", "heartbeat file written after each cycle (default beside the database)")
 			fs.StringVar(&opts.DB, "db", "", "state database")
+			fs.StringVar(&opts.MetricsAddr, "metrics-addr", "", "serve /healthz, /readyz and /metrics (Prometheus, no token) on ADDR while polling (a bare :PORT binds loopback)")
 			if _, err := f.parseFlags(fs, args); err != nil {
 				return err
 			}
@@ -46,7 +51,14 @@ func runPoll(ctx context.Context, f *Factory, opts *pollOptions) error {
 	logger := f.Logger()
 	// A one-off cycle launches no session: nothing would supervise it once
 	// the command exits.
-	svc, err := f.Service(ServiceOptions{DB: opts.DB, Log: logger, Sessions: !opts.Once, Trees: true})
+	if opts.Once && opts.MetricsAddr != "" {
+		return usageErrorf("--metrics-addr serves a running poller; --once runs one cycle and exits")
+	}
+	var m *metrics.Metrics
+	if opts.MetricsAddr != "" {
+		m = metrics.New()
+	}
+	svc, err := f.Service(ServiceOptions{DB: opts.DB, Log: logger, Sessions: !opts.Once, Trees: true, Metrics: m})
 	if err != nil {
 		return err
 	}
@@ -77,6 +89,11 @@ func runPoll(ctx context.Context, f *Factory, opts *pollOptions) error {
 	every := opts.Interval
 	if every <= 0 {
 		every = time.Duration(svc.Config().Polling.IntervalSeconds) * time.Second
+	}
+	if opts.MetricsAddr != "" {
+		if err := serveMetrics(ctx, opts.MetricsAddr, probe.Ready(readyChecks(svc, p.StatusPath, every)), m, logger); err != nil {
+			return err
+		}
 	}
 	p.Wake = wakeOnSignal(ctx, syscall.SIGUSR1)
 	sdNotify(logger, "READY=1\nSTATUS=polling every "+every.String())

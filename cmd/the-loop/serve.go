@@ -4,20 +4,25 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/the-loop/the-loop/internal/metrics"
 	loopmcp "github.com/the-loop/the-loop/mcp"
 	"github.com/the-loop/the-loop/mcp/gateway"
 	"github.com/the-loop/the-loop/mcp/transport"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
+	"github.com/the-loop/the-loop/web/probe"
+	"github.com/the-loop/the-loop/web/webhook"
 )
 
-const serveUsage = "serve [--repo DIR] [--work-item ID] [--http ADDR [--token-file FILE] [--allow-origin ORIGIN]...] [--config FILE]"
+const serveUsage = "serve [--repo DIR] [--work-item ID] [--http ADDR [--token-file FILE] [--allow-origin ORIGIN]... [--metrics-addr ADDR]] [--config FILE]"
 
 // serveOptions are the flags of `the-loop serve`.
 type serveOptions struct {
@@ -27,6 +32,8 @@ type serveOptions struct {
 	TokenFile string
 	Origins   []string
 	DB        string
+	// MetricsAddr serves /healthz, /readyz and /metrics without a token.
+	MetricsAddr string
 }
 
 func serveCmd() *Command {
@@ -38,6 +45,7 @@ func serveCmd() *Command {
 			fs.StringVar(&opts.WorkItem, "work-item", "", "confine the server to one work item (a session the loop launched): only its check, graph_status, graph_complete, critic and continuity tools answer; handoff_post and ticket_create are refused")
 			fs.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765; a bare :PORT binds loopback) instead of stdio")
 			fs.StringVar(&opts.TokenFile, "token-file", "", "read the HTTP bearer token from FILE (default: $THE_LOOP_MCP_TOKEN, or the variable named by mcp.http.tokenEnv)")
+			fs.StringVar(&opts.MetricsAddr, "metrics-addr", "", "with --http: also serve /healthz, /readyz and /metrics (Prometheus, no token) on ADDR (a bare :PORT binds loopback)")
 			fs.StringVar(&opts.DB, "db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")
 			fs.Var(stringsFlag{dst: &opts.Origins}, "allow-origin", "accept browser requests from ORIGIN (repeatable; adds to mcp.http.allowedOrigins)")
 			positional, err := f.parseFlags(fs, args)
@@ -47,8 +55,8 @@ func serveCmd() *Command {
 			if len(positional) > 0 {
 				return usageErrorf("serve takes no arguments, got %q", strings.Join(positional, " "))
 			}
-			if opts.HTTP == "" && (opts.TokenFile != "" || len(opts.Origins) > 0) {
-				return usageErrorf("--token-file and --allow-origin apply only with --http ADDR")
+			if opts.HTTP == "" && (opts.TokenFile != "" || len(opts.Origins) > 0 || opts.MetricsAddr != "") {
+				return usageErrorf("--token-file, --allow-origin and --metrics-addr apply only with --http ADDR")
 			}
 			if socket, capability, ok := f.sessionEndpoint(); ok {
 				// A confined session's server holds no key, no token and no
@@ -78,7 +86,11 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 	// stdout carries protocol frames only (stdio) or nothing (HTTP): logs
 	// always go to stderr.
 	logger := f.Logger()
-	svc, err := newServeService(f, opts.DB, opts.Repo, opts.WorkItem != "", logger)
+	var m *metrics.Metrics
+	if opts.HTTP != "" {
+		m = metrics.New()
+	}
+	svc, err := newServeService(f, opts.DB, opts.Repo, opts.WorkItem != "", logger, m)
 	if err != nil {
 		return err
 	}
@@ -87,7 +99,7 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 	if opts.HTTP == "" {
 		err = transport.ServeStdio(ctx, srv, f.Stdin, f.Stdout, logger)
 	} else {
-		err = serveHTTP(ctx, f, svc, srv, opts, logger)
+		err = serveHTTP(ctx, f, svc, srv, opts, logger, m)
 	}
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -97,7 +109,7 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 
 // serveHTTP serves srv over streamable HTTP with the config's security
 // settings (mcp.http.*) and the flags'.
-func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *server.MCPServer, opts *serveOptions, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *server.MCPServer, opts *serveOptions, logger *slog.Logger, m *metrics.Metrics) error {
 	h := svc.Config().MCP.HTTP
 	tokens, source, err := transport.ResolveTokens(opts.TokenFile, h.TokenEnv, f.Getenv)
 	if err != nil {
@@ -118,6 +130,17 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 		Ready: func(endpoint string) {
 			fmt.Fprintf(f.Stderr, "the-loop serve: listening on %s\n", endpoint)
 		},
+	}
+	if o.Routes, err = webhookRoutes(f, svc, logger, m); err != nil {
+		return err
+	}
+	cfg := svc.Config()
+	ready := probe.Ready(readyChecks(svc, service.DefaultPollStatusPath(svc.DBPath()), time.Duration(cfg.Polling.IntervalSeconds)*time.Second))
+	o.Routes[probe.ReadyPath] = ready
+	if opts.MetricsAddr != "" {
+		if err := serveMetrics(ctx, opts.MetricsAddr, ready, m, logger); err != nil {
+			return err
+		}
 	}
 	if a := h.OAuth; a.Issuer != "" || a.ResourceURL != "" {
 		o.OAuth = &transport.OAuthOptions{Issuer: a.Issuer, ResourceURL: a.ResourceURL, JWKSURL: a.JWKSURL, Scopes: a.Scopes}
@@ -140,7 +163,7 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 // service the CLI verbs build (config, signing key, state store), with the
 // ticket providers the CLI uses and repoDir as the default repository. A
 // confined server serves repoDir alone (never mcp.repos).
-func newServeService(f *Factory, db, repoDir string, confined bool, logger *slog.Logger) (*service.Service, error) {
+func newServeService(f *Factory, db, repoDir string, confined bool, logger *slog.Logger, m *metrics.Metrics) (*service.Service, error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
@@ -156,7 +179,8 @@ func newServeService(f *Factory, db, repoDir string, confined bool, logger *slog
 		}
 		allowed = append(allowed, r)
 	}
-	svc, err := f.Service(ServiceOptions{DB: db, Log: logger, DefaultRepo: repoDir, AllowedRepos: allowed, Confined: confined, Trees: true})
+	svc, err := f.Service(ServiceOptions{DB: db, Log: logger, DefaultRepo: repoDir, AllowedRepos: allowed, Confined: confined, Trees: true,
+		WakePoller: true, Metrics: m})
 	if err != nil {
 		return nil, err
 	}
@@ -202,4 +226,40 @@ func resolveRepo(f *Factory, repo string) (string, error) {
 		return "", fmt.Errorf("--repo %s is not a directory (give the path of a repository checkout)", repo)
 	}
 	return repo, nil
+}
+
+// webhookRoutes are the webhook endpoints of serve --http: /webhooks/github
+// when webhooks.github.secretEnv names the secret's variable (refused when
+// it is unset or empty), else a 404 naming that key; /webhooks/jira the
+// same with webhooks.jira.secretEnv.
+func webhookRoutes(f *Factory, svc *service.Service, logger *slog.Logger, m *metrics.Metrics) (map[string]http.Handler, error) {
+	w := svc.Config().Webhooks
+	routes := map[string]http.Handler{}
+	for _, hook := range []struct {
+		system, name, path, env string
+		build                   func(webhook.Options) (*webhook.Handler, error)
+	}{
+		{"github", "GitHub", webhook.GitHubPath, w.GitHub.SecretEnv, webhook.NewGitHub},
+		{"jira", "Jira", webhook.JiraPath, w.Jira.SecretEnv, webhook.NewJira},
+	} {
+		key := "webhooks." + hook.system + ".secretEnv"
+		if hook.env == "" {
+			routes[hook.path] = webhook.Off(key)
+			continue
+		}
+		secret := f.Getenv(hook.env)
+		if secret == "" {
+			return nil, usageErrorf("%s names %s, which is unset or empty: export the secret entered in the %s webhook's settings, or remove %s to serve no %s webhooks",
+				key, hook.env, hook.name, key, hook.name)
+		}
+		system := hook.system
+		h, err := hook.build(webhook.Options{Secret: []byte(secret), SecretKey: key, MaxBodyBytes: w.MaxBodyBytes, Core: svc, Log: logger,
+			Count: func(outcome string) { m.Delivery(system, outcome) }})
+		if err != nil {
+			return nil, err
+		}
+		logger.Info("webhooks: accepting "+hook.name+" deliveries", "path", hook.path, "secret", hook.env)
+		routes[hook.path] = h
+	}
+	return routes, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +32,17 @@ type Options struct {
 	// Logger receives the providers' retry and cache lines (nil:
 	// slog.Default()).
 	Logger *slog.Logger
+	// Wire, when set, wraps the transport each request attempt goes out
+	// on (the metrics count requests and read the quota there).
+	Wire func(system string, base http.RoundTripper) http.RoundTripper
+}
+
+func (o Options) client(system string, timeout time.Duration) httpx.ClientOptions {
+	c := httpx.ClientOptions{RequestTimeout: timeout, Pages: o.Pages, Logger: o.Logger}
+	if o.Wire != nil {
+		c.HTTPClient = &http.Client{Transport: o.Wire(system, httpx.BaseRoundTripper(nil))}
+	}
+	return c
 }
 
 // New builds the provider for system ("github" or "jira") from cfg, reading
@@ -48,13 +60,13 @@ func NewWith(cfg *config.Config, system string, getenv func(string) string, opts
 	timeout := time.Duration(cfg.Integrations.RequestTimeoutSeconds) * time.Second
 	switch system {
 	case github.System:
-		p, err := github.FromConfigWith(cfg.Integrations.GitHub, getenv, github.Options{ClientOptions: httpx.ClientOptions{RequestTimeout: timeout, Pages: opts.Pages, Logger: opts.Logger}})
+		p, err := github.FromConfigWith(cfg.Integrations.GitHub, getenv, github.Options{ClientOptions: opts.client(system, timeout)})
 		if err != nil {
 			return nil, err
 		}
 		return p, nil
 	case jira.System:
-		p, err := jira.FromConfigWith(cfg.Integrations.Jira, getenv, jira.Options{ClientOptions: httpx.ClientOptions{RequestTimeout: timeout, Pages: opts.Pages, Logger: opts.Logger}})
+		p, err := jira.FromConfigWith(cfg.Integrations.Jira, getenv, jira.Options{ClientOptions: opts.client(system, timeout)})
 		if err != nil {
 			return nil, err
 		}

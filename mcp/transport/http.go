@@ -79,6 +79,10 @@ type HTTPOptions struct {
 	// Shared keeps the sessions where every replica serving the same
 	// store sees them (nil: this process alone knows its sessions).
 	Shared SharedSessions
+	// Routes are further handlers mounted beside /mcp, by path, outside
+	// its authentication (a webhook authenticates its sender by its
+	// signature); the body cap is theirs to set.
+	Routes map[string]http.Handler
 }
 
 func (o *HTTPOptions) applyDefaults() {
@@ -200,6 +204,9 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 					unboundedStreams(streamable)))))
 
 	mux := http.NewServeMux()
+	for path, h := range opts.Routes {
+		mux.Handle(path, h)
+	}
 	mux.Handle(EndpointPath, endpoint)
 	mux.Handle(HealthPath, bodyLimit(opts.MaxBodyBytes, logger, origins.middleware(http.HandlerFunc(health))))
 	if oauth != nil {

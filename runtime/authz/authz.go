@@ -39,6 +39,13 @@ func loginSet(list []string) map[string]bool {
 	return set
 }
 
+// IsSelfLogin reports whether login is one of the loop's own accounts
+// (routing.selfLogins).
+func IsSelfLogin(cfg *config.Config, login string) bool {
+	l := NormalizeLogin(login)
+	return cfg != nil && l != "" && loginSet(cfg.Routing.SelfLogins)[l]
+}
+
 // IsAuthorized reports whether login is one of routing.authorizedUsers and
 // not one of the loop's own logins. An empty list authorizes nobody.
 func IsAuthorized(cfg *config.Config, login string) bool {
