@@ -1,36 +1,71 @@
 package workspace
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
-// GitDirs are what a session working in the tree needs of the source's
-// repository: writable, the shared objects, refs and logs and the tree's
-// own administrative directory (its index, HEAD and logs); read-only, the
-// repository's git directory as a whole (its config stays out of the
-// session's reach). They are found from the source checkout the loop was
-// given, never from the tree's .git file, which a session can rewrite;
-// an administrative directory that does not point back at this tree is
-// left out. Nil when the source's git directory is not a plain one.
+// GitDirs are what a session working in the tree needs of git: writable,
+// the tree's own repository's objects, refs and logs and the tree's
+// administrative directory (its index and HEAD); read-only, that
+// repository as a whole (its config, which the loop wrote) and the source's
+// objects it borrows. Nothing of the source but its objects, and nothing
+// of another item, is among them: a session cannot write the source's refs
+// or config, nor move another item's branch. They come from what the loop
+// made, never from the tree's .git file, which the tree's next session
+// finds restored first. Nil for a tree the loop has not pinned.
 func (t *Tree) GitDirs() (writable, readOnly []string) {
-	common := filepath.Join(t.m.source, ".git")
-	if fi, err := os.Lstat(common); err != nil || !fi.IsDir() {
+	if !t.pin.Pinned() {
 		return nil, nil
 	}
-	logs := filepath.Join(common, "logs")
-	_ = os.MkdirAll(logs, 0o755) // a session's commit appends its reflog there
-	writable = []string{filepath.Join(common, "objects"), filepath.Join(common, "refs"), logs}
-	admin := filepath.Join(common, "worktrees", filepath.Base(t.Dir))
-	if b, err := os.ReadFile(filepath.Join(admin, "gitdir")); err == nil && sameFile(strings.TrimSpace(string(b)), filepath.Join(t.Dir, ".git")) {
-		writable = append(writable, admin)
+	_ = t.restore()
+	repo := t.pin.GitDir
+	writable = []string{filepath.Join(repo, "objects"), filepath.Join(repo, "refs"), filepath.Join(repo, "logs"), t.pin.Admin}
+	for _, d := range writable {
+		_ = os.MkdirAll(d, 0o755)
 	}
-	return writable, []string{common}
+	return writable, []string{repo, filepath.Join(t.m.common, "objects")}
 }
 
-func sameFile(a, b string) bool {
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(fa, fb)
+// Unpushed counts the commits of the tree's branch the remote lacks, as
+// the source last fetched or pushed the remote's branch (no network): a
+// session's commits, which the loop publishes (Push), as a session never
+// pushes.
+func (t *Tree) Unpushed(ctx context.Context) (int, error) { return t.unpushed(ctx) }
+
+// unpushed counts the commits of the tree's branch that the remote's
+// branch, as the source last fetched or pushed it, lacks — every remote
+// branch the source knows when the remote has none of that name yet.
+func (t *Tree) unpushed(ctx context.Context) (int, error) {
+	m := t.m
+	local, err := t.head(ctx)
+	if err != nil || local == "" {
+		return 0, err
+	}
+	not := []string{}
+	if sha, err := m.revParse(ctx, m.source, m.remoteRef(t.Branch)); err != nil {
+		return 0, err
+	} else if sha != "" {
+		not = append(not, sha)
+	} else {
+		r, err := m.git(ctx, m.source, nil, "for-each-ref", "--format=%(objectname)", "refs/remotes/"+m.remote+"/")
+		if err != nil {
+			return 0, err
+		}
+		not = strings.Fields(r.out)
+	}
+	args := []string{"rev-list", "--count", local}
+	for _, sha := range not {
+		args = append(args, "^"+sha)
+	}
+	r, err := t.git(ctx, nil, args...)
+	if err != nil {
+		return 0, fmt.Errorf("count the commits %s has not pushed: %w", t.Branch, err)
+	}
+	n := 0
+	_, _ = fmt.Sscan(r.out, &n)
+	return n, nil
 }
