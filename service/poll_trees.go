@@ -112,7 +112,7 @@ func handoffBranch(cfg *config.Config, comments []integrations.Comment) string {
 // pushes what those wrote; then it notes what the item wants from the
 // session supervisor.
 func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, comments []integrations.Comment, act ItemAction) ItemAction {
-	p.retryPush(ctx, it, sess)
+	p.pushCommitted(ctx, it, sess)
 	node, _ := sess.rt.Graph.Node(sess.state.CurrentNode)
 	due := p.pulls.due(it.src.Checkout, it.id, node, sess.state, p.Svc.now())
 	gate := node != nil && !node.Terminal && (node.IsHuman() || awaitsSignOff(node, sess.state) || due)
@@ -238,17 +238,48 @@ func (p *Poller) syncTree(ctx context.Context, it *polledItem, sess *session) er
 	return nil
 }
 
-// retryPush pushes again what an earlier cycle could not, whatever node
-// the item stands on, and clears the report once it went through.
-func (p *Poller) retryPush(ctx context.Context, it *polledItem, sess *session) {
-	if it.tree == nil || p.acts.treeProblem(sessionKey{repo: sess.repo.Root, item: it.id}) == "" {
+// pushCommitted publishes what the item's tree holds and the remote
+// lacks, whatever node the item stands on: the commits of its sessions (a
+// session never pushes — its account holds no credentials and its tree's
+// repository no remote; the loop pushes with its own) and what an earlier
+// cycle could not push. It clears the report once the push went through.
+func (p *Poller) pushCommitted(ctx context.Context, it *polledItem, sess *session) {
+	if it.tree == nil {
 		return
 	}
-	if _, err := it.tree.Push(ctx); err != nil {
+	problem := p.acts.treeProblem(sessionKey{repo: sess.repo.Root, item: it.id}) != ""
+	if !problem {
+		n, err := it.tree.Unpushed(ctx)
+		if err != nil {
+			p.log().Warn("could not count the commits the remote lacks", "workItem", it.id, "err", err)
+			return
+		}
+		if n == 0 {
+			return
+		}
+	}
+	res, err := it.tree.Push(ctx)
+	if err != nil {
 		p.reportTreeProblem(ctx, it, sess, err)
 		return
 	}
 	p.treeProblemCleared(ctx, it, sess)
+	if res.Pushed {
+		p.log().Info("pushed what the sessions committed", "workItem", it.id, "branch", it.tree.Branch, "merged", res.Merged)
+	}
+}
+
+// pushPRTree publishes what a pull request's own tree holds and its
+// remote lacks (its session's commits), before the next session there.
+func (p *Poller) pushPRTree(ctx context.Context, it *polledItem, sess *session, tree *workspace.Tree) {
+	if n, err := tree.Unpushed(ctx); err != nil || n == 0 {
+		return
+	}
+	if _, err := tree.Push(ctx); err != nil {
+		p.log().Warn("could not push a pull request's tree", "workItem", it.id, "branch", tree.Branch, "err", err)
+		_ = p.Svc.appendEvents(ctx, sess.repo.Root, it.id, []runtime.EventRecord{{Name: "tree.push_refused", Node: sess.state.CurrentNode,
+			Data: map[string]any{"message": err.Error(), "tree": tree.Dir, "branch": tree.Branch}}})
+	}
 }
 
 // publish commits what the loop wrote in the item's spec folder since

@@ -80,7 +80,7 @@ func TestTmuxRunnerSessionsCanBeAttachedRelaunchedAndCarryNoSecret(t *testing.T)
 	assert.Equal(t, 2, rep.Started[0].Attempt)
 	rep = cycleUntil(t, s, wants, exited)
 	assert.Equal(t, "exit 0", rep.Exited[0].ExitStatus)
-	assert.True(t, r.pushed("issue-20", artifact))
+	assert.True(t, r.committed("issue-20", artifact))
 }
 
 func TestTmuxSessionLeftByADeadPollerIsReclaimed(t *testing.T) {

@@ -38,7 +38,7 @@ func scriptDirectives(script, node string) string {
 }
 
 // playScript writes the node's scripted files into the item's spec folder,
-// commits them and pushes the branch.
+// and commits them; the loop pushes the branch.
 func playScript(o options, node string, asked directives) error {
 	if o.script == "" || node == "" {
 		return nil
@@ -81,7 +81,6 @@ func playScript(o options, node string, asked directives) error {
 	for _, args := range [][]string{
 		append([]string{"add", "--"}, written...),
 		{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", "Work " + node + " of " + o.item},
-		{"push", "--quiet"},
 	} {
 		cmd := exec.Command("git", append([]string{"-C", o.workdir}, args...)...)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -202,8 +201,8 @@ func connect(o options) (*client.Client, error) {
 var runIDRE = regexp.MustCompile(`run (cr-[A-Za-z0-9-]+):`)
 
 // criticRound runs one round of critic name through the session's server,
-// recorded on the loop the session works, and writes, commits and pushes
-// the round table naming it (a round with no new finding, so the review
+// recorded on the loop the session works, and writes and commits the
+// round table naming it (a round with no new finding, so the review
 // may stop).
 func criticRound(o options, name string, d directives) error {
 	spec := filepath.Join("docs", "specs", o.item)
@@ -233,7 +232,6 @@ func criticRound(o options, name string, d directives) error {
 	for _, args := range [][]string{
 		{"add", "--", prompt, record},
 		{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", "Critic round of " + o.item},
-		{"push", "--quiet"},
 	} {
 		cmd := exec.Command("git", append([]string{"-C", o.workdir}, args...)...)
 		if out, err := cmd.CombinedOutput(); err != nil {

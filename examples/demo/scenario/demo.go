@@ -263,13 +263,14 @@ func (l *Loop) writeConfig(_ context.Context, o Options) error {
 	case o.Unconfined:
 		sessions = "confinement: none\n" + sessions
 	default:
-		// What the scripted agent reaches besides its tree: the bare remote
-		// it pushes to, its run counters, its script.
+		// What the scripted agent reaches besides its tree: its run
+		// counters and its script. Never the bare remote: a session
+		// commits, and the loop pushes.
 		ro := fmt.Sprintf("%q", l.Script)
 		for _, p := range o.ReadOnly {
 			ro += fmt.Sprintf(", %q", p)
 		}
-		sessions = fmt.Sprintf("sandbox:\n  writable: [%q, %q]\n  readOnly: [%s]\n", l.Remote, l.FakeState, ro) + sessions
+		sessions = fmt.Sprintf("sandbox:\n  writable: [%q]\n  readOnly: [%s]\n", l.FakeState, ro) + sessions
 		if os.Geteuid() == 0 {
 			sessions = "user: \"65534\"\n" + sessions
 		}
