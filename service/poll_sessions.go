@@ -132,7 +132,7 @@ func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, ac
 	a := &p.acts
 	key := sessionKey{repo: sess.repo.Root, item: it.id}
 	v := &itemView{item: *it, key: key, node: sess.state.CurrentNode, loop: sess.rt.Graph.Name,
-		entered: visitStart(sess.state, sess.state.CurrentNode)}
+		entered: visitStart(sess.state, sess.state.CurrentNode), config: configChange(sess.warns)}
 	if n, ok := sess.rt.Graph.Node(v.node); ok {
 		v.actor = n.Actor
 	}

@@ -31,6 +31,8 @@ type itemView struct {
 	entered time.Time
 	// pulls are its pull request loops.
 	pulls []prLine
+	// config names the branch's change of the repository's commands ("" when none).
+	config string
 }
 
 // visitOf is when the visit of the node w asks a session for began: the
@@ -193,6 +195,9 @@ func (p *Poller) statusBody(ctx context.Context, v *itemView, st itemStatus, pul
 		}
 	}
 	fmt.Fprintf(&b, "- **waiting for:** %s\n", st.waits)
+	if v.config != "" {
+		fmt.Fprintf(&b, "- **repository config:** %s\n", v.config)
+	}
 	b.WriteString(pulls)
 	b.WriteString("\n_The loop edits this comment in place at every transition and session event._\n")
 	return b.String()

@@ -6,6 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+
+	"github.com/the-loop/the-loop/internal/gitsafe"
+	"github.com/the-loop/the-loop/internal/proc"
 )
 
 // GitDirs are what a session working in the tree needs of git: writable,
@@ -68,4 +72,92 @@ func (t *Tree) unpushed(ctx context.Context) (int, error) {
 	n := 0
 	_, _ = fmt.Sscan(r.out, &n)
 	return n, nil
+}
+
+// DefaultBranchFile reads the file at rel (slash-separated) as the
+// remote's default branch has it committed, as the source last fetched it
+// (refs/remotes/<remote>/HEAD, else the source's HEAD): what no session
+// can change. found is false when that commit has no such file.
+func (m *Manager) DefaultBranchFile(ctx context.Context, rel string) (data []byte, ref string, found bool, err error) {
+	ref = "refs/remotes/" + m.remote + "/HEAD"
+	if sha, _ := m.revParse(ctx, m.source, ref); sha == "" {
+		ref = "HEAD"
+	}
+	out, err := m.git(ctx, m.source, nil, "cat-file", "blob", ref+":"+rel)
+	if _, ok := err.(*gitError); ok {
+		return nil, ref, false, nil // no such file (or no such commit) there
+	}
+	if err != nil {
+		return nil, ref, false, fmt.Errorf("read %s at %s: %w", rel, ref, err)
+	}
+	return []byte(out.out + "\n"), ref, true, nil
+}
+
+// ProtectedFile reads rel as the remote's default branch has it committed
+// (DefaultBranchFile) in the checkout the tree at dir was made from, when
+// dir is a tree the loop made (pinned); nothing is read from the tree. Any
+// process may call it: git runs with the allow-listed environment.
+func ProtectedFile(ctx context.Context, dir, rel string) (data []byte, ref string, pinned, found bool, err error) {
+	pin := gitsafe.Open(dir)
+	if !pin.Pinned() {
+		return nil, "", false, false, nil
+	}
+	key, stamp := pin.Source+"\x00"+pin.Remote+"\x00"+rel, refsStamp(pin.Source, pin.Remote)
+	if v, ok := protectedFiles.Load(key); ok && stamp != "" && v.(protectedFile).stamp == stamp {
+		c := v.(protectedFile)
+		return c.data, c.ref, true, c.found, nil
+	}
+	e, err := proc.BuildEnv(proc.EnvSpec{}, os.LookupEnv)
+	if err != nil {
+		return nil, "", true, false, err
+	}
+	m := &Manager{source: pin.Source, remote: pin.Remote, gitProgram: "git",
+		env: append(withoutVars(gitsafe.Repo{}.Environ(e.List()), "GIT_TERMINAL_PROMPT", "LC_ALL"), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")}
+	data, ref, found, err = m.DefaultBranchFile(ctx, rel)
+	if err == nil && stamp != "" {
+		protectedFiles.Store(key, protectedFile{stamp: stamp, data: data, ref: ref, found: found})
+	}
+	return data, ref, true, found, err
+}
+
+// protectedFiles caches ProtectedFile's reads while the source's refs
+// that name the default branch are unchanged (every call of the service on
+// an item's tree reads it).
+var protectedFiles sync.Map // source, remote, rel -> protectedFile
+
+type protectedFile struct {
+	stamp string
+	data  []byte
+	ref   string
+	found bool
+}
+
+// refsStamp identifies the state of the source's refs that decide its
+// default branch's commit: HEAD and the remote's HEAD (symbolic refs, with
+// the files they name) and packed-refs. "" when the source's git
+// directory is not a plain one (nothing is cached then).
+func refsStamp(source, remote string) string {
+	gitDir := filepath.Join(source, ".git")
+	if fi, err := os.Lstat(gitDir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	var b strings.Builder
+	stat := func(p string) {
+		if fi, err := os.Stat(p); err == nil {
+			fmt.Fprintf(&b, "%s:%d.%d|", p, fi.ModTime().UnixNano(), fi.Size())
+		} else {
+			b.WriteString(p + ":-|")
+		}
+	}
+	stat(filepath.Join(gitDir, "packed-refs"))
+	for _, sym := range []string{"HEAD", filepath.Join("refs", "remotes", remote, "HEAD")} {
+		p := filepath.Join(gitDir, sym)
+		stat(p)
+		if body, err := os.ReadFile(p); err == nil {
+			if target, ok := strings.CutPrefix(strings.TrimSpace(string(body)), "ref: "); ok && filepath.IsLocal(target) {
+				stat(filepath.Join(gitDir, filepath.FromSlash(target)))
+			}
+		}
+	}
+	return b.String()
 }
