@@ -20,6 +20,7 @@ targets=(
   "./runtime                FuzzParseTicketRef                  40000"
   "./integrations/providers FuzzParseRef                        40000"
   "./runtime/review         FuzzDecide                          40000"
+  "./agents/harness         FuzzMeter                           20000"
 )
 for t in "${targets[@]}"; do
   read -r pkg name count <<<"$t"

@@ -1,47 +1,56 @@
 #!/usr/bin/env bash
-# Times `the-loop check --all --recompute --format json` over the corpus against
-# a floor measured in the same run on the same files: reading and hashing every
-# markdown file once. Then builds 10x and 100x copies of the corpus and shows
-# how time and peak memory grow.
+# Measures `the-loop check --all --recompute --format json` over the corpus
+# against a floor measured in the same run on the same files: finding,
+# reading and hashing every markdown file once (find | cat | sha256sum).
+# Then builds 10x and 100x copies of the corpus and shows how the ratio and
+# peak memory grow.
 #
-#   bench/check.sh [CORPUS_DIR]     (default ../shared/corpus/the-loop-v11.2.0)
+# Figures are CPU time (user + system, children included), the median of
+# RUNS runs, with the floor, this tree's binary and BEFORE's interleaved run
+# by run, so a machine shared with other work slows all of them alike; wall
+# time on a shared machine measures the neighbours. Peak memory is the
+# median of the runs' maximum resident set.
+#
+#   bench/check.sh [CORPUS_DIR]          (default ../shared/corpus/the-loop-v11.2.0)
+#   BEFORE=/path/to/the-loop bench/check.sh   also measures an earlier build, e.g. main's
+#   RUNS=7 SCALES="1 10 100" bench/check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-corpus=${1:-../shared/corpus/the-loop-v11.2.0}
+corpus=${1:-}
+if [ -z "$corpus" ]; then # the shared corpus beside the checkout, or beside its worktrees' folder
+  for c in ../shared/corpus/the-loop-v11.2.0 ../../shared/corpus/the-loop-v11.2.0; do
+    if [ -d "$c/docs/specs" ]; then corpus=$c; break; fi
+  done
+fi
+corpus=${corpus:-../shared/corpus/the-loop-v11.2.0}
 if [ ! -d "$corpus/docs/specs" ]; then
   echo "bench/check.sh: no corpus at $corpus; nothing to measure" >&2
   exit 0
 fi
-runs=${RUNS:-7}
+runs=${RUNS:-5}
+scales=${SCALES:-1 10 100}
+before=${BEFORE:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/the-loop" ./cmd/the-loop
 : > "$work/config.yaml"
 export THE_LOOP_DB="$work/none.db" THE_LOOP_CONFIG="$work/config.yaml"
 
-# median wall-clock seconds of $runs runs of "$@"
-median() {
-  local times=()
-  for _ in $(seq "$runs"); do
-    local s e
-    s=$(date +%s.%N)
-    local rc=0
-    "$@" >/dev/null 2>"$work/err" || rc=$?
-    if [ "$rc" -gt 1 ]; then cat "$work/err" >&2; exit 1; fi
-    e=$(date +%s.%N)
-    times+=("$(echo "$e - $s" | bc -l)")
-  done
-  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+# measure NAME CMD...: one run; appends "cpu_s wall_s peak_kib" to $work/NAME.
+measure() {
+  local name=$1 rc=0
+  shift
+  /usr/bin/time -f '%U %S %e %M' -o "$work/time" "$@" >/dev/null 2>"$work/err" || rc=$?
+  if [ "$rc" -gt 1 ]; then cat "$work/err" >&2; exit 1; fi
+  tail -1 "$work/time" | awk '{ printf "%.4f %.4f %d\n", $1 + $2, $3, $4 }' >> "$work/$name"
 }
 
-# peak resident set in KiB of one run of "$@"
-peak_kib() {
-  /usr/bin/time -f '%M' -o "$work/mem" "$@" >/dev/null 2>&1 || true
-  tail -1 "$work/mem"
-}
+# median NAME COLUMN
+median() { awk -v c="$2" '{ print $c }' "$work/$1" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-floor() { find "$1/docs/specs" -name '*.md' -exec cat {} + | sha256sum; }
-check() { "$work/the-loop" check --all --recompute --format json --repo "$1"; }
+# the floor: find, read and hash every markdown file once
+floor='find "$1/docs/specs" -name "*.md" -exec cat {} + | sha256sum'
 
 copies() { # copies N: a repo with N copies of the corpus's work items
   local n=$1 dir="$work/x$1"
@@ -54,12 +63,27 @@ copies() { # copies N: a repo with N copies of the corpus's work items
   echo "$dir"
 }
 
-printf '%-10s %8s %10s %10s %8s %12s\n' corpus items floor_s check_s ratio peak_MiB
-for n in 1 10 100; do
+head="corpus    items  floor_cpu_s  check_cpu_s  ratio  peak_MiB"
+[ -n "$before" ] && head="$head  before_cpu_s  before_ratio  before_peak_MiB"
+echo "$head"
+for n in $scales; do
   if [ "$n" = 1 ]; then dir=$corpus; else dir=$(copies "$n"); fi
   items=$(find "$dir/docs/specs" -mindepth 1 -maxdepth 1 -type d | wc -l)
-  f=$(median floor "$dir")
-  c=$(median check "$dir")
-  kib=$(peak_kib "$work/the-loop" check --all --recompute --format json --repo "$dir")
-  printf '%-10s %8d %10.4f %10.4f %8.2f %12.1f\n' "x$n" "$items" "$f" "$c" "$(echo "$c / $f" | bc -l)" "$(echo "$kib / 1024" | bc -l)"
+  rm -f "$work/floor" "$work/check" "$work/before"
+  for _ in $(seq "$runs"); do
+    measure floor sh -c "$floor" floor "$dir"
+    measure check "$work/the-loop" check --all --recompute --format json --repo "$dir"
+    if [ -n "$before" ]; then
+      measure before "$before" check --all --recompute --format json --repo "$dir"
+    fi
+  done
+  f=$(median floor 1) c=$(median check 1) cm=$(median check 3)
+  line=$(printf '%-9s %6d %12.3f %12.3f %6s %9.1f' "x$n" "$items" "$f" "$c" "$(ratio "$c" "$f")" "$(awk -v k="$cm" 'BEGIN { print k / 1024 }')")
+  if [ -n "$before" ]; then
+    b=$(median before 1) bm=$(median before 3)
+    line="$line $(printf '%13.3f %13s %16.1f' "$b" "$(ratio "$b" "$f")" "$(awk -v k="$bm" 'BEGIN { print k / 1024 }')")"
+  fi
+  echo "$line"
+  [ "$n" = 1 ] || rm -rf "$dir"
 done
+echo "goals: ratio <= 1.5 at x1, <= 1.2 at x10 and x100; peak memory not above before's"

@@ -43,6 +43,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&r.Classifier.TimeoutSeconds, 30)
 	orDefault(&r.Classifier.Retries, 2)
 	orDefault(&h.TokenEnv, "THE_LOOP_MCP_TOKEN")
+	orDefault(&c.MCP.MaxArgumentBytes, 256<<10)
 	orDefault(&h.MaxBodyBytes, 1<<20)
 	orDefault(&h.MaxSessions, 64)
 	orDefault(&h.MaxConnections, 256)
@@ -50,6 +51,8 @@ func (c *Config) applyDefaults() {
 	orDefault(&c.Polling.IntervalSeconds, 60)
 	orDefault(&c.Polling.CycleTimeoutSeconds, 600)
 	orDefault(&c.DAG.MaxItems, 500)
+	orDefault(&c.Gates.MaxRouteBacks, 5)
+	orDefault(&c.CI.MaxFixAttempts, 3)
 	c.Sessions.applyDefaults()
 	c.Critic.ApplyDefaults()
 }
@@ -205,10 +208,13 @@ func (c *Config) validate() error {
 		{"integrations.requestTimeoutSeconds", c.Integrations.RequestTimeoutSeconds},
 		{"polling.intervalSeconds", c.Polling.IntervalSeconds},
 		{"polling.cycleTimeoutSeconds", c.Polling.CycleTimeoutSeconds},
+		{"mcp.maxArgumentBytes", c.MCP.MaxArgumentBytes},
 		{"mcp.http.maxSessions", c.MCP.HTTP.MaxSessions},
 		{"mcp.http.maxConnections", c.MCP.HTTP.MaxConnections},
 		{"mcp.http.maxConnectionsPerClient", c.MCP.HTTP.MaxConnectionsPerClient},
 		{"dag.maxItems", c.DAG.MaxItems},
+		{"gates.maxRouteBacks", c.Gates.MaxRouteBacks},
+		{"ci.maxFixAttempts", c.CI.MaxFixAttempts},
 	} {
 		if n.v < 0 {
 			return badKey(n.key, "%d is negative; give a positive number or leave it out for the default", n.v)

@@ -23,8 +23,10 @@ func TestParseDefaults(t *testing.T) {
 	assert.Equal(t, 60, c.Integrations.RequestTimeoutSeconds)
 	assert.Equal(t, 256, c.MCP.HTTP.MaxConnections)
 	assert.Equal(t, 64, c.MCP.HTTP.MaxConnectionsPerClient)
+	assert.Equal(t, 262144, c.MCP.MaxArgumentBytes)
 	assert.True(t, c.DependenciesOn(), "dependencies are read and enforced by default")
 	assert.Equal(t, 500, c.DAG.MaxItems)
+	assert.Equal(t, 3, c.CI.MaxFixAttempts, "three CI fix rounds, then the item escalates")
 }
 
 func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
@@ -43,8 +45,10 @@ func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
 		{"not YAML at all", "routing: [\n", "not valid YAML"},
 		{"negative request timeout", "integrations:\n  requestTimeoutSeconds: -1\n", "integrations.requestTimeoutSeconds: -1 is negative"},
 		{"negative connection cap", "mcp:\n  http:\n    maxConnectionsPerClient: -5\n", "mcp.http.maxConnectionsPerClient: -5 is negative"},
+		{"negative argument cap", "mcp:\n  maxArgumentBytes: -1\n", "line 2: mcp.maxArgumentBytes: -1 is negative"},
 		{"a token in the file", "integrations:\n  github:\n    token: ghp_x\n", "field token not found"},
 		{"negative dag bound", "dag:\n  maxItems: -1\n", "line 2: dag.maxItems: -1 is negative"},
+		{"negative fix bound", "ci:\n  maxFixAttempts: -2\n", "line 2: ci.maxFixAttempts: -2 is negative"},
 		{"dag switch not a boolean", "dag:\n  enabled: sometimes\n", "line 2: dag.enabled: cannot unmarshal"},
 		{"unknown critic key", "critics:\n  - name: codex\n    command: [codex]\n    shell: true\n", "line 4: critics[0].shell: field shell not found"},
 		{"critic without a command", "critics:\n  - name: codex\n", "line 2: critics[0].command: is empty"},
@@ -93,6 +97,15 @@ func TestParseDAGKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, c.DependenciesOn())
 	assert.Equal(t, 50, c.DAG.MaxItems)
+}
+
+func TestParseCIKeys(t *testing.T) {
+	c, err := Parse([]byte("ci:\n  maxFixAttempts: 5\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 5, c.CI.MaxFixAttempts)
+	_, err = Parse([]byte("ci:\n  maxFixAtempts: 5\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "maxFixAtempts")
 }
 
 func TestLoad(t *testing.T) {

@@ -14,6 +14,8 @@ type Config struct {
 	MCP          MCP          `yaml:"mcp"`
 	Polling      Polling      `yaml:"polling"`
 	DAG          DAG          `yaml:"dag"`
+	Gates        Gates        `yaml:"gates"`
+	CI           CI           `yaml:"ci"`
 	// Harnesses maps a harness name to how its sessions are launched
 	// (docs/sessions.md); none configured means the poller launches none.
 	Harnesses map[string]Harness `yaml:"harnesses"`
@@ -153,7 +155,11 @@ type MCP struct {
 	// Repos are extra repository roots the tools may name, beside the
 	// server's --repo (always allowed); any other path is refused.
 	Repos []string `yaml:"repos"`
-	HTTP  MCPHTTP  `yaml:"http"`
+	// MaxArgumentBytes caps one argument of a tool call (its string, or
+	// the strings and names inside a list or object), checked before the
+	// call is read any further (default 262144, 256 KiB).
+	MaxArgumentBytes int     `yaml:"maxArgumentBytes"`
+	HTTP             MCPHTTP `yaml:"http"`
 }
 
 // MCPHTTP configures the streamable HTTP transport.
@@ -216,6 +222,22 @@ type DAG struct {
 	// MaxItems bounds the tickets one read of the dependency graph may
 	// reach (default 500); a larger graph is an error, never a partial one.
 	MaxItems int `yaml:"maxItems"`
+}
+
+// Gates configures the human gates.
+type Gates struct {
+	// MaxRouteBacks bounds how many times one gate may send the work back
+	// to an earlier node (changes requested, more work) in an item's walk;
+	// the time after that the item escalates instead (default 5).
+	MaxRouteBacks int `yaml:"maxRouteBacks"`
+}
+
+// CI configures how the loop answers a pull request's failing checks
+// (docs/pull-requests.md#the-ci-fix-loop).
+type CI struct {
+	// MaxFixAttempts bounds the times a pull request's work is sent back
+	// for failing checks (default 3); one more red reading escalates.
+	MaxFixAttempts int `yaml:"maxFixAttempts"`
 }
 
 // DependenciesOn reports whether dependencies are read and enforced

@@ -31,6 +31,9 @@ type SessionLimits struct {
 	DrainSeconds int `yaml:"drainSeconds"`
 	// Budget caps what one work item's sessions may use, summed.
 	Budget Budget `yaml:"budget"`
+	// RepositoryBudget caps what all sessions of one repository may use
+	// within a rolling window.
+	RepositoryBudget RepositoryBudget `yaml:"repositoryBudget"`
 	// Relaunch bounds how a session that ended with its node unmet is
 	// launched again.
 	Relaunch Relaunch `yaml:"relaunch"`
@@ -50,13 +53,34 @@ const (
 	MinTranscriptBytes        = 64 << 10
 )
 
-// Budget is a per-item limit of sessions.budget; 0 leaves a figure unlimited. A harness that
-// reports no figure is held only to the time limit.
+// Budget is a limit on what sessions use (sessions.budget per work item,
+// sessions.repositoryBudget per repository), the same for every harness; 0
+// leaves a figure unlimited. A session whose harness cannot measure a
+// limited figure is not launched.
 type Budget struct {
 	Turns   int     `yaml:"turns"`
 	Tokens  int64   `yaml:"tokens"`
 	CostUSD float64 `yaml:"costUsd"`
+	// WallSeconds caps the sessions' run time, summed.
+	WallSeconds int `yaml:"wallSeconds"`
 }
+
+// RepositoryBudget is a limit on what every session of one repository
+// uses within the last WindowHours (default 720, thirty days). A
+// repository over it gets no session until its spend in the window falls
+// below the limit; its items are held, not escalated.
+type RepositoryBudget struct {
+	Budget      `yaml:",inline"`
+	WindowHours int `yaml:"windowHours"`
+}
+
+// Window is the repository budget's window.
+func (b RepositoryBudget) Window() time.Duration {
+	return time.Duration(b.WindowHours) * time.Hour
+}
+
+// Set reports whether any figure is limited.
+func (b Budget) Set() bool { return b.Turns > 0 || b.Tokens > 0 || b.CostUSD > 0 || b.WallSeconds > 0 }
 
 // Relaunch is sessions.relaunch: how a session is launched again.
 type Relaunch struct {
@@ -95,6 +119,9 @@ func (c SessionLimits) WithDefaults() SessionLimits {
 	if c.Relaunch.MaxBackoffSeconds == 0 {
 		c.Relaunch.MaxBackoffSeconds = 600
 	}
+	if c.RepositoryBudget.WindowHours == 0 {
+		c.RepositoryBudget.WindowHours = 720
+	}
 	if c.Confinement == "" {
 		c.Confinement = ConfinementAuto
 	}
@@ -120,8 +147,12 @@ func (c SessionLimits) Validate(key string) error {
 		return bad("stopGraceSeconds", "%d is negative", c.StopGraceSeconds)
 	case c.DrainSeconds < 0:
 		return bad("drainSeconds", "%d is negative", c.DrainSeconds)
-	case c.Budget.Turns < 0 || c.Budget.Tokens < 0 || c.Budget.CostUSD < 0:
+	case c.Budget.Turns < 0 || c.Budget.Tokens < 0 || c.Budget.CostUSD < 0 || c.Budget.WallSeconds < 0:
 		return bad("budget", "limits cannot be negative; 0 leaves a figure unlimited")
+	case c.RepositoryBudget.Turns < 0 || c.RepositoryBudget.Tokens < 0 || c.RepositoryBudget.CostUSD < 0 || c.RepositoryBudget.WallSeconds < 0:
+		return bad("repositoryBudget", "limits cannot be negative; 0 leaves a figure unlimited")
+	case c.RepositoryBudget.WindowHours < 0:
+		return bad("repositoryBudget.windowHours", "%d is negative; give the window in hours (default 720, thirty days)", c.RepositoryBudget.WindowHours)
 	case c.Relaunch.Max < 0:
 		return bad("relaunch.max", "%d is negative; give how many relaunches an item gets per node (default 3)", c.Relaunch.Max)
 	case c.Relaunch.BackoffSeconds < 0 || c.Relaunch.MaxBackoffSeconds < 0:
@@ -160,9 +191,10 @@ func (c SessionLimits) Backoff(n int) time.Duration {
 	return d
 }
 
-// Over reports which limit spend passes ("" = none); at says whether
-// reaching the limit counts (true when deciding on a new launch).
-func (b Budget) Over(turns int, tokens int64, cost float64, at bool) string {
+// Over reports which limit spend passes ("" = none): turns, tokens, the
+// known cost and the run time in seconds; at says whether reaching the
+// limit counts (true when deciding on a new launch).
+func (b Budget) Over(turns int, tokens int64, cost, wallSeconds float64, at bool) string {
 	pass := func(v, limit float64) bool {
 		if limit <= 0 {
 			return false
@@ -179,6 +211,8 @@ func (b Budget) Over(turns int, tokens int64, cost float64, at bool) string {
 		return fmt.Sprintf("%d tokens of %d allowed", tokens, b.Tokens)
 	case pass(cost, b.CostUSD):
 		return fmt.Sprintf("$%.2f of $%.2f allowed", cost, b.CostUSD)
+	case pass(wallSeconds, float64(b.WallSeconds)):
+		return fmt.Sprintf("%s of run time of %s allowed", time.Duration(wallSeconds*float64(time.Second)).Round(time.Second), time.Duration(b.WallSeconds)*time.Second)
 	}
 	return ""
 }

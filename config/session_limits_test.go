@@ -19,6 +19,9 @@ func TestSessionLimitsValidate(t *testing.T) {
 		{SessionLimits{Runner: "screen"}, "sessions.runner", `"screen" is not one of process, tmux`},
 		{SessionLimits{TimeLimitSeconds: -5}, "sessions.timeLimitSeconds", "negative"},
 		{SessionLimits{Budget: Budget{CostUSD: -1}}, "sessions.budget", "cannot be negative"},
+		{SessionLimits{Budget: Budget{WallSeconds: -1}}, "sessions.budget", "cannot be negative"},
+		{SessionLimits{RepositoryBudget: RepositoryBudget{Budget: Budget{Tokens: -1}}}, "sessions.repositoryBudget", "cannot be negative"},
+		{SessionLimits{RepositoryBudget: RepositoryBudget{WindowHours: -2}}, "sessions.repositoryBudget.windowHours", "-2 is negative; give the window in hours"},
 		{SessionLimits{Relaunch: Relaunch{Max: -1}}, "sessions.relaunch.max", "negative"},
 		{SessionLimits{Relaunch: Relaunch{BackoffSeconds: 100, MaxBackoffSeconds: 10}}, "sessions.relaunch.backoffSeconds", "above maxBackoffSeconds"},
 	}
@@ -31,7 +34,8 @@ func TestSessionLimitsValidate(t *testing.T) {
 	}
 	assert.NoError(t, SessionLimits{}.Validate("sessions"))
 	assert.Equal(t, SessionLimits{Max: 4, Runner: "process", TimeLimitSeconds: 7200, StopGraceSeconds: 10, DrainSeconds: 120,
-		Relaunch: Relaunch{Max: 3, BackoffSeconds: 30, MaxBackoffSeconds: 600}, SessionConfinement: SessionConfinement{Confinement: ConfinementAuto},
+		RepositoryBudget: RepositoryBudget{WindowHours: 720},
+		Relaunch:         Relaunch{Max: 3, BackoffSeconds: 30, MaxBackoffSeconds: 600}, SessionConfinement: SessionConfinement{Confinement: ConfinementAuto},
 		MaxTranscriptBytes: DefaultMaxTranscriptBytes}, SessionLimits{}.WithDefaults())
 }
 
@@ -45,10 +49,14 @@ func TestBackoffDoublesUpToTheCap(t *testing.T) {
 }
 
 func TestBudgetOver(t *testing.T) {
-	b := Budget{Turns: 10, Tokens: 1000, CostUSD: 2}
-	assert.Equal(t, "", b.Over(10, 1000, 2, false), "reaching a limit is not passing it")
-	assert.Equal(t, "10 turns of 10 allowed", b.Over(10, 0, 0, true), "but leaves nothing for a new launch")
-	assert.Equal(t, "1001 tokens of 1000 allowed", b.Over(1, 1001, 0, false))
-	assert.Equal(t, "$2.50 of $2.00 allowed", b.Over(1, 1, 2.5, false))
-	assert.Equal(t, "", Budget{}.Over(1e6, 1e9, 1e3, true), "zero is unlimited")
+	b := Budget{Turns: 10, Tokens: 1000, CostUSD: 2, WallSeconds: 3600}
+	assert.Equal(t, "", b.Over(10, 1000, 2, 3600, false), "reaching a limit is not passing it")
+	assert.Equal(t, "10 turns of 10 allowed", b.Over(10, 0, 0, 0, true), "but leaves nothing for a new launch")
+	assert.Equal(t, "1001 tokens of 1000 allowed", b.Over(1, 1001, 0, 0, false))
+	assert.Equal(t, "$2.50 of $2.00 allowed", b.Over(1, 1, 2.5, 0, false))
+	assert.Equal(t, "1h0m5s of run time of 1h0m0s allowed", b.Over(0, 0, 0, 3605, false))
+	assert.Equal(t, "", Budget{}.Over(1e6, 1e9, 1e3, 1e9, true), "zero is unlimited")
+	assert.True(t, Budget{WallSeconds: 1}.Set())
+	assert.False(t, Budget{}.Set())
+	assert.Equal(t, 24*time.Hour, RepositoryBudget{WindowHours: 24}.Window())
 }

@@ -1,6 +1,9 @@
 package config
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"regexp"
+)
 
 // Sessions is the `sessions:` block: the supervisor's limits (SessionLimits,
 // inline) and where the poller keeps what its sessions need — their files and
@@ -10,6 +13,10 @@ type Sessions struct {
 	// Harness names the entry of `harnesses:` an item's sessions run when
 	// its repository config names none ("" = the only configured harness).
 	Harness string `yaml:"harness"`
+	// Nodes pins a harness to a node (e.g. critic-review: gemini): that
+	// node's sessions run it whatever else is chosen, unless the
+	// repository config pins the node itself.
+	Nodes map[string]string `yaml:"nodes"`
 	// StateDir holds each session's files (prompt, MCP config, transcript)
 	// and the tmux socket ("" = the folder of the state database).
 	StateDir string `yaml:"stateDir"`
@@ -65,6 +72,15 @@ func (c *Config) validateSessions() error {
 			return badKey("sessions.harness", "%q is not a configured harness; name an entry of harnesses: or leave it out", s.Harness)
 		}
 	}
+	for _, node := range sortedKeys(s.Nodes) {
+		key := "sessions.nodes." + node
+		if !nodeID.MatchString(node) {
+			return badKey(key, "%q is not a node id (lower-case letters, digits and -, e.g. critic-review)", node)
+		}
+		if _, ok := c.Harnesses[s.Nodes[node]]; !ok {
+			return badKey(key, "%q is not a configured harness; name an entry of harnesses:", s.Nodes[node])
+		}
+	}
 	for _, kv := range [][2]string{{"sessions.stateDir", s.StateDir}, {"sessions.trees", s.Trees}} {
 		if kv[1] != "" && !filepath.IsAbs(kv[1]) {
 			return badKey(kv[0], "%q is not an absolute path; give one, or leave it out for the default", kv[1])
@@ -78,6 +94,9 @@ func (c *Config) validateSessions() error {
 	}
 	return nil
 }
+
+// nodeID is the shape of a node id a config may name.
+var nodeID = regexp.MustCompile(`^[a-z][a-z0-9-]{0,63}$`)
 
 func validRemoteName(s string) bool {
 	if s == "" || s[0] == '-' || s[0] == '.' || len(s) > 100 {

@@ -57,13 +57,34 @@ func TestNoHarnessMeansNoSessions(t *testing.T) {
 	one, err := Parse([]byte("harnesses:\n  fake:\n    adapter: command\n    argv: [fake, \"{prompt_file}\"]\n"))
 	require.NoError(t, err)
 	assert.Equal(t, "fake", one.DefaultHarness(), "the only harness is the default")
+
+	every, err := Parse([]byte(`harnesses:
+  claude: {adapter: claude}
+  codex:
+    adapter: codex
+    model: gpt-5.5
+    prices:
+      gpt-5.5: {input: 1.25, cachedInput: 0.125, output: 10}
+  gemini: {adapter: gemini, allowedTools: ["run_shell_command(git)"]}
+  opencode: {adapter: opencode, model: anthropic/claude-sonnet-4-5, allowedTools: ["bash(git *)"]}
+sessions:
+  harness: claude
+  nodes: {implementation: codex, critic-review: gemini}
+  budget: {costUsd: 25, wallSeconds: 7200}
+  repositoryBudget: {costUsd: 200, windowHours: 168}
+`))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"implementation": "codex", "critic-review": "gemini"}, every.Sessions.Nodes)
+	assert.Equal(t, 1.25, *every.Harnesses["codex"].Prices["gpt-5.5"].Input)
+	assert.Equal(t, 7200, every.Sessions.Budget.WallSeconds)
+	assert.Equal(t, 168, every.Sessions.RepositoryBudget.WindowHours)
 }
 
 func TestSessionBlocksRefuseBadValuesNamingKeyAndLine(t *testing.T) {
 	tests := []struct{ name, doc, want string }{
 		{"unknown sessions key", "sessions:\n  maxSessions: 3\n", "line 2: sessions.maxSessions: field maxSessions not found"},
 		{"unknown harness key", "harnesses:\n  claude:\n    adapter: claude\n    modle: x\n", "line 4: harnesses.claude.modle: field modle not found"},
-		{"missing adapter", "harnesses:\n  x:\n    model: m\n", "harnesses.x.adapter: missing; set adapter: claude or adapter: command"},
+		{"missing adapter", "harnesses:\n  x:\n    model: m\n", "harnesses.x.adapter: missing; set adapter: claude, codex, gemini, opencode or command"},
 		{"unknown placeholder", "harnesses:\n  c:\n    adapter: command\n    argv: [a, \"{prompt_file}\", \"{token}\"]\n", "line 4: harnesses.c.argv[2]: unknown placeholder {token}"},
 		{"secret in env", "harnesses:\n  c:\n    adapter: claude\n    env: [GITHUB_TOKEN]\n", "harnesses.c.env[0]: GITHUB_TOKEN holds a secret"},
 		{"bad runner", "sessions:\n  runner: screen\n", `line 2: sessions.runner: "screen" is not one of process, tmux`},
@@ -72,6 +93,11 @@ func TestSessionBlocksRefuseBadValuesNamingKeyAndLine(t *testing.T) {
 		{"relative trees", "sessions:\n  trees: trees\n", `line 2: sessions.trees: "trees" is not an absolute path`},
 		{"bad remote", "sessions:\n  remote: \"--upload-pack=x\"\n", "line 2: sessions.remote"},
 		{"half an author", "sessions:\n  commitName: Loop\n", "sessions.commitName: give both commitName and commitEmail"},
+		{"node pinned to an unknown harness", "harnesses:\n  c:\n    adapter: claude\nsessions:\n  nodes:\n    design: codex\n", `line 6: sessions.nodes.design: "codex" is not a configured harness; name an entry of harnesses:`},
+		{"bad node id", "harnesses:\n  c:\n    adapter: claude\nsessions:\n  nodes:\n    Design Phase: c\n", `sessions.nodes.Design Phase: "Design Phase" is not a node id`},
+		{"codex price", "harnesses:\n  x:\n    adapter: codex\n    prices:\n      gpt-5.5: {input: 1}\n", "harnesses.x.prices.gpt-5.5: give input and output, in US dollars per million tokens"},
+		{"gemini effort", "harnesses:\n  g:\n    adapter: gemini\n    effort: high\n", "line 4: harnesses.g.effort: gemini has no effort setting; remove effort"},
+		{"repository budget window", "sessions:\n  repositoryBudget:\n    windowHours: -1\n", "sessions.repositoryBudget.windowHours: -1 is negative"},
 		{"bad confinement", "sessions:\n  confinement: off\n", `line 2: sessions.confinement: "off" is not one of auto, none`},
 		{"an account unconfined", "sessions:\n  confinement: none\n  user: the-loop-session\n", "sessions.user: applies only when sessions are confined"},
 		{"relative sandbox path", "sessions:\n  sandbox:\n    writable: [cache]\n", `sessions.sandbox.writable[0]: "cache" is not an absolute path`},

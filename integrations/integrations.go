@@ -98,9 +98,17 @@ type Issue struct {
 	Labels []string
 	URL    string
 	// UpdatedAt is when the ticket last changed (a comment, a label, an
-	// edit); zero when the system did not say. The poller lists the
-	// comments of an issue again only when it moved.
+	// edit); zero when the system did not say.
 	UpdatedAt time.Time
+	// Comments is the number of its conversation comments, when
+	// CommentsKnown (GitHub's listings say; Jira's search does not). The
+	// poller lists the comments of an issue again when this count or
+	// UpdatedAt moved, and always when the count is unknown.
+	Comments      int
+	CommentsKnown bool
+	// Pull marks a pull request among the issues of a listing that holds
+	// both (GitHub's issue listing).
+	Pull bool
 }
 
 // NewIssue is the input of CreateIssue.
@@ -124,7 +132,18 @@ type Comment struct {
 	URL               string
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+	// Kind says which list of its system the comment is from: "" for a
+	// ticket's (or a pull request's) conversation, CommentReview for a
+	// submitted review, CommentReviewComment for a comment on a diff. Ids
+	// are compared only within one kind of one host.
+	Kind string
 }
+
+// The kinds of comment whose ids are not a conversation comment's.
+const (
+	CommentReview        = "review"
+	CommentReviewComment = "review-comment"
+)
 
 // PullRequest is the subset of a pull request the loop uses.
 type PullRequest struct {

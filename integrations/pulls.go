@@ -24,6 +24,8 @@ const (
 	OpReadChecks Op = "read-checks"
 	// OpListReviewThreads: ReviewThreadLister.
 	OpListReviewThreads Op = "list-review-threads"
+	// OpReadCheckDetails: CheckDetailReader.
+	OpReadCheckDetails Op = "read-check-details"
 	// OpLinkTicket: TicketLinker.
 	OpLinkTicket Op = "link-ticket"
 )
@@ -72,12 +74,12 @@ type ReviewComment struct {
 
 // AsComment returns the review comment in the shape the gate readers take.
 func (c ReviewComment) AsComment() Comment {
-	return Comment{ID: c.ID, Author: c.Author, AuthorAssociation: c.AuthorAssociation, Body: c.Body, URL: c.URL, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+	return Comment{ID: c.ID, Author: c.Author, AuthorAssociation: c.AuthorAssociation, Body: c.Body, URL: c.URL, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt, Kind: CommentReviewComment}
 }
 
 // AsComment returns the review's body in the shape the gate readers take.
 func (r Review) AsComment() Comment {
-	return Comment{ID: r.ID, Author: r.Author, AuthorAssociation: r.AuthorAssociation, Body: r.Body, URL: r.URL, CreatedAt: r.SubmittedAt, UpdatedAt: r.SubmittedAt}
+	return Comment{ID: r.ID, Author: r.Author, AuthorAssociation: r.AuthorAssociation, Body: r.Body, URL: r.URL, CreatedAt: r.SubmittedAt, UpdatedAt: r.SubmittedAt, Kind: CommentReview}
 }
 
 // ReviewThread is one conversation on a pull request's diff.
@@ -93,6 +95,18 @@ type ReviewThread struct {
 	// URL and Author are those of the thread's first comment.
 	URL    string
 	Author string
+	// Comments are the thread's comments, oldest first (at most the
+	// first 30 GitHub gives).
+	Comments []ThreadComment
+}
+
+// ThreadComment is one comment of a review thread.
+type ThreadComment struct {
+	ID        int64
+	Author    string
+	Body      string
+	URL       string
+	CreatedAt time.Time
 }
 
 // Unresolved returns the threads not yet resolved, in order.
@@ -127,6 +141,16 @@ type Check struct {
 	// while it runs), a status's state.
 	Detail string
 	URL    string
+	// ID is the check run's id (0 for a commit status); App is the slug
+	// of the app that reported it ("github-actions" for a workflow job,
+	// whose job id is the check run's id).
+	ID  int64
+	App string
+	// Title, Summary and Text are a check run's output as the listing
+	// gives it (a status has only its description, in Summary), and
+	// Annotations how many annotations the run carries.
+	Title, Summary, Text string
+	Annotations          int
 }
 
 // Check sources.

@@ -87,6 +87,11 @@ func (r *Restricted) ListReviewThreads(ctx context.Context, owner, repo string, 
 	})
 }
 
+// ReadCheckDetails implements CheckDetailReader.
+func (r *Restricted) ReadCheckDetails(ctx context.Context, owner, repo string, c Check) (CheckDetail, error) {
+	return optional(r, OpReadCheckDetails, func(d CheckDetailReader) (CheckDetail, error) { return d.ReadCheckDetails(ctx, owner, repo, c) })
+}
+
 // LinkTicket implements TicketLinker.
 func (r *Restricted) LinkTicket(ctx context.Context, ticket Ref, pr PullRequest) error {
 	_, err := optional(r, OpLinkTicket, func(l TicketLinker) (struct{}, error) { return none(l.LinkTicket(ctx, ticket, pr)) })
@@ -111,6 +116,7 @@ var (
 	_ ReviewCommentLister   = (*Restricted)(nil)
 	_ CheckReader           = (*Restricted)(nil)
 	_ ReviewThreadLister    = (*Restricted)(nil)
+	_ CheckDetailReader     = (*Restricted)(nil)
 	_ TicketLinker          = (*Restricted)(nil)
 	_ RelationReader        = (*Restricted)(nil)
 )

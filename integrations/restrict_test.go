@@ -90,6 +90,7 @@ func TestRestrictedRefusesEveryUndeclaredOperation(t *testing.T) {
 		OpListReviewComments:   func() error { _, err := r.ListReviewComments(ctx, "o", "r", 1); return err },
 		OpReadChecks:           func() error { _, err := r.ReadChecks(ctx, "o", "r", "sha"); return err },
 		OpListReviewThreads:    func() error { _, err := r.ListReviewThreads(ctx, "o", "r", 1); return err },
+		OpReadCheckDetails:     func() error { _, err := r.ReadCheckDetails(ctx, "o", "r", Check{}); return err },
 		OpLinkTicket:           func() error { return r.LinkTicket(ctx, Ref{}, PullRequest{}) },
 		OpReadRelations:        func() error { _, err := r.ReadRelations(ctx, Ref{}); return err },
 	}

@@ -52,7 +52,7 @@ func TestAStoppedItemRefusesAClaimOverMCP(t *testing.T) {
 // recorded on that item, and another item is refused.
 func TestAConfinedServerRunsCriticsForItsItemOnly(t *testing.T) {
 	repo := copyFixture(t)
-	fake := testbin.BuildTemp(t, "github.com/the-loop/the-loop/agents/critic/fakecritic")
+	fake := testbin.Build(t, "github.com/the-loop/the-loop/agents/critic/fakecritic")
 	cfg := config.Default()
 	cfg.Critic.Critics = []critic.Critic{{Name: "codex", Command: []string{fake, "--prompt-file", "{prompt_file}"}}}
 	cfg.Critic.ApplyDefaults()

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/internal/testbin"
 )
 
 // End-to-end tests of the real binary. The Node ones drive it with the
@@ -125,20 +127,13 @@ func moduleRoot(t *testing.T) string {
 	return root
 }
 
-// buildBinary builds cmd/the-loop once per test binary run.
+// buildBinary is cmd/the-loop with the version the scripts expect.
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	if bin := os.Getenv("THE_LOOP_E2E_BINARY"); bin != "" {
 		return bin
 	}
-	bin := filepath.Join(t.TempDir(), "the-loop")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", "-X main.version="+e2eVersion, "-o", bin, "./cmd/the-loop")
-	cmd.Dir = moduleRoot(t)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build ./cmd/the-loop:\n%s", out)
-	return bin
+	return testbin.BuildWith(t, testbin.Module+"/cmd/the-loop", testbin.Options{LDFlags: "-X main.version=" + e2eVersion})
 }
 
 // isolatedEnv is the environment for the binary: no operator config, a

@@ -148,6 +148,9 @@ func capResult(res *mcp.CallToolResult) *mcp.CallToolResult {
 	if res.StructuredContent != nil {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			size += len(b)
+			// Encoded once: the transport copies these bytes instead of
+			// encoding the value again.
+			res.StructuredContent = json.RawMessage(b)
 		}
 	}
 	if size <= MaxToolResultBytes {

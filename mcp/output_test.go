@@ -13,15 +13,13 @@ import (
 
 // Fault 11 (tool output): whatever a caller sends, one tool result stays
 // within MaxToolResultBytes, and a refusal never repeats a long argument
-// back (a 10 MB argument used to come back up to four times in one line).
+// back (a 10 MB argument used to come back up to four times in one line;
+// one past mcp.maxArgumentBytes is now refused before any tool reads it).
 func TestToolOutputIsCappedAndNeverEchoesALongArgument(t *testing.T) {
 	dir := liveCheckout(t)
 	c := loopClient(t, newLoopService(t, dir))
-	huge := strings.Repeat("A", 10<<20)
-	if raceEnabled {
-		huge = huge[:2<<20] // still past the bound, at a pace the race detector keeps
-	}
-	big := huge[:64<<10] // longer than any refusal may repeat
+	huge := strings.Repeat("A", 1<<20) // past the argument cap: refused before any tool reads it
+	big := huge[:64<<10]               // under the cap, longer than any refusal may repeat
 	chunk := big[:2000]
 	check := func(t *testing.T, tool string, args map[string]any) {
 		res := callTool(t, c, tool, args)

@@ -55,7 +55,7 @@ func NewServer(deps Deps, tools []Tool, version string) *server.MCPServer {
 		server.WithInstructions(instructionsFor(deps.WorkItem)),
 		server.WithToolCapabilities(false),
 		server.WithStrictInputSchemaDefault(),
-		server.WithToolHandlerMiddleware(callMiddleware(logger)),
+		server.WithToolHandlerMiddleware(callMiddleware(logger, maxArgumentBytes(deps))),
 	)
 	seen := map[string]bool{}
 	serverTools := make([]server.ServerTool, 0, len(tools))
@@ -102,11 +102,11 @@ const (
 	outcomeFault     = "fault"
 )
 
-// callMiddleware logs every call and keeps handler failures inside the
-// result: a returned error or a panic becomes an isError result with an
+// callMiddleware refuses an argument over maxArgument bytes before anything
+// reads it, logs every call and keeps handler failures inside the result: a returned error or a panic becomes an isError result with an
 // actionable sentence, never a JSON-RPC internal error. Argument values are
 // never logged; only the work item, which is an identifier.
-func callMiddleware(logger *slog.Logger) server.ToolHandlerMiddleware {
+func callMiddleware(logger *slog.Logger, maxArgument int) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 			start := time.Now()
@@ -131,6 +131,10 @@ func callMiddleware(logger *slog.Logger) server.ToolHandlerMiddleware {
 				}
 				logger.Log(ctx, level, "mcp tool call", attrs...)
 			}()
+			if tooBig := oversizedArgument(req.Params.Name, req, maxArgument); tooBig != nil {
+				outcome = outcomeToolError
+				return tooBig, nil // it repeats no argument: nothing to elide
+			}
 			res, err = next(ctx, req)
 			switch {
 			case err != nil:
@@ -147,6 +151,14 @@ func callMiddleware(logger *slog.Logger) server.ToolHandlerMiddleware {
 			return boundResult(req, res), nil
 		}
 	}
+}
+
+// maxArgumentBytes is the server's cap on one argument.
+func maxArgumentBytes(deps Deps) int {
+	if deps.MaxArgumentBytes > 0 {
+		return deps.MaxArgumentBytes
+	}
+	return DefaultMaxArgumentBytes
 }
 
 // workItemOf returns the workItem argument when it is a short string.

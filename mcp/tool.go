@@ -34,6 +34,10 @@ type Deps struct {
 	Node   string
 	PR     int
 	PRRepo string
+	// MaxArgumentBytes caps each argument of a call (mcp.maxArgumentBytes;
+	// 0: DefaultMaxArgumentBytes): a longer one is refused, naming the
+	// argument and the limit, before anything reads it.
+	MaxArgumentBytes int
 }
 
 // Tool is one MCP tool: a static definition plus a handler built from Deps.

@@ -141,7 +141,8 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 	}
 	view, set := r.view(st, false)
 	rec := st.Record(node.ID)
-	seen := event.since(rec.LastEnteredAt)
+	seen := event.visitOf(rec)
+	noteComments(st, event)
 	inputs := r.inputsOf(id, st, seen)
 	oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: node, boundary: "exit", event: seen})
 	rep := NodeReport{Node: node.ID, Status: string(oc.Status), Outcome: oc.Outcome(), Messages: renderMessages(oc.Messages()), Forced: rec.Forced}
@@ -151,6 +152,13 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 		evs = append(evs, EventRecord{Name: "graph.hook_degraded", Node: node.ID, Data: map[string]any{"boundary": "exit", "message": m}})
 	}
 	evs = append(evs, r.recordReceipts(st, node.ID, oc.Results)...)
+	if why := escalation(oc.Results); why != "" {
+		rep.Status = StatusEscalated
+		target, more := r.escalateLocked(st, node.ID, why)
+		rep.Messages = append(rep.Messages, "escalated: "+why)
+		rep.Attempts = rec.Attempts
+		return rep, target, append(evs, more...), nil
+	}
 	switch oc.Status {
 	case Wait:
 		reason := oc.Render()
@@ -186,7 +194,20 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 		}
 		return rep, "", evs, nil
 	}
-	// Pass: record what the chain decided, exit, route.
+	// Pass: record what the chain decided, exit, route. A decision resting
+	// on a comment of an earlier visit decides nothing again; a result
+	// sending the work back says why.
+	if why, stale := staleDecision(rec, oc.Results); stale {
+		st.Parked = &Parked{Node: node.ID, Reason: why, Since: Now()}
+		rep.Status, rep.Outcome, rep.Messages = string(Wait), "", []string{why}
+		evs = append(evs, EventRecord{Name: "graph.decision_refused", Node: node.ID, Data: map[string]any{"reason": why}})
+		return rep, "", evs, nil
+	}
+	for _, res := range oc.Results {
+		if _, ok := res.Data[DataFixRound]; ok {
+			rep.Messages = append(rep.Messages, renderMessages(res.Messages)...)
+		}
+	}
 	evs = append(evs, r.recordDecisions(st, node.ID, oc.Results)...)
 	rec.Outcome = oc.Outcome()
 	rec.ExitedAt = Now()
@@ -204,10 +225,24 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 		esc, more := r.escalateLocked(st, node.ID, why)
 		return rep, esc, append(evs, more...), nil
 	}
+	if to, ok := g.Node(target); ok && node.IsHuman() && to.Index() < node.Index() {
+		rec.RouteBacks++
+		if max := r.config().Gates.MaxRouteBacks; max > 0 && rec.RouteBacks > max {
+			why := fmt.Sprintf("%s sent the work back %d times, more than gates.maxRouteBacks (%d)", node.ID, rec.RouteBacks, max)
+			if d := st.Decisions[node.ID]; d != nil && d.CommentURL != "" {
+				why += "; the last reply was " + d.CommentURL
+			}
+			rep.Status = StatusEscalated
+			rep.Messages = append(rep.Messages, "escalated: "+why)
+			esc, more := r.escalateLocked(st, node.ID, why)
+			return rep, esc, append(evs, more...), nil
+		}
+	}
 	_, set = r.view(st, false)
 	landing, around := RouteSkips(g, set, target)
 	evs = append(evs, markSkipped(st, set, around)...)
 	evs = append(evs, r.enter(st, landing)...)
+	st.landFixRound(node.ID, landing)
 	evs = append(evs, EventRecord{Name: "graph.advanced", Node: node.ID, Data: map[string]any{"to": landing, "outcome": rep.Outcome}})
 	rep.Messages = append(rep.Messages, "advanced to "+landing)
 	return rep, landing, evs, nil
@@ -310,6 +345,11 @@ func (r *Runtime) recordDecisions(st *State, node string, results []Result) []Ev
 		}
 		if dem, ok := res.Data["demotions"].([]Demotion); ok {
 			st.HandoffDemoted = append(st.HandoffDemoted, dem...)
+		}
+		if fr, ok := res.Data[DataFixRound].(*FixRound); ok && fr != nil {
+			st.recordFixRound(node, fr)
+			evs = append(evs, EventRecord{Name: "graph.fix_round", Node: node, Data: map[string]any{"reason": fr.Reason, "heads": fr.Heads,
+				"checks": len(fr.Checks), "threads": len(fr.Threads)}})
 		}
 	}
 	return evs

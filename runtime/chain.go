@@ -82,9 +82,11 @@ func RunChain(entries []ChainEntry, hc *HookContext, timeout time.Duration) Chai
 		hc.Results = results
 		res := callHook(e, hc, entryTimeout(e, timeout, hc.Commands))
 		if e.repoHk {
-			if _, ok := res.Data["outcome"]; ok {
-				delete(res.Data, "outcome")
-				slog.Warn("repository hooks do not route; the outcome was ignored", "hook", e.Hook)
+			for _, k := range []string{"outcome", DataFixRound, DataEscalate} {
+				if _, ok := res.Data[k]; ok {
+					delete(res.Data, k)
+					slog.Warn("repository hooks do not route; what it asked for was ignored", "hook", e.Hook, "key", k)
+				}
 			}
 		}
 		results = append(results, res)

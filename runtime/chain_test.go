@@ -95,9 +95,11 @@ func passHookSkip() HookFunc {
 }
 
 func TestRepositoryHookCannotRoute(t *testing.T) {
-	e := ChainEntry{Hook: "x-mine", fn: passHook(map[string]any{"outcome": "approved"}), repoHk: true}
+	e := ChainEntry{Hook: "x-mine", fn: passHook(map[string]any{"outcome": "approved", DataEscalate: "stop it", DataFixRound: &FixRound{}}), repoHk: true}
 	oc := RunChain([]ChainEntry{e}, &HookContext{}, time.Second)
 	assert.Equal(t, "pass", oc.Outcome())
+	assert.Empty(t, escalation(oc.Results), "nor escalate")
+	assert.NotContains(t, oc.Results[0].Data, DataFixRound, "nor send work back")
 }
 
 func TestMessageAndResultRendering(t *testing.T) {

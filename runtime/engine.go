@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path"
@@ -188,6 +189,7 @@ func (r *Runtime) enter(st *State, node string) []EventRecord {
 		st.EntryPending = node
 	}
 	rec.Entries++
+	rec.Visit = newVisit(st)
 	rec.Attempts = 0
 	rec.LastBlock = ""
 	rec.LastInputs = ""
@@ -200,26 +202,6 @@ func (r *Runtime) enter(st *State, node string) []EventRecord {
 		evs = append(evs, EventRecord{Name: "graph.decision_archived", Node: node, Data: map[string]any{"outcome": d.Outcome, "by": d.By, "at": d.At}})
 	}
 	return evs
-}
-
-// since keeps the comments written at or after the visit began. An approval
-// given on an earlier visit never answers a later one.
-func (e *Event) since(visit string) *Event {
-	if e == nil || visit == "" {
-		return e
-	}
-	t, err := time.Parse(time.RFC3339, visit)
-	if err != nil {
-		return &Event{} // an unreadable visit start: read nothing (fail closed)
-	}
-	out := &Event{}
-	for _, c := range e.Comments {
-		// An undated comment cannot be placed in this visit: never read it.
-		if !c.CreatedAt.IsZero() && !c.CreatedAt.Before(t.Add(-time.Second)) {
-			out.Comments = append(out.Comments, c)
-		}
-	}
-	return out
 }
 
 // markSkipped records the nodes routed around as skipped.
@@ -259,6 +241,20 @@ func (r *Runtime) runEntry(ctx context.Context, id, node string) []string {
 	}
 	v, set := r.view(st, false)
 	oc := r.run(ctx, evalInput{id: id, view: v, set: set, node: n, boundary: "entry"})
+	if posted := postedBy(oc.Results); len(posted) > 0 {
+		// What the entry chain posted opens the visit: nothing before it
+		// belongs to it.
+		err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
+			rec := st.Record(node)
+			if st.CurrentNode != node || rec.Visit == nil || !rec.Visit.raise(posted...) {
+				return nil, errNoSave
+			}
+			return nil, nil
+		})
+		if err != nil && !errors.Is(err, errNoSave) {
+			r.log().Warn("could not record where the visit begins", "workItem", id, "node", node, "err", err)
+		}
+	}
 	msgs := degradations(oc.Results)
 	if oc.Blocking != nil {
 		msgs = append(msgs, fmt.Sprintf("warning: entry chain of %s stopped at %s: %s", node, oc.Blocking.Hook, oc.Blocking.Render()))

@@ -2,9 +2,11 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -67,14 +69,26 @@ type rig struct {
 	rt      *Runtime
 	mem     *MemoryPersister
 	entries []string
+	// posted are the comments post-request posted.
+	posted []integrations.Comment
 }
 
-func newRig(t *testing.T, key []byte) *rig {
+func newRig(t *testing.T, key []byte) *rig { return newRigOf(t, key, walkGraph) }
+
+// newRigOf is newRig over another graph (the walk's hooks, plus
+// post-request, an entry hook that posts a comment as a review request does).
+func newRigOf(t *testing.T, key []byte, graph string) *rig {
 	t.Helper()
 	h := &rig{t: t, mem: NewMemoryPersister()}
 	repo := t.TempDir()
 	hooks := map[string]HookFunc{
 		"ok": passHook(nil),
+		"post-request": func(hc *HookContext) (Result, error) {
+			id := lastCommentID.Add(1)
+			c := integrations.Comment{ID: id, Author: "the-loop-bot", Body: "review request", URL: fmt.Sprintf("https://example.test/c#%d", id)}
+			h.posted = append(h.posted, c)
+			return OK("", map[string]any{PostedKey: c}), nil
+		},
 		"note-entry": func(hc *HookContext) (Result, error) {
 			st, _, _ := h.mem.Load(hc.Context, hc.WorkItem.ID)
 			h.entries = append(h.entries, hc.NodeID()+"@"+st.CurrentNode)
@@ -105,15 +119,20 @@ func newRig(t *testing.T, key []byte) *rig {
 			return Waiting("", "no authorized feedback yet"), nil
 		},
 	}
-	g, err := Compile("walk", []byte(walkGraph), testRegistry(t, hooks))
+	g, err := Compile("walk", []byte(graph), testRegistry(t, hooks))
 	require.NoError(t, err)
 	h.rt = &Runtime{Graph: g, Persist: h.mem, Signer: NewSigner(key), Repo: repo, SpecRoot: "docs/specs"}
 	require.NoError(t, os.MkdirAll(h.rt.SpecDir("issue-1"), 0o755))
 	return h
 }
 
+// lastCommentID numbers the comments the rigs say, as a ticket system
+// numbers its comments.
+var lastCommentID atomic.Int64
+
 func (h *rig) say(body string) *Event {
-	return &Event{Comments: []integrations.Comment{{Author: "owner", Body: body, URL: "https://example.test/c/1", CreatedAt: time.Now().Add(2 * time.Second)}}}
+	id := lastCommentID.Add(1)
+	return &Event{Comments: []integrations.Comment{{ID: id, Author: "owner", Body: body, URL: fmt.Sprintf("https://example.test/c#%d", id), CreatedAt: time.Now().Add(2 * time.Second)}}}
 }
 
 func (h *rig) advance(ev *Event) NodeReport {
@@ -400,9 +419,9 @@ func TestSignedDecisionsCannotBeMovedAround(t *testing.T) {
 	assert.Contains(t, view.Findings["build"], "skip declaration for build was recorded for another work item — ignored")
 }
 
-// A comment written before the gate's current visit, or with no date at all,
-// never answers it.
-func TestGatesReadOnlyCommentsOfTheCurrentVisit(t *testing.T) {
+// A visit an earlier release entered (no floor) reads by time: a comment
+// written before it, or with no date at all, never answers it.
+func TestALegacyVisitReadsOnlyCommentsOfItsTime(t *testing.T) {
 	h := newRig(t, nil)
 	h.advance(h.say("select"))
 	old := &Event{Comments: []integrations.Comment{{Author: "owner", Body: "select", CreatedAt: time.Now().Add(-time.Hour)}}}

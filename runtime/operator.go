@@ -72,6 +72,9 @@ func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (Forc
 			return nil, fmt.Errorf("sign force: %w", err)
 		}
 		st.Forced = append(st.Forced, d)
+		for _, rec := range st.Nodes {
+			rec.RouteBacks = 0 // an operator resumed the walk: the gates count afresh
+		}
 		evs := r.enter(st, to)
 		st.Record(to).Forced = true
 		st.Escalation = nil

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/the-loop/the-loop/config"
 )
@@ -228,7 +229,7 @@ func (s *Signer) checkEd25519(d *Decision) (Trust, string) {
 			continue
 		}
 		known = true
-		if ed25519.Verify(pub, msg, sig) {
+		if verifyEd25519(pub, msg, sig) {
 			return Verified, ""
 		}
 	}
@@ -236,6 +237,46 @@ func (s *Signer) checkEd25519(d *Decision) (Trust, string) {
 		return Forged, "is signed by key " + kid + ", which is not a key this repository trusts"
 	}
 	return Forged, "does not match its signature (edited, moved or forged)"
+}
+
+// verified remembers the signatures this process has verified: a key, a
+// message and a signature that verified once verify again (Ed25519 is
+// deterministic), so a long-running server checking the same decisions on
+// every call pays the curve arithmetic once. Only successes are kept; a
+// failure is checked afresh each time.
+var verified = struct {
+	sync.Mutex
+	m map[[sha256.Size]byte]struct{}
+}{m: map[[sha256.Size]byte]struct{}{}}
+
+// maxVerified bounds the memo (about 64 bytes an entry); it starts over
+// when full.
+const maxVerified = 1 << 14
+
+// verifyEd25519 is ed25519.Verify with the memo of successes.
+func verifyEd25519(pub ed25519.PublicKey, msg, sig []byte) bool {
+	h := sha256.New()
+	h.Write(pub)
+	h.Write(sig)
+	h.Write(msg)
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	verified.Lock()
+	_, ok := verified.m[key]
+	verified.Unlock()
+	if ok {
+		return true
+	}
+	if !ed25519.Verify(pub, msg, sig) {
+		return false
+	}
+	verified.Lock()
+	if len(verified.m) >= maxVerified {
+		clear(verified.m)
+	}
+	verified.m[key] = struct{}{}
+	verified.Unlock()
+	return true
 }
 
 // Honours reports whether d may be relied on, and why not. Under strict

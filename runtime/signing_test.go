@@ -202,3 +202,23 @@ func TestSensitiveEnvNamesEveryConfiguredSecret(t *testing.T) {
 	cfg.Integrations.Slack.WebhookURLEnv, cfg.MCP.HTTP.TokenEnv = "SW", "MT"
 	assert.Equal(t, []string{EnvSigningKey, config.EnvCredentialsDirectory, "GH", "JT", "JE", "SW", "MT"}, SensitiveEnv(cfg))
 }
+
+// A signature that verified once verifies again from the memo; nothing
+// else rides on it: another key, another message, another signature, each
+// fails as before, however often the good one was verified.
+func TestTheVerifiedMemoKeepsOnlyExactSuccesses(t *testing.T) {
+	pub, priv, err := ed25519.GenerateKey(nil)
+	require.NoError(t, err)
+	otherPub, _, err := ed25519.GenerateKey(nil)
+	require.NoError(t, err)
+	msg := []byte("the-loop decision: requirements-approval approved")
+	sig := ed25519.Sign(priv, msg)
+	for i := 0; i < 3; i++ {
+		assert.True(t, verifyEd25519(pub, msg, sig))
+		assert.False(t, verifyEd25519(otherPub, msg, sig), "another key")
+		assert.False(t, verifyEd25519(pub, []byte(string(msg)+"!"), sig), "another message")
+		bad := append([]byte{}, sig...)
+		bad[0] ^= 1
+		assert.False(t, verifyEd25519(pub, msg, bad), "another signature")
+	}
+}

@@ -76,6 +76,15 @@ type State struct {
 	// GitHub when it last passed there (signed): check reads it, since it
 	// reads no network.
 	ReadyToShip map[string]*Decision `json:"readyToShip,omitempty"`
+	// CommentMarks holds, per comment stream (CommentStream), the highest
+	// comment id an evaluation of the item was handed: a visit begins above
+	// them (see Visit).
+	CommentMarks map[string]int64 `json:"commentMarks,omitempty"`
+	// FixRounds are the times the loop sent a pull request's work back for
+	// what it read on GitHub (failing checks, unanswered review threads, a
+	// review asking for changes), oldest first: the next session's brief,
+	// and the count ci.maxFixAttempts bounds.
+	FixRounds []*FixRound `json:"fixRounds,omitempty"`
 }
 
 // NodeRecord is one node's bookkeeping.
@@ -85,8 +94,7 @@ type NodeRecord struct {
 	Entries   int    `json:"entries,omitempty"`
 	Outcome   string `json:"outcome"`
 	EnteredAt string `json:"enteredAt"`
-	// LastEnteredAt is the start of the current visit: a gate reads only
-	// comments written after it.
+	// LastEnteredAt is the start of the current visit.
 	LastEnteredAt string `json:"lastEnteredAt,omitempty"`
 	ExitedAt      string `json:"exitedAt"`
 	LastBlock     string `json:"lastBlock"`
@@ -95,6 +103,12 @@ type NodeRecord struct {
 	// inputs and the same block spends no attempt.
 	LastInputs string `json:"lastInputs,omitempty"`
 	Forced     bool   `json:"forced"`
+	// Visit bounds the comments the current visit reads (nil in a record
+	// an earlier release wrote: that visit reads by time).
+	Visit *Visit `json:"visit,omitempty"`
+	// RouteBacks counts the times this human gate sent the work back to an
+	// earlier node; past gates.maxRouteBacks the item escalates instead.
+	RouteBacks int `json:"routeBacks,omitempty"`
 }
 
 // Decision is a recorded human or operator act with its provenance and an

@@ -34,7 +34,7 @@ const criticFinding = "Review the change.\nfinding: the retry loop never backs o
 
 func newCriticRig(t *testing.T) *criticRig {
 	t.Helper()
-	fake := testbin.BuildTemp(t, "github.com/the-loop/the-loop/agents/critic/fakecritic")
+	fake := testbin.Build(t, "github.com/the-loop/the-loop/agents/critic/fakecritic")
 	repo := t.TempDir()
 	writeFile(t, filepath.Join(repo, repoconfig.Path), "ticketing:\n  github:\n    owner: octo\n    repo: widgets\n")
 	cfg := config.Default()

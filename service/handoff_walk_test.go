@@ -193,7 +193,8 @@ func noHandoffWalk(t *testing.T, g *runtime.Graph) (walkTrace, *runtime.State) {
 	}
 	b, err := json.Marshal(st)
 	require.NoError(t, err)
-	out, err := runtime.ParseState([]byte(strings.ReplaceAll(string(b), server, "SERVER")), r.id)
+	host := strings.TrimPrefix(strings.TrimPrefix(server, "http://"), "https://")
+	out, err := runtime.ParseState([]byte(strings.ReplaceAll(strings.ReplaceAll(string(b), server, "SERVER"), host, "SERVER")), r.id)
 	require.NoError(t, err)
 	return tr, out
 }

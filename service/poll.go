@@ -30,6 +30,9 @@ type Poller struct {
 	// poll command sets polling.cycleTimeoutSeconds). Each request is
 	// bounded on its own by the providers.
 	CycleTimeout time.Duration
+	// Wake, when set, runs the next cycle at once on each receive instead
+	// of at the interval (the poll command feeds it SIGUSR1).
+	Wake <-chan struct{}
 
 	memo  commentMemo
 	deps  dependencyStep
@@ -87,7 +90,8 @@ func (p *Poller) log() *slog.Logger {
 }
 
 // Run polls every interval until ctx is cancelled; a failing cycle is
-// logged and the next one runs. The poll command checks the sources and
+// logged and the next one runs. A session that ends and a receive on Wake
+// each run the next cycle at once. The poll command checks the sources and
 // logs the StartupWarnings before it.
 func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
@@ -101,6 +105,7 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 			return p.stopSessions()
 		case <-t.C:
 		case <-ended: // a session ended: what it claimed is acted on now
+		case <-p.Wake:
 		}
 	}
 }
@@ -174,8 +179,9 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 		}
 		return fail(fmt.Errorf("list open issues of %s: %w", container, err))
 	}
+	issues, pullsListed := splitPulls(issues)
 	p.memo.keepOnly(memoScope{src.System, container}, issues)
-	pullActs := p.pollPulls(ctx, src, container, prov, issues)
+	pullActs := p.pollPulls(ctx, src, container, prov, issues, pullsListed)
 	for _, is := range issues {
 		if err := context.Cause(ctx); err != nil {
 			sr.Items = append(sr.Items, ItemAction{WorkItem: fmt.Sprint(is.Number), Action: "error", Detail: err.Error()})
@@ -185,6 +191,21 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 	}
 	sr.Items = append(sr.Items, pullActs...)
 	return sr
+}
+
+// splitPulls separates the pull requests a listing holds among the issues
+// (GitHub's) from the tickets, keyed by number.
+func splitPulls(listed []integrations.Issue) ([]integrations.Issue, map[int]integrations.Issue) {
+	issues := make([]integrations.Issue, 0, len(listed))
+	pulls := map[int]integrations.Issue{}
+	for _, is := range listed {
+		if is.Pull {
+			pulls[is.Number] = is
+			continue
+		}
+		issues = append(issues, is)
+	}
+	return issues, pulls
 }
 
 // cleanCheckouts removes what killed writes left in the spec folders of
@@ -230,7 +251,7 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		act.Action, act.Detail = "error", err.Error()
 		return act
 	}
-	comments, err := p.memo.comments(ctx, prov, memoScope{src.System, container}, refStr, ref, is.UpdatedAt, p.Svc.now())
+	comments, err := p.memo.comments(ctx, prov, memoScope{src.System, container}, refStr, ref, is, p.Svc.now())
 	if err != nil {
 		act.Action, act.Detail = "error", fmt.Sprintf("list comments: %v", err)
 		return act

@@ -42,7 +42,7 @@ func TestPollerRetractionSupersedesAnApproval(t *testing.T) {
 	r := newPollRig(t, "alice", "bob")
 	r.toRequirementsApproval()
 	r.fake.AddComment(r.ref, "bob", "MEMBER", "LGTM")
-	r.fake.AddComment(r.ref, "bob", "MEMBER", "Not approved, ignore my LGTM.")
+	r.fake.AddComment(r.ref, "bob", "MEMBER", "Wait, I take back my LGTM.")
 	for i := 0; i < 2; i++ {
 		act := r.cycle()
 		assert.Equal(t, "wait", act.Status, act.Detail)

@@ -9,14 +9,19 @@ import (
 )
 
 // CommentRecheck is how long the poller reuses an issue's comments while
-// the issue's updated time does not move; after it, the comments are listed
-// again (a conditional request, free when nothing changed), so an edit
-// that did not move the issue is still seen.
+// neither the issue's updated time nor its comment count moves; after it,
+// the comments are listed again (a conditional request, free when nothing
+// changed), so an edit that moved neither is still seen.
 const CommentRecheck = 15 * time.Minute
 
 // commentMemo keeps each watched issue's last comment listing with the
-// issue's updated time, so a cycle lists the comments only of issues that
-// changed. It holds exactly the issues of the last listing of each
+// issue's updated time and comment count as the issue listing gave them, so
+// a cycle lists the comments only of issues that changed. The count is what
+// keeps a reply from waiting: a ticket system's updated time has a
+// resolution of one second, so a reply posted in the second of the loop's
+// own edit leaves it unchanged, but it always adds a comment. An issue
+// whose listing gives no count (Jira's) or no updated time is listed every
+// cycle. The memo holds exactly the issues of the last listing of each
 // container: it is sized to what is watched.
 type commentMemo struct {
 	mu    sync.Mutex
@@ -28,6 +33,7 @@ type memoScope struct{ system, container string }
 
 type memoEntry struct {
 	updated  time.Time
+	count    int
 	listed   time.Time
 	comments []integrations.Comment
 }
@@ -50,21 +56,23 @@ func (m *commentMemo) keepOnly(scope memoScope, issues []integrations.Issue) {
 	m.byKey[scope] = keep
 }
 
-// comments returns the comments of ref: the remembered listing when the
-// issue has not moved since it was taken (and CommentRecheck has not
-// passed since now), else a fresh listing. An issue without an updated
-// time is always listed.
-func (m *commentMemo) comments(ctx context.Context, prov integrations.Provider, scope memoScope, key string, ref integrations.Ref, updated, now time.Time) ([]integrations.Comment, error) {
-	if !updated.IsZero() {
+// comments returns the comments of ref: the remembered listing when
+// neither the issue's updated time nor its comment count has moved since it
+// was taken (and CommentRecheck has not passed since now), else a fresh
+// listing. An issue without an updated time or a comment count is always
+// listed.
+func (m *commentMemo) comments(ctx context.Context, prov integrations.Provider, scope memoScope, key string, ref integrations.Ref, is integrations.Issue, now time.Time) ([]integrations.Comment, error) {
+	memo := !is.UpdatedAt.IsZero() && is.CommentsKnown
+	if memo {
 		m.mu.Lock()
 		e, ok := m.byKey[scope][key]
 		m.mu.Unlock()
-		if ok && e.updated.Equal(updated) && now.Sub(e.listed) < CommentRecheck {
+		if ok && e.updated.Equal(is.UpdatedAt) && e.count == is.Comments && now.Sub(e.listed) < CommentRecheck {
 			return e.comments, nil
 		}
 	}
 	cs, err := prov.ListComments(ctx, ref)
-	if err != nil || updated.IsZero() {
+	if err != nil || !memo {
 		return cs, err
 	}
 	m.mu.Lock()
@@ -75,6 +83,6 @@ func (m *commentMemo) comments(ctx context.Context, prov integrations.Provider, 
 	if m.byKey[scope] == nil {
 		m.byKey[scope] = map[string]memoEntry{}
 	}
-	m.byKey[scope][key] = memoEntry{updated: updated, listed: now, comments: cs}
+	m.byKey[scope][key] = memoEntry{updated: is.UpdatedAt, count: is.Comments, listed: now, comments: cs}
 	return cs, nil
 }

@@ -27,6 +27,8 @@ type prLine struct {
 	waits string
 	// entered is when the loop's visit of node began.
 	entered time.Time
+	// fix says why the visit runs again when a fix round sent it back.
+	fix string
 }
 
 // sessionMode is the item's signed pr-sessions choice (never,
@@ -72,7 +74,8 @@ func (p *Poller) pullWants(ctx context.Context, it *polledItem, sess *session, i
 	var lines []prLine
 	for _, l := range loops {
 		line := prLine{pull: l.link.Key(), node: l.sess.state.CurrentNode, entered: visitStart(l.sess.state, l.sess.state.CurrentNode),
-			key: sessionKey{repo: sess.repo.Root, item: it.id, prRepo: strings.ToLower(l.link.Repo), pr: l.link.Number}}
+			key: sessionKey{repo: sess.repo.Root, item: it.id, prRepo: strings.ToLower(l.link.Repo), pr: l.link.Number},
+			fix: fixNote(l.sess.state, p.Svc.cfg.CI.MaxFixAttempts)}
 		n, ok := l.sess.rt.Graph.Node(l.sess.state.CurrentNode)
 		if line.waits = innerWait(l, n, ok); line.waits != "" {
 			lines = append(lines, line)
@@ -130,7 +133,8 @@ func innerWait(l innerLoop, n *runtime.Node, ok bool) string {
 
 // innerWant is the session a pull request's loop asks for at node n.
 func (p *Poller) innerWant(ctx context.Context, sess *session, l innerLoop, n *runtime.Node, id, workdir string, own bool) (*sessions.Want, string) {
-	name, why := harnessFor(p.Svc, sess)
+	model, effort, chosen := frozenChoice(sess)
+	name, why := harnessFor(p.Svc, sess, n.ID, chosen)
 	if name == "" {
 		return nil, why
 	}
@@ -142,7 +146,6 @@ func (p *Poller) innerWant(ctx context.Context, sess *session, l innerLoop, n *r
 	if err != nil {
 		return nil, "the assignment could not be written: " + err.Error()
 	}
-	model, effort := frozenChoice(sess)
 	visit := 0
 	if rec := l.sess.state.Nodes[n.ID]; rec != nil {
 		visit = rec.Entries
@@ -260,7 +263,7 @@ func (s *Service) innerPrompt(ctx context.Context, sess *session, l innerLoop, n
 		a.PRRepo = l.link.Repo
 	}
 	b.WriteString(gates.AssignmentText(l.sess.rt.Graph, n, a))
-	writeVisit(&b, l.sess.state.Nodes[n.ID], n.ID)
+	writeVisit(&b, l.sess.state, n.ID, s.cfg.CI.MaxFixAttempts)
 	claim := fmt.Sprintf("pr=%d", l.link.Number)
 	if a.PRRepo != "" {
 		claim += ", prRepo=" + a.PRRepo
@@ -294,36 +297,6 @@ func (s *Service) innerPrompt(ctx context.Context, sess *session, l innerLoop, n
 	b.WriteString(gs.GraphContext)
 	b.WriteString("\n")
 	return b.String(), nil
-}
-
-// writeVisit says why a node runs again: its last claim was refused, or a
-// gate sent the work back.
-func writeVisit(b *strings.Builder, rec *runtime.NodeRecord, node string) {
-	if rec == nil {
-		return
-	}
-	if rec.LastBlock != "" {
-		fmt.Fprintf(b, "\nThe last claim of %s was refused (%d attempt(s) so far). Fix each finding, then claim again:\n", node, rec.Attempts)
-		for _, l := range strings.Split(strings.TrimSpace(rec.LastBlock), "\n") {
-			fmt.Fprintf(b, "  - %s\n", strings.TrimSpace(l))
-		}
-	}
-	if rec.Entries > 1 {
-		fmt.Fprintf(b, "\nThis is visit %d of %s: a gate sent the work back. Read every entry under `## Review comments` of its artifact and answer each one in the work.\n", rec.Entries, node)
-	}
-}
-
-// harnessFor names the harness of the item's sessions, or says why none
-// can be chosen.
-func harnessFor(s *Service, sess *session) (string, string) {
-	name := sess.repo.Config.Sessions.Harness
-	if name == "" {
-		name = s.cfg.DefaultHarness()
-	}
-	if name == "" {
-		return "", "an operator: several harnesses are configured and none is named; set sessions.harness in the config, or sessions.harness in the repository config"
-	}
-	return name, ""
 }
 
 func firstNonEmpty(vals ...string) string {

@@ -87,7 +87,7 @@ func newPRSessionRig(t *testing.T) *prSessionRig {
 		{System: "github", Repos: []string{infra}, Checkout: infraCheckout},
 	}
 	cfg.Harnesses = map[string]harness.Config{"agent": {Adapter: harness.AdapterCommand, Output: harness.OutputStreamJSON, Argv: []string{
-		testbin.BuildTemp(t, "github.com/the-loop/the-loop/agents/harness/fakeharness"), "--prompt-file", "{prompt_file}", "--work-item", "{work_item}",
+		testbin.Build(t, "github.com/the-loop/the-loop/agents/harness/fakeharness"), "--prompt-file", "{prompt_file}", "--work-item", "{work_item}",
 		"--workdir", "{workdir}", "--state", fakeState, "--script", script}}}
 	prov, err := github.New(github.Options{BaseURL: fake.URL(), Token: fake.Token()})
 	require.NoError(t, err)

@@ -50,7 +50,7 @@ func readSpecFile(dir, name string) (string, error) {
 // loop as work item pr-<n>. A started issue that left the issue listing
 // closed goes to cleanup, unless a linked pull request merged (its
 // `Closes` line closed it): that one is polled on.
-func (p *Poller) pollPulls(ctx context.Context, src config.Source, container string, prov integrations.Provider, issues []integrations.Issue) []ItemAction {
+func (p *Poller) pollPulls(ctx context.Context, src config.Source, container string, prov integrations.Provider, issues []integrations.Issue, counted map[int]integrations.Issue) []ItemAction {
 	lister, ok := prov.(integrations.PullRequestLister)
 	if src.System != "github" || !ok {
 		return nil
@@ -74,7 +74,9 @@ func (p *Poller) pollPulls(ctx context.Context, src config.Source, container str
 		// request moved, serves the briefing and the review command.
 		refStr := fmt.Sprintf("github:%s#%d", container, pr.Number)
 		ref, _ := runtime.ParseTicketRef(refStr)
-		comments, cerr := p.pulls.comments.comments(ctx, prov, memoScope{src.System, container}, refStr, ref, pr.UpdatedAt, p.Svc.now())
+		// The issue listing counts the pull request's conversation; a pull
+		// request it did not hold is listed again each cycle.
+		comments, cerr := p.pulls.comments.comments(ctx, prov, memoScope{src.System, container}, refStr, ref, counted[pr.Number], p.Svc.now())
 		if cerr != nil {
 			acts = append(acts, ItemAction{WorkItem: fmt.Sprintf("pr-%d", pr.Number), Ref: refStr, Action: "error", Detail: fmt.Sprintf("list comments: %v", cerr)})
 			continue
@@ -156,7 +158,7 @@ func (p *Poller) deliverPull(ctx context.Context, prov integrations.Provider, o 
 		return act
 	}
 	if pr.State != "open" {
-		return p.committed(ctx, o, outer, func() ItemAction { return p.pullEnded(ctx, outer, o, pr, act) })
+		return p.committed(ctx, o, outer, func() ItemAction { return p.pullEnded(ctx, outer, o, pr, act) }, nil)
 	}
 	if h := runtime.Held(svc.cfg, outer.state); h != nil {
 		act.Action, act.Detail = "paused", h.Error() // its pull requests' gates wait with it
@@ -187,7 +189,7 @@ func (p *Poller) deliverPull(ctx context.Context, prov integrations.Provider, o 
 		act.Action, act.Detail = "error", fmt.Sprintf("read %s: %v", o.link.Key(), err)
 		return act
 	}
-	p.pulls.read(o.checkout, o.id+"/"+o.link.InnerLoop, p.Svc.now())
+	p.pulls.read(o.checkout, o.id+"/"+o.link.InnerLoop, inner.state, p.Svc.now())
 	return p.committed(ctx, o, outer, func() ItemAction {
 		rep, err := inner.rt.Advance(ctx, o.id, ev)
 		if err != nil {
@@ -196,7 +198,7 @@ func (p *Poller) deliverPull(ctx context.Context, prov integrations.Provider, o 
 		}
 		act.Action, act.Node, act.Status, act.Detail = "gate", rep.Node, rep.Status, strings.Join(rep.Messages, "; ")
 		return act
-	})
+	}, waitedInPlace(inner.state))
 }
 
 // pullEnded records that a linked pull request merged or closed: its loop

@@ -28,7 +28,10 @@ type pullWatch struct {
 	seen      map[string]pullSeen
 	touched   map[string]bool
 	evaluated map[string]time.Time
-	index     *pullIndex
+	// parkedAt marks the park the item's record held at that evaluation
+	// (parkMark): another one is a new park (a session's claim).
+	parkedAt map[string]string
+	index    *pullIndex
 }
 
 type pullSeen struct {
@@ -105,8 +108,11 @@ func (w *pullWatch) put(key string, s pullSeen) {
 // due says whether a node parked outside the agent's hands (on the inner
 // loops or on ready-to-ship) is evaluated this cycle: one waiting on the
 // inner loops always (it reads the disk); one waiting on ready-to-ship
-// when its pull requests' events touched the item, or ReadyRecheck after
-// it was last evaluated.
+// when its pull requests' events touched the item, when it was parked
+// anew since it was last evaluated (a session's claim parks it, and a
+// waiting evaluation commits nothing that would move its pull request:
+// its park differs from the one the last evaluation saw),
+// or ReadyRecheck after it was last evaluated.
 // It records the evaluation: ask once per item and cycle.
 func (w *pullWatch) due(checkout, id string, n *runtime.Node, st *runtime.State, now time.Time) bool {
 	if n == nil || st.Parked == nil || st.Parked.Node != n.ID {
@@ -121,24 +127,43 @@ func (w *pullWatch) due(checkout, id string, n *runtime.Node, st *runtime.State,
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	k := itemKey(checkout, id)
-	if w.evaluated == nil {
-		w.evaluated = map[string]time.Time{}
-	}
-	if last, ok := w.evaluated[k]; ok && !w.touched[k] && now.Sub(last) < ReadyRecheck {
+	if last, ok := w.evaluated[k]; ok && !w.touched[k] && now.Sub(last) < ReadyRecheck && w.parkedAt[k] == parkMark(st) {
 		return false
 	}
-	w.evaluated[k] = now
+	w.noteRead(k, st, now)
 	return true
 }
 
-// read notes that the item's node was read now.
-func (w *pullWatch) read(checkout, id string, now time.Time) {
+// read notes that the item's node, whose state is st, was read now.
+func (w *pullWatch) read(checkout, id string, st *runtime.State, now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.noteRead(itemKey(checkout, id), st, now)
+}
+
+// noteRead records an evaluation of key at now (under w.mu).
+func (w *pullWatch) noteRead(k string, st *runtime.State, now time.Time) {
 	if w.evaluated == nil {
 		w.evaluated = map[string]time.Time{}
 	}
-	w.evaluated[itemKey(checkout, id)] = now
+	if w.parkedAt == nil {
+		w.parkedAt = map[string]string{}
+	}
+	w.evaluated[k] = now
+	w.parkedAt[k] = parkMark(st)
+}
+
+// parkMark tells one park of st from another: its node, the visit, when
+// and why ("" when st is not parked).
+func parkMark(st *runtime.State) string {
+	if st == nil || st.Parked == nil {
+		return ""
+	}
+	entries := 0
+	if rec := st.Nodes[st.Parked.Node]; rec != nil {
+		entries = rec.Entries
+	}
+	return fmt.Sprintf("%s\x00%d\x00%s\x00%s", st.Parked.Node, entries, st.Parked.Since, st.Parked.Reason)
 }
 
 func hasExitHook(n *runtime.Node, hook string) bool {

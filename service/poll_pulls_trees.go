@@ -9,6 +9,16 @@ import (
 	"github.com/the-loop/the-loop/runtime"
 )
 
+// waitedInPlace reports an evaluation of st that found it still waiting on
+// the node it was already parked on.
+func waitedInPlace(st *runtime.State) func(ItemAction) bool {
+	parked := st.Parked != nil && st.Parked.Node == st.CurrentNode
+	node := st.CurrentNode
+	return func(act ItemAction) bool {
+		return parked && act.Status == string(runtime.Wait) && act.Node == node
+	}
+}
+
 // ownerItem is a started item found through the store rather than the
 // issue listing (a pull request's owner, a closed issue), as the poller
 // handles items: its ticket's provider, its source and its working tree.
@@ -44,8 +54,10 @@ func (p *Poller) ownerItem(ctx context.Context, checkout, container, id, ref str
 // committed runs fn for pull request owner o — which may write its spec
 // folder: the loops' records, a recorded review — and, when the item has a
 // working tree, commits and pushes what fn wrote, naming the pull request
-// and where its loop went.
-func (p *Poller) committed(ctx context.Context, o pullOwner, outer *session, fn func() ItemAction) ItemAction {
+// and where its loop went. A loop still waiting where it was parked
+// (waited) publishes nothing: its new reason is in the store, and a commit
+// would move the pull request's head and start its CI again.
+func (p *Poller) committed(ctx context.Context, o pullOwner, outer *session, fn func() ItemAction, waited func(ItemAction) bool) ItemAction {
 	it := p.ownerItem(ctx, o.checkout, o.container, o.id, o.ref)
 	if it == nil || it.tree == nil {
 		return fn()
@@ -55,6 +67,9 @@ func (p *Poller) committed(ctx context.Context, o pullOwner, outer *session, fn 
 		return fn()
 	}
 	act := fn()
+	if waited != nil && waited(act) {
+		return act
+	}
 	what := strings.TrimSpace(strings.Join([]string{act.Node, act.Status}, " "))
 	if what == "" {
 		what = act.Action

@@ -300,7 +300,7 @@ func (p *Poller) escalate(ctx context.Context, esc sessions.Escalation) {
 	}
 	reason := esc.Reason
 	if esc.Spent.Tokens > 0 || esc.Spent.CostUSD > 0 || esc.Spent.Turns > 0 {
-		reason += fmt.Sprintf(" (spent: %d turns, %d tokens, $%.2f)", esc.Spent.Turns, esc.Spent.Tokens, esc.Spent.CostUSD)
+		reason += " (spent: " + figuresText(esc.Spent) + ")"
 	}
 	moved, err := sess.rt.Escalate(ctx, esc.WorkItem, esc.Node, reason)
 	switch {

@@ -153,6 +153,7 @@ func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, co
 		}
 		act.Detail = pulls
 	}
+	waited := func(ItemAction) bool { return false }
 	if wrote == "" {
 		// A gate whose entry chain just ran is read next cycle: the comments
 		// in hand were listed before its review request was posted.
@@ -160,11 +161,15 @@ func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, co
 			// On a pull request surface, the gate reads that conversation too.
 			comments = withSurface(ctx, sess, comments)
 		}
+		waited = waitedInPlace(sess.state)
 		act = evaluateGate(ctx, sess, it.id, comments, act, due)
 	} else {
 		act.Action, act.Node = "entered", wrote
 	}
-	if act.Action == "gate" || act.Action == "started" {
+	// A gate still waiting where it was parked publishes nothing: its new
+	// reason is in the store, and a commit would move the branch (a pull
+	// request's head, whose CI would start again).
+	if (act.Action == "gate" || act.Action == "started") && !waited(act) {
 		wrote = act.Node
 	}
 	if before != nil && wrote != "" {

@@ -177,7 +177,7 @@ const rigSelfReview = "# Self-review\n\n| Round | Findings | New findings |\n|--
 func withFakeCritic(tb testing.TB, cfg *config.Config) {
 	tb.Helper()
 	cfg.Critic.Critics = []critic.Critic{{Name: "codex", Command: []string{
-		testbin.BuildTemp(tb, "github.com/the-loop/the-loop/agents/critic/fakecritic"), "--prompt-file", "{prompt_file}"}}}
+		testbin.Build(tb, "github.com/the-loop/the-loop/agents/critic/fakecritic"), "--prompt-file", "{prompt_file}"}}}
 	cfg.Critic.ApplyDefaults()
 }
 
@@ -223,6 +223,24 @@ func (r *prRig) writeLoopRecords(n int, prRepo string) {
 	dir := loopFolder(r.t, n, prRepo)
 	r.write(dir+"/evidence/self-review.md", rigSelfReview)
 	r.write(dir+"/execution-log.md", rigExecutionLog)
+}
+
+// innerPrompt is the prompt a session working the origin's pull request
+// n's loop where it stands would get.
+func (r *prRig) innerPrompt(n int) string {
+	r.t.Helper()
+	ctx := context.Background()
+	outer, err := r.svc.open(ctx, r.repo, "issue-1", "")
+	require.NoError(r.t, err)
+	link := runtime.FindPull(outer.state, providertest.GitHubRepo, n)
+	require.NotNil(r.t, link)
+	in, err := r.svc.openInner(ctx, r.repo, "issue-1", *link)
+	require.NoError(r.t, err)
+	node, ok := in.rt.Graph.Node(in.state.CurrentNode)
+	require.True(r.t, ok)
+	p, err := r.svc.innerPrompt(ctx, outer, innerLoop{link: *link, sess: in}, node, "issue-1", r.repo, false)
+	require.NoError(r.t, err)
+	return p
 }
 
 // walkInnerTo claims the loop of repo#n from implementation up to

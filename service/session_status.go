@@ -153,6 +153,9 @@ func pullLines(v *itemView, byKey map[sessionKey]itemStatus) string {
 	var b strings.Builder
 	for _, l := range v.pulls {
 		fmt.Fprintf(&b, "- **pull request %s:** `%s` of pdlc-pr-loop", l.pull, l.node)
+		if l.fix != "" {
+			fmt.Fprintf(&b, " (%s)", l.fix)
+		}
 		st, ok := byKey[l.key]
 		switch {
 		case l.own && ok && st.session != nil:
@@ -191,7 +194,8 @@ func (p *Poller) statusBody(ctx context.Context, v *itemView, st itemStatus, pul
 	}
 	if db, err := p.Svc.writableStore(ctx); err == nil {
 		if sp, err := db.ItemSpend(ctx, v.key.repo, v.key.item); err == nil && sp.Sessions > 0 {
-			fmt.Fprintf(&b, "- **spent so far:** %d session(s), %d turns, %d tokens, $%.2f\n", sp.Sessions, sp.Turns, sp.Tokens, sp.CostUSD)
+			by, _ := db.ItemSpendByHarness(ctx, v.key.repo, v.key.item)
+			b.WriteString(spentLines(sp, by))
 		}
 	}
 	fmt.Fprintf(&b, "- **waiting for:** %s\n", st.waits)

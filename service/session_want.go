@@ -41,7 +41,8 @@ func (s *Service) sessionWant(ctx context.Context, sess *session, id, workdir st
 	case st.Parked != nil && st.Parked.Node == n.ID:
 		return nil, "a human: " + st.Parked.Reason
 	}
-	name, why := harnessFor(s, sess)
+	model, effort, chosen := frozenChoice(sess)
+	name, why := harnessFor(s, sess, n.ID, chosen)
 	if name == "" {
 		return nil, why
 	}
@@ -49,7 +50,6 @@ func (s *Service) sessionWant(ctx context.Context, sess *session, id, workdir st
 	if err != nil {
 		return nil, "the assignment could not be written: " + err.Error()
 	}
-	model, effort := frozenChoice(sess)
 	visit := 0
 	if rec := st.Nodes[n.ID]; rec != nil {
 		visit = rec.Entries
@@ -79,20 +79,38 @@ func gateHasFeedback(n *runtime.Node) bool {
 	return false
 }
 
-// frozenChoice is the model and effort the signed phase selection chose
-// for the item ("" each when none): only a verified decision counts, so a
-// value written into the portable record by anyone else is ignored.
-func frozenChoice(sess *session) (string, string) {
+// frozenChoice is the model, effort and harness the signed phase
+// selection chose for the item ("" each when none): only a verified
+// decision counts, so a value written into the portable record by anyone
+// else is ignored.
+func frozenChoice(sess *session) (model, effort, harness string) {
 	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
 	for _, d := range view.State.Decisions {
 		if d == nil || d.Kind != runtime.KindSelection {
 			continue
 		}
-		model, _ := d.Data["model"].(string)
-		effort, _ := d.Data["effort"].(string)
-		return model, effort
+		model, _ = d.Data["model"].(string)
+		effort, _ = d.Data["effort"].(string)
+		harness, _ = d.Data["harness"].(string)
+		return model, effort, harness
 	}
-	return "", ""
+	return "", "", ""
+}
+
+// harnessFor names the harness of the item's session at node, or says why
+// none can be chosen: the node's harness in the repository config, else
+// in the operator config (sessions.nodes); else the one the signed phase
+// selection chose; else the repository config's sessions.harness, else
+// the operator's, else the only configured one. A name that is not a
+// configured harness is refused when the session is launched: only the
+// operator's harnesses ever run.
+func harnessFor(s *Service, sess *session, node, chosen string) (string, string) {
+	name := firstNonEmpty(sess.repo.Config.Sessions.Nodes[node], s.cfg.Sessions.Nodes[node], chosen,
+		sess.repo.Config.Sessions.Harness, s.cfg.DefaultHarness())
+	if name == "" {
+		return "", "an operator: several harnesses are configured and none is named; set sessions.harness in the config, or sessions.harness in the repository config"
+	}
+	return name, ""
 }
 
 // armedAt orders items by when they were armed (the walk's first entry).
@@ -153,7 +171,7 @@ func (c *promptCache) get(ctx context.Context, s *Service, sess *session, id str
 func (s *Service) sessionPrompt(ctx context.Context, sess *session, id string, n *runtime.Node) (string, error) {
 	var b strings.Builder
 	b.WriteString(gates.AssignmentText(sess.rt.Graph, n, gates.Assignment{WorkItem: id, Surface: sess.state.Surface}))
-	writeVisit(&b, sess.state.Nodes[n.ID], n.ID)
+	writeVisit(&b, sess.state, n.ID, s.cfg.CI.MaxFixAttempts)
 	fmt.Fprintf(&b, "\nThis session works %s only, in this working tree. Commit what you write; the loop pushes the branch (this session has no credentials to push with, and needs none). Then claim the node with the graph_complete tool of the `the-loop` MCP server. Once the claim is answered, end the session: the loop launches the next session for the next node, and stops for the humans at the gates.\n\n", n.ID)
 	gs, err := s.Status(ctx, ItemRequest{Repo: sess.repo.Root, WorkItem: id})
 	if err != nil {

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"github.com/the-loop/the-loop/agents/sessions"
 	"github.com/the-loop/the-loop/config"
@@ -31,12 +32,20 @@ func (r handleRecorder) FinishSession(ctx context.Context, sess store.Session, e
 	return st.FinishSession(ctx, sess, evs...)
 }
 
-func (r handleRecorder) UpdateSessionUsage(ctx context.Context, id, hs string, turns int, tokens int64, cost float64) error {
+func (r handleRecorder) UpdateSessionUsage(ctx context.Context, id string, u store.SessionUsage) error {
 	st, err := r.h.Writable(ctx)
 	if err != nil {
 		return err
 	}
-	return st.UpdateSessionUsage(ctx, id, hs, turns, tokens, cost)
+	return st.UpdateSessionUsage(ctx, id, u)
+}
+
+func (r handleRecorder) RepoSpend(ctx context.Context, repo string, since time.Time) (store.Spend, error) {
+	st, err := r.h.Writable(ctx)
+	if err != nil {
+		return store.Spend{}, err
+	}
+	return st.RepoSpend(ctx, repo, since)
 }
 
 func (r handleRecorder) ItemSpend(ctx context.Context, repo, item string) (store.Spend, error) {

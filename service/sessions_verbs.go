@@ -37,10 +37,20 @@ type SessionView struct {
 	EndedAt        time.Time `json:"endedAt,omitzero"`
 	Transcript     string    `json:"transcript"`
 	HarnessSession string    `json:"harnessSession,omitempty"`
-	Attach         string    `json:"attach,omitempty"`
-	Turns          int       `json:"turns"`
-	Tokens         int64     `json:"tokens"`
-	CostUSD        float64   `json:"costUsd"`
+	// Resume is the command that continues the harness's session by hand.
+	Resume       string  `json:"resume,omitempty"`
+	Attach       string  `json:"attach,omitempty"`
+	Turns        int     `json:"turns"`
+	Tokens       int64   `json:"tokens"`
+	InputTokens  int64   `json:"inputTokens"`
+	OutputTokens int64   `json:"outputTokens"`
+	CostUSD      float64 `json:"costUsd"`
+	// CostSource is reported (by the harness), estimated (from its
+	// prices) or "" (unknown: CostUSD means nothing).
+	CostSource string `json:"costSource"`
+	// Result is the session's final answer, Error its last error.
+	Result string `json:"result,omitempty"`
+	Error  string `json:"error,omitempty"`
 	// Confinement is how the session was confined: its layers (user, pid,
 	// landlock), "none", or "" for a session an earlier release launched.
 	Confinement string `json:"confinement,omitempty"`
@@ -49,12 +59,19 @@ type SessionView struct {
 	TranscriptCut int64 `json:"transcriptCut,omitempty"`
 }
 
-func viewOf(s store.Session) SessionView {
-	return SessionView{ID: s.ID, Repo: s.Repo, WorkItem: s.WorkItem, Node: s.Node, PR: s.PR, PRRepo: s.PRRepo, Harness: s.Harness, Runner: s.Runner,
-		Model: s.Model, Effort: s.Effort, Argv: s.Argv, PID: s.PID, Attempt: s.Attempt, State: s.State, Reason: s.Reason,
-		ExitStatus: s.ExitStatus, StartedAt: s.StartedAt, EndedAt: s.EndedAt, Transcript: s.Transcript,
-		HarnessSession: s.HarnessSession, Attach: s.Attach, Turns: s.Turns, Tokens: s.Tokens, CostUSD: s.CostUSD,
-		Confinement: s.Confinement, TranscriptCut: s.TranscriptCut}
+// CostText says the session's cost: "$0.18", "$0.18 (estimated)" or
+// "cost unknown".
+func (v SessionView) CostText() string {
+	return sessionCost(store.SessionUsage{CostUSD: v.CostUSD, CostSource: v.CostSource})
+}
+
+func (s *Service) viewOf(r store.Session) SessionView {
+	return SessionView{ID: r.ID, Repo: r.Repo, WorkItem: r.WorkItem, Node: r.Node, PR: r.PR, PRRepo: r.PRRepo, Harness: r.Harness, Runner: r.Runner,
+		Model: r.Model, Effort: r.Effort, Argv: r.Argv, PID: r.PID, Attempt: r.Attempt, State: r.State, Reason: r.Reason,
+		ExitStatus: r.ExitStatus, StartedAt: r.StartedAt, EndedAt: r.EndedAt, Transcript: r.Transcript,
+		HarnessSession: r.HarnessSession, Resume: s.resumeCommand(r.Harness, r.HarnessSession, r.Transcript), Attach: r.Attach, Turns: r.Turns, Tokens: r.Tokens,
+		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, CostSource: r.CostSource, Result: r.Result, Error: r.Error,
+		Confinement: r.Confinement, TranscriptCut: r.TranscriptCut}
 }
 
 // ConfinementNote says what a session's recorded confinement lacks ("" when
@@ -84,10 +101,12 @@ type SessionsRequest struct {
 	Limit int `json:"limit"`
 }
 
-// SessionsResult is a list of sessions, newest first.
+// SessionsResult is a list of sessions, newest first, and what they used
+// per harness.
 type SessionsResult struct {
-	Sessions []SessionView `json:"sessions"`
-	Warnings []string      `json:"-"`
+	Sessions  []SessionView  `json:"sessions"`
+	ByHarness []HarnessSpend `json:"byHarness"`
+	Warnings  []string       `json:"-"`
 }
 
 var sessionStates = []string{store.SessionRunning, store.SessionExited, store.SessionStopped, store.SessionTimedOut, store.SessionOverBudget, store.SessionLost}
@@ -110,7 +129,7 @@ func (s *Service) Sessions(ctx context.Context, req SessionsRequest) (SessionsRe
 		return SessionsResult{}, err
 	}
 	defer release()
-	out := SessionsResult{Sessions: []SessionView{}}
+	out := SessionsResult{Sessions: []SessionView{}, ByHarness: []HarnessSpend{}}
 	if st == nil {
 		return out, nil // no store yet: nothing was ever launched
 	}
@@ -127,11 +146,12 @@ func (s *Service) Sessions(ctx context.Context, req SessionsRequest) (SessionsRe
 		if req.WorkItem != "" && r.WorkItem != req.WorkItem {
 			continue
 		}
-		out.Sessions = append(out.Sessions, viewOf(r))
+		out.Sessions = append(out.Sessions, s.viewOf(r))
 		if len(out.Sessions) == req.Limit {
 			break
 		}
 	}
+	out.ByHarness = byHarness(out.Sessions)
 	if len(out.Sessions) == 0 && req.WorkItem != "" {
 		out.Warnings = append(out.Warnings, itemSessionsHint(ctx, st, req.WorkItem))
 	}
@@ -180,7 +200,7 @@ func (s *Service) SessionShow(ctx context.Context, req SessionRequest) (SessionR
 	if err != nil {
 		return SessionResult{}, err
 	}
-	return SessionResult{Session: viewOf(rec)}, nil
+	return SessionResult{Session: s.viewOf(rec)}, nil
 }
 
 // SessionLogsRequest names a session and how much of its output to read.
@@ -318,7 +338,7 @@ func (s *Service) sessionLine(ctx context.Context, st *store.Store, repo, item s
 		return "none launched"
 	}
 	r := recs[0]
-	figures := fmt.Sprintf("%d turns, %d tokens, $%.2f", r.Turns, r.Tokens, r.CostUSD)
+	figures := fmt.Sprintf("%d turns, %d tokens, %s", r.Turns, r.Tokens, sessionCost(r.SessionUsage))
 	if note := ConfinementNote(r.Confinement); note != "" {
 		figures += "; " + note
 	}

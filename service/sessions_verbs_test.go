@@ -25,7 +25,7 @@ func sessionsService(t *testing.T) (*Service, *store.Store, string) {
 	transcript := filepath.Join(dir, "transcript.jsonl")
 	require.NoError(t, os.WriteFile(transcript, []byte("{\"type\":\"system\"}\n{\"type\":\"assistant\"}\n{\"type\":\"result\"}\n"), 0o600))
 	rec := store.Session{ID: "s-1", Repo: "/trees/issue-7", WorkItem: "issue-7", Node: "design", Harness: "claude", Argv: []string{"claude", "-p"},
-		Attempt: 1, StartedAt: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), Transcript: transcript, HarnessSession: "abc"}
+		Attempt: 1, StartedAt: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), Transcript: transcript, SessionUsage: store.SessionUsage{HarnessSession: "abc"}}
 	require.NoError(t, st.StartSession(context.Background(), rec))
 	return svc, st, transcript
 }
@@ -92,7 +92,10 @@ func TestSessionStopIsRecordedAndNeedsAReason(t *testing.T) {
 func TestGraphStatusCarriesASessionsLine(t *testing.T) {
 	ctx := context.Background()
 	svc, st, _ := sessionsService(t)
-	assert.Equal(t, "s-1 running on design for 10m0s (attempt 1, claude; 0 turns, 0 tokens, $0.00)", svc.sessionLine(ctx, st, "/trees/issue-7", "issue-7"))
+	assert.Equal(t, "s-1 running on design for 10m0s (attempt 1, claude; 0 turns, 0 tokens, cost unknown)", svc.sessionLine(ctx, st, "/trees/issue-7", "issue-7"),
+		"no cost reported yet: unknown, never $0.00")
+	require.NoError(t, st.UpdateSessionUsage(ctx, "s-1", store.SessionUsage{Turns: 3, Tokens: 1200, CostUSD: 0.0123, CostSource: store.CostEstimated}))
+	assert.Equal(t, "s-1 running on design for 10m0s (attempt 1, claude; 3 turns, 1200 tokens, $0.01 (estimated))", svc.sessionLine(ctx, st, "/trees/issue-7", "issue-7"))
 	assert.Equal(t, "none launched", svc.sessionLine(ctx, st, "/trees/issue-8", "issue-8"))
 	assert.Equal(t, "none launched", svc.sessionLine(ctx, nil, "/trees/issue-7", "issue-7"), "no store yet: nothing was ever launched")
 }

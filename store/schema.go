@@ -78,6 +78,7 @@ var migrations = []migration{
 	{version: 7, name: "session stop requester", stmts: sessionStopsByMigration},
 	{version: 8, name: "pull request sessions", stmts: sessionPullsSchema},
 	{version: 9, name: "session confinement", stmts: sessionConfinementSchema},
+	{version: 10, name: "session usage of every harness", stmts: sessionUsageSchema},
 }
 
 // SchemaVersion is the schema version this build writes and reads.

@@ -56,6 +56,27 @@ var sessionConfinementSchema = []string{
 	`ALTER TABLE sessions ADD COLUMN transcript_cut INTEGER NOT NULL DEFAULT 0 CHECK (transcript_cut >= 0)`,
 }
 
+// sessionUsageSchema is migration 10: what every agent CLI reports, read
+// the same way whichever ran — input and output tokens apart, where the
+// cost came from (reported by the CLI, estimated from the harness's
+// prices, or unknown: then cost_usd is 0 and means nothing), the final
+// result and the last error. A session an earlier release recorded with a
+// cost had it from Claude Code, which reports it.
+var sessionUsageSchema = []string{
+	`ALTER TABLE sessions ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0 CHECK (input_tokens >= 0)`,
+	`ALTER TABLE sessions ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0 CHECK (output_tokens >= 0)`,
+	`ALTER TABLE sessions ADD COLUMN cost_source TEXT NOT NULL DEFAULT '' CHECK (cost_source IN ('', 'reported', 'estimated'))`,
+	`ALTER TABLE sessions ADD COLUMN result TEXT NOT NULL DEFAULT ''`,
+	`ALTER TABLE sessions ADD COLUMN error TEXT NOT NULL DEFAULT ''`,
+	`UPDATE sessions SET cost_source = 'reported' WHERE cost_usd > 0`,
+}
+
+// Cost sources of a session's cost ("" = unknown).
+const (
+	CostReported  = "reported"
+	CostEstimated = "estimated"
+)
+
 // Session states.
 const (
 	SessionRunning    = "running"     // launched, not yet seen to end
@@ -92,14 +113,10 @@ type Session struct {
 	ExitStatus string
 	// Transcript is the path of the session's stream-json output.
 	Transcript string
-	// HarnessSession is the harness's own session id (claude --resume).
-	HarnessSession string
 	// Attach says how a human takes the session over (tmux runner).
-	Attach  string
-	Turns   int
-	Tokens  int64
-	CostUSD float64
-	State   string
+	Attach string
+	SessionUsage
+	State string
 	// Reason says why the session ended as it did.
 	Reason string
 	// Confinement is how the session was confined: the layers in effect
@@ -109,6 +126,29 @@ type Session struct {
 	// transcript to hold it to sessions.maxTranscriptBytes (0: none).
 	TranscriptCut int64
 }
+
+// SessionUsage is what a session's harness reported: its figures, where
+// its cost came from, its final result and its last error.
+type SessionUsage struct {
+	// HarnessSession is the harness's own session id (claude --resume).
+	HarnessSession string
+	Turns          int
+	// Tokens is every token (input, output and cache); InputTokens and
+	// OutputTokens the input not read from a cache and the output.
+	Tokens       int64
+	InputTokens  int64
+	OutputTokens int64
+	// CostUSD is the cost when CostSource says where it came from
+	// (CostReported, CostEstimated); "" is unknown, whatever CostUSD says.
+	CostUSD    float64
+	CostSource string
+	// Result is the session's final answer, Error its last error.
+	Result string
+	Error  string
+}
+
+// CostKnown says whether the session's cost is known.
+func (u SessionUsage) CostKnown() bool { return u.CostSource != "" }
 
 // Running reports whether the record is of a live session.
 func (s Session) Running() bool { return s.State == SessionRunning }
@@ -160,9 +200,15 @@ func (s *Store) FinishSession(ctx context.Context, sess Session, evs ...Event) e
 		return fmt.Errorf("finish session %s: state %q is not an end state", sess.ID, sess.State)
 	}
 	return s.sessionTx(ctx, "finish session", sess, evs, func(tx *sql.Tx) error {
+		u, err := checkUsage(sess.ID, sess.SessionUsage)
+		if err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_at = ?, exit_status = ?, harness_session = ?, turns = ?, tokens = ?,
-			cost_usd = ?, state = ?, reason = ?, transcript_cut = ? WHERE id = ? AND state = 'running'`,
-			stamp(sess.EndedAt), sess.ExitStatus, sess.HarnessSession, sess.Turns, sess.Tokens, sess.CostUSD, sess.State, sess.Reason, sess.TranscriptCut, sess.ID)
+			input_tokens = ?, output_tokens = ?, cost_usd = ?, cost_source = ?, result = ?, error = ?, state = ?, reason = ?, transcript_cut = ?
+			WHERE id = ? AND state = 'running'`,
+			stamp(sess.EndedAt), sess.ExitStatus, u.HarnessSession, u.Turns, u.Tokens, u.InputTokens, u.OutputTokens, u.CostUSD, u.CostSource,
+			u.Result, u.Error, sess.State, sess.Reason, sess.TranscriptCut, sess.ID)
 		if err != nil {
 			return err
 		}
@@ -173,15 +219,35 @@ func (s *Store) FinishSession(ctx context.Context, sess Session, evs ...Event) e
 	})
 }
 
+// checkUsage refuses figures no harness reports: negative counts or cost,
+// a cost source that is not one.
+func checkUsage(id string, u SessionUsage) (SessionUsage, error) {
+	switch {
+	case u.Turns < 0 || u.Tokens < 0 || u.InputTokens < 0 || u.OutputTokens < 0 || u.CostUSD < 0:
+		return u, fmt.Errorf("session %s: negative usage figures", id)
+	case u.CostSource != "" && u.CostSource != CostReported && u.CostSource != CostEstimated:
+		return u, fmt.Errorf("session %s: cost source %q is not one of reported, estimated or unknown", id, u.CostSource)
+	}
+	if u.CostSource == "" {
+		u.CostUSD = 0
+	}
+	return u, nil
+}
+
 // UpdateSessionUsage records a running session's figures so far.
-func (s *Store) UpdateSessionUsage(ctx context.Context, id, harnessSession string, turns int, tokens int64, costUSD float64) error {
+func (s *Store) UpdateSessionUsage(ctx context.Context, id string, u SessionUsage) error {
+	u, err := checkUsage(id, u)
+	if err != nil {
+		return err
+	}
 	tx, err := s.beginWrite(ctx, "update session usage")
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET harness_session = ?, turns = ?, tokens = ?, cost_usd = ? WHERE id = ?`,
-		harnessSession, turns, tokens, costUSD, id); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET harness_session = ?, turns = ?, tokens = ?, input_tokens = ?, output_tokens = ?,
+		cost_usd = ?, cost_source = ?, result = ?, error = ? WHERE id = ?`,
+		u.HarnessSession, u.Turns, u.Tokens, u.InputTokens, u.OutputTokens, u.CostUSD, u.CostSource, u.Result, u.Error, id); err != nil {
 		return describe(s.path, "update session usage in", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -222,7 +288,8 @@ func (s *Store) sessionTx(ctx context.Context, op string, sess Session, evs []Ev
 }
 
 const sessionCols = `id, repo, work_item, node, pr, pr_repo, harness, runner, model, effort, argv, pid, attempt, started_at, ended_at,
-	exit_status, transcript, harness_session, attach, turns, tokens, cost_usd, state, reason, confinement, transcript_cut`
+	exit_status, transcript, harness_session, attach, turns, tokens, input_tokens, output_tokens, cost_usd, cost_source, result, error,
+	state, reason, confinement, transcript_cut`
 
 // GetSession returns the session with id; found is false when there is none.
 func (s *Store) GetSession(ctx context.Context, id string) (Session, bool, error) {
@@ -272,12 +339,28 @@ func (s *Store) ListSessions(ctx context.Context, f SessionFilter) ([]Session, e
 	return out, nil
 }
 
-// Spend is what an item's sessions used, summed.
+// Spend is what sessions used, summed: their figures, the cost of those
+// whose cost is known, how many sessions' cost is unknown, and the wall
+// time of those that ended.
 type Spend struct {
-	Sessions int
-	Turns    int
-	Tokens   int64
-	CostUSD  float64
+	// Harness is the harness the figures are of ("" = every harness).
+	Harness     string
+	Sessions    int
+	Turns       int
+	Tokens      int64
+	CostUSD     float64
+	UnknownCost int
+	WallSeconds float64
+}
+
+// spendCols sums a selection of sessions.
+const spendCols = `count(*), coalesce(sum(turns), 0), coalesce(sum(tokens), 0),
+	coalesce(sum(CASE WHEN cost_source <> '' THEN cost_usd ELSE 0 END), 0),
+	coalesce(sum(CASE WHEN cost_source = '' THEN 1 ELSE 0 END), 0),
+	coalesce(sum(CASE WHEN ended_at <> '' THEN max(julianday(ended_at) - julianday(started_at), 0) * 86400 ELSE 0 END), 0)`
+
+func scanSpend(row interface{ Scan(...any) error }, sp *Spend) error {
+	return row.Scan(&sp.Sessions, &sp.Turns, &sp.Tokens, &sp.CostUSD, &sp.UnknownCost, &sp.WallSeconds)
 }
 
 // ItemSpend sums the recorded figures of every session of (repo, item).
@@ -286,10 +369,48 @@ func (s *Store) ItemSpend(ctx context.Context, repo, item string) (Spend, error)
 		return Spend{}, err
 	}
 	var sp Spend
-	err := s.read.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(turns), 0), coalesce(sum(tokens), 0), coalesce(sum(cost_usd), 0)
-		FROM sessions WHERE repo = ? AND work_item = ?`, repo, item).Scan(&sp.Sessions, &sp.Turns, &sp.Tokens, &sp.CostUSD)
-	if err != nil {
+	if err := scanSpend(s.read.QueryRowContext(ctx, `SELECT `+spendCols+` FROM sessions WHERE repo = ? AND work_item = ?`, repo, item), &sp); err != nil {
 		return Spend{}, describe(s.path, "sum session spend in", err)
+	}
+	return sp, nil
+}
+
+// ItemSpendByHarness sums the recorded figures of (repo, item)'s sessions
+// per harness, in harness order.
+func (s *Store) ItemSpendByHarness(ctx context.Context, repo, item string) ([]Spend, error) {
+	if err := checkKey(repo, item); err != nil {
+		return nil, err
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT harness, `+spendCols+` FROM sessions WHERE repo = ? AND work_item = ?
+		GROUP BY harness ORDER BY harness`, repo, item)
+	if err != nil {
+		return nil, describe(s.path, "sum session spend in", err)
+	}
+	defer func() { _ = rows.Close() }()
+	var out []Spend
+	for rows.Next() {
+		var sp Spend
+		if err := rows.Scan(&sp.Harness, &sp.Sessions, &sp.Turns, &sp.Tokens, &sp.CostUSD, &sp.UnknownCost, &sp.WallSeconds); err != nil {
+			return nil, describe(s.path, "sum session spend in", err)
+		}
+		out = append(out, sp)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, describe(s.path, "sum session spend in", err)
+	}
+	return out, nil
+}
+
+// RepoSpend sums the recorded figures of every session of repo started at
+// or after since.
+func (s *Store) RepoSpend(ctx context.Context, repo string, since time.Time) (Spend, error) {
+	if repo == "" {
+		return Spend{}, errors.New("repository spend: the repository is empty")
+	}
+	var sp Spend
+	if err := scanSpend(s.read.QueryRowContext(ctx, `SELECT `+spendCols+` FROM sessions WHERE repo = ? AND started_at >= ?`,
+		repo, stamp(since)), &sp); err != nil {
+		return Spend{}, describe(s.path, "sum repository spend in", err)
 	}
 	return sp, nil
 }
@@ -302,7 +423,7 @@ func scanSessions(rows *sql.Rows) ([]Session, error) {
 		var argv, started, ended string
 		if err := rows.Scan(&ss.ID, &ss.Repo, &ss.WorkItem, &ss.Node, &ss.PR, &ss.PRRepo, &ss.Harness, &ss.Runner, &ss.Model, &ss.Effort, &argv, &ss.PID,
 			&ss.Attempt, &started, &ended, &ss.ExitStatus, &ss.Transcript, &ss.HarnessSession, &ss.Attach, &ss.Turns, &ss.Tokens,
-			&ss.CostUSD, &ss.State, &ss.Reason, &ss.Confinement, &ss.TranscriptCut); err != nil {
+			&ss.InputTokens, &ss.OutputTokens, &ss.CostUSD, &ss.CostSource, &ss.Result, &ss.Error, &ss.State, &ss.Reason, &ss.Confinement, &ss.TranscriptCut); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(argv), &ss.Argv); err != nil {

@@ -33,15 +33,16 @@ func TestSessionRecordLifecycle(t *testing.T) {
 	assert.Equal(t, want, got)
 	assert.True(t, got.Running())
 
-	require.NoError(t, s.UpdateSessionUsage(ctx, "s-1", "harness-uuid", 3, 1200, 0))
+	require.NoError(t, s.UpdateSessionUsage(ctx, "s-1", SessionUsage{HarnessSession: "harness-uuid", Turns: 3, Tokens: 1200, InputTokens: 1000, OutputTokens: 200}))
 	got, _, err = s.GetSession(ctx, "s-1")
 	require.NoError(t, err)
-	assert.Equal(t, 3, got.Turns)
-	assert.Equal(t, int64(1200), got.Tokens)
+	assert.Equal(t, SessionUsage{HarnessSession: "harness-uuid", Turns: 3, Tokens: 1200, InputTokens: 1000, OutputTokens: 200}, got.SessionUsage)
+	assert.False(t, got.CostKnown(), "no cost reported yet: unknown, not $0")
 
 	end := sess
 	end.EndedAt, end.ExitStatus, end.State, end.Reason = t0.Add(time.Hour), "exit 1", SessionExited, "node still unmet"
-	end.Turns, end.Tokens, end.CostUSD, end.HarnessSession = 9, 5000, 0.42, "harness-uuid"
+	end.SessionUsage = SessionUsage{HarnessSession: "harness-uuid", Turns: 9, Tokens: 5000, InputTokens: 4000, OutputTokens: 600,
+		CostUSD: 0.42, CostSource: CostEstimated, Result: "Design written.", Error: "exceeded retry limit, last status: 429"}
 	require.NoError(t, s.FinishSession(ctx, end, Event{Name: "session.exited", Node: "design"}))
 	got, _, err = s.GetSession(ctx, "s-1")
 	require.NoError(t, err)
@@ -80,6 +81,12 @@ func TestSessionRecordsRefuseBadInput(t *testing.T) {
 	assert.Error(t, s.StartSession(ctx, ok), "an id is recorded once")
 	assert.ErrorContains(t, s.FinishSession(ctx, Session{ID: "s-1", State: SessionRunning}), "not an end state")
 	assert.ErrorContains(t, s.StartSession(ctx, sessionFixture("s-2", "issue-1", t0), Event{}), "Name is empty")
+	assert.ErrorContains(t, s.UpdateSessionUsage(ctx, "s-1", SessionUsage{Tokens: -1}), "negative usage figures")
+	assert.ErrorContains(t, s.UpdateSessionUsage(ctx, "s-1", SessionUsage{CostUSD: 1, CostSource: "guessed"}), `cost source "guessed" is not one of reported, estimated or unknown`)
+	require.NoError(t, s.UpdateSessionUsage(ctx, "s-1", SessionUsage{CostUSD: 3}))
+	got, _, err := s.GetSession(ctx, "s-1")
+	require.NoError(t, err)
+	assert.Zero(t, got.CostUSD, "a cost without a source is unknown and recorded as none")
 	_, found, err := s.GetSession(ctx, "s-2")
 	require.NoError(t, err)
 	assert.False(t, found, "a refused event rolls the record back")
@@ -98,9 +105,9 @@ func TestListSessionsAndItemSpend(t *testing.T) {
 		require.NoError(t, s.StartSession(ctx, sessionFixture(id, item, t0.Add(time.Duration(i)*1500*time.Millisecond))))
 	}
 	end := sessionFixture("a", "issue-7", t0)
-	end.State, end.EndedAt, end.Turns, end.Tokens, end.CostUSD = SessionTimedOut, t0.Add(time.Minute), 4, 1000, 0.25
+	end.State, end.EndedAt, end.Turns, end.Tokens, end.CostUSD, end.CostSource = SessionTimedOut, t0.Add(time.Minute), 4, 1000, 0.25, CostReported
 	require.NoError(t, s.FinishSession(ctx, end))
-	require.NoError(t, s.UpdateSessionUsage(ctx, "b", "", 2, 500, 0.10))
+	require.NoError(t, s.UpdateSessionUsage(ctx, "b", SessionUsage{Turns: 2, Tokens: 500, CostUSD: 0.10, CostSource: CostEstimated}))
 
 	all, err := s.ListSessions(ctx, SessionFilter{})
 	require.NoError(t, err)
@@ -116,14 +123,50 @@ func TestListSessionsAndItemSpend(t *testing.T) {
 
 	sp, err := s.ItemSpend(ctx, "octo/widgets", "issue-7")
 	require.NoError(t, err)
-	assert.Equal(t, Spend{Sessions: 2, Turns: 6, Tokens: 1500, CostUSD: 0.35}, roundSpend(sp))
+	assert.Equal(t, Spend{Sessions: 2, Turns: 6, Tokens: 1500, CostUSD: 0.35, WallSeconds: 60}, roundSpend(sp), "the wall time of the ended session")
 	none, err := s.ItemSpend(ctx, "octo/widgets", "issue-99")
 	require.NoError(t, err)
 	assert.Equal(t, Spend{}, none)
 }
 
+func TestSpendByHarnessAndRepositoryWindow(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	record := func(id, item, harness string, started time.Time, u SessionUsage, wall time.Duration) {
+		t.Helper()
+		sess := sessionFixture(id, item, started)
+		sess.Harness = harness
+		require.NoError(t, s.StartSession(ctx, sess))
+		sess.State, sess.EndedAt, sess.SessionUsage = SessionExited, started.Add(wall), u
+		require.NoError(t, s.FinishSession(ctx, sess))
+	}
+	record("a", "issue-7", "claude", t0, SessionUsage{Turns: 4, Tokens: 1000, CostUSD: 0.5, CostSource: CostReported}, 90*time.Second)
+	record("b", "issue-7", "codex", t0.Add(time.Hour), SessionUsage{Turns: 2, Tokens: 800}, 30*time.Second)
+	record("c", "issue-7", "codex", t0.Add(2*time.Hour), SessionUsage{Turns: 1, Tokens: 200, CostUSD: 0.02, CostSource: CostEstimated}, 10*time.Second)
+	record("d", "issue-8", "gemini", t0.Add(48*time.Hour), SessionUsage{Turns: 1, Tokens: 100, CostUSD: 0.01, CostSource: CostEstimated}, time.Second)
+
+	by, err := s.ItemSpendByHarness(ctx, "octo/widgets", "issue-7")
+	require.NoError(t, err)
+	for i := range by {
+		by[i] = roundSpend(by[i])
+	}
+	assert.Equal(t, []Spend{
+		{Harness: "claude", Sessions: 1, Turns: 4, Tokens: 1000, CostUSD: 0.5, WallSeconds: 90},
+		{Harness: "codex", Sessions: 2, Turns: 3, Tokens: 1000, CostUSD: 0.02, UnknownCost: 1, WallSeconds: 40},
+	}, by, "a session of unknown cost adds nothing to the cost and is counted apart")
+
+	all, err := s.RepoSpend(ctx, "octo/widgets", t0)
+	require.NoError(t, err)
+	assert.Equal(t, Spend{Sessions: 4, Turns: 8, Tokens: 2100, CostUSD: 0.53, UnknownCost: 1, WallSeconds: 131}, roundSpend(all))
+	recent, err := s.RepoSpend(ctx, "octo/widgets", t0.Add(90*time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, Spend{Sessions: 2, Turns: 2, Tokens: 300, CostUSD: 0.03, WallSeconds: 11}, roundSpend(recent), "the window starts at since")
+}
+
 func roundSpend(sp Spend) Spend {
 	sp.CostUSD = float64(int(sp.CostUSD*1000+0.5)) / 1000
+	sp.WallSeconds = float64(int(sp.WallSeconds + 0.5))
 	return sp
 }
 

@@ -15,8 +15,14 @@ import (
 // gitRun runs git with argv (never a shell) in dir and returns trimmed
 // stdout and the exit code. err is set only when git could not run at all.
 func gitRun(dir string, args ...string) (string, int, error) {
+	return gitRunInput(dir, "", args...)
+}
+
+// gitRunInput is gitRun with stdin.
+func gitRunInput(dir, stdin string, args ...string) (string, int, error) {
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -78,46 +84,71 @@ func (s *Set) EnsureIgnored() (IgnoreProof, error) {
 		first := strings.SplitN(tracked, "\n", 2)[0]
 		return proof, &IgnoreError{Check: "no tracked files under .handoff/", Detail: fmt.Sprintf("%s is tracked by git; untrack it with `git rm --cached -r %s` (the files stay on disk)", first, HandoffDir)}
 	}
-	ok, err := s.allIgnored()
+	rules, err := s.ignoreRules()
 	if err != nil {
 		return proof, err
 	}
-	if !ok {
+	if !allIgnored(rules) {
 		exclude, err := s.addExclude()
 		if err != nil {
 			return proof, err
 		}
 		proof.Added = true
-		if ok, err = s.allIgnored(); err != nil {
+		if rules, err = s.ignoreRules(); err != nil {
 			return proof, err
 		}
-		if !ok {
+		if !allIgnored(rules) {
 			return proof, &IgnoreError{
 				Check:  "git check-ignore .handoff/ after adding /.handoff/ to " + s.rel(exclude),
 				Detail: "a higher-precedence rule (for example !.handoff/ in a .gitignore) un-ignores it; remove that rule",
 			}
 		}
 	}
-	rule, _, _ := gitRun(s.Root, "check-ignore", "-v", "--", probePaths[1])
-	if tab := strings.IndexByte(rule, '\t'); tab >= 0 {
-		rule = rule[:tab]
-	}
-	proof.Rule = rule
+	proof.Rule = rules[1].String()
 	return proof, nil
 }
 
-func (s *Set) allIgnored() (bool, error) {
-	for _, p := range probePaths {
-		_, code, err := gitRun(s.Root, "check-ignore", "-q", "--", p)
-		switch code {
-		case 0:
-		case 1:
-			return false, nil
-		default:
-			return false, &IgnoreError{Check: "git check-ignore " + p, Detail: err.Error()}
+// ignoreRule is the rule git's check-ignore matched for one path: its
+// source file, line and pattern (all empty when none matched).
+type ignoreRule struct{ source, line, pattern string }
+
+// ignores reports a rule that ignores its path: one matched and it is not
+// a negation ("!…" un-ignores).
+func (r ignoreRule) ignores() bool { return r.pattern != "" && !strings.HasPrefix(r.pattern, "!") }
+
+// String is git's "source:line:pattern".
+func (r ignoreRule) String() string { return r.source + ":" + r.line + ":" + r.pattern }
+
+func allIgnored(rules []ignoreRule) bool {
+	for _, r := range rules {
+		if !r.ignores() {
+			return false
 		}
 	}
-	return true, nil
+	return true
+}
+
+// ignoreRules asks git, in one run, which rule matches each of probePaths
+// (check-ignore --verbose --non-matching, NUL-separated on stdin and
+// stdout).
+func (s *Set) ignoreRules() ([]ignoreRule, error) {
+	out, code, err := gitRunInput(s.Root, strings.Join(probePaths, "\x00")+"\x00", "check-ignore", "-v", "-n", "-z", "--stdin")
+	if code != 0 && code != 1 { // 1: none is ignored
+		return nil, &IgnoreError{Check: "git check-ignore " + strings.Join(probePaths, " "), Detail: err.Error()}
+	}
+	fields := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
+	if len(fields) != 4*len(probePaths) {
+		return nil, &IgnoreError{Check: "git check-ignore " + strings.Join(probePaths, " "), Detail: fmt.Sprintf("unexpected output %q", out)}
+	}
+	rules := make([]ignoreRule, len(probePaths))
+	for i, p := range probePaths {
+		f := fields[4*i : 4*i+4]
+		if f[3] != p {
+			return nil, &IgnoreError{Check: "git check-ignore " + p, Detail: fmt.Sprintf("unexpected output %q", out)}
+		}
+		rules[i] = ignoreRule{source: f[0], line: f[1], pattern: f[2]}
+	}
+	return rules, nil
 }
 
 // addExclude appends the .handoff/ rule to the local exclude file (the

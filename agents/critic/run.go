@@ -299,42 +299,18 @@ func expand(command []string, prompt, promptFile, workdir string) (argv, shown [
 	return argv, shown, stdin, nil
 }
 
-// resolve finds the critic's executable: an absolute path as given, a bare
-// name in the absolute entries of the critic's own PATH (a relative entry
-// would resolve inside the work item's tree and is skipped).
+// resolve finds the critic's executable on the critic's own PATH
+// (proc.LookPath), saying how to fix a missing one.
 func resolve(prog string, env *proc.Env) (string, error) {
-	if filepath.IsAbs(prog) {
-		if err := executable(prog); err != nil {
-			return "", fmt.Errorf("executable %s %v; install the critic or fix critics[].command", prog, err)
-		}
-		return prog, nil
-	}
-	pathList, _ := env.Get("PATH")
-	for _, d := range filepath.SplitList(pathList) {
-		if !filepath.IsAbs(d) {
-			continue
-		}
-		cand := filepath.Join(d, prog)
-		if executable(cand) == nil {
-			return cand, nil
-		}
-	}
-	return "", fmt.Errorf("executable %q not found on the critic's PATH (%s); install it, or give its absolute path in critics[].command", prog, pathList)
-}
-
-func executable(path string) error {
-	fi, err := os.Stat(path)
+	path, err := proc.LookPath(prog, env)
+	var nf *proc.NotFoundError
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return errors.New("does not exist")
+	case errors.As(err, &nf):
+		return "", fmt.Errorf("executable %q not found on the critic's PATH (%s); install it, or give its absolute path in critics[].command", prog, nf.Path)
 	case err != nil:
-		return fmt.Errorf("cannot be read: %w", err)
-	case fi.IsDir():
-		return errors.New("is a directory")
-	case fi.Mode()&0o111 == 0:
-		return errors.New("is not executable")
+		return "", fmt.Errorf("%v; install the critic or fix critics[].command", err)
 	}
-	return nil
+	return path, nil
 }
 
 // clean makes captured bytes safe to print and record: valid UTF-8, secret

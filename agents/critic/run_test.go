@@ -20,12 +20,6 @@ import (
 
 const fakePkg = "github.com/the-loop/the-loop/agents/critic/fakecritic"
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
-
 // rig is a runner whose view of the loop's environment is a fixed map.
 type rig struct {
 	t      *testing.T

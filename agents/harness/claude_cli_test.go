@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,12 +16,6 @@ import (
 	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/internal/testbin"
 )
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
 
 // claudeBinary finds the real Claude Code: $THE_LOOP_CLAUDE, the copy
 // testdata/e2e/install-claude.sh installs, or claude on PATH.
@@ -55,36 +48,6 @@ func runClaude(t *testing.T, home string, args ...string) proc.Result {
 		Dir: home, Timeout: 2 * time.Minute})
 	require.NoError(t, err)
 	return res
-}
-
-// helpBlocks splits `claude --help` into option blocks keyed by every
-// flag spelling the block's first line names.
-func helpBlocks(help string) map[string]string {
-	blocks := map[string]string{}
-	flag := regexp.MustCompile(`(?:^|[\s,])(--?[A-Za-z][A-Za-z-]*)`)
-	var names []string
-	var text strings.Builder
-	flush := func() {
-		for _, n := range names {
-			blocks[n] = text.String()
-		}
-		names, text = nil, strings.Builder{}
-	}
-	for _, line := range strings.Split(help, "\n") {
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "-") && strings.HasPrefix(line, "  -") {
-			flush()
-			head, _, _ := strings.Cut(trimmed, "  ")
-			head, _, _ = strings.Cut(head, " <")
-			head, _, _ = strings.Cut(head, " [")
-			for _, m := range flag.FindAllStringSubmatch(head, -1) {
-				names = append(names, m[1])
-			}
-		}
-		text.WriteString(line + "\n")
-	}
-	flush()
-	return blocks
 }
 
 func TestClaudeAcceptsEveryFlagTheAdapterEmits(t *testing.T) {

@@ -66,9 +66,9 @@ type Launch struct {
 	// poller's environment would pass.
 	Env map[string]string
 	// Terminal says the session runs in a terminal (the tmux runner), so
-	// its stdin is not free for the prompt: the claude adapter then passes
-	// the prompt as its argument instead (visible in the host's process
-	// list, and limited to MaxArgPrompt bytes).
+	// its stdin is not free for the prompt: the adapters then pass the
+	// prompt as an argument instead (visible in the host's process list,
+	// and limited to MaxArgPrompt bytes).
 	Terminal bool
 }
 
@@ -78,26 +78,75 @@ const MaxArgPrompt = 100 << 10
 
 // Plan is a prepared session: exactly what to run.
 type Plan struct {
+	// Adapter is the adapter that built the plan.
+	Adapter string
 	// Argv is executed directly in Dir with Env.
 	Argv []string
 	Env  []string
 	Dir  string
 	// StdinPath feeds the child's stdin ("" = nothing).
 	StdinPath string
-	// PromptFile and MCPConfig are the files written for the session.
+	// PromptFile is the prompt's file; MCPConfig the file naming the item's
+	// server ("" when the CLI takes it in its argv or environment).
 	PromptFile string
 	MCPConfig  string
-	// Recorded is Argv with secrets redacted, for records and logs.
+	// Server is the item's MCP server every adapter configures.
+	Server Server
+	// Files are the per-session files written for the CLI (the prompt
+	// and its configuration), which the session must be able to read.
+	Files []string
+	// Recorded is Argv with secrets (and a prompt passed as an argument)
+	// redacted, for records and logs.
 	Recorded []string
-	// Output is what the harness prints: stream-json or text.
+	// Output is what the harness prints (Outputs), read by NewMeter.
 	Output string
 	// Model and Effort are the values in effect ("" = the harness's own).
 	Model  string
 	Effort string
+	// Notes say what the CLI could not be given (an effort it has no
+	// setting for, a checklist model the harness does not take).
+	Notes []string
+	// Home is what the CLI keeps under the session's HOME; Writable are
+	// the directories of the session's own it must write besides its
+	// working tree (a CLI home the adapter points it to).
+	Home     Home
+	Writable []string
+
+	extraEnv  map[string]string
+	promptArg int // index in Argv of a prompt passed as an argument (0 = none)
 }
 
-// Prepare writes the session's prompt file and MCP config into l.Dir and
-// returns the plan for harness name configured by c.
+// setEnv adds a variable the CLI reads to the session's environment.
+func (p *Plan) setEnv(name, value string) {
+	if p.extraEnv == nil {
+		p.extraEnv = map[string]string{}
+	}
+	p.extraEnv[name] = value
+}
+
+// promptAsArg appends the prompt to argv as the argument after flag ("" =
+// a bare argument) when the session runs in a terminal; it refuses a prompt
+// too long for one argument. It reports whether the prompt went there.
+func (p *Plan) promptAsArg(l Launch, prefix string) (bool, error) {
+	if !l.Terminal {
+		p.StdinPath = p.PromptFile
+		return false, nil
+	}
+	if len(l.Prompt) > MaxArgPrompt {
+		return false, fmt.Errorf("launch %s: a %d-byte prompt is too long to pass in a terminal session (at most %d); use runner: process", l.WorkItem, len(l.Prompt), MaxArgPrompt)
+	}
+	prompt := l.Prompt
+	if prefix == "" && strings.HasPrefix(prompt, "-") {
+		prompt = "\n" + prompt // never read as an option
+	}
+	p.promptArg = len(p.Argv)
+	p.Argv = append(p.Argv, prefix+prompt)
+	return true, nil
+}
+
+// Prepare writes the session's prompt file and the CLI's per-session
+// configuration into l.Dir and returns the plan for harness name
+// configured by c.
 func Prepare(name string, c Config, l Launch) (*Plan, error) {
 	if err := c.Validate("harnesses." + name); err != nil {
 		return nil, err
@@ -105,7 +154,16 @@ func Prepare(name string, c Config, l Launch) (*Plan, error) {
 	if err := l.check(); err != nil {
 		return nil, err
 	}
-	p := &Plan{Dir: l.Workdir, Model: firstNonEmpty(l.Model, c.Model), Effort: firstNonEmpty(l.Effort, c.Effort)}
+	a := AdapterOf(c)
+	p := &Plan{Adapter: a.Name(), Dir: l.Workdir, Output: c.Format(), Home: a.Home()}
+	p.Model, p.Effort = EffectiveModel(c, l.Model), firstNonEmpty(l.Effort, c.Effort)
+	if l.Model != "" && p.Model != l.Model {
+		note := fmt.Sprintf("model %s is not passed: harness %s takes only %s", l.Model, name, orList(c.Models))
+		if c.Model != "" {
+			note += "; its model " + c.Model + " applies"
+		}
+		p.Notes = append(p.Notes, note)
+	}
 	if p.Model != "" && !config.ValidModel(p.Model) {
 		return nil, fmt.Errorf("model %q for %s is not a model name", p.Model, l.WorkItem)
 	}
@@ -119,38 +177,36 @@ func Prepare(name string, c Config, l Launch) (*Plan, error) {
 	if err := writePrivate(p.PromptFile, []byte(l.Prompt)); err != nil {
 		return nil, err
 	}
-	cfg, err := MCPConfig(l.Serve, firstNonEmpty(l.ServeRepo, l.Workdir), l.WorkItem, l.ServeEnv)
+	p.Files = append(p.Files, p.PromptFile)
+	srv, err := server(l.Serve, firstNonEmpty(l.ServeRepo, l.Workdir), l.WorkItem, l.ServeEnv)
 	if err != nil {
 		return nil, err
 	}
-	p.MCPConfig = filepath.Join(l.Dir, "mcp.json")
-	if err := writePrivate(p.MCPConfig, cfg); err != nil {
+	p.Server = srv
+	if err := a.Build(c, p, l); err != nil {
 		return nil, err
 	}
-	env, err := sessionEnv(c, l)
+	env, err := sessionEnv(c, l, p.extraEnv)
 	if err != nil {
 		return nil, fmt.Errorf("harnesses.%s: %w", name, err)
 	}
 	p.Env = env.List()
-	switch c.Adapter {
-	case AdapterClaude:
-		p.Output = OutputStreamJSON
-		if l.Terminal {
-			if len(l.Prompt) > MaxArgPrompt {
-				return nil, fmt.Errorf("launch %s: a %d-byte prompt is too long to pass in a terminal session (at most %d); use runner: process", l.WorkItem, len(l.Prompt), MaxArgPrompt)
-			}
-			p.Argv = claudeArgv(c, p, l.Prompt)
-		} else {
-			p.Argv, p.StdinPath = claudeArgv(c, p, ""), p.PromptFile
-		}
-	case AdapterCommand:
-		p.Argv, p.Output = expand(c.Argv, p, l), firstNonEmpty(c.Output, OutputText)
-	}
 	p.Recorded = proc.Redact(p.Argv, append(env.SecretValues(), l.Redact...))
-	if l.Terminal && c.Adapter == AdapterClaude {
-		p.Recorded[2] = "<prompt: " + p.PromptFile + ">"
+	if p.promptArg > 0 {
+		p.Recorded[p.promptArg] = "<prompt: " + p.PromptFile + ">"
 	}
 	return p, nil
+}
+
+// writeFile writes one of the CLI's per-session files into the session's
+// directory (0600) and lists it in p.Files.
+func (p *Plan) writeFile(l Launch, name string, data []byte) (string, error) {
+	path := filepath.Join(l.Dir, name)
+	if err := writePrivate(path, data); err != nil {
+		return "", err
+	}
+	p.Files = append(p.Files, path)
+	return path, nil
 }
 
 func (l Launch) check() error {
@@ -167,8 +223,9 @@ func (l Launch) check() error {
 	return nil
 }
 
-// sessionEnv is the session's allow-listed environment.
-func sessionEnv(c Config, l Launch) (*proc.Env, error) {
+// sessionEnv is the session's allow-listed environment, with the
+// variables the CLI reads (extra).
+func sessionEnv(c Config, l Launch, extra map[string]string) (*proc.Env, error) {
 	lookup := l.Lookup
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -181,6 +238,9 @@ func sessionEnv(c Config, l Launch) (*proc.Env, error) {
 	if l.PR > 0 {
 		set["THE_LOOP_PR"], set["THE_LOOP_PR_REPO"] = strconv.Itoa(l.PR), l.PRRepo
 	}
+	for k, v := range extra {
+		set[k] = v
+	}
 	for k, v := range l.Env {
 		set[k] = v
 	}
@@ -192,90 +252,66 @@ func sessionEnv(c Config, l Launch) (*proc.Env, error) {
 	}, lookup)
 }
 
-// claudeArgv builds Claude Code's headless argv. The prompt goes on stdin,
-// or, when prompt is given, right after -p: --mcp-config and
-// --allowedTools take several values, so a prompt after them would be read
-// as one more value.
-func claudeArgv(c Config, p *Plan, prompt string) []string {
-	argv := []string{firstNonEmpty(c.Binary, "claude"), "-p"}
-	if prompt != "" {
-		if strings.HasPrefix(prompt, "-") {
-			prompt = "\n" + prompt // never read as an option
-		}
-		argv = append(argv, prompt)
-	}
-	argv = append(argv, "--output-format", OutputStreamJSON, "--verbose",
-		"--mcp-config", p.MCPConfig, "--strict-mcp-config")
-	if p.Model != "" {
-		argv = append(argv, "--model", p.Model)
-	}
-	if p.Effort != "" {
-		argv = append(argv, "--effort", p.Effort)
-	}
-	argv = append(argv, "--permission-mode", firstNonEmpty(c.PermissionMode, DefaultPermissionMode))
-	argv = append(argv, "--allowedTools", "mcp__"+ServerName)
-	return append(argv, c.AllowedTools...)
+// Server is the item's MCP server: `the-loop serve … --repo <tree>
+// --work-item <item>` over stdio, with its non-secret environment.
+type Server struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env,omitempty"`
 }
 
-// expand fills the command adapter's template. An argument holding
-// {model} or {effort} is left out when that value is empty, together with
-// a bare flag just before it (so "--model", "{model}" disappears whole).
-func expand(tmpl []string, p *Plan, l Launch) []string {
-	values := map[string]string{
-		"prompt_file": p.PromptFile, "mcp_config": p.MCPConfig, "model": p.Model,
-		"effort": p.Effort, "workdir": l.Workdir, "work_item": l.WorkItem,
-	}
-	out := make([]string, 0, len(tmpl))
-	prevKept := false // whether tmpl[i-1] is the last element of out
-	for i, a := range tmpl {
-		drop := false
-		s := config.Placeholder.ReplaceAllStringFunc(a, func(m string) string {
-			name := m[1 : len(m)-1]
-			if (name == "model" || name == "effort") && values[name] == "" {
-				drop = true
-			}
-			return values[name]
-		})
-		if drop {
-			bare := a == "{model}" || a == "{effort}"
-			if bare && prevKept && strings.HasPrefix(tmpl[i-1], "-") && !config.Placeholder.MatchString(tmpl[i-1]) {
-				out = out[:len(out)-1]
-			}
-			prevKept = false
-			continue
-		}
-		out = append(out, s)
-		prevKept = true
-	}
-	return out
-}
+// expansions are what some CLI would expand in a configuration value:
+// Claude Code and Gemini CLI expand $VAR and ${VAR}, opencode {env:VAR}
+// and {file:path}. A server value holding one is refused.
+var expansions = []string{"$", "{env:", "{file:"}
 
-// MCPConfig returns the MCP configuration a session gets: one stdio
-// server, `the-loop serve --repo <workdir> --work-item <item>`, named
-// the-loop. Claude Code expands ${VAR} in these values, so none may hold
-// one.
-func MCPConfig(serve []string, workdir, item string, env map[string]string) ([]byte, error) {
+// server builds the item's server entry. No value may hold an expansion a
+// CLI would perform, and no variable may hold a secret: the session can
+// read its configuration.
+func server(serve []string, workdir, item string, env map[string]string) (Server, error) {
 	if len(serve) == 0 {
-		return nil, errors.New("mcp config: no the-loop program to serve")
+		return Server{}, errors.New("mcp config: no the-loop program to serve")
 	}
 	args := append(append([]string(nil), serve[1:]...), "--repo", workdir, "--work-item", item)
 	for _, v := range append([]string{serve[0]}, args...) {
-		if strings.Contains(v, "${") {
-			return nil, fmt.Errorf("mcp config: %q would be expanded by the harness; use a path without ${", v)
+		if hasExpansion(v) {
+			return Server{}, fmt.Errorf("mcp config: %q would be expanded by the harness; use a path without $, {env: or {file: in it", v)
 		}
 	}
 	for k, v := range env {
-		if strings.Contains(v, "${") || envvar.LooksSecret(k) {
-			return nil, fmt.Errorf("mcp config: server variable %s is refused (a secret or a ${} expansion); the session can read this file", k)
+		if hasExpansion(v) || envvar.LooksSecret(k) {
+			return Server{}, fmt.Errorf("mcp config: server variable %s is refused (a secret or an expansion); the session can read its configuration", k)
 		}
 	}
-	type server struct {
-		Type    string            `json:"type"`
-		Command string            `json:"command"`
-		Args    []string          `json:"args"`
-		Env     map[string]string `json:"env,omitempty"`
+	return Server{Command: serve[0], Args: args, Env: env}, nil
+}
+
+func hasExpansion(v string) bool {
+	for _, e := range expansions {
+		if strings.Contains(v, e) {
+			return true
+		}
 	}
-	doc := map[string]map[string]server{"mcpServers": {ServerName: {Type: "stdio", Command: serve[0], Args: args, Env: env}}}
+	return false
+}
+
+// MCPConfig returns the MCP configuration file Claude Code (and a command
+// harness's {mcp_config}) gets: one stdio server, `the-loop serve --repo
+// <workdir> --work-item <item>`, named the-loop.
+func MCPConfig(serve []string, workdir, item string, env map[string]string) ([]byte, error) {
+	srv, err := server(serve, workdir, item, env)
+	if err != nil {
+		return nil, err
+	}
+	return srv.mcpJSON()
+}
+
+func (s Server) mcpJSON() ([]byte, error) {
+	type entry struct {
+		Type string `json:"type"`
+		Server
+	}
+	doc := map[string]map[string]entry{"mcpServers": {ServerName: {Type: "stdio", Server: s}}}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, err
@@ -297,4 +333,13 @@ func firstNonEmpty(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }

@@ -1,13 +1,15 @@
 package harness
 
 import (
+	"bytes"
 	"math/rand"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/agents/harness/harnesstest"
 )
 
 // feed writes b to m in random-sized chunks, as a growing file is read.
@@ -24,15 +26,15 @@ func feed(m *Meter, b []byte, seed int64) {
 }
 
 func TestMeterReadsClaudeStreamJSON(t *testing.T) {
-	stream, err := os.ReadFile("testdata/claude-stream.jsonl")
+	all, err := harnesstest.Recording("claude", "success")
 	require.NoError(t, err)
-	result, err := os.ReadFile("testdata/claude-result.jsonl")
-	require.NoError(t, err)
+	cut := bytes.Index(all, []byte(`{"type":"assistant","message":{"id":"msg_03"`))
+	stream, result := all[:cut], all[cut:]
 	for seed := int64(0); seed < 5; seed++ {
 		var m Meter
 		feed(&m, stream, seed)
 		live := m.Usage()
-		assert.Equal(t, Usage{Turns: 2, InputTokens: 1500, OutputTokens: 155, CacheReadTokens: 4200, CacheCreationTokens: 3000,
+		assert.Equal(t, Usage{Turns: 2, InputTokens: 1500, OutputTokens: 155, CacheReadTokens: 4200, CacheCreationTokens: 3000, Model: "claude-opus",
 			HarnessSession: "5f3c2a1e-0b7d-4c2e-9a51-6f0d3b2c1a90"}, live, "running figures: each message counted once, at its latest usage")
 		assert.True(t, live.Reported())
 		assert.Equal(t, int64(8855), live.Tokens())
@@ -40,7 +42,7 @@ func TestMeterReadsClaudeStreamJSON(t *testing.T) {
 		feed(&m, result, seed)
 		final := m.Usage()
 		assert.Equal(t, Usage{Turns: 4, InputTokens: 1520, OutputTokens: 167, CacheReadTokens: 8700, CacheCreationTokens: 3000,
-			CostUSD: 0.1834, HasCost: true, Final: true, Subtype: "success", HarnessSession: "5f3c2a1e-0b7d-4c2e-9a51-6f0d3b2c1a90"}, final,
+			CostUSD: 0.1834, Cost: CostReported, Final: true, Subtype: "success", Result: "Done: the design is claimed.", Model: "claude-opus", HarnessSession: "5f3c2a1e-0b7d-4c2e-9a51-6f0d3b2c1a90"}, final,
 			"the result event's totals are authoritative")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/the-loop/the-loop/agents/harness"
 	"github.com/the-loop/the-loop/store"
 )
 
@@ -137,15 +136,15 @@ func (s *Supervisor) Recover(ctx context.Context) ([]Status, error) {
 		} else if stopped {
 			reason = "the supervisor restarted while it ran; it was stopped"
 		}
-		var m harness.Meter
+		m := s.meterFor(rec.Harness)
 		if b, err := os.ReadFile(rec.Transcript); err == nil {
 			_, _ = m.Write(b)
+			m.Close()
 		}
-		u := m.Usage()
+		u := s.priced(rec.Harness, rec.Model, m.Usage())
 		rec.EndedAt, rec.State, rec.Reason, rec.ExitStatus = s.d.Now(), store.SessionLost, reason, "unknown"
-		rec.Turns, rec.Tokens, rec.CostUSD, rec.HarnessSession = u.Turns, u.Tokens(), u.CostUSD, u.HarnessSession
-		ev := event("session.exited", rec.Node, map[string]any{"session": rec.ID, "state": rec.State, "reason": reason,
-			"turns": rec.Turns, "tokens": rec.Tokens, "costUsd": rec.CostUSD})
+		rec.SessionUsage = recorded(u)
+		ev := event("session.exited", rec.Node, figures(map[string]any{"session": rec.ID, "state": rec.State, "reason": reason}, u))
 		if err := s.d.Store.FinishSession(ctx, rec, ev); err != nil && !errors.Is(err, store.ErrSessionNotRunning) {
 			errs = append(errs, fmt.Errorf("sessions: record %s as lost: %w", rec.ID, err))
 			continue

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/agents/harness"
+	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/store"
 )
 
@@ -29,29 +32,35 @@ func (c *cycle) reap() {
 			c.errs = append(c.errs, fmt.Errorf("sessions: read transcript of %s: %w", l.rec.ID, err))
 		}
 		l.release()
-		u := l.meter.Usage()
+		l.meter.Close()
+		u := l.usage()
+		c.warnUnknown(l, u)
 		rec := l.rec
-		rec.EndedAt, rec.ExitStatus, rec.HarnessSession = c.now, exit.String(), u.HarnessSession
+		rec.EndedAt, rec.ExitStatus, rec.SessionUsage = c.now, exit.String(), recorded(u)
 		rec.TranscriptCut = l.cut()
-		rec.Turns, rec.Tokens, rec.CostUSD = u.Turns, u.Tokens(), u.CostUSD
 		rec.State, rec.Reason = store.SessionExited, "ended on its own"
+		if u.Error != "" {
+			rec.Reason = "ended on its own; its last error: " + clip(u.Error, 300)
+		}
 		if l.stopState != "" {
 			rec.State, rec.Reason = l.stopState, l.stopReason
 		}
 		it := s.state(key)
 		if f, err := c.spent(rec.Repo, rec.WorkItem); err == nil {
-			*f = f.plus(u)
+			*f = f.plus(u, c.now.Sub(rec.StartedAt))
 		}
-		evs := []store.Event{event("session.exited", rec.Node, map[string]any{
+		evs := []store.Event{event("session.exited", rec.Node, figures(map[string]any{
 			"session": rec.ID, "exit": rec.ExitStatus, "state": rec.State, "reason": rec.Reason, "attempt": rec.Attempt,
-			"elapsedSeconds": int(c.now.Sub(rec.StartedAt).Seconds()), "turns": rec.Turns, "tokens": rec.Tokens, "costUsd": rec.CostUSD})}
+			"elapsedSeconds": int(c.now.Sub(rec.StartedAt).Seconds())}, u))}
 		w, wanted := c.wants[key]
 		if wanted && w.work() == recWork(rec) && (rec.State == store.SessionExited || rec.State == store.SessionTimedOut) {
-			it.lastExit = rec.ExitStatus
+			it.lastExit = c.s.exitText(rec.Harness, exit, u)
 			if rec.State == store.SessionTimedOut {
 				it.lastExit = "timed out (" + rec.ExitStatus + ")"
 			}
-			if ev, held := c.afterFailure(it, w); held {
+			if ev, held := c.afterIdle(it, w, l); held {
+				evs = append(evs, ev)
+			} else if ev, held := c.afterFailure(it, w); held {
 				evs = append(evs, ev)
 			}
 		}
@@ -78,6 +87,37 @@ func (c *cycle) afterFailure(it *itemState, w Want) (store.Event, bool) {
 	return c.holdItem(it, w, reason, true), true
 }
 
+// afterIdle looks at what a session that ended with its node unmet left in
+// its working tree. One that made no commit is relaunched once, its
+// successor told so in its prompt; the second in a row holds the key and
+// escalates it. A session whose progress cannot be read is left to
+// afterFailure's rule alone.
+func (c *cycle) afterIdle(it *itemState, w Want, l *live) (store.Event, bool) {
+	p := c.s.d.Progress
+	if p == nil || l.head == "" {
+		return store.Event{}, false
+	}
+	n, err := p.AgentCommits(c.ctx, l.workdir, l.head)
+	if err != nil {
+		c.s.d.Log.Warn("could not read what a session committed; it is relaunched as one that may have", "session", l.rec.ID, "err", err)
+		it.idle, it.note = 0, ""
+		return store.Event{}, false
+	}
+	if n > 0 {
+		it.idle, it.note = 0, ""
+		return store.Event{}, false
+	}
+	it.idle++
+	if it.idle >= 2 {
+		reason := fmt.Sprintf("the session for %s ended %d times in a row without a commit (last: %s); a session that changes nothing is relaunched once, then the item escalates",
+			w.work(), it.idle, it.lastExit)
+		return c.holdItem(it, w, reason, true), true
+	}
+	it.note = fmt.Sprintf("The previous session for %s (%s, %s) ended without a commit: nothing it did reached the branch. Do the work and commit it before you claim (the loop pushes it). "+
+		"If this session also ends without a commit, the loop stops relaunching and escalates the item to a human.", w.work(), l.rec.ID, it.lastExit)
+	return store.Event{}, false
+}
+
 // holdItem refuses further launches for w's key and escalates it, with
 // what the item (its pull requests included) has spent.
 func (c *cycle) holdItem(it *itemState, w Want, reason string, nodeScoped bool) store.Event {
@@ -92,12 +132,15 @@ func (c *cycle) holdSpent(it *itemState, w Want, reason string, nodeScoped bool,
 	if f, err := c.spent(w.Repo, w.WorkItem); err == nil {
 		spent = *f
 	}
-	spent = Figures{Turns: spent.Turns + extra.Turns, Tokens: spent.Tokens + extra.Tokens, CostUSD: spent.CostUSD + extra.CostUSD}
+	spent = spent.add(extra)
 	c.rep.Escalations = append(c.rep.Escalations, Escalation{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own,
 		Reason: reason, Launches: it.launches, LastExit: it.lastExit, Spent: spent, Budget: c.s.cfg.Budget})
 	c.s.d.Log.Warn("session escalated", "repo", w.Repo, "workItem", w.WorkItem, "node", w.work(), "reason", reason)
 	data := map[string]any{"reason": reason, "launches": it.launches, "lastExit": it.lastExit,
-		"turns": spent.Turns, "tokens": spent.Tokens, "costUsd": spent.CostUSD}
+		"turns": spent.Turns, "tokens": spent.Tokens, "costUsd": spent.CostUSD, "wallSeconds": int(spent.WallSeconds)}
+	if spent.UnknownCost > 0 {
+		data["unknownCost"] = spent.UnknownCost
+	}
 	if w.PR > 0 {
 		data["pullRequest"] = fmt.Sprintf("%s#%d", w.PRRepo, w.PR)
 	}
@@ -113,8 +156,8 @@ func (c *cycle) police() {
 			c.errs = append(c.errs, fmt.Errorf("sessions: read transcript of %s: %w", l.rec.ID, err))
 		}
 		if l.usageChanged() {
-			u := l.meter.Usage()
-			if err := s.d.Store.UpdateSessionUsage(c.ctx, l.rec.ID, u.HarnessSession, u.Turns, u.Tokens(), u.CostUSD); err != nil {
+			u := l.usage()
+			if err := s.d.Store.UpdateSessionUsage(c.ctx, l.rec.ID, recorded(u)); err != nil {
 				c.errs = append(c.errs, fmt.Errorf("sessions: record usage of %s: %w", l.rec.ID, err))
 			} else {
 				l.saved = u
@@ -154,30 +197,67 @@ func (c *cycle) police() {
 }
 
 // checkBudget stops a session whose item has spent more than its budget
-// (its pull requests' sessions count towards the same budget).
+// (its pull requests' sessions count towards the same budget), or whose
+// repository has spent more than the repository's budget in its window.
 func (c *cycle) checkBudget(key itemID, l *live) {
 	f, err := c.spent(l.rec.Repo, l.rec.WorkItem)
 	if err != nil {
 		c.errs = append(c.errs, err)
 		return
 	}
-	spent := f.plus(l.meter.Usage())
-	for k, other := range c.s.live {
-		if k != key && k.repo == key.repo && k.item == key.item && other.stopState == "" {
-			u := other.meter.Usage()
-			spent = Figures{Turns: spent.Turns + u.Turns, Tokens: spent.Tokens + u.Tokens(), CostUSD: spent.CostUSD + u.CostUSD}
-		}
-	}
-	over := c.s.cfg.Budget.Over(spent.Turns, spent.Tokens, spent.CostUSD, false)
-	if over == "" {
+	live := c.liveFigures(func(o *live) bool {
+		return o == l || (o.rec.Repo == l.rec.Repo && o.rec.WorkItem == l.rec.WorkItem && o.stopState == "")
+	})
+	spent := f.add(live)
+	if over := over(c.s.cfg.Budget, spent, false); over != "" {
+		reason := fmt.Sprintf("%s %s is over its session budget: %s", l.rec.Repo, l.rec.WorkItem, over)
+		l.stop(store.SessionOverBudget, reason, c.s.cfg.StopGrace())
+		// The escalation carries the figures including the live sessions;
+		// each session's own figures are added to the record when it ends.
+		c.append(l.rec.Repo, l.rec.WorkItem, c.holdSpent(c.s.state(key), l.want(), reason, false, live))
 		return
 	}
-	reason := fmt.Sprintf("%s %s is over its session budget: %s", l.rec.Repo, l.rec.WorkItem, over)
-	l.stop(store.SessionOverBudget, reason, c.s.cfg.StopGrace())
-	// The escalation carries the figures including the live sessions; each
-	// session's own figures are added to the record when it ends.
-	extra := Figures{Turns: spent.Turns - f.Turns, Tokens: spent.Tokens - f.Tokens, CostUSD: spent.CostUSD - f.CostUSD}
-	c.append(l.rec.Repo, l.rec.WorkItem, c.holdSpent(c.s.state(key), l.want(), reason, false, extra))
+	if over := c.repoOver(l.rec.Repo, false); over != "" {
+		l.stop(store.SessionOverBudget, over, c.s.cfg.StopGrace())
+	}
+}
+
+// liveFigures sums what the live sessions keep selects have used so far.
+func (c *cycle) liveFigures(keep func(*live) bool) Figures {
+	var f Figures
+	for _, l := range c.s.live {
+		if keep(l) {
+			f = f.plus(l.usage(), c.now.Sub(l.rec.StartedAt))
+		}
+	}
+	return f
+}
+
+// repoOver says how repo is over the repository budget ("" = it is not,
+// or none is set), counting its live sessions; at as for Budget.over.
+func (c *cycle) repoOver(repo string, at bool) string {
+	b := c.s.cfg.RepositoryBudget
+	if !b.Set() {
+		return ""
+	}
+	if c.repoSpent == nil {
+		c.repoSpent = map[string]Figures{}
+	}
+	f, ok := c.repoSpent[repo]
+	if !ok {
+		since := c.now.Add(-b.Window())
+		sp, err := c.s.d.Store.RepoSpend(c.ctx, repo, since)
+		if err != nil {
+			c.errs = append(c.errs, fmt.Errorf("sessions: read what %s spent: %w", repo, err))
+			return fmt.Sprintf("what %s spent could not be read (%v), so no session is launched for it", repo, err) // fail closed
+		}
+		f = figuresOf(sp).add(c.liveFigures(func(l *live) bool { return l.rec.Repo == repo && l.rec.StartedAt.After(since) }))
+		c.repoSpent[repo] = f
+	}
+	if over := over(b.Budget, f, at); over != "" {
+		return fmt.Sprintf("%s is over its repository budget: %s in the last %s", repo, over, b.Window())
+	}
+	return ""
 }
 
 // launch starts a session for every wanted item that has none, in arming
@@ -197,6 +277,7 @@ func (c *cycle) launch() {
 		}
 		if it.work != w.work() || it.visit != w.Visit {
 			it.work, it.visit, it.launches, it.nextAt, it.lastExit = w.work(), w.Visit, 0, c.now, ""
+			it.idle, it.note = 0, ""
 			if it.holdNode {
 				it.hold, it.holdNode, it.notified = "", false, false
 			}
@@ -235,16 +316,32 @@ func (c *cycle) refused(it *itemState, w Want) bool {
 		if f, err := c.spent(w.Repo, w.WorkItem); err == nil {
 			spent = *f
 		}
-		if _, ok := c.s.d.Harnesses[w.Harness]; !ok {
+		hc, configured := c.s.d.Harnesses[w.Harness]
+		m := harness.Measures(w.Harness, hc, harness.EffectiveModel(hc, w.Model))
+		if !configured {
 			c.append(w.Repo, w.WorkItem, c.holdItem(it, w,
 				fmt.Sprintf("harness %q is not configured; add it under harnesses:", w.Harness), true))
-		} else if over := c.s.cfg.Budget.Over(spent.Turns, spent.Tokens, spent.CostUSD, true); over != "" {
+		} else if why := firstNonEmpty(unmeasured(c.s.cfg.Budget, m, "sessions.budget"), unmeasured(c.s.cfg.RepositoryBudget.Budget, m, "sessions.repositoryBudget")); why != "" {
+			c.append(w.Repo, w.WorkItem, c.holdItem(it, w, "no session is launched that its budget cannot hold: "+why, true))
+		} else if over := over(c.s.cfg.Budget, spent, true); over != "" {
 			c.append(w.Repo, w.WorkItem, c.holdItem(it, w,
 				fmt.Sprintf("%s %s is over its session budget: %s", w.Repo, w.WorkItem, over), false))
 		}
 	}
 	if it.hold == "" {
-		return false
+		over := c.repoOver(w.Repo, true)
+		if over == "" {
+			it.repoHeld = false
+			return false
+		}
+		// The repository's hold is no escalation: it lifts by itself once
+		// the window no longer holds that much spend.
+		if !it.repoHeld {
+			it.repoHeld = true
+			c.append(w.Repo, w.WorkItem, event("session.refused", w.Node, map[string]any{"reason": over, "repositoryBudget": true}))
+		}
+		c.rep.Held = append(c.rep.Held, Held{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own, Reason: over})
+		return true
 	}
 	if !it.notified {
 		it.notified = true
@@ -263,8 +360,12 @@ func (c *cycle) start(w Want, it *itemState) {
 	if w.key().pr > 0 {
 		serveRepo = w.Repo // its own tree is not where the item lives
 	}
+	prompt := w.Prompt
+	if it.note != "" {
+		prompt = it.note + "\n\n" + prompt
+	}
 	launch := harness.Launch{
-		SessionID: id, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Prompt: w.Prompt, Model: w.Model, Effort: w.Effort,
+		SessionID: id, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Prompt: prompt, Model: w.Model, Effort: w.Effort,
 		Workdir: w.Workdir, ServeRepo: serveRepo, Dir: dir, Serve: s.d.Serve, ServeEnv: s.d.ServeEnv, Sensitive: s.d.Sensitive,
 		Redact: s.redact, Lookup: s.d.Lookup, Terminal: s.d.Runner.Terminal()}
 	var bx *box
@@ -317,6 +418,13 @@ func (c *cycle) start(w Want, it *itemState) {
 			_ = errw.Close()
 		}
 	}
+	head := ""
+	if s.d.Progress != nil {
+		var err error
+		if head, err = s.d.Progress.Head(c.ctx, w.Workdir); err != nil {
+			s.d.Log.Warn("could not read the head of a session's working tree; whether it commits is not checked", "workItem", w.WorkItem, "workdir", w.Workdir, "err", err)
+		}
+	}
 	it.launches++
 	h, err := s.d.Runner.Start(c.ctx, rl)
 	if err != nil {
@@ -332,15 +440,18 @@ func (c *cycle) start(w Want, it *itemState) {
 	rec := store.Session{ID: id, Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Harness: w.Harness, Runner: s.d.Runner.Name(),
 		Model: plan.Model, Effort: plan.Effort, Argv: plan.Recorded, PID: h.Pid(), Attempt: it.launches, StartedAt: c.now,
 		Transcript: transcript, Attach: h.Attach(), Confinement: s.d.Confiner.Layers()}
-	started := map[string]any{"session": id, "harness": w.Harness, "runner": rec.Runner,
+	started := map[string]any{"session": id, "harness": w.Harness, "adapter": plan.Adapter, "runner": rec.Runner,
 		"model": rec.Model, "effort": rec.Effort, "argv": rec.Argv, "pid": rec.PID, "attempt": rec.Attempt, "attach": rec.Attach,
 		"confinement": rec.Confinement}
+	if len(plan.Notes) > 0 {
+		started["notes"] = plan.Notes
+	}
 	if w.PR > 0 {
 		started["pullRequest"], started["own"] = fmt.Sprintf("%s#%d", w.PRRepo, w.PR), w.Own
 	}
 	evs := []store.Event{event("session.started", w.Node, started)}
 	if it.launches > 1 {
-		evs = append(evs, event("session.relaunched", w.Node, map[string]any{"session": id, "attempt": it.launches, "after": it.lastExit}))
+		evs = append(evs, event("session.relaunched", w.Node, map[string]any{"session": id, "attempt": it.launches, "after": it.lastExit, "noCommit": it.note != ""}))
 	}
 	if err := s.d.Store.StartSession(c.ctx, rec, evs...); err != nil {
 		h.Stop(0) // an unrecorded session must not run
@@ -349,7 +460,10 @@ func (c *cycle) start(w Want, it *itemState) {
 		c.errs = append(c.errs, fmt.Errorf("sessions: record the launch for %s %s (stopped it): %w", w.Repo, w.WorkItem, err))
 		return
 	}
-	l := &live{rec: rec, h: h, own: w.key().pr > 0, out: out, errw: errw, box: bx}
+	name, model := w.Harness, plan.Model
+	l := &live{rec: rec, h: h, own: w.key().pr > 0, out: out, errw: errw, box: bx, meter: harness.NewMeter(plan.Output),
+		workdir: w.Workdir, head: head,
+		price: func(u harness.Usage) harness.Usage { return s.priced(name, model, u) }}
 	s.live[w.key()] = l
 	go func() {
 		<-h.Done()
@@ -362,6 +476,9 @@ func (c *cycle) start(w Want, it *itemState) {
 	c.rep.Started = append(c.rep.Started, st)
 	s.d.Log.Info("session started", "session", id, "repo", w.Repo, "workItem", w.WorkItem, "node", w.work(), "attempt", it.launches,
 		"confinement", rec.Confinement)
+	for _, n := range plan.Notes {
+		s.d.Log.Warn("session note", "session", id, "workItem", w.WorkItem, "harness", w.Harness, "note", n)
+	}
 }
 
 func touchPrivate(path string) error {
@@ -370,4 +487,42 @@ func touchPrivate(path string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// warnUnknown logs, once per session, the event types its output held
+// that the harness's reader does not know: read past, not failed on.
+func (c *cycle) warnUnknown(l *live, u harness.Usage) {
+	if l.warned || len(u.Unknown) == 0 {
+		return
+	}
+	l.warned = true
+	c.s.d.Log.Warn("harness printed events its reader does not know; they were read past", "session", l.rec.ID,
+		"workItem", l.rec.WorkItem, "harness", l.rec.Harness, "events", strings.Join(u.Unknown, ", "))
+}
+
+// exitText is how a session ended, as the relaunch and escalation say it:
+// its exit status, what its CLI documents that status to mean, and a
+// refusal for rate or quota.
+func (s *Supervisor) exitText(name string, exit proc.ExitStatus, u harness.Usage) string {
+	out := exit.String()
+	if exit.Code > 1 {
+		if what := harness.ExitMeaning(s.d.Harnesses[name], exit.Code); what != "" {
+			out += " (" + what + ")"
+		}
+	}
+	if u.RateLimited {
+		out += ", rate limited"
+	}
+	return out
+}
+
+// clip bounds s to n bytes, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

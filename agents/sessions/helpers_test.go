@@ -26,9 +26,7 @@ func TestMain(m *testing.M) {
 	// The store logs its migration on the default logger; keep benchmark
 	// and test output clean.
 	slog.SetDefault(slog.New(slog.NewTextHandler(ioDiscard{}, nil)))
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 const fakePkg = "github.com/the-loop/the-loop/agents/harness/fakeharness"
@@ -112,8 +110,13 @@ func (r *rig) harnesses() map[string]harness.Config {
 }
 
 func (r *rig) supervisor(cfg Config, runner Runner) *Supervisor {
+	return r.supervisorWith(cfg, runner, nil)
+}
+
+// supervisorWith is supervisor reading the sessions' trees through progress.
+func (r *rig) supervisorWith(cfg Config, runner Runner, progress Progress) *Supervisor {
 	r.t.Helper()
-	s, err := New(cfg, Deps{Store: r.store, Harnesses: r.harnesses(), Serve: []string{"/usr/local/bin/the-loop", "serve"},
+	s, err := New(cfg, Deps{Store: r.store, Harnesses: r.harnesses(), Serve: []string{"/usr/local/bin/the-loop", "serve"}, Progress: progress,
 		StateDir: r.state, Runner: runner, Now: r.clock.Now, Log: slog.New(slog.NewTextHandler(ioDiscard{}, nil)),
 		Sensitive: []string{"MY_TRACKER_CREDENTIALS_VAR", "CUSTOM_SECRET_NAME"},
 		NewID:     func() string { r.ids++; return fmt.Sprintf("s-%03d", r.ids) }})

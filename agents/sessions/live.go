@@ -15,9 +15,13 @@ import (
 type live struct {
 	rec    store.Session
 	h      Handle
-	meter  harness.Meter
+	meter  *harness.Meter
 	offset int64
 	saved  harness.Usage // last figures written to the store
+	// price estimates the cost of the figures read so far.
+	price func(harness.Usage) harness.Usage
+	// warned: the unknown event types of the output were logged.
+	warned bool
 	// stopState and stopReason are recorded when a stopped session ends.
 	stopState  string
 	stopReason string
@@ -30,6 +34,9 @@ type live struct {
 	// unconfined).
 	out, errw *capped
 	box       *box
+	// workdir is where the session works; head the commit its tree stood
+	// on at launch ("" when it could not be read).
+	workdir, head string
 }
 
 // release revokes a confined session's capability and closes its output
@@ -59,7 +66,7 @@ func (l *live) want() Want {
 func (l *live) status() Status {
 	st := Status{Session: l.rec.ID, Repo: l.rec.Repo, WorkItem: l.rec.WorkItem, Node: l.rec.Node, PR: l.rec.PR, PRRepo: l.rec.PRRepo, Own: l.own, Harness: l.rec.Harness,
 		Runner: l.rec.Runner, PID: l.rec.PID, Attempt: l.rec.Attempt, StartedAt: l.rec.StartedAt, State: store.SessionRunning,
-		Usage: l.meter.Usage(), Transcript: l.rec.Transcript, Attach: l.rec.Attach}
+		Usage: l.usage(), Transcript: l.rec.Transcript, Attach: l.rec.Attach}
 	if l.stopState != "" {
 		st.Reason = "stopping: " + l.stopReason
 	}
@@ -121,8 +128,19 @@ func (l *live) readUsage() error {
 	return nil
 }
 
+// usage is the figures read so far, their cost estimated where the CLI
+// reports none.
+func (l *live) usage() harness.Usage {
+	u := l.meter.Usage()
+	if l.price != nil {
+		u = l.price(u)
+	}
+	return u
+}
+
 // usageChanged reports whether the figures moved since they were saved.
 func (l *live) usageChanged() bool {
-	u := l.meter.Usage()
-	return u.Turns != l.saved.Turns || u.Tokens() != l.saved.Tokens() || u.CostUSD != l.saved.CostUSD || u.HarnessSession != l.saved.HarnessSession
+	u := l.usage()
+	return u.Turns != l.saved.Turns || u.Tokens() != l.saved.Tokens() || u.CostUSD != l.saved.CostUSD || u.Cost != l.saved.Cost ||
+		u.HarnessSession != l.saved.HarnessSession || u.Result != l.saved.Result || u.Error != l.saved.Error
 }

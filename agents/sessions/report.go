@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/agents/harness"
+	"github.com/the-loop/the-loop/store"
 )
 
 // Want is one work item standing on an agent node: the desired state the
@@ -135,15 +136,36 @@ type Held struct {
 	Reason   string `json:"reason"`
 }
 
-// Figures are what an item's sessions used.
+// Figures are what sessions used: figures, the cost of those whose cost is
+// known (UnknownCost counts the others), and run time.
 type Figures struct {
-	Turns   int     `json:"turns"`
-	Tokens  int64   `json:"tokens"`
-	CostUSD float64 `json:"costUsd"`
+	Turns       int     `json:"turns"`
+	Tokens      int64   `json:"tokens"`
+	CostUSD     float64 `json:"costUsd"`
+	UnknownCost int     `json:"unknownCost,omitempty"`
+	WallSeconds float64 `json:"wallSeconds"`
 }
 
-func (f Figures) plus(u harness.Usage) Figures {
-	return Figures{Turns: f.Turns + u.Turns, Tokens: f.Tokens + u.Tokens(), CostUSD: f.CostUSD + u.CostUSD}
+// plus adds one session that used u over wall.
+func (f Figures) plus(u harness.Usage, wall time.Duration) Figures {
+	f.Turns, f.Tokens, f.WallSeconds = f.Turns+u.Turns, f.Tokens+u.Tokens(), f.WallSeconds+wall.Seconds()
+	if u.HasCost() {
+		f.CostUSD += u.CostUSD
+	} else {
+		f.UnknownCost++
+	}
+	return f
+}
+
+// add sums two sets of figures.
+func (f Figures) add(g Figures) Figures {
+	return Figures{Turns: f.Turns + g.Turns, Tokens: f.Tokens + g.Tokens, CostUSD: f.CostUSD + g.CostUSD,
+		UnknownCost: f.UnknownCost + g.UnknownCost, WallSeconds: f.WallSeconds + g.WallSeconds}
+}
+
+// figuresOf reads the store's sum.
+func figuresOf(sp store.Spend) Figures {
+	return Figures{Turns: sp.Turns, Tokens: sp.Tokens, CostUSD: sp.CostUSD, UnknownCost: sp.UnknownCost, WallSeconds: sp.WallSeconds}
 }
 
 // Escalation is an item that needs a human: its sessions keep ending with

@@ -25,8 +25,9 @@ import (
 type Recorder interface {
 	StartSession(ctx context.Context, sess store.Session, evs ...store.Event) error
 	FinishSession(ctx context.Context, sess store.Session, evs ...store.Event) error
-	UpdateSessionUsage(ctx context.Context, id, harnessSession string, turns int, tokens int64, costUSD float64) error
+	UpdateSessionUsage(ctx context.Context, id string, u store.SessionUsage) error
 	ItemSpend(ctx context.Context, repo, item string) (store.Spend, error)
+	RepoSpend(ctx context.Context, repo string, since time.Time) (store.Spend, error)
 	ListSessions(ctx context.Context, f store.SessionFilter) ([]store.Session, error)
 	AppendEvents(ctx context.Context, repo, id string, evs []store.Event) error
 }
@@ -53,6 +54,10 @@ type Deps struct {
 	// lists it for redaction (nil = os.Environ()).
 	Lookup  func(string) (string, bool)
 	Environ []string
+	// Progress reads what a session left in its working tree (nil: the
+	// supervisor cannot tell, and a session that changed nothing is
+	// relaunched like any other).
+	Progress Progress
 	// Confiner confines every session (nil: sessions run unconfined, as
 	// under sessions.confinement: none). When it refuses, no session is
 	// launched and the items say why.
@@ -72,6 +77,15 @@ type Deps struct {
 	Now   func() time.Time
 	NewID func() string
 	Log   *slog.Logger
+}
+
+// Progress reads a session's working tree (workspace.Progress).
+type Progress interface {
+	// Head is the commit the tree in dir stands on.
+	Head(ctx context.Context, dir string) (string, error)
+	// AgentCommits counts the commits since since in dir that are not the
+	// loop's own.
+	AgentCommits(ctx context.Context, dir, since string) (int, error)
 }
 
 // Supervisor keeps the live sessions in line with the desired state. Its
@@ -101,6 +115,11 @@ type itemState struct {
 	hold     string // why launches are refused ("" = none)
 	holdNode bool   // the hold ends when the key moves to other work
 	notified bool   // the hold's refusal event was appended
+	// idle counts the sessions in a row that ended on work with no commit;
+	// note is what the next launch's prompt is told about the last one.
+	idle     int
+	note     string
+	repoHeld bool // the repository's budget holds the key (its event was appended)
 	// confRefused: the refusal for want of confinement was appended.
 	confRefused bool
 }
@@ -188,6 +207,8 @@ type cycle struct {
 	order []Want
 	rep   Report
 	errs  []error
+	// repoSpent caches each repository's spend in its budget's window.
+	repoSpent map[string]Figures
 }
 
 func (c *cycle) index(wants []Want) {
@@ -253,7 +274,8 @@ func (c *cycle) spent(repo, item string) (*Figures, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sessions: read what %s %s spent: %w", repo, item, err)
 	}
-	f := &Figures{Turns: sp.Turns, Tokens: sp.Tokens, CostUSD: sp.CostUSD}
+	f := &Figures{}
+	*f = figuresOf(sp)
 	c.s.spend[key] = f
 	return f, nil
 }

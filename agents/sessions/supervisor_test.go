@@ -214,7 +214,7 @@ func TestSupervisorStopsAnItemOverBudgetAndEscalatesWithFigures(t *testing.T) {
 	require.Len(t, rep.Escalations, 1)
 	e := rep.Escalations[0]
 	assert.Equal(t, "octo/widgets issue-4 is over its session budget: 4500 tokens of 1000 allowed", e.Reason)
-	assert.Equal(t, Figures{Turns: 3, Tokens: 4500}, e.Spent)
+	assert.Equal(t, Figures{Turns: 3, Tokens: 4500, UnknownCost: 1}, e.Spent, "the live session has reported no cost yet: unknown, not $0")
 	assert.Equal(t, Budget{Tokens: 1000}, e.Budget)
 
 	rep = cycleUntil(t, s, fixed(w), exited)

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -165,27 +163,6 @@ func (p *checkPrinter) end() {
 	case p.gh != nil:
 		p.gh.finish(p.w, nil)
 	}
-}
-
-// encodeReport renders one report: the whole document, or (inArray) an
-// element of the --all array indented by two spaces, without its newline.
-func encodeReport(rep runtime.Report, inArray bool) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if inArray {
-		b.WriteString("  ")
-		enc.SetIndent("  ", "  ")
-	} else {
-		enc.SetIndent("", "  ")
-	}
-	if err := enc.Encode(rep); err != nil {
-		return nil, fmt.Errorf("encode report %s: %w", rep.WorkItem, err)
-	}
-	if inArray {
-		return bytes.TrimRight(b.Bytes(), "\n"), nil
-	}
-	return b.Bytes(), nil
 }
 
 // renderCheckItem prints one item's block of the people's format.

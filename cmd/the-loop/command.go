@@ -58,7 +58,7 @@ type Command struct {
 // list. A new verb is a line here and a file of its own.
 func theLoop() *Command {
 	return &Command{Noun: "command", Sub: []*Command{
-		checkCmd(), continuityCmd(), criticCmd(), gateCmd(), graphCmd(), handoffCmd(), keysCmd(),
+		checkCmd(), continuityCmd(), criticCmd(), gateCmd(), graphCmd(), handoffCmd(), harnessCmd(), keysCmd(),
 		planCmd(), pollCmd(), prCmd(), runCmd(), serveCmd(), sessionsCmd(), ticketCmd(), versionCmd(),
 	}}
 }

@@ -18,7 +18,7 @@ import (
 // one that hangs as slow (1 s), and one whose program is missing.
 func criticConfig(t *testing.T) string {
 	t.Helper()
-	fake := testbin.BuildTemp(t, "github.com/the-loop/the-loop/agents/critic/fakecritic")
+	fake := testbin.Build(t, "github.com/the-loop/the-loop/agents/critic/fakecritic")
 	p := filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(p, []byte(`critics:
   - name: codex

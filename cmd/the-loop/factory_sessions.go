@@ -56,8 +56,13 @@ func (f *Factory) supervisor(cfg *config.Config, db *store.Handle, log *slog.Log
 	if err != nil {
 		return nil, err
 	}
+	env, err := f.gitEnv(cfg)
+	if err != nil {
+		return nil, err
+	}
 	conf := f.confiner(cfg, exe, dbPath)
 	return sessions.New(cfg.Sessions.SessionLimits, sessions.Deps{
+		Progress:      workspace.Progress{Env: env},
 		Store:         service.HandleRecorder(db),
 		Harnesses:     cfg.Harnesses,
 		Serve:         serve,
@@ -133,17 +138,28 @@ func (f *Factory) trees(cfg *config.Config, db *store.Handle) (*service.Trees, e
 		}
 		root = filepath.Join(dir, "trees")
 	}
+	env, err := f.gitEnv(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return service.NewTrees(root, workspace.Options{
+		Remote:   cfg.Sessions.Remote,
+		Env:      env,
+		Secrets:  proc.SecretValuesOf(f.environ(), service.SensitiveEnv(cfg)...),
+		Identity: workspace.Identity{Name: cfg.Sessions.CommitName, Email: cfg.Sessions.CommitEmail},
+	}), nil
+}
+
+// gitEnv is the environment of every git command the loop runs in a
+// working tree: the allow-listed basics and git's own transport settings,
+// never a secret.
+func (f *Factory) gitEnv(cfg *config.Config) ([]string, error) {
 	env, err := proc.BuildEnv(proc.EnvSpec{Pass: []string{"GIT_SSH_COMMAND", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM"},
 		Sensitive: service.SensitiveEnv(cfg)}, f.lookupEnv)
 	if err != nil {
 		return nil, fmt.Errorf("sessions: the git environment of the working trees: %w", err)
 	}
-	return service.NewTrees(root, workspace.Options{
-		Remote:   cfg.Sessions.Remote,
-		Env:      env.List(),
-		Secrets:  proc.SecretValuesOf(f.environ(), service.SensitiveEnv(cfg)...),
-		Identity: workspace.Identity{Name: cfg.Sessions.CommitName, Email: cfg.Sessions.CommitEmail},
-	}), nil
+	return env.List(), nil
 }
 
 // lookupEnv reads the process environment through Getenv (under systemd an

@@ -3,8 +3,6 @@ package main
 import (
 	"os"
 	"testing"
-
-	"github.com/the-loop/the-loop/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
@@ -13,7 +11,5 @@ func TestMain(m *testing.M) {
 		// sessions with this very program, as the-loop would with itself.
 		os.Exit(sandboxExec(os.Args[2:], os.Stdout, os.Stderr))
 	}
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
+	os.Exit(m.Run())
 }

@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/the-loop/the-loop/service"
@@ -71,12 +73,36 @@ func runPoll(ctx context.Context, f *Factory, opts *pollOptions) error {
 	if every <= 0 {
 		every = time.Duration(svc.Config().Polling.IntervalSeconds) * time.Second
 	}
+	p.Wake = wakeOnSignal(ctx, syscall.SIGUSR1)
 	sdNotify(logger, "READY=1\nSTATUS=polling every "+every.String())
 	logger.Info("poller started", "interval", every.String(), "sources", len(p.Sources))
 	err = p.Run(ctx, every)
 	sdNotify(logger, "STOPPING=1")
 	logger.Info("poller stopped")
 	return err
+}
+
+// wakeOnSignal turns each sig the process receives into a wake of the
+// poller (a burst of them is one wake), until ctx ends.
+func wakeOnSignal(ctx context.Context, sig os.Signal) <-chan struct{} {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, sig)
+	wake := make(chan struct{}, 1)
+	go func() {
+		defer signal.Stop(sigs)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-sigs:
+				select {
+				case wake <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return wake
 }
 
 // newPoller checks the polling config and that every polled system's

@@ -171,7 +171,9 @@ func newServeService(f *Factory, db, repoDir string, confined bool, logger *slog
 // repository, the operator a stdio or static-token caller acts as, and the
 // work item a launched session's server is confined to.
 func serverDeps(svc *service.Service, logger *slog.Logger, repoDir, workItem string) loopmcp.Deps {
-	return loopmcp.Deps{Logger: logger, DefaultRepo: repoDir, Backend: svc, Operator: svc.Config().Routing.Operator, WorkItem: workItem}
+	cfg := svc.Config()
+	return loopmcp.Deps{Logger: logger, DefaultRepo: repoDir, Backend: svc, Operator: cfg.Routing.Operator, WorkItem: workItem,
+		MaxArgumentBytes: cfg.MCP.MaxArgumentBytes}
 }
 
 // resolveRepo makes --repo absolute (against the working directory) and

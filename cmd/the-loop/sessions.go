@@ -63,7 +63,7 @@ func runSessionsList(ctx context.Context, f *Factory, opts *sessionsListOptions)
 			return
 		}
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "SESSION\tITEM\tNODE\tSTATE\tATTEMPT\tSTARTED\tTOKENS\tCOST\tCONFINED")
+		fmt.Fprintln(tw, "SESSION\tITEM\tNODE\tHARNESS\tSTATE\tATTEMPT\tSTARTED\tTURNS\tTOKENS\tCOST\tCONFINED")
 		for _, s := range res.Sessions {
 			state := s.State
 			if s.ExitStatus != "" {
@@ -73,10 +73,14 @@ func runSessionsList(ctx context.Context, f *Factory, opts *sessionsListOptions)
 			if confined == "" {
 				confined = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t$%.2f\t%s\n", s.ID, s.WorkItem, s.Node, state, s.Attempt,
-				s.StartedAt.UTC().Format(time.DateTime), s.Tokens, s.CostUSD, confined)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\n", s.ID, s.WorkItem, s.Node, s.Harness, state, s.Attempt,
+				s.StartedAt.UTC().Format(time.DateTime), s.Turns, s.Tokens, s.CostText(), confined)
 		}
 		_ = tw.Flush()
+		fmt.Fprintln(w, "by harness:")
+		for _, h := range res.ByHarness {
+			fmt.Fprintln(w, "  "+h.Text())
+		}
 	})
 }
 
@@ -144,7 +148,9 @@ func printSession(w io.Writer, s service.SessionView) {
 	if !s.EndedAt.IsZero() {
 		line("ended", s.EndedAt.UTC().Format(time.RFC3339))
 	}
-	line("spent", fmt.Sprintf("%d turns, %d tokens, $%.2f", s.Turns, s.Tokens, s.CostUSD))
+	line("spent", fmt.Sprintf("%d turns, %d tokens (%d input, %d output), %s", s.Turns, s.Tokens, s.InputTokens, s.OutputTokens, s.CostText()))
+	line("result", s.Result)
+	line("error", s.Error)
 	line("transcript", s.Transcript)
 	if s.TranscriptCut > 0 {
 		line("transcript cut", fmt.Sprintf("its first %d bytes were cut to hold it to sessions.maxTranscriptBytes; the tail is kept", s.TranscriptCut))
@@ -160,10 +166,10 @@ func printSession(w io.Writer, s service.SessionView) {
 
 // resumeHint says how to continue the conversation by hand.
 func resumeHint(s service.SessionView) string {
-	if s.HarnessSession == "" {
+	if s.Resume == "" {
 		return ""
 	}
-	return fmt.Sprintf("cd %s && claude --resume %s (the harness's session %s)", s.Repo, s.HarnessSession, s.HarnessSession)
+	return fmt.Sprintf("cd %s && %s (the harness's session %s)", s.Repo, s.Resume, s.HarnessSession)
 }
 
 // sessionsLogsOptions are the flags of `the-loop sessions logs`.

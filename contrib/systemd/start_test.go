@@ -22,6 +22,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/internal/testbin"
 )
 
 const testToken = "ghp_credential_token_for_the_unit_test"
@@ -86,39 +88,10 @@ func freeUID(t *testing.T) int {
 	return 0
 }
 
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
-
-// buildBinary builds the static binary the README documents, once.
+// buildBinary is the static binary the README documents.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "the-loop-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "the-loop")
-		cmd := exec.Command("go", "build", "-trimpath", "-o", builtBin, "./cmd/the-loop")
-		cmd.Dir = filepath.Join("..", "..")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	require.NoError(t, buildErr)
-	return builtBin
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if builtBin != "" {
-		os.RemoveAll(filepath.Dir(builtBin))
-	}
-	os.Exit(code)
+	return testbin.BuildWith(t, testbin.Module+"/cmd/the-loop", testbin.Options{Static: true})
 }
 
 func copyFile(t *testing.T, from, to string, mode os.FileMode) {

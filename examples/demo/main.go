@@ -1,11 +1,14 @@
 // Command demo runs the whole loop on this machine in well under a minute:
 // a fake GitHub on a loopback port, a bare git remote and the poller's
-// checkout of it, `the-loop poll` launching a scripted fake harness for
-// every agent node, and a script acting as the one human: it arms issue #1,
-// signs the phase selection, approves at the gates and approves the pull
-// request the implementation opened. It prints each
-// step as it happens. With `claude` on PATH, ANTHROPIC_API_KEY set and the
-// the-loop plugin installed, -harness claude runs Claude Code instead.
+// checkout of it, the repository's CI run on every head pushed there,
+// `the-loop poll` launching a scripted fake harness for every agent node,
+// and a script acting as the one human: it arms issue #1, signs the phase
+// selection, asks for changes to the design once, approves at the gates and
+// approves the pull request the implementation opened — after CI failed on
+// it once and the loop sent it back to be fixed. It prints each step as it
+// happens, and ends by checking a fresh clone of the item's branch the way
+// a CI would. With `claude` on PATH, ANTHROPIC_API_KEY set and the the-loop
+// plugin installed, -harness claude runs Claude Code instead.
 //
 //	go run ./examples/demo            # or examples/demo.sh
 package main
@@ -107,14 +110,26 @@ func run(ctx context.Context, p printer, harness string, keep bool, build builde
 	step("execute: %s unticks brainstorming and the review chain, ticks model-%s, and signs with `the-loop execute`", scenario.Human, model)
 	l.Say(1, "- [ ] brainstorming\n- [ ] review-chain\n- [x] model-"+model+"\n\nthe-loop execute")
 	for _, gate := range []string{"requirements-approval", "design-approval", "pr-approval", "human-approval"} {
-		if gate == "pr-approval" {
-			if err := approvePullRequest(ctx, w, l); err != nil {
+		switch gate {
+		case "pr-approval":
+			if err := fixAndApprovePullRequest(ctx, w, l); err != nil {
 				return err
 			}
 			continue
+		case "design-approval":
+			if err := w.until(ctx, gate, requests(l, gate, 1)); err != nil {
+				return err
+			}
+			step("approval: %s asks for a review on the ticket; %s asks for changes: `%s`", gate, scenario.Human, changeRequest)
+			l.Say(1, changeRequest)
+			if err := w.until(ctx, gate+" again", requests(l, gate, 2)); err != nil {
+				return err
+			}
+			step("approval: %s asks again, its design now saying what an empty report exports; %s replies `Approved.`", gate, scenario.Human)
+			l.Say(1, "Approved.")
+			continue
 		}
-		marker := "<!-- the-loop:review-request " + gate + " -->"
-		if err := w.until(ctx, gate, func() bool { _, ok := l.Posted(1, marker); return ok }); err != nil {
+		if err := w.until(ctx, gate, requests(l, gate, 1)); err != nil {
 			return err
 		}
 		step("approval: %s asks for a review on the ticket; %s replies `Approved.`", gate, scenario.Human)
@@ -125,29 +140,121 @@ func run(ctx context.Context, p printer, harness string, keep bool, build builde
 	}
 	step("complete: issue-1 walked from arming to complete in %s (%s in all)", time.Since(armed).Round(time.Second), time.Since(start).Round(time.Second))
 	_ = scenario.WaitFor(ctx, 30*time.Second, "the completed record on the remote", func() bool {
-		out, err := exec.CommandContext(ctx, "git", "-C", l.Remote, "show", "the-loop/issue-1-seeded-ticket:docs/specs/issue-1/work-item-state.json").Output()
+		out, err := exec.CommandContext(ctx, "git", "-C", l.Remote, "show", branch+":docs/specs/issue-1/work-item-state.json").Output()
 		return err == nil && strings.Contains(string(out), `"currentNode": "complete"`)
 	})
-	log, _ := exec.CommandContext(ctx, "git", "-C", l.Remote, "log", "--format=  %h %s", "the-loop/issue-1-seeded-ticket").Output()
+	log, _ := exec.CommandContext(ctx, "git", "-C", l.Remote, "log", "--format=  %h %s", branch).Output()
 	step("the item's branch on the remote:\n%s", strings.TrimRight(string(log), "\n"))
+	out, err := l.CheckClone(ctx, branch)
+	if err != nil {
+		return err
+	}
+	step("check: a fresh clone of %s passes `the-loop check --all --recompute --fail-on block` with no key but the committed public one: %s",
+		branch, lastLine(out))
 	return nil
 }
 
-// approvePullRequest waits for the pull request the implementation asked
-// for and its review request, then approves it with a review.
-func approvePullRequest(ctx context.Context, w *watcher, l *scenario.Loop) error {
+// branch is the demo item's branch.
+const branch = "the-loop/issue-1-seeded-ticket"
+
+// changeRequest is what the human asks of the design.
+const changeRequest = "Changes requested: say what the export of an empty report holds."
+
+// requests reports whether gate has asked for a review on the ticket n
+// times (once per visit).
+func requests(l *scenario.Loop, gate string, n int) func() bool {
+	marker := "<!-- the-loop:review-request " + gate + " -->"
+	return func() bool {
+		seen := 0
+		for _, c := range l.Comments(1) {
+			if c.Author == l.GitHub.BotLogin() && strings.Contains(c.Body, marker) {
+				seen++
+			}
+		}
+		return seen >= n
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// fixAndApprovePullRequest waits for the pull request the implementation
+// asked for; the repository's CI fails on it once, and the loop sends it
+// back to implementation with what CI said, which the next session's
+// prompt quotes; once CI is green and its review request is posted, the
+// human approves it with a review.
+func fixAndApprovePullRequest(ctx context.Context, w *watcher, l *scenario.Loop) error {
 	if err := w.until(ctx, "the pull request", func() bool { return l.PullRequest("issue-1") > 0 }); err != nil {
 		return err
 	}
 	pr := l.PullRequest("issue-1")
 	w.step("pull request: the poller opened %s#%d from the item's branch (the session asked for it); its loop runs while the implementation waits", scenario.Repo, pr)
 	marker := "<!-- the-loop:review-request pr-approval -->"
-	if err := w.until(ctx, "pr-approval", func() bool { _, ok := l.Posted(pr, marker); return ok }); err != nil {
+	reviewAsked := func() bool { _, ok := l.Posted(pr, marker); return ok }
+	if err := w.until(ctx, "CI's verdict", func() bool { return len(l.FixRounds("issue-1", pr)) > 0 || reviewAsked() }); err != nil {
 		return err
 	}
-	w.step("approval: the briefing is on #%d and CI is green; pr-approval asks for a review; %s approves the pull request", pr, scenario.Human)
+	if len(l.FixRounds("issue-1", pr)) == 0 { // an agent whose code CI passed at once (-harness claude)
+		w.step("approval: CI is green and the briefing is on #%d; pr-approval asks for a review; %s approves the pull request", pr, scenario.Human)
+		l.Approve(pr, "Looks right.")
+		return nil
+	}
+	round := l.FixRounds("issue-1", pr)[0]
+	checks, _ := round["checks"].([]any)
+	for _, c := range checks {
+		c, _ := c.(map[string]any)
+		head, _ := c["head"].(string)
+		anns, _ := c["annotations"].([]any)
+		ann := map[string]any{}
+		if len(anns) > 0 {
+			ann, _ = anns[0].(map[string]any)
+		}
+		w.step("ci: check %v failed on %s of %s#%d: %v:%v %v (the repository's CI, %s, ran on the pull request's head)",
+			c["name"], short(head), scenario.Repo, pr, ann["path"], ann["startLine"], ann["message"], scenario.CIScript)
+	}
+	w.step("fix: reviewer-briefing sent %s#%d back to implementation (CI fix round 1 of 3, no attempt spent); the next session's prompt quotes what CI said", scenario.Repo, pr)
+	var fixer string
+	if err := w.until(ctx, "the fix session", func() bool { fixer = w.promptWith("CI failed on pull request"); return fixer != "" }); err != nil {
+		return err
+	}
+	prompt, _ := l.Prompt(fixer)
+	w.step("fix: %s's prompt quotes the failing check's annotation (%s) and the last %s lines of its job's log, ending `%s`", fixer,
+		between(prompt, "Annotations (1):\n  - ", " ("), between(prompt, "The end of the job's log (", " line(s)"), lastLogLine(prompt))
+	if err := w.until(ctx, "pr-approval", reviewAsked); err != nil {
+		return err
+	}
+	w.step("approval: the fix made CI green; the briefing is on #%d; pr-approval asks for a review; %s approves the pull request", pr, scenario.Human)
 	l.Approve(pr, "Looks right.")
 	return nil
+}
+
+// between is the text of s after the first from and before the next to.
+func between(s, from, to string) string {
+	_, rest, ok := strings.Cut(s, from)
+	if !ok {
+		return ""
+	}
+	out, _, _ := strings.Cut(rest, to)
+	return out
+}
+
+// lastLogLine is the last line of the job log a prompt quotes.
+func lastLogLine(prompt string) string {
+	log := between(prompt, "The end of the job's log (", "\n```\n\n")
+	if log == "" {
+		log = between(prompt, "The end of the job's log (", "\n```\n")
+	}
+	lines := strings.Split(log, "\n")
+	return lines[len(lines)-1]
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
 }
 
 // watcher prints the sessions as they start and end while waiting.
@@ -155,6 +262,17 @@ type watcher struct {
 	l    *scenario.Loop
 	step func(format string, args ...any)
 	seen map[string]string
+}
+
+// promptWith is a session seen so far whose prompt holds text ("" when
+// none).
+func (w *watcher) promptWith(text string) string {
+	for id := range w.seen {
+		if p, err := w.l.Prompt(id); err == nil && strings.Contains(p, text) {
+			return id
+		}
+	}
+	return ""
 }
 
 func (w *watcher) until(ctx context.Context, what string, cond func() bool) error {

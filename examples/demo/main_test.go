@@ -16,16 +16,10 @@ import (
 	"github.com/the-loop/the-loop/internal/testbin"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
-
 // demoNoise are what differs from one run of the demo to the next: the
 // time of day, ports, directories, session ids, durations, commit hashes
-// and whether a session ended by itself or was relieved by the next
-// assignment.
+// (the branch's log, the head CI failed on) and whether a session ended by
+// itself or was relieved by the next assignment.
 var demoNoise = []struct {
 	re   *regexp.Regexp
 	with string
@@ -37,6 +31,7 @@ var demoNoise = []struct {
 	{regexp.MustCompile(`ended: (exited|stopped) `), "ended: ENDED "},
 	{regexp.MustCompile(`in (\d+h)?(\d+m)?\d+s \((\d+h)?(\d+m)?\d+s in all\)`), "in Ns (Ns in all)"},
 	{regexp.MustCompile(`^  [0-9a-f]{7,} `), "  HASH "},
+	{regexp.MustCompile(`\bon [0-9a-f]{7}\b`), "on HASH"},
 }
 
 func normalize(line string) string {

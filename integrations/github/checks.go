@@ -49,7 +49,7 @@ func (p *Provider) ReadChecks(ctx context.Context, owner, repo, sha string) (int
 	for _, st := range statuses {
 		checks = append(checks, integrations.Check{
 			Name: st.GetContext(), Source: integrations.SourceStatus,
-			State: statusState(st.GetState()), Detail: st.GetState(), URL: st.GetTargetURL(),
+			State: statusState(st.GetState()), Detail: st.GetState(), URL: st.GetTargetURL(), Summary: st.GetDescription(),
 		})
 	}
 	for _, run := range runs {
@@ -61,9 +61,12 @@ func (p *Provider) ReadChecks(ctx context.Context, owner, repo, sha string) (int
 		if run.GetStatus() != "completed" {
 			detail = run.GetStatus()
 		}
+		out := run.GetOutput()
 		checks = append(checks, integrations.Check{
 			Name: run.GetName(), Source: integrations.SourceCheckRun,
 			State: runState(run.GetStatus(), run.GetConclusion()), Detail: detail, URL: url,
+			ID: run.GetID(), App: run.GetApp().GetSlug(),
+			Title: out.GetTitle(), Summary: out.GetSummary(), Text: out.GetText(), Annotations: out.GetAnnotationsCount(),
 		})
 	}
 	return integrations.SummarizeChecks(sha, checks), nil

@@ -59,6 +59,10 @@ func (p *Provider) issueFrom(ref integrations.Ref, is *gh.Issue) integrations.Is
 		Labels:    labels,
 		URL:       is.GetHTMLURL(),
 		UpdatedAt: is.GetUpdatedAt().Time,
+		// GitHub counts an issue's conversation comments in every listing.
+		Comments:      is.GetComments(),
+		CommentsKnown: is.Comments != nil,
+		Pull:          is.IsPullRequest(),
 	}
 }
 

@@ -11,7 +11,8 @@ import (
 var _ integrations.IssueLister = (*Provider)(nil)
 
 // ListOpenIssues returns the open issues of container (OWNER/REPO), newest
-// first, carrying label when it is non-empty. Pull requests are left out.
+// first, carrying label when it is non-empty. The open pull requests
+// GitHub's listing holds come too, marked Pull, with their comment counts.
 // Pages are requested conditionally, so an unchanged listing costs no quota.
 func (p *Provider) ListOpenIssues(ctx context.Context, container, label string) ([]integrations.Issue, error) {
 	op := integrations.OpListOpenIssues
@@ -43,9 +44,6 @@ func (p *Provider) ListOpenIssues(ctx context.Context, container, label string) 
 			return nil, err
 		}
 		for _, is := range batch {
-			if is.IsPullRequest() {
-				continue
-			}
 			out = append(out, p.issueFrom(base, is))
 		}
 		if resp == nil || resp.NextPage == 0 {

@@ -116,7 +116,7 @@ func (p *Provider) Operations() []integrations.Op {
 		integrations.OpListOpenIssues, integrations.OpReadRelations,
 		integrations.OpOpenPullRequest, integrations.OpListPullRequests, integrations.OpListPullRequestFiles,
 		integrations.OpListReviews, integrations.OpListReviewComments, integrations.OpReadChecks,
-		integrations.OpListReviewThreads,
+		integrations.OpListReviewThreads, integrations.OpReadCheckDetails,
 	}
 }
 

@@ -37,7 +37,7 @@ const reviewThreadsQuery = `query($owner: String!, $name: String!, $number: Int!
         pageInfo { hasNextPage endCursor }
         nodes {
           id isResolved isOutdated path line originalLine
-          comments(first: 1) { nodes { url author { login } } }
+          comments(first: 30) { nodes { databaseId url body createdAt author { login } } }
         }
       }
     }
@@ -65,8 +65,11 @@ type threadsPage struct {
 					OriginalLine *int   `json:"originalLine"`
 					Comments     struct {
 						Nodes []struct {
-							URL    string `json:"url"`
-							Author *struct {
+							DatabaseID int64     `json:"databaseId"`
+							URL        string    `json:"url"`
+							Body       string    `json:"body"`
+							CreatedAt  time.Time `json:"createdAt"`
+							Author     *struct {
 								Login string `json:"login"`
 							} `json:"author"`
 						} `json:"nodes"`
@@ -110,12 +113,15 @@ func (p *Provider) ListReviewThreads(ctx context.Context, owner, repo string, nu
 			case n.OriginalLine != nil:
 				t.Line = *n.OriginalLine
 			}
-			if len(n.Comments.Nodes) > 0 {
-				first := n.Comments.Nodes[0]
-				t.URL = first.URL
-				if first.Author != nil {
-					t.Author = first.Author.Login
+			for i, c := range n.Comments.Nodes {
+				tc := integrations.ThreadComment{ID: c.DatabaseID, URL: c.URL, Body: c.Body, CreatedAt: c.CreatedAt}
+				if c.Author != nil {
+					tc.Author = c.Author.Login
 				}
+				if i == 0 {
+					t.URL, t.Author = tc.URL, tc.Author
+				}
+				t.Comments = append(t.Comments, tc)
 			}
 			out = append(out, t)
 		}

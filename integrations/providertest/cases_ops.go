@@ -270,15 +270,31 @@ func caseListOpenIssues(t *testing.T, h *rig) {
 		_, err := h.p.CreatePullRequest(h.ctx, integrations.NewPullRequest{Owner: "octo", Repo: "widgets", Title: "PR", Head: "feature", Base: "main"})
 		require.NoError(t, err)
 	}
-	got, err := lister.ListOpenIssues(h.ctx, h.f.Container(), "")
+	h.f.AddComment(b, "alice", "OWNER", "first")
+	h.f.AddComment(b, "bob", "MEMBER", "second")
+	listed, err := lister.ListOpenIssues(h.ctx, h.f.Container(), "")
 	require.NoError(t, err)
 	var titles []string
-	for _, is := range got {
-		titles = append(titles, is.Title)
+	var got []integrations.Issue
+	for _, is := range listed {
 		assert.NotEmpty(t, is.URL)
 		assert.Equal(t, h.ref().System, is.Ref.System)
+		if is.Pull {
+			assert.Equal(t, "github", h.f.System(), "only GitHub lists pull requests among the issues")
+			assert.Equal(t, "PR", is.Title)
+			continue
+		}
+		titles = append(titles, is.Title)
+		got = append(got, is)
 	}
-	assert.Equal(t, []string{"plain", "armed", "Seeded ticket"}, titles, "open issues, newest first, no pull requests")
+	assert.Equal(t, []string{"plain", "armed", "Seeded ticket"}, titles, "open issues, newest first, pull requests marked apart")
+	if h.f.System() == "github" {
+		assert.Equal(t, len(listed), len(got)+1, "the open pull request comes marked")
+		assert.True(t, got[0].CommentsKnown)
+		assert.Equal(t, 2, got[0].Comments, "GitHub's listing counts the comments")
+	} else {
+		assert.False(t, got[0].CommentsKnown, "Jira's search counts no comments")
+	}
 	assert.Equal(t, []string{b.Key, a.Key, h.ref().Key}, []string{got[0].Ref.Key, got[1].Ref.Key, got[2].Ref.Key})
 	assert.Equal(t, []int{b.Number, a.Number, h.ref().Number}, []int{got[0].Number, got[1].Number, got[2].Number})
 

@@ -28,6 +28,7 @@ var pullOpCases = map[integrations.Op]func(t *testing.T, h *rig){
 	integrations.OpReadChecks:           caseReadChecks,
 	integrations.OpListReviewThreads:    caseListReviewThreads,
 	integrations.OpLinkTicket:           caseLinkTicket,
+	integrations.OpReadCheckDetails:     caseReadCheckDetails,
 }
 
 // optionalInterfaces says, per optional operation, whether p implements
@@ -43,6 +44,7 @@ var optionalInterfaces = map[integrations.Op]func(p integrations.Provider) bool{
 	integrations.OpListReviewComments:   func(p integrations.Provider) bool { _, ok := p.(integrations.ReviewCommentLister); return ok },
 	integrations.OpReadChecks:           func(p integrations.Provider) bool { _, ok := p.(integrations.CheckReader); return ok },
 	integrations.OpListReviewThreads:    func(p integrations.Provider) bool { _, ok := p.(integrations.ReviewThreadLister); return ok },
+	integrations.OpReadCheckDetails:     func(p integrations.Provider) bool { _, ok := p.(integrations.CheckDetailReader); return ok },
 	integrations.OpLinkTicket:           func(p integrations.Provider) bool { _, ok := p.(integrations.TicketLinker); return ok },
 	integrations.OpReadRelations:        func(p integrations.Provider) bool { _, ok := p.(integrations.RelationReader); return ok },
 }
@@ -204,15 +206,23 @@ func caseListReviewThreads(t *testing.T, h *rig) {
 	done := h.f.AddReviewThread(GitHubRepo, n, "bob", "a.go", 1, "done?")
 	h.f.ResolveThread(GitHubRepo, n, done.CommentID, true)
 	open := h.f.AddReviewThread(GitHubRepo, n, "carol", "b.go", 20, "open")
+	reply := h.f.ReplyToThread(GitHubRepo, n, open.CommentID, "erin", "and the empty case")
 	stale := h.f.AddReviewThread(GitHubRepo, n, "dave", "c.go", 3, "stale")
 	h.f.OutdateThread(GitHubRepo, n, stale.CommentID)
 	got, err := h.p.(integrations.ReviewThreadLister).ListReviewThreads(h.ctx, "octo", "widgets", n)
 	require.NoError(t, err)
 	require.Len(t, got, 3)
-	assert.Equal(t, integrations.ReviewThread{ID: done.ID, Resolved: true, Path: "a.go", Line: 1, URL: done.URL, Author: "bob"}, got[0])
-	assert.Equal(t, integrations.ReviewThread{ID: open.ID, Path: "b.go", Line: 20, URL: open.URL, Author: "carol"}, got[1])
-	assert.Equal(t, integrations.ReviewThread{ID: stale.ID, Outdated: true, Path: "c.go", Line: 3, URL: stale.URL, Author: "dave"}, got[2])
+	bare := func(th integrations.ReviewThread) integrations.ReviewThread { th.Comments = nil; return th }
+	assert.Equal(t, integrations.ReviewThread{ID: done.ID, Resolved: true, Path: "a.go", Line: 1, URL: done.URL, Author: "bob"}, bare(got[0]))
+	assert.Equal(t, integrations.ReviewThread{ID: open.ID, Path: "b.go", Line: 20, URL: open.URL, Author: "carol"}, bare(got[1]))
+	assert.Equal(t, integrations.ReviewThread{ID: stale.ID, Outdated: true, Path: "c.go", Line: 3, URL: stale.URL, Author: "dave"}, bare(got[2]))
 	assert.Equal(t, []integrations.ReviewThread{got[1], got[2]}, integrations.Unresolved(got))
+	require.Len(t, got[1].Comments, 2, "a thread carries its comments, the first and the replies")
+	first, second := got[1].Comments[0], got[1].Comments[1]
+	assert.Equal(t, []any{open.CommentID, "carol", "open", open.URL}, []any{first.ID, first.Author, first.Body, first.URL})
+	assert.Equal(t, []any{reply, "erin", "and the empty case"}, []any{second.ID, second.Author, second.Body})
+	assert.False(t, second.CreatedAt.IsZero(), "each comment says when it was written")
+	assert.True(t, second.CreatedAt.After(first.CreatedAt))
 	assert.Less(t, h.f.GraphQLQuotaRemaining(), 5000, "threads are read over GraphQL")
 }
 

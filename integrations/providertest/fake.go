@@ -104,6 +104,8 @@ type Server struct {
 	requests    []Request
 	rel         relationStore
 	changes     int64
+	// clock, when set, is the time the server stamps (see SetClock).
+	clock func() time.Time
 }
 
 func newServer(system string) *Server {
@@ -189,9 +191,38 @@ func (s *Server) AddComment(ref integrations.Ref, author, association, body stri
 	return *s.addComment(keyOf(ref), author, association, body)
 }
 
+// SetClock makes the server stamp every time it records (a comment's
+// creation and edits, an issue's and a pull request's update) with now,
+// truncated to the second as GitHub's timestamps are, instead of its own
+// clock (2030 onwards, one step per change). A test sets it to run the
+// tracker's clock ahead of the loop's, behind it, or stopped.
+func (s *Server) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock = now
+}
+
+// at is the time of the change numbered n in steps of unit, or the set
+// clock's time (under s.mu).
+func (s *Server) at(n int64, unit time.Duration) time.Time {
+	if s.clock != nil {
+		return s.clock().UTC().Truncate(time.Second)
+	}
+	return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(n) * unit)
+}
+
+// edited is the updated time of an edit of what was last updated at
+// (under s.mu).
+func (s *Server) edited(at time.Time) time.Time {
+	if s.clock != nil {
+		return s.at(0, 0)
+	}
+	return at.Add(time.Minute)
+}
+
 func (s *Server) addComment(key, author, association, body string) *Comment {
 	s.nextID++
-	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(s.nextID) * time.Minute)
+	at := s.at(s.nextID, time.Minute)
 	c := &Comment{ID: s.nextID, Author: author, Association: association, Body: body, Created: at, Updated: at}
 	s.comments[key] = append(s.comments[key], c)
 	s.touch(key)
@@ -207,7 +238,7 @@ func (s *Server) EditComment(ref integrations.Ref, id int64, body string) (Comme
 	for _, c := range s.comments[keyOf(ref)] {
 		if c.ID == id {
 			c.Body = body
-			c.Updated = c.Updated.Add(time.Minute)
+			c.Updated = s.edited(c.Updated)
 			s.touch(keyOf(ref))
 			return *c, true
 		}
@@ -219,7 +250,7 @@ func (s *Server) EditComment(ref integrations.Ref, id int64, body string) (Comme
 func (s *Server) touch(key string) {
 	s.changes++
 	if is, ok := s.issues[key]; ok {
-		is.Updated = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(s.changes) * time.Second)
+		is.Updated = s.at(s.changes, time.Second)
 	}
 }
 

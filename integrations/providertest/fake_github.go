@@ -348,6 +348,7 @@ func (s *Server) ghListIssues(w http.ResponseWriter, r *http.Request, repo strin
 		if p, ok := s.pulls[key]; ok && state != "closed" && len(want) == 0 {
 			doc := s.ghPullJSON(repo, p)
 			doc["pull_request"] = map[string]any{"url": s.URL() + "repos/" + repo + "/pulls/" + strconv.Itoa(n)}
+			doc["comments"] = len(s.comments[key])
 			docs = append(docs, doc)
 			continue
 		}

@@ -17,7 +17,7 @@ type commitStatus struct {
 	At        time.Time
 }
 
-// checkRun is one check run on a commit.
+// checkRun is one check run on a commit, with what it says about itself.
 type checkRun struct {
 	ID         int64
 	Name       string
@@ -25,6 +25,7 @@ type checkRun struct {
 	Conclusion string // success, failure, neutral, cancelled, skipped, timed_out, action_required
 	URL        string
 	At         time.Time
+	CheckRunDetail
 }
 
 // SetStatus adds a commit status on sha in repo; the newest per context
@@ -40,11 +41,18 @@ func (s *Server) SetStatus(repo, sha, context, state, targetURL string) {
 // SetCheckRun adds a check run on sha in repo; the newest per name counts
 // (GitHub's filter=latest).
 func (s *Server) SetCheckRun(repo, sha, name, status, conclusion, url string) {
+	s.AddCheckRun(repo, sha, name, status, conclusion, url, CheckRunDetail{})
+}
+
+// AddCheckRun is SetCheckRun with what the run says about itself (its
+// output, annotations, app and job log); it returns the run's id.
+func (s *Server) AddCheckRun(repo, sha, name, status, conclusion, url string, d CheckRunDetail) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ci := s.flowState()
 	at := s.stamp()
-	ci.runs[repo+"@"+sha] = append(ci.runs[repo+"@"+sha], &checkRun{ID: s.nextID, Name: name, Status: status, Conclusion: conclusion, URL: url, At: at})
+	ci.runs[repo+"@"+sha] = append(ci.runs[repo+"@"+sha], &checkRun{ID: s.nextID, Name: name, Status: status, Conclusion: conclusion, URL: url, At: at, CheckRunDetail: d})
+	return s.nextID
 }
 
 // ghCommitSHA resolves the {ref} of a commits route: a full SHA or a
@@ -130,6 +138,11 @@ func (s *Server) ghCheckRuns(w http.ResponseWriter, r *http.Request, repo string
 			doc := map[string]any{
 				"id": run.ID, "name": run.Name, "head_sha": sha, "status": run.Status, "conclusion": nil,
 				"html_url": run.URL, "details_url": run.URL, "started_at": run.At.Format(time.RFC3339),
+				"output": map[string]any{"title": nilIfEmpty(run.Title), "summary": nilIfEmpty(run.Summary), "text": nilIfEmpty(run.Text),
+					"annotations_count": len(run.Annotations), "annotations_url": fmt.Sprintf("%s%s/repos/%s/check-runs/%d/annotations", s.srv.URL, ghPrefix, repo, run.ID)},
+			}
+			if run.App != "" {
+				doc["app"] = map[string]any{"slug": run.App, "name": run.App}
 			}
 			if run.Status == "completed" {
 				doc["conclusion"] = run.Conclusion

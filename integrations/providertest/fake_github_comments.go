@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 )
 
 func (s *Server) ghListComments(w http.ResponseWriter, r *http.Request, repo string) {
@@ -73,7 +72,7 @@ func (s *Server) ghEditComment(w http.ResponseWriter, r *http.Request, repo stri
 	var doc map[string]any
 	if ok {
 		c.Body = in.Body
-		c.Updated = c.Updated.Add(time.Minute)
+		c.Updated = s.edited(c.Updated)
 		s.touch(fmt.Sprintf("%s#%d", repo, n))
 		doc = s.ghCommentJSON(repo, n, c)
 	}

@@ -132,12 +132,17 @@ func (s *Server) gqlReviewThreads(r *http.Request, vars map[string]any) (map[str
 	end := min(start+min(int(first), s.pageSize), len(roots))
 	nodes := []map[string]any{}
 	for _, c := range roots[min(start, end):end] {
+		var comments []map[string]any
+		for _, rc := range p.reviewComments {
+			if rc.ID == c.ID || rc.InReplyTo == c.ID {
+				comments = append(comments, map[string]any{"databaseId": rc.ID, "url": s.reviewCommentURL(repo, p.Number, rc.ID),
+					"body": rc.Body, "createdAt": rc.Created.Format(time.RFC3339), "author": map[string]any{"login": rc.Author}})
+			}
+		}
 		node := map[string]any{
 			"id": threadID(c.ID), "isResolved": c.Resolved, "isOutdated": c.Outdated, "path": c.Path,
 			"line": c.Line, "originalLine": c.Line,
-			"comments": map[string]any{"nodes": []map[string]any{{
-				"url": s.reviewCommentURL(repo, p.Number, c.ID), "author": map[string]any{"login": c.Author},
-			}}},
+			"comments": map[string]any{"totalCount": len(comments), "nodes": comments[:min(len(comments), 30)]},
 		}
 		if c.Outdated {
 			node["line"] = nil

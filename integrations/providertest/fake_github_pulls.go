@@ -40,6 +40,10 @@ type flowStore struct {
 	gqlQuota int
 	gqlLimit *time.Duration // answer the next query with RATE_LIMITED, reset this far
 	links    map[string][]*RemoteLink
+	// access is how the Actions routes answer; logLeaks counts log
+	// downloads that carried a token (fake_github_ci.go).
+	access   ciAccess
+	logLeaks int
 	// raceCreate opens a pull request from [0] into [1] just before the
 	// next create is handled, as a concurrent writer would.
 	raceCreate *[2]string
@@ -56,7 +60,7 @@ func (s *Server) flowState() *flowStore {
 // stamp is the fake's clock: every call is one minute later (under s.mu).
 func (s *Server) stamp() time.Time {
 	s.nextID++
-	return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(s.nextID) * time.Minute)
+	return s.at(s.nextID, time.Minute)
 }
 
 type ghHandle = func(pattern string, h func(w http.ResponseWriter, r *http.Request, repo string))
@@ -70,6 +74,7 @@ func (s *Server) ghPullRoutes(mux *http.ServeMux, handle ghHandle) {
 	handle("GET /pulls/{number}/comments", s.ghListReviewComments)
 	handle("GET /commits/{ref}/status", s.ghCombinedStatus)
 	handle("GET /commits/{ref}/check-runs", s.ghCheckRuns)
+	s.ghCIRoutes(mux, handle)
 	mux.HandleFunc("POST /api/graphql", s.ghGraphQL)
 	mux.HandleFunc("POST /graphql", s.ghGraphQL)
 }

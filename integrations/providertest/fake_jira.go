@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // JiraEpic is the seeded issue (an Epic) in project PROJ.
@@ -308,7 +307,7 @@ func (s *Server) jiraEditComment(w http.ResponseWriter, r *http.Request) {
 		for _, c := range s.comments[is.Key] {
 			if c.ID == id {
 				c.Body = in.Body
-				c.Updated = c.Updated.Add(time.Minute)
+				c.Updated = s.edited(c.Updated)
 				doc = s.jiraCommentJSON(is, c)
 			}
 		}

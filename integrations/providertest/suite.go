@@ -149,7 +149,7 @@ var knownOps = []integrations.Op{
 	integrations.OpLinkPullRequest, integrations.OpListOpenIssues, integrations.OpReadRelations,
 	integrations.OpOpenPullRequest, integrations.OpListPullRequests, integrations.OpListPullRequestFiles,
 	integrations.OpListReviews, integrations.OpListReviewComments, integrations.OpReadChecks,
-	integrations.OpListReviewThreads, integrations.OpLinkTicket,
+	integrations.OpListReviewThreads, integrations.OpLinkTicket, integrations.OpReadCheckDetails,
 }
 
 // interfaceCalls invokes each Provider method with harmless arguments, so an

@@ -209,6 +209,13 @@ func quoted(v string) (string, string, bool) {
 	return "", "", false
 }
 
+// flowBreaks are the characters that end or change a plain scalar inside
+// a flow collection, where a fast-path item may not contain them: YAML's
+// flow indicators (",[]{}"), '?' (yaml.v3's scanner ends a flow scalar
+// there, as libyaml does), ':' and '#' (a key or a comment after a space),
+// and the quotes.
+const flowBreaks = `,?[]{}:#"'`
+
 // plainScalar resolves a plain scalar the way yaml.v3 does, for the plain
 // scalars whose resolution is certain: null, the six boolean spellings, a
 // decimal int without sign or leading zero, and a string that starts with
@@ -217,7 +224,7 @@ func plainScalar(v string, inFlow bool) (any, bool) {
 	if v == "" || strings.HasSuffix(v, ":") || strings.Contains(v, ": ") || strings.Contains(v, " #") {
 		return nil, false
 	}
-	if inFlow && strings.ContainsAny(v, `[]{},:#"'`) {
+	if inFlow && strings.ContainsAny(v, flowBreaks) {
 		return nil, false
 	}
 	switch v {

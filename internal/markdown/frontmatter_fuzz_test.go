@@ -1,8 +1,10 @@
 package markdown
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
+	"unicode"
 )
 
 // frontMatterSeeds are shapes the fast path must agree with yaml.v3 on,
@@ -37,6 +39,9 @@ var frontMatterSeeds = []string{
 	"k: [a, b, ]\n",
 	"k: [\"a\", \"b\\\"c\"]\n",
 	"- a\n",
+	"A: [A?]\n",
+	"k: [a?b, c]\n",
+	"k: [a, b?]\n",
 	"k: 1.5\nj: 2026-07-28\n",
 }
 
@@ -77,5 +82,39 @@ func assertSameReading(t *testing.T, raw string) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("the fast path read %q as %#v, yaml.v3 as %#v", raw, got, want)
+	}
+}
+
+// The fast path reads every character and every pair of characters where a
+// scalar may hold them — a block value, a key, a flow-list item, a quoted
+// string, at its start, middle and end — as yaml.v3 does, or hands it over.
+// This covers by construction the classes fuzzing samples: the indicators
+// that end a flow scalar (",?[]{}"), comments, quotes, anchors and tags.
+func TestFastPathAgreesOnEveryCharacterPair(t *testing.T) {
+	// Pairs of the characters YAML gives a meaning (every ASCII
+	// punctuation mark and the space) and one of each other kind.
+	var chars, paired []string
+	for c := ' '; c <= '~'; c++ {
+		chars = append(chars, string(c))
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) {
+			paired = append(paired, string(c))
+		}
+	}
+	chars = append(chars, "é", "–", "\u00a0", "\u3000", "\U0001F600")
+	paired = append(paired, "A", "0", "é")
+	shapes := []string{
+		"k: %s\n", "k: A%s\n", "k: A%sB\n", "k: A %s\n",
+		"k: [%s]\n", "k: [A%s]\n", "k: [A%sB]\n", "k: [A %s]\n", "k: [A, %s]\n", "k: [\"A\", B%s]\n",
+		"%s: v\n", "k%s: v\n", "k: \"A%s\"\n", "k: [\"%s\"]\n",
+	}
+	for _, shape := range shapes {
+		for _, a := range chars {
+			assertSameReading(t, fmt.Sprintf(shape, a))
+		}
+		for _, a := range paired {
+			for _, b := range paired {
+				assertSameReading(t, fmt.Sprintf(shape, a+b))
+			}
+		}
 	}
 }

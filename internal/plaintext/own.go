@@ -3,18 +3,23 @@
 // classification, control commands).
 //
 // Own drops, keeping the line structure of what remains: HTML comments and
-// elements that hide or quote text (<del>, <s>, <strike>, <code>, <pre>,
-// <blockquote>, <script>, <style>, <template>), every other tag (its text
-// kept), block quotes with their lazy continuation lines, fenced and
-// indented code, inline code spans, struck-through text (~~x~~ and ~x~),
-// unticked task-list items, images, link destinations and bare URLs; HTML
-// entities are decoded afterwards, as a browser would show them.
+// elements that hide or quote text (<details> with its summary, <del>, <s>,
+// <strike>, <code>, <pre>, <blockquote>, <script>, <style>, <template>),
+// every other tag (its text kept), block quotes with their lazy continuation
+// lines, fenced and indented code, inline code spans, struck-through text
+// (~~x~~ and ~x~), unticked task-list items, images, link destinations, link
+// reference definitions ("[//]: # (x)", never shown) and bare URLs; HTML
+// entities are decoded afterwards, as a browser would show them. Marked is
+// Own with each inline part that is shown but is not the author's own words
+// (inline code, struck-through text) replaced by Opaque instead of removed,
+// so a reader knows something stood there.
 //
 // Fold then makes the text comparable: invisible characters are removed,
 // look-alike letters become their ASCII letters, typographic punctuation its
-// ASCII form, everything is lower-cased, and any other symbol (emoji
-// included) becomes the placeholder Symbol. What cannot be folded safely is
-// an error: the text is then not read at all.
+// ASCII form, everything is lower-cased, and any other symbol becomes a
+// placeholder (Benign for the emoji of assent, Symbol for every other). What
+// cannot be folded safely is an *Unreadable error naming where it is: the
+// text is then not read at all.
 package plaintext
 
 import (
@@ -26,6 +31,14 @@ import (
 // Own returns the text of body its author visibly wrote as their own.
 func Own(body string) string { return strings.Join(OwnLines(body), "\n") }
 
+// Opaque stands, in Marked text, for an inline part that is shown but is not
+// the author's own plain words: a code span or struck-through text.
+const Opaque = '\uFFFC'
+
+// Marked is Own, except that inline code spans and struck-through text
+// (Markdown or HTML) are replaced by Opaque rather than removed.
+func Marked(body string) string { return strings.Join(ownLines(body, string(Opaque)), "\n") }
+
 // Lines splits body into lines as Own reads it ("\r\n" and "\r" end a line
 // too).
 func Lines(body string) []string {
@@ -35,21 +48,25 @@ func Lines(body string) []string {
 
 // OwnLines is Own line by line: element i is what remains of Lines(body)[i]
 // ("" for a line that is not the author's own words at all).
-func OwnLines(body string) []string {
+func OwnLines(body string) []string { return ownLines(body, " ") }
+
+// ownLines is OwnLines with mark standing for each inline part that is shown
+// but is not the author's own words (" " drops it).
+func ownLines(body, mark string) []string {
 	s := strings.Join(Lines(body), "\n")
-	s = dropHTMLComments(s)
-	s = dropHidingElements(s)
+	s = dropHTMLComments(s, mark)
+	s = dropHidingElements(s, mark)
 	s = anyTag.ReplaceAllStringFunc(s, func(tag string) string { return " " + keepNewlines(tag) })
-	lines := dropBlocks(strings.Split(s, "\n"))
+	lines := dropBlocks(strings.Split(s, "\n"), mark)
 	for i, l := range lines {
-		lines[i] = html.UnescapeString(inlineOwn(l))
+		lines[i] = html.UnescapeString(inlineOwn(l, mark))
 	}
 	return lines
 }
 
 // dropHTMLComments removes every <!-- ... --> (an unterminated one hides
-// the rest of the comment, as it does on GitHub).
-func dropHTMLComments(s string) string {
+// the rest of the comment, as it does on GitHub), leaving mark.
+func dropHTMLComments(s, mark string) string {
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "<!--")
@@ -60,9 +77,9 @@ func dropHTMLComments(s string) string {
 		b.WriteString(s[:i])
 		j := strings.Index(s[i+4:], "-->")
 		if j < 0 {
-			return b.String() + keepNewlines(s[i:])
+			return b.String() + mark + keepNewlines(s[i:])
 		}
-		b.WriteString(" " + keepNewlines(s[i:i+4+j+3]))
+		b.WriteString(mark + keepNewlines(s[i:i+4+j+3]))
 		s = s[i+4+j+3:]
 	}
 }
@@ -71,8 +88,16 @@ func dropHTMLComments(s string) string {
 func keepNewlines(s string) string { return strings.Repeat("\n", strings.Count(s, "\n")) }
 
 // hidingElements are HTML elements whose content is not the author's own
-// visible words: struck through, code, quoted, or never shown.
-var hidingElements = []string{"del", "s", "strike", "code", "pre", "blockquote", "script", "style", "template", "textarea", "kbd", "samp"}
+// visible words: struck through, code, quoted, or never shown (a <details>
+// body is folded away, and its <summary> goes with it).
+var hidingElements = []string{"del", "s", "strike", "code", "pre", "blockquote", "script", "style", "template", "textarea", "kbd", "samp", "details", "summary"}
+
+// markedElements are the hiding elements Marked keeps a mark for: those
+// shown inline but not the author's plain words, and those never shown at
+// all (a hidden part beside an approval keeps it from counting). Quotes and
+// code blocks are someone else's words, shown as such: they leave none.
+var markedElements = map[string]bool{"del": true, "s": true, "strike": true, "code": true, "kbd": true,
+	"samp": true, "details": true, "summary": true, "script": true, "style": true, "template": true}
 
 var hidingOpen = regexp.MustCompile(`(?i)<(` + strings.Join(hidingElements, "|") + `)(\s[^>]*)?>`)
 
@@ -85,9 +110,9 @@ var hidingClose = func() map[string]*regexp.Regexp {
 	return m
 }()
 
-// dropHidingElements removes each hiding element with its content; an
-// unclosed one hides the rest of the text.
-func dropHidingElements(s string) string {
+// dropHidingElements removes each hiding element with its content (an
+// inline one leaves mark); an unclosed one hides the rest of the text.
+func dropHidingElements(s, mark string) string {
 	var b strings.Builder
 	for {
 		loc := hidingOpen.FindStringSubmatchIndex(s)
@@ -98,10 +123,14 @@ func dropHidingElements(s string) string {
 		b.WriteString(s[:loc[0]])
 		end := hidingClose[strings.ToLower(s[loc[2]:loc[3]])].FindStringIndex(s[loc[1]:])
 		if end == nil {
-			return b.String() + keepNewlines(s[loc[0]:])
+			return b.String() + mark + keepNewlines(s[loc[0]:])
 		}
 		stop := loc[1] + end[1]
-		b.WriteString(" " + keepNewlines(s[loc[0]:stop]))
+		gap := " "
+		if markedElements[strings.ToLower(s[loc[2]:loc[3]])] {
+			gap = mark
+		}
+		b.WriteString(gap + keepNewlines(s[loc[0]:stop]))
 		s = s[stop:]
 	}
 }
@@ -112,7 +141,7 @@ var anyTag = regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?/?>`)
 // dropBlocks removes fenced code, indented code, block quotes (with their
 // lazy continuation lines) and unticked task items; a ticked item keeps its
 // text without the box.
-func dropBlocks(lines []string) []string {
+func dropBlocks(lines []string, mark string) []string {
 	out := make([]string, len(lines))
 	fence := ""
 	quote, prevBlank, prevCode := false, true, false
@@ -138,6 +167,10 @@ func dropBlocks(lines []string) []string {
 			prevBlank = false
 			continue
 		case isUntickedTask(t):
+		case indent < 4 && linkRefDef.MatchString(t):
+			if mark != " " {
+				out[i] = mark // never shown
+			}
 		default:
 			out[i] = untickBox(line)
 		}
@@ -181,6 +214,10 @@ func isQuote(t string) bool {
 	}
 }
 
+// linkRefDef is a link reference definition ("[label]: destination"),
+// which Markdown never shows; "[//]: # (text)" is the usual hidden comment.
+var linkRefDef = regexp.MustCompile(`^\[[^\]]+\]:(?:\s|$)`)
+
 var (
 	untickedTask = regexp.MustCompile(`^(?:[-*+]|\d{1,9}[.)])\s+\[\s?\]`)
 	tickedBox    = regexp.MustCompile(`^(\s*(?:[-*+]|\d{1,9}[.)])\s+)\[[xX]\]`)
@@ -198,23 +235,23 @@ var (
 	bareURL      = regexp.MustCompile(`(?i)\b(?:https?|ftp)://\S+|\bwww\.\S+`)
 )
 
-// inlineOwn drops a line's inline code spans, struck-through text, images,
-// link destinations and URLs.
-func inlineOwn(line string) string {
+// inlineOwn drops a line's images, link destinations and URLs, and puts
+// mark for its inline code spans and struck-through text.
+func inlineOwn(line, mark string) string {
 	if line == "" {
 		return line
 	}
-	line = dropCodeSpans(line)
-	line = strikeDouble.ReplaceAllString(line, " ")
-	line = strikeSingle.ReplaceAllString(line, " ")
+	line = dropCodeSpans(line, mark)
+	line = strikeDouble.ReplaceAllString(line, mark)
+	line = strikeSingle.ReplaceAllString(line, mark)
 	line = image.ReplaceAllString(line, " ")
 	line = linkDest.ReplaceAllString(line, "] ")
 	return bareURL.ReplaceAllString(line, " ")
 }
 
-// dropCodeSpans removes `code` spans: a run of n backticks up to the next
-// run of exactly n. An unmatched run stays as literal text.
-func dropCodeSpans(line string) string {
+// dropCodeSpans replaces `code` spans by mark: a run of n backticks up to
+// the next run of exactly n. An unmatched run stays as literal text.
+func dropCodeSpans(line, mark string) string {
 	var b strings.Builder
 	for i := 0; i < len(line); {
 		if line[i] != '`' {
@@ -232,7 +269,7 @@ func dropCodeSpans(line string) string {
 			i += n
 			continue
 		}
-		b.WriteByte(' ')
+		b.WriteString(mark)
 		i = end + n
 	}
 	return b.String()

@@ -65,7 +65,7 @@ func TestFold(t *testing.T) {
 		{"n\u200bot", "not", nil},
 		{"n\u00adot", "not", nil},
 		{"no\u0301t", "not", nil},
-		{"n\u043et", "not", nil},
+		{"n\u043et", "", ErrMixedScript},
 		{"\u0274\u1d0f\u1d1b", "not", nil},
 		{"ｎｏｔ", "not", nil},
 		{"\U0001d427\U0001d428\U0001d42d", "not", nil},
@@ -73,17 +73,57 @@ func TestFold(t *testing.T) {
 		{"can’t", "can't", nil},
 		{"a — b", "a  -  b", nil},
 		{"ok？", "ok?", nil},
-		{"👍", string(Symbol), nil},
+		{"👍", string(Benign), nil},
 		{"ⓝ", string(Symbol), nil},
 		{"a\u202eb", "", ErrBidi},
 		{"a\u2066b", "", ErrBidi},
 		{"a\x1bb", "", ErrControl},
 		{"n\u022ft", "", ErrUnfoldable},
 		{"не", "", ErrUnfoldable},
+		{"ok\U000e0020\U000e006e", "", ErrInvisible},
+		{"ok\u200b\u200b\u200bx", "", ErrInvisible},
+		{"ok\ue000", "", ErrUndisplayable},
+		{"ok\xff", "", ErrUndisplayable},
+		{"ok\U000e0100", "ok", nil},
+		{"👍🏽 ❤\ufe0f", string(Benign) + " " + string(Benign), nil},
+		{"🙄", string(Symbol), nil},
+		{"a\ufffcb", "a" + string(Hidden) + "b", nil},
 	}
 	for _, tt := range tests {
 		got, err := Fold(tt.in)
 		assert.Equal(t, tt.want, got, tt.in)
-		assert.Equal(t, tt.err, err, tt.in)
+		if tt.err == nil {
+			assert.NoError(t, err, tt.in)
+		} else {
+			assert.ErrorIs(t, err, tt.err, tt.in)
+		}
 	}
+}
+
+func TestUnreadableSaysWhereNeverWhat(t *testing.T) {
+	_, err := Fold("Approved\nfine\u202e secret")
+	var u *Unreadable
+	require.ErrorAs(t, err, &u)
+	assert.Equal(t, 2, u.Line)
+	assert.Equal(t, 5, u.Column)
+	assert.Equal(t, "line 2, character 5 (U+202E)", u.Where())
+	assert.NotContains(t, err.Error(), "secret")
+	_, err = Fold("ok n\u022ft")
+	require.ErrorAs(t, err, &u)
+	assert.Equal(t, [2]int{1, 5}, [2]int{u.Line, u.Column})
+}
+
+func TestMarkedKeepsAMarkWhereInlineCodeAndStrikeStood(t *testing.T) {
+	for body, want := range map[string]string{
+		"Approved `not`":                              "Approved \ufffc",
+		"Approved ~~not~~":                            "Approved \ufffc",
+		"Approved <del>not</del>":                     "Approved \ufffc",
+		"> not\n\nApproved":                           "\n\nApproved",
+		"<details><summary>LGTM</summary>x</details>": "\ufffc",
+		"[//]: # (not)\nApproved":                     "\ufffc\nApproved",
+		"Approved <!-- not -->":                       "Approved \ufffc",
+	} {
+		assert.Equal(t, want, Marked(body), body)
+	}
+	assert.Equal(t, "Approved  ", Own("Approved `not`"))
 }

@@ -22,20 +22,12 @@ func init() {
 	}
 }
 
-// lookalikes folds letters that look like ASCII letters (Cyrillic, Greek,
-// Armenian, small capitals, letterlike symbols) and typographic punctuation.
+// lookalikes folds styled Latin letters (small capitals, letterlike
+// symbols) and typographic punctuation. Look-alikes of another script
+// (Cyrillic "о", Greek "ο") are not folded: a word mixing them with Latin
+// letters is a spoof, and a word wholly in them is that language (Fold
+// refuses both).
 var lookalikes = map[rune]string{
-	// Cyrillic
-	'а': "a", 'в': "b", 'е': "e", 'ѕ': "s", 'і': "i", 'ј': "j", 'о': "o", 'р': "p", 'с': "c", 'у': "y", 'х': "x",
-	'һ': "h", 'ԁ': "d", 'ԛ': "q", 'ԝ': "w", 'ӏ': "l", 'ё': "e", 'ї': "i", 'к': "k", 'м': "m", 'н': "h", 'т': "t",
-	'А': "a", 'В': "b", 'Е': "e", 'К': "k", 'М': "m", 'Н': "h", 'О': "o", 'Р': "p", 'С': "c", 'Т': "t", 'Х': "x",
-	'Ү': "y", 'Ѕ': "s", 'І': "i", 'Ј': "j", 'Ӏ': "l", 'Ԛ': "q", 'Ԝ': "w", 'Ё': "e",
-	// Greek
-	'α': "a", 'β': "b", 'ε': "e", 'ι': "i", 'κ': "k", 'ν': "v", 'ο': "o", 'ρ': "p", 'τ': "t", 'υ': "u", 'χ': "x",
-	'Α': "a", 'Β': "b", 'Ε': "e", 'Ζ': "z", 'Η': "h", 'Ι': "i", 'Κ': "k", 'Μ': "m", 'Ν': "n", 'Ο': "o", 'Ρ': "p",
-	'Τ': "t", 'Υ': "y", 'Χ': "x", 'ϲ': "c", 'ϳ': "j",
-	// Armenian
-	'օ': "o", 'ո': "n", 'ս': "u", 'հ': "h", 'զ': "q", 'ց': "g",
 	// small capitals and IPA
 	'ᴀ': "a", 'ʙ': "b", 'ᴄ': "c", 'ᴅ': "d", 'ᴇ': "e", 'ꜰ': "f", 'ɢ': "g", 'ʜ': "h", 'ɪ': "i", 'ᴊ': "j", 'ᴋ': "k",
 	'ʟ': "l", 'ᴍ': "m", 'ɴ': "n", 'ᴏ': "o", 'ᴘ': "p", 'ʀ': "r", 'ꜱ': "s", 'ᴛ': "t", 'ᴜ': "u", 'ᴠ': "v", 'ᴡ': "w",
@@ -50,4 +42,9 @@ var lookalikes = map[rune]string{
 	'‐': "-", '‑': "-", '‒': " - ", '–': " - ", '—': " - ", '―': " - ", '−': " - ", '﹣': "-",
 	'…': "...", '•': " - ", '·': " ", '¿': "?", '¡': "!", '‽': "?", '⁇': "??", '⁈': "?!", '⁉': "!?",
 	'﹖': "?", '﹗': "!", '。': ".", '、': ",", '﹐': ",", '﹒': ".", '﹕': ":", '﹔': ";", '\u037e': ";",
+	// arrows and a few signs of plain text
+	'→': " -> ", '←': " <- ", '↔': " <-> ", '⇒': " => ", '⇐': " <= ", '⇔': " <=> ", '➡': " -> ", '⬅': " <- ",
+	'⟶': " -> ", '⟵': " <- ", '↦': " -> ", '×': "x", '≥': ">=", '≤': "<=", '≈': "~", '±': "+-", '°': " deg",
+	'§': " section ", '¶': " ", '™': " ", '©': " ", '®': " ", '€': " eur ", '£': " gbp ", '¥': " jpy ",
+	'µ': "u",
 }

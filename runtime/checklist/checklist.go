@@ -12,7 +12,8 @@
 // contribution loop), how many sessions the pull requests get (exactly one of
 // pr-sessions-never|cross-repository|always, pre-ticked from the operator's
 // default), and, when the operator declared them, which model and which
-// effort (model-<name>, effort-<name>), and, when dependencies are read
+// effort (model-<name>, effort-<name>), which harness runs its sessions
+// (harness-<name>, when several are configured), and, when dependencies are read
 // (dag.enabled), whether the loop arms the item's children as their blockers
 // finish (arm-children, unticked by default). A non-phase group answered with
 // exactly one tick is a choice; none, several, an unknown name or a
@@ -37,6 +38,9 @@ const (
 	SessionsPrefix = "pr-sessions-"
 	ModelPrefix    = "model-"
 	EffortPrefix   = "effort-"
+	// HarnessPrefix asks which configured harness runs the item's
+	// sessions (harness-<name>; offered when more than one is configured).
+	HarnessPrefix = "harness-"
 	// ArmChildrenToken asks the loop to arm the item's children in
 	// dependency order as their blockers finish (docs/dag.md).
 	ArmChildrenToken = "arm-children"

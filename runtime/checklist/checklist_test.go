@@ -307,3 +307,22 @@ func TestConfirmation(t *testing.T) {
 	arming := Confirmation(Selection{ArmChildren: true}, "bob", Options{}, "always")
 	assert.Contains(t, arming, "Children: armed in dependency order, each when its blockers finish, as @bob chose; each still gets its own phase selection.")
 }
+
+func TestTheChecklistOffersAHarnessWhenSeveralAreConfigured(t *testing.T) {
+	g := compile(t, outerYAML)
+	o := Options{Node: "phase-selection", ExecuteKeyword: "the-loop execute", SessionPerPR: DefaultSessionMode, Harnesses: []string{"claude", "codex"}}
+	body := Render(g, o)
+	assert.Contains(t, body, "**Which harness should run this work item's sessions?** Tick at most one.\n\n- [ ] `harness-claude`\n- [ ] `harness-codex`\n")
+	assert.Contains(t, body, "A node the loop's configuration pins to a harness (`sessions.nodes`) keeps it.")
+
+	assert.Equal(t, "codex", Resolve(g, Parse("- [x] harness-codex"), o).Harness)
+	assert.Equal(t, "", Resolve(g, Parse("- [x] harness-codex\n- [x] harness-claude"), o).Harness, "two ticks choose nothing")
+	unknown := Resolve(g, Parse("- [x] harness-aider"), o)
+	assert.Equal(t, "", unknown.Harness, "only a configured harness can be chosen")
+	assert.NotContains(t, unknown.Ignored, "harness-aider", "the row is of the harness group")
+	assert.Equal(t, "", Resolve(g, Parse("- [x] harness-codex"), Options{Node: "phase-selection"}).Harness, "not offered, not chosen")
+
+	sel := Resolve(g, Parse("- [x] harness-codex"), o)
+	assert.Contains(t, Confirmation(sel, "@alice", o, DefaultSessionMode), "Harness: `codex`, as @alice chose.")
+	assert.Contains(t, Confirmation(Selection{}, "@alice", o, DefaultSessionMode), "Harness: no choice — the configured harness runs.")
+}

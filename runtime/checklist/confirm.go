@@ -56,6 +56,13 @@ func Confirmation(sel Selection, by string, o Options, defaultMode string) strin
 	if len(o.Efforts) > 0 {
 		b.WriteString(choiceLine("Effort", sel.Effort, who))
 	}
+	if len(o.Harnesses) > 0 {
+		if sel.Harness == "" {
+			b.WriteString("Harness: no choice — the configured harness runs.\n\n")
+		} else {
+			b.WriteString(choiceLine("Harness", sel.Harness, who))
+		}
+	}
 	if sel.ArmChildren {
 		fmt.Fprintf(&b, "Children: armed in dependency order, each when its blockers finish, as %s chose; each still gets its own phase selection.\n\n", who)
 	}

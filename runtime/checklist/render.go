@@ -2,6 +2,7 @@ package checklist
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/the-loop/the-loop/config"
@@ -40,6 +41,9 @@ type Options struct {
 	// not valid row tokens are not offered).
 	Models  []string
 	Efforts []string
+	// Harnesses are the configured harnesses, offered when there are
+	// several.
+	Harnesses []string
 	// Handoff, when set, pre-unticks the phases before its Enter node.
 	Handoff *Handoff
 	// OfferArmChildren asks whether the loop arms the item's children in
@@ -63,9 +67,24 @@ func OptionsFor(g *runtime.Graph, cfg *config.Config, node string) Options {
 		OfferSurface:   g.Name != contributionLoop,
 		Models:         validNames(cfg.Routing.Models),
 		Efforts:        validNames(cfg.Routing.Efforts),
+		Harnesses:      offeredHarnesses(cfg),
 
 		OfferArmChildren: cfg.DependenciesOn(),
 	}
+}
+
+// offeredHarnesses are the configured harnesses, in name order, when the
+// operator configured more than one.
+func offeredHarnesses(cfg *config.Config) []string {
+	if len(cfg.Harnesses) < 2 {
+		return nil
+	}
+	names := make([]string, 0, len(cfg.Harnesses))
+	for n := range cfg.Harnesses {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return validNames(names)
 }
 
 func knownMode(m string) bool {
@@ -226,8 +245,15 @@ func renderNonPhase(b *strings.Builder, o Options) {
 		}
 		b.WriteString("\n")
 	}
-	if len(o.Models) > 0 || len(o.Efforts) > 0 {
-		b.WriteString("Leave a group alone, or tick more than one, and the harness's own setting applies.\n\n")
+	if len(o.Harnesses) > 0 {
+		b.WriteString("**Which harness should run this work item's sessions?** Tick at most one.\n\n")
+		for _, h := range o.Harnesses {
+			b.WriteString(box(false) + "`" + HarnessPrefix + h + "`\n")
+		}
+		b.WriteString("\nA node the loop's configuration pins to a harness (`sessions.nodes`) keeps it.\n\n")
+	}
+	if len(o.Models) > 0 || len(o.Efforts) > 0 || len(o.Harnesses) > 0 {
+		b.WriteString("Leave a group alone, or tick more than one, and the configured setting applies.\n\n")
 	}
 	if o.OfferArmChildren {
 		b.WriteString("**Should the loop arm this item's children?**\n\n")

@@ -34,6 +34,8 @@ type Selection struct {
 	// Model and Effort are the chosen names ("" = no choice).
 	Model  string
 	Effort string
+	// Harness is the chosen harness ("" = no choice).
+	Harness string
 	// ArmChildren: the item's children are armed in dependency order as
 	// their blockers finish (the arm-children row ticked; only when offered).
 	ArmChildren bool
@@ -92,6 +94,9 @@ func Resolve(g *runtime.Graph, p Parsed, o Options) Selection {
 	}
 	if len(o.Efforts) > 0 {
 		sel.Effort = one(p, EffortPrefix, o.Efforts, known)
+	}
+	if len(o.Harnesses) > 0 {
+		sel.Harness = one(p, HarnessPrefix, o.Harnesses, known)
 	}
 	if o.OfferArmChildren {
 		known[ArmChildrenToken] = true

@@ -1,53 +1,52 @@
 // Package classify reads a human reviewer's reply at a gate and says what
-// it decides. It fails closed: a reply approves only when it plainly states
-// an approval in its author's own voice, and everything it cannot be sure of
-// leaves the gate waiting.
+// it decides: approve, ask for changes, or wait. It is a grammar over a
+// small explicit lexicon (lexicon.go), and it fails closed: a reply approves
+// only when it states an approval in its author's own voice and nothing in it
+// withholds one; sending work back is the safe direction, so a reply that
+// asks for a change, or says something in the artifact is wrong or missing,
+// asks for changes; everything else waits.
 //
 // Reading a reply:
 //
-//  1. Only the author's own visible words count: block quotes (with their
-//     lazy continuation lines), fenced, indented and inline code, HTML
-//     comments and hidden elements, struck-through text (~~x~~, <del>) and
-//     unticked task items are dropped (package plaintext).
+//  1. Only the author's own visible words count (package plaintext): block
+//     quotes, code blocks, HTML comments, <details> and link reference
+//     definitions are dropped; inline code and struck-through text leave a
+//     mark that keeps any approval beside it from counting.
 //  2. The rest is folded: invisible characters removed, look-alike letters
-//     made ASCII, lower-cased. A reply with bidirectional controls, control
-//     characters or letters that cannot be folded is not read at all.
-//  3. It is split into sentences (". ! ? ;" and line ends) and clauses
-//     (", : ( ) -" and joining words such as "but", "and", "so").
-//
-// A reply approves when at least one clause is, in full, an approval
-// statement the reader accepts ("Approved.", "I approve this.", "LGTM",
-// "Looks good to me", "Ship it", "Ready to merge"; optionally with thanks or
-// praise around it), and nothing anywhere in the reply withholds it:
-//
-//   - a negation, refusal or retraction ("not", "no", "never", "unable",
-//     "refuse", "decline", "far from", "ignore my LGTM", "revoke");
-//   - a condition ("if", "once", "unless", "until", "after", "pending");
-//   - a question, with or without a question mark ("is it ready",
-//     "wondering whether");
-//   - reported or third-party speech ("X said", "waiting for", "needs",
-//     "they", an @-mention);
-//   - a pending or hedged qualifier ("so far", "for now", "yet", "still",
-//     "will", "should", "I think", "maybe");
-//   - an emoji or other symbol (emoji are never read as a verdict);
-//   - a short remark beside it that is neither thanks nor a known reservation
-//     (it could name someone else: "Approved — Bob").
-//
-// An approval with a reservation ("nit", "minor", "but", "consider"), a
-// request for a specific edit ("please fix the typo") or the explicit
-// "approved with comments" is approved with comments. A clear change
-// request ("changes requested", "needs work", "do not merge", "rejected",
-// "please fix …" without an approval) that is not negated, asked or
-// conditional asks for changes. Everything else is undecided: the gate
-// waits.
+//     made ASCII, lower-cased, emoji of assent told from other symbols. A
+//     reply with bidirectional controls, control or tag characters, a run of
+//     invisible characters, private-use or unassigned code points, or letters
+//     that cannot be folded is not read at all: it waits, and the reason
+//     says where.
+//  3. It is split into sentences (". ! ? ;" and line ends), labels ("Nit:",
+//     "Status:", "Bob:") and clauses (", : ( ) -" and joining words such as
+//     "but", "and", "except").
+//  4. Each clause gets a role (read.go): an approval (approval.go's
+//     constructions, whole: "Approved.", "I approve this.", "LGTM", "Looks
+//     good to me", "Ship it", "Ready to merge", "Let's proceed"), a refusal
+//     ("Not approved", "I can't approve this as written"), a change ("Change
+//     R6 to …", "R2 is wrong", "Missing: …", "please add …", "needs work"), a
+//     suggestion or a remark for later ("could", "consider", "nit:", "in a
+//     follow-up"), company (thanks, praise, greetings, "no concerns", emoji of
+//     assent, a sign-off line), a neutral statement, or something that
+//     withholds an approval: a negation, condition, question, deferral,
+//     someone else's words, sarcasm, a retraction, a symbol, a short unknown
+//     remark that could be a name.
+//  5. The reply: a change or a refusal asks for changes; else an approval
+//     with only company, neutral statements, suggestions and remarks for
+//     later beside it approves (with comments when there are suggestions or
+//     remarks); else it waits, with the first reason.
 //
 // Across replies, the newest one decides (Decide): a later reply that is not
 // an approval supersedes an earlier approval.
 package classify
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/plaintext"
 )
 
 // Outcome is a classification.
@@ -77,14 +76,17 @@ func (o Outcome) Decisive() bool { return o.Valid() && o != Undecided }
 func (o Outcome) Approves() bool { return o == Approved || o == ApprovedWithComments }
 
 // Verdict is the classification of one reply and why. Reason quotes only
-// the classifier's own vocabulary, never the reply.
+// the classifier's own vocabulary, never the reply. Unread, when the reply
+// was not read at all, says where the reader stopped ("line 1, character
+// 9 (U+E0020)").
 type Verdict struct {
 	Outcome Outcome `json:"outcome"`
 	Reason  string  `json:"reason"`
+	Unread  string  `json:"-"`
 }
 
 func undecided(format string, args ...any) Verdict {
-	return Verdict{Undecided, fmt.Sprintf(format, args...)}
+	return Verdict{Outcome: Undecided, Reason: fmt.Sprintf(format, args...)}
 }
 
 // Classify reads one reply, accepting an approval that names any artifact.
@@ -96,37 +98,183 @@ func Classify(body string) Verdict { return ClassifyFor(body, nil) }
 func ClassifyFor(body string, subjects []string) Verdict {
 	r := parse(body)
 	if r.err != nil {
-		return undecided("the reply is not read: %v", r.err)
+		return notRead(r.err)
 	}
 	if r.empty() {
-		return undecided("nothing is left of the reply once quotes, code and struck-through text are removed")
+		return undecided("nothing is left of the reply once quotes, code and hidden text are removed")
 	}
-	if cr, ok := changeRequest(r); ok {
-		return Verdict{ChangesRequested, fmt.Sprintf("%q asks for changes", cr)}
+	readings := make([]reading, len(r.clauses))
+	for i, c := range r.clauses {
+		readings[i] = read(c, subjects)
 	}
-	core := onlyAbout(cores(r, approvalCore, withComments), subjects)
-	edits := editRequests(r)
-	if len(core) == 0 {
-		if len(edits) > 0 {
-			return Verdict{ChangesRequested, fmt.Sprintf("%q asks for a change", edits[0])}
+	return decide(r, readings)
+}
+
+// Unread says where the reader stopped in a reply it cannot read at all
+// ("line 1, character 9 (U+E0020)", "" when it can read it). It never
+// quotes the reply.
+func Unread(body string) string {
+	r := parse(body)
+	if r.err == nil {
+		return ""
+	}
+	if v := notRead(r.err); v.Unread != "" {
+		return v.Unread
+	}
+	return "the reply's text"
+}
+
+// notRead is the verdict on a reply the reader cannot read.
+func notRead(err error) Verdict {
+	v := undecided("the reply is not read: %v", err)
+	var u *plaintext.Unreadable
+	if errors.As(err, &u) {
+		v.Reason = "the reply is not read: " + u.Err.Error()
+		v.Unread = u.Where()
+	}
+	return v
+}
+
+// decide combines the clauses' readings into the reply's verdict.
+func decide(r *reply, readings []reading) Verdict {
+	var approvals, comments, suggestions int
+	var change, refuse, firstWithhold, reservation *reading
+	var extras []string
+	for i := range readings {
+		rd := &readings[i]
+		switch rd.role {
+		case roleApprove:
+			approvals++
+		case roleApproveWithComments:
+			approvals++
+			comments++
+			extras = append(extras, "explicit comments")
+		case roleChange:
+			if change == nil {
+				change = rd
+			}
+		case roleRefuse:
+			if refuse == nil {
+				refuse = rd
+			}
+		case roleSoft, roleLater:
+			comments++
+			if !pointers[rd.cue] {
+				suggestions++
+			}
+			if rd.cue != "" {
+				extras = append(extras, fmt.Sprintf("%q", rd.cue))
+			}
+		case roleWithhold:
+			if firstWithhold == nil {
+				firstWithhold = rd
+			}
+		case roleReservation:
+			if reservation == nil {
+				reservation = rd
+			}
 		}
-		return undecided("%s", noApprovalReason(r))
 	}
-	if why := withheld(r, core); why != "" {
-		return undecided("the approval is withheld: %s", why)
+	switch {
+	case change != nil:
+		return Verdict{Outcome: ChangesRequested, Reason: fmt.Sprintf("%q asks for a change to the artifact", change.cue)}
+	case refuse != nil:
+		return Verdict{Outcome: ChangesRequested, Reason: "the reviewer refuses the approval"}
 	}
-	var extra []string
-	for _, c := range core {
-		if matchesAny(c.words, withComments) {
-			extra = append(extra, "explicit comments")
+	if approvals == 0 {
+		if suggestions > 0 && firstWithhold == nil {
+			// a suggestion or a remark, with no approval: it goes back with it
+			return Verdict{Outcome: ChangesRequested, Reason: "it suggests changes and does not approve"}
+		}
+		return undecided("%s", noApprovalReason(r, firstWithhold))
+	}
+	if w := withheldBeside(r, readings); w != nil {
+		return undecided("the approval is withheld: %s", w.reason())
+	}
+	if firstWithhold != nil {
+		return undecided("the approval is withheld: %s", firstWithhold.reason())
+	}
+	if reservation != nil {
+		return Verdict{Outcome: ChangesRequested, Reason: fmt.Sprintf("%q opens a reservation about the artifact beside the approval", reservation.cue)}
+	}
+	if comments == 0 {
+		return Verdict{Outcome: Approved, Reason: "the reply states an approval and nothing withholds it"}
+	}
+	return Verdict{Outcome: ApprovedWithComments, Reason: "the reply states an approval, with " + strings.Join(uniq(extras), ", ")}
+}
+
+// withheldBeside finds what withholds an approval from outside the
+// readings: symbols and inline code anywhere, or a short unknown remark
+// that could name someone else.
+func withheldBeside(r *reply, readings []reading) *reading {
+	for _, c := range r.clauses {
+		switch {
+		case c.symbols > 0:
+			rd := withhold(kindSymbol, "")
+			return &rd
+		case c.hidden > 0:
+			rd := withhold(kindHidden, "")
+			return &rd
 		}
 	}
-	extra = append(extra, quoteAll(reservationsIn(r, core))...)
-	extra = append(extra, quoteAll(edits)...)
-	if len(extra) == 0 {
-		return Verdict{Approved, "the reply states an approval and nothing withholds it"}
+	for i, c := range r.clauses {
+		if readings[i].role == roleNeutral && nameLike(c.words) && !c.sentence.signature {
+			rd := withhold(kindRemark, "")
+			return &rd
+		}
 	}
-	return Verdict{ApprovedWithComments, "the reply states an approval, with " + strings.Join(extra, ", ")}
+	for _, s := range r.sentences {
+		if s.label != "" && len(s.clauses) == 0 {
+			continue
+		}
+	}
+	return nil
+}
+
+// noApprovalReason explains a reply that neither approves nor asks for
+// changes.
+func noApprovalReason(r *reply, w *reading) string {
+	if r.count(func(c *clause) int { return len(c.words) }) == 0 {
+		return "an emoji or symbol alone is not a decision; say it in words"
+	}
+	if w != nil {
+		switch w.kind {
+		case kindQuestion, kindPending:
+			return w.reason()
+		}
+		if _, ok := approvalAct(r.words()); ok {
+			return "it is not an approval the reader accepts: " + w.reason()
+		}
+		return w.reason() + ", and nothing in the reply approves or asks for changes"
+	}
+	if _, ok := approvalAct(r.words()); ok {
+		return "it is not an approval the reader accepts (say \"Approved.\" on its own)"
+	}
+	return "nothing in the reply approves or asks for changes"
+}
+
+// pointers send the reader to comments elsewhere ("see below"): beside an
+// approval they make it one with comments; alone they suggest nothing.
+var pointers = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range laterPhrases {
+		if p[0] == "see" || p[len(p)-1] == "inline" {
+			m[strings.Join(p, " ")] = true
+		}
+	}
+	return m
+}()
+
+func uniq(list []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Decide classifies the replies of one gate visit, given oldest first: the
@@ -143,7 +291,7 @@ func DecideFor(bodies []string, subjects []string) (Verdict, int) {
 	last := len(bodies) - 1
 	v := ClassifyFor(bodies[last], subjects)
 	if !v.Outcome.Decisive() {
-		return undecided("the newest reply decides, and it is not decisive: %s", v.Reason), -1
+		return Verdict{Outcome: Undecided, Reason: "the newest reply decides, and it is not decisive: " + v.Reason, Unread: v.Unread}, -1
 	}
 	return v, last
 }
@@ -154,20 +302,35 @@ func DecideFor(bodies []string, subjects []string) (Verdict, int) {
 func Permits(body string) (bool, string) {
 	r := parse(body)
 	if r.err != nil {
-		return false, fmt.Sprintf("the reply is not read: %v", r.err)
+		return false, notRead(r.err).Reason
 	}
 	if r.empty() {
 		return false, "the reply is empty"
 	}
-	if why := withheld(r, cores(r, approvalCore, withComments)); why != "" {
-		return false, why
+	if len(r.words()) == 0 {
+		return false, "an emoji or symbol alone is not a decision"
+	}
+	readings := make([]reading, len(r.clauses))
+	for i, c := range r.clauses {
+		readings[i] = read(c, nil)
+		switch readings[i].role {
+		case roleChange:
+			return false, fmt.Sprintf("%q asks for a change to the artifact", readings[i].cue)
+		case roleRefuse:
+			return false, "the reviewer refuses the approval"
+		case roleWithhold:
+			return false, readings[i].reason()
+		}
+	}
+	if w := withheldBeside(r, readings); w != nil {
+		return false, w.reason()
 	}
 	return true, ""
 }
 
 // Attempted reports whether a reply uses the vocabulary of a decision
-// (approval, sign-off, completion or change) without being one the reader
-// accepts: the gate then says which phrasings it reads.
+// (approval, sign-off, completion or change), only emoji, or cannot be read,
+// without being one the reader accepts: the gate then says how it read it.
 func Attempted(body string) bool {
 	r := parse(body)
 	if r.err != nil {
@@ -178,161 +341,8 @@ func Attempted(body string) bool {
 			return true
 		}
 	}
-	return r.symbols > 0 && len(r.words()) == 0
+	return r.count(func(c *clause) int { return c.symbols + c.benign + c.hidden }) > 0 && len(r.words()) == 0
 }
 
 var decisionWords = set("lgtm", "sgtm", "+1", "shipit", "ship", "merge", "done", "ready", "good", "great", "fine",
-	"accept", "accepted", "ok", "okay", "changes", "reject", "rejected", "security")
-
-// noApprovalReason explains a reply without an accepted approval.
-func noApprovalReason(r reply) string {
-	words := r.words()
-	if len(words) == 0 && r.symbols > 0 {
-		return "an emoji or symbol alone is not a decision; say it in words"
-	}
-	for _, w := range words {
-		if decisionWords[w] || strings.HasPrefix(w, "approv") {
-			if s, ok := firstSignal(r, nil); ok {
-				return "it is not an approval the reader accepts: " + s.reason()
-			}
-			return "it is not an approval the reader accepts (say \"Approved.\" on its own)"
-		}
-	}
-	return "nothing in the reply approves or asks for changes"
-}
-
-// cores returns the clauses that are, in full, one of the accepted
-// statements.
-func cores(r reply, sets ...[]pattern) []clause {
-	var out []clause
-	for _, s := range r.sentences {
-		for _, c := range s.clauses {
-			for _, ps := range sets {
-				if matchesAny(c.words, ps) {
-					out = append(out, c)
-					break
-				}
-			}
-		}
-	}
-	return out
-}
-
-// onlyAbout drops the core clauses that name an artifact other than subjects.
-func onlyAbout(core []clause, subjects []string) []clause {
-	out := core[:0:0]
-	for _, c := range core {
-		if !namesOther(c.words, subjects) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// coreSet is the ids of a reply's core clauses.
-type coreSet map[int]bool
-
-func idsOf(core []clause) coreSet {
-	set := make(coreSet, len(core))
-	for _, c := range core {
-		set[c.id] = true
-	}
-	return set
-}
-
-// withheld says why the reply withholds a verdict stated by core, or "".
-func withheld(r reply, coreList []clause) string {
-	core := idsOf(coreList)
-	if r.symbols > 0 {
-		return "it carries an emoji or symbol, and emoji are never read as a verdict"
-	}
-	if r.mention {
-		return signal{kindReported, "@"}.reason()
-	}
-	if s, ok := firstSignal(r, core); ok {
-		return s.reason()
-	}
-	for _, s := range r.sentences {
-		for _, c := range s.clauses {
-			if core[c.id] || len(c.words) >= 3 || knownShort(c) {
-				continue
-			}
-			return "a short remark beside it is neither thanks nor a known reservation, so it could speak for someone else"
-		}
-	}
-	return ""
-}
-
-// firstSignal finds the first signal outside the core clauses (a core
-// clause is checked only for the joining word that opened it).
-func firstSignal(r reply, core coreSet) (signal, bool) {
-	for _, s := range r.sentences {
-		if q, ok := questionSignal(s); ok {
-			return q, true
-		}
-		for _, c := range s.clauses {
-			words := c.words
-			if core[c.id] {
-				words = nil
-			}
-			if c.joined != "" {
-				words = append([]string{c.joined}, words...)
-			}
-			if sig, ok := signalIn(words); ok {
-				return sig, true
-			}
-		}
-	}
-	return signal{}, false
-}
-
-// knownShort reports a short clause made only of courtesy or reservation
-// words ("thanks", "one nit", "minor").
-func knownShort(c clause) bool {
-	if isCourtesy(c.words) {
-		return true
-	}
-	for _, w := range c.words {
-		if !reservations[w] && !isCourtesy([]string{w}) && w != "one" && w != "a" && w != "thing" {
-			return false
-		}
-	}
-	return true
-}
-
-// reservationsIn lists the reservations outside the core clauses.
-func reservationsIn(r reply, coreList []clause) []string {
-	core := idsOf(coreList)
-	var out []string
-	for _, s := range r.sentences {
-		for _, c := range s.clauses {
-			if reservations[c.joined] {
-				out = append(out, c.joined)
-			}
-			if core[c.id] {
-				continue
-			}
-			for _, w := range c.words {
-				if reservations[w] {
-					out = append(out, w)
-				}
-			}
-			for _, p := range reservationPhrases {
-				for i := range c.words {
-					if hasPrefix(c.words[i:], p) {
-						out = append(out, strings.Join(p, " "))
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
-func quoteAll(list []string) []string {
-	out := make([]string, len(list))
-	for i, s := range list {
-		out[i] = fmt.Sprintf("%q", s)
-	}
-	return out
-}
+	"accept", "accepted", "ok", "okay", "changes", "reject", "rejected", "security", "proceed", "ahead")

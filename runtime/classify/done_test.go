@@ -53,7 +53,8 @@ func TestSignsOff(t *testing.T) {
 		want bool
 	}{
 		{"Security sign-off: I reviewed the threat model.", true},
-		{"security signoff ✅", false},
+		{"security signoff ✅", true},
+		{"security signoff ❌", false},
 		{"security signoff", true},
 		{"Security approved.", false},
 		{"No security sign-off yet.", false},

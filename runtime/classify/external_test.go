@@ -80,8 +80,8 @@ func TestExternalClassifier(t *testing.T) {
 		want    Verdict
 		wantErr string
 	}{
-		{"valid answer", helper("valid"), Verdict{ApprovedWithComments, "the reviewer approved with a nit"}, ""},
-		{"input reaches the program", helper("echo-count"), Verdict{ChangesRequested, "2 comments, gate design-approval, 4 outcomes"}, ""},
+		{"valid answer", helper("valid"), Verdict{Outcome: ApprovedWithComments, Reason: "the reviewer approved with a nit"}, ""},
+		{"input reaches the program", helper("echo-count"), Verdict{Outcome: ChangesRequested, Reason: "2 comments, gate design-approval, 4 outcomes"}, ""},
 		{"unknown key is invalid", helper("unknown-key"), Verdict{}, "not a JSON object"},
 		{"outcome outside the set", helper("bad-outcome"), Verdict{}, "not one of the four"},
 		{"missing reason", helper("missing-reason"), Verdict{}, "both required"},

@@ -1,300 +1,492 @@
 package classify
 
-import (
-	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-)
-
-// replyCase is one reply and the outcome the gate must reach.
-type replyCase struct {
-	class string
-	body  string
-	want  Outcome
-}
-
-// The classes of replies an adversarial review found approving when they
-// do not, each next to approvals that must keep approving. Every phrasing
-// here is written for this test.
+// replyTable is the public measure of the reader: replies as reviewers write
+// them, in categories, each with the outcome a careful human reader reaches.
+// Every phrasing was written for this table before the reader's rules were;
+// none is copied from a real thread.
 var replyTable = []replyCase{
-	// plain approvals in the author's own voice
-	{"approval", "Approved.", Approved},
-	{"approval", "approved", Approved},
-	{"approval", "LGTM", Approved},
-	{"approval", "lgtm, thanks!", Approved},
-	{"approval", "Looks good to me.", Approved},
-	{"approval", "This looks great.", Approved},
-	{"approval", "I approve this design.", Approved},
-	{"approval", "I hereby approve the requirements.", Approved},
-	{"approval", "We approve.", Approved},
-	{"approval", "Approving.", Approved},
-	{"approval", "I've approved it.", Approved},
-	{"approval", "Ship it!", Approved},
-	{"approval", "Ready to merge.", Approved},
-	{"approval", "Good to go from my side.", Approved},
-	{"approval", "+1", Approved},
-	{"approval", "The design is approved.", Approved},
-	{"approval", "Status: approved", Approved},
-	{"approval", "Thanks, great work. Approved.", Approved},
-	{"approval", "Requirements approved, nice job.", Approved},
-	{"approval", "I'm happy with this.", Approved},
-	{"approval", "Go ahead.", Approved},
-	{"approval", "LGTM — love the new diagram", Approved},
-	{"approval", "Ｌｏｏｋｓ ｇｏｏｄ ｔｏ ｍｅ", Approved},
-	// approvals with comments
-	{"with comments", "Approved with comments.", ApprovedWithComments},
-	{"with comments", "LGTM, nit: the second heading has a typo.", ApprovedWithComments},
-	{"with comments", "Approved. Minor: consider renaming the flag in a follow-up.", ApprovedWithComments},
-	{"with comments", "Looks good, please fix the typo in the title.", ApprovedWithComments},
-	{"with comments", "Approved, but the glossary could be shorter.", ApprovedWithComments},
-	// negation separated from the approval by punctuation or distance
-	{"negation", "Not approved.", Undecided},
-	{"negation", "Not, approved.", Undecided},
-	{"negation", "Not — I repeat — approved.", Undecided},
-	{"negation", "I do not, after reading it twice over the weekend, approve.", Undecided},
-	{"negation", "No. Approved it is not.", Undecided},
-	{"negation", "Never approved this one.", Undecided},
-	{"negation", "Approved? Not at all.", Undecided},
-	{"negation", "This does not look good to me.", Undecided},
-	{"negation", "I haven't approved the design yet.", Undecided},
-	{"negation", "Nobody approved this.", Undecided},
-	{"negation", "LGTM... not.", Undecided},
-	{"negation", "approved\nnot", Undecided},
-	// refusal verbs outside a negator list
-	{"refusal", "I'm unable to approve this.", Undecided},
-	{"refusal", "I refuse to approve it in this state.", Undecided},
-	{"refusal", "I decline to approve.", Undecided},
-	{"refusal", "This is far from approved.", Undecided},
-	{"refusal", "I'm withholding my approval.", Undecided},
-	{"refusal", "I object. Approved is the wrong word for this.", Undecided},
-	{"refusal", "Approval denied - LGTM it is not", Undecided},
-	// questions with or without a question mark
-	{"question", "Approved?", Undecided},
-	{"question", "LGTM?", Undecided},
-	{"question", "Is this approved", Undecided},
-	{"question", "Should I approve this", Undecided},
-	{"question", "Do you think it looks good", Undecided},
-	{"question", "Why would I approve this", Undecided},
-	{"question", "Can we ship it", Undecided},
-	{"question", "I wonder whether it is good to go. Approved", Undecided},
-	{"question", "Looks good to me？", Undecided},
-	{"question", "Approved¿", Undecided},
-	// someone else's approval reported
-	{"reported", "Alice approved this.", Undecided},
-	{"reported", "Approved by the security team.", Undecided},
-	{"reported", "Waiting for Bob to approve.", Undecided},
-	{"reported", "@bob please approve", Undecided},
-	{"reported", "LGTM, cc @carol", Undecided},
-	{"reported", "Bob said LGTM.", Undecided},
-	{"reported", "They approved it yesterday.", Undecided},
-	{"reported", "Bob: approved", Undecided},
-	{"reported", "Approved - Bob", Undecided},
-	{"reported", "Approved (per Dana).", Undecided},
-	{"reported", "Needs approval from legal.", Undecided},
-	{"reported", "Approved on behalf of the architects.", Undecided},
-	// partial or pending review
-	{"pending", "Looks good so far, I haven't read the rest.", Undecided},
-	{"pending", "LGTM for now.", Undecided},
-	{"pending", "Approved, will read the rest later.", Undecided},
-	{"pending", "Approved. Still reading the testing section.", Undecided},
-	{"pending", "First pass: looks good.", Undecided},
-	{"pending", "I think it looks good.", Undecided},
-	{"pending", "Probably good to go.", Undecided},
-	{"pending", "Should be good to merge.", Undecided},
-	{"pending", "I'll approve tomorrow.", Undecided},
-	{"pending", "Mostly looks good.", Undecided},
-	{"pending", "I would approve it.", Undecided},
-	{"pending", "It might be good to go.", Undecided},
-	// conditions
-	{"condition", "Approved once CI is green.", Undecided},
-	{"condition", "LGTM if you add the retry test.", Undecided},
-	{"condition", "Approved, pending the legal review.", Undecided},
-	{"condition", "Ship it unless anyone objects.", Undecided},
-	{"condition", "Approved provided the migration is reversible.", Undecided},
-	{"condition", "Good to go after the rebase.", Undecided},
-	// emoji anywhere
-	{"emoji", "👍", Undecided},
-	{"emoji", "✅", Undecided},
-	{"emoji", "Approved 👍", Undecided},
-	{"emoji", "❌ approved", Undecided},
-	{"emoji", "🚫\nLGTM", Undecided},
-	{"emoji", ":thumbsup:", Undecided},
-	{"emoji", "LGTM :shipit:", Undecided},
-	{"emoji", "ⓝⓞⓣ approved", Undecided},
-	// markup that visibly withholds
-	{"markup", "~~Approved~~", Undecided},
-	{"markup", "~Approved~ not yet", Undecided},
-	{"markup", "<del>LGTM</del>", Undecided},
-	{"markup", "<s>Ship it</s>", Undecided},
-	{"markup", "- [ ] Approved", Undecided},
-	{"markup", "* [ ] LGTM", Undecided},
-	{"markup", "> Approved\n\nThat is what I would write if I were happy.", Undecided},
-	{"markup", "> Someone wrote:\nApproved", Undecided},
-	{"markup", "`approved`", Undecided},
-	{"markup", "```\napproved\n```", Undecided},
-	{"markup", "    approved", Undecided},
-	{"markup", "<!-- Approved -->", Undecided},
-	{"markup", "<!-- not --> Approved", Approved},
-	{"markup", "<code>LGTM</code>", Undecided},
-	{"markup", "- [x] Approved", Approved},
-	// invisible and look-alike characters inside the negation
-	{"invisible", "n\u200bot approved", Undecided},
-	{"invisible", "n\u00adot approved", Undecided},
-	{"invisible", "n\u2060ot approved", Undecided},
-	{"invisible", "no\u0301t approved", Undecided},
-	{"lookalike", "n\u043et approved", Undecided},
-	{"lookalike", "n\u03bft approved", Undecided},
-	{"lookalike", "\u0274ot approved", Undecided},
-	{"lookalike", "ｎｏｔ approved", Undecided},
-	{"lookalike", "\U0001d427\U0001d428\U0001d42d approved", Undecided},
-	{"lookalike", "nöt approved", Undecided},
-	{"lookalike", "n\u022ft approved", Undecided},
-	{"bidi", "\u202edevorppa ton\u202c", Undecided},
-	{"bidi", "approved\u2067 not\u2069", Undecided},
-	{"control", "approved\x1b[8m not", Undecided},
-	// change requests
-	{"changes", "Changes requested: the threat model skips the webhook.", ChangesRequested},
-	{"changes", "Needs work.", ChangesRequested},
-	{"changes", "Do not merge — the migration drops a column.", ChangesRequested},
-	{"changes", "Rejected.", ChangesRequested},
-	{"changes", "Please add an abuse case for replayed webhooks.", ChangesRequested},
-	{"changes", "Could you rename the section?", ChangesRequested},
-	{"changes", "Not approved: please fix the error handling first.", ChangesRequested},
-	{"changes", "LGTM overall but I request changes on section 3.", ChangesRequested},
-	{"not changes", "No changes needed.", Undecided},
-	{"not changes", "Does this need changes?", Undecided},
-	{"not changes", "I'd request changes if the tests failed.", Undecided},
-	{"not changes", "No blockers from me.", Undecided},
-	// nothing decisive
-	{"chatter", "Thanks!", Undecided},
-	{"chatter", "Interesting choice of data model.", Undecided},
-	{"chatter", "", Undecided},
-	{"chatter", "Please explain the retry policy.", Undecided},
-}
+	// ---- genuine approvals: plain, in many phrasings
+	{"approve/plain", "Approved.", Approved},
+	{"approve/plain", "approved", Approved},
+	{"approve/plain", "APPROVED", Approved},
+	{"approve/plain", "LGTM", Approved},
+	{"approve/plain", "lgtm!", Approved},
+	{"approve/plain", "LGTM.", Approved},
+	{"approve/plain", "Looks good to me.", Approved},
+	{"approve/plain", "Looks good!", Approved},
+	{"approve/plain", "looks great", Approved},
+	{"approve/plain", "This looks good to me.", Approved},
+	{"approve/plain", "The requirements look good to me.", Approved},
+	{"approve/plain", "The requirements look good.", Approved},
+	{"approve/plain", "Everything looks good.", Approved},
+	{"approve/plain", "All looks good from my side.", Approved},
+	{"approve/plain", "I approve.", Approved},
+	{"approve/plain", "I approve this.", Approved},
+	{"approve/plain", "I approve these requirements.", Approved},
+	{"approve/plain", "We approve the spec.", Approved},
+	{"approve/plain", "I hereby approve the requirements.", Approved},
+	{"approve/plain", "Approving.", Approved},
+	{"approve/plain", "Approving this now.", Approved},
+	{"approve/plain", "I've approved it.", Approved},
+	{"approve/plain", "I have reviewed the requirements and I approve them.", Approved},
+	{"approve/plain", "Reviewed, approved.", Approved},
+	{"approve/plain", "Reviewed and approved.", Approved},
+	{"approve/plain", "Read through it all — approved.", Approved},
+	{"approve/plain", "Approve", Approved},
+	{"approve/plain", "Approved from my side.", Approved},
+	{"approve/plain", "Approved on my end.", Approved},
+	{"approve/plain", "Approved by me.", Approved},
+	{"approve/plain", "Ship it.", Approved},
+	{"approve/plain", "Ship it!", Approved},
+	{"approve/plain", "+1", Approved},
+	{"approve/plain", "+1, looks good", Approved},
+	{"approve/plain", "Good to go.", Approved},
+	{"approve/plain", "Good to go from my side.", Approved},
+	{"approve/plain", "This is good to go.", Approved},
+	{"approve/plain", "We're good to go.", Approved},
+	{"approve/plain", "Ready to merge.", Approved},
+	{"approve/plain", "Go ahead.", Approved},
+	{"approve/plain", "Go ahead with the implementation.", Approved},
+	{"approve/plain", "Please proceed.", Approved},
+	{"approve/plain", "Proceed.", Approved},
+	{"approve/plain", "Sounds good, let's proceed.", Approved},
+	{"approve/plain", "Let's proceed.", Approved},
+	{"approve/plain", "Let's move forward with this.", Approved},
+	{"approve/plain", "Let's go with this design.", Approved},
+	{"approve/plain", "I'm happy with this.", Approved},
+	{"approve/plain", "I'm happy with the requirements as they are.", Approved},
+	{"approve/plain", "Happy with it.", Approved},
+	{"approve/plain", "Fine by me.", Approved},
+	{"approve/plain", "Works for me.", Approved},
+	{"approve/plain", "This works for me.", Approved},
+	{"approve/plain", "The design is approved.", Approved},
+	{"approve/plain", "The requirements are approved.", Approved},
+	{"approve/plain", "Requirements approved.", Approved},
+	{"approve/plain", "Spec approved.", Approved},
+	{"approve/plain", "Status: approved", Approved},
+	{"approve/plain", "Verdict: approved.", Approved},
+	{"approve/plain", "Decision: approve", Approved},
+	{"approve/plain", "You have my approval.", Approved},
+	{"approve/plain", "Approval granted.", Approved},
+	{"approve/plain", "Consider it approved.", Approved},
+	{"approve/plain", "Signing off on this.", Approved},
+	{"approve/plain", "I sign off on the requirements.", Approved},
+	{"approve/plain", "Happy to approve.", Approved},
+	{"approve/plain", "All good, approved.", Approved},
+	{"approve/plain", "OK, approved.", Approved},
+	{"approve/plain", "Yes, approved.", Approved},
+	{"approve/plain", "Approved as is.", Approved},
+	{"approve/plain", "Approved as written.", Approved},
+	{"approve/plain", "Looks solid. Approved.", Approved},
+	{"approve/plain", "Looks correct to me, approved.", Approved},
+	{"approve/plain", "Looking good — approved.", Approved},
+	{"approve/plain", "lgtm, approved", Approved},
+	{"approve/plain", "LGTM 👍", Approved},
+	{"approve/plain", "Ｌｏｏｋｓ ｇｏｏｄ ｔｏ ｍｅ", Approved},
+	{"approve/plain", "**Approved**", Approved},
+	{"approve/plain", "## Approved", Approved},
+	{"approve/plain", "- [x] Approved", Approved},
+	{"approve/plain", "Approved.\n\n", Approved},
+	{"approve/plain", "Approved. Let's move on to the design.", Approved},
 
-func TestReplyTableCoversEveryClass(t *testing.T) {
-	require.GreaterOrEqual(t, len(replyTable), 100)
-	classes := map[string]int{}
-	for _, c := range replyTable {
-		classes[c.class]++
-	}
-	for _, want := range []string{"negation", "refusal", "question", "reported", "pending", "condition", "emoji",
-		"markup", "invisible", "lookalike", "bidi", "changes", "approval", "with comments"} {
-		assert.Positive(t, classes[want], want)
-	}
-}
+	// ---- genuine approvals with benign company
+	{"approve/company", "Approved 👍", Approved},
+	{"approve/company", "lgtm 🚀", Approved},
+	{"approve/company", "✅ Approved", Approved},
+	{"approve/company", "Approved! 🎉", Approved},
+	{"approve/company", "LGTM :+1:", Approved},
+	{"approve/company", "Ship it :shipit:", Approved},
+	{"approve/company", "Looks good to me 🙂", Approved},
+	{"approve/company", "Approved :)", Approved},
+	{"approve/company", "Approved! Thanks for turning this around so quickly.", Approved},
+	{"approve/company", "Thanks, great work. Approved.", Approved},
+	{"approve/company", "Thanks for the thorough write-up! LGTM.", Approved},
+	{"approve/company", "Great job on this. Approved.", Approved},
+	{"approve/company", "Nice work, ship it!", Approved},
+	{"approve/company", "Requirements approved, nice job.", Approved},
+	{"approve/company", "Approved — really clear document, thank you.", Approved},
+	{"approve/company", "LGTM — love the new diagram.", Approved},
+	{"approve/company", "Approved. The acceptance criteria are much clearer now.", Approved},
+	{"approve/company", "Approved. The threat model section is excellent.", Approved},
+	{"approve/company", "This is a very clean design. Approved.", Approved},
+	{"approve/company", "Well written and easy to follow. LGTM.", Approved},
+	{"approve/company", "No concerns, approved.", Approved},
+	{"approve/company", "No concerns from me. Approved.", Approved},
+	{"approve/company", "No objections. LGTM.", Approved},
+	{"approve/company", "No further comments, approved.", Approved},
+	{"approve/company", "Nothing to add — approved.", Approved},
+	{"approve/company", "No changes needed, approved!", Approved},
+	{"approve/company", "No nits, approved.", Approved},
+	{"approve/company", "I don't have any concerns. Approved.", Approved},
+	{"approve/company", "@bob thanks, approved.", Approved},
+	{"approve/company", "@alice-dev LGTM, great work!", Approved},
+	{"approve/company", "Approved, thanks @bob!", Approved},
+	{"approve/company", "Hi @bob, I reviewed it and it looks good. Approved.", Approved},
+	{"approve/company", "Approved.\n\nThanks,\nDana", Approved},
+	{"approve/company", "LGTM\n\nCheers,\nDana", Approved},
+	{"approve/company", "Approved. Best regards, Dana", Approved},
+	{"approve/company", "Approved.\n\n--\nDana Smith\nStaff Engineer", Approved},
+	{"approve/company", "Hey team, approved!", Approved},
+	{"approve/company", "Good morning! Approved.", Approved},
+	{"approve/company", "Approved, thanks everyone.", Approved},
+	{"approve/company", "Thank you! Approved.", Approved},
+	{"approve/company", "Kudos, this is great. LGTM", Approved},
+	{"approve/company", "Reviewed the whole thing this morning. Approved, thanks for the careful work on the security section.", Approved},
+	{"approve/company", "Approved. Looking forward to the design!", Approved},
+	{"approve/company", "Approved. Great to see this moving.", Approved},
+	{"approve/company", "Approved. Let me know if you need anything else.", Approved},
+	{"approve/company", "Appreciate the quick turnaround — approved.", Approved},
+	{"approve/company", "Approved. The retry section answers everything I asked last time.", Approved},
+	{"approve/company", "All good here, approved 🙌", Approved},
+	{"approve/company", "cc @carol — approved.", Approved},
+	{"approve/company", "Approved 💯", Approved},
 
-func TestReplyTable(t *testing.T) {
-	for _, tt := range replyTable {
-		t.Run(tt.class+"/"+tt.body, func(t *testing.T) {
-			v := Classify(tt.body)
-			assert.Equal(t, tt.want, v.Outcome, "reason: %s", v.Reason)
-			assert.NotEmpty(t, v.Reason)
-		})
-	}
-}
+	// ---- approvals with comments: nits for later, optional suggestions
+	{"approve/later-nit", "Approved with comments.", ApprovedWithComments},
+	{"approve/later-nit", "Approved. Nit for later: the glossary could be alphabetical.", ApprovedWithComments},
+	{"approve/later-nit", "LGTM, one small nit we can fix in a follow-up: R4 has a typo.", ApprovedWithComments},
+	{"approve/later-nit", "Approved. Minor: consider renaming the flag in a follow-up.", ApprovedWithComments},
+	{"approve/later-nit", "LGTM, nit: the second heading has a typo.", ApprovedWithComments},
+	{"approve/later-nit", "Approved, but the glossary could be shorter.", ApprovedWithComments},
+	{"approve/later-nit", "Approved. Non-blocking: a sequence diagram would help readers.", ApprovedWithComments},
+	{"approve/later-nit", "non-blocking: consider a cache. Approved", ApprovedWithComments},
+	{"approve/later-nit", "Approved. Optional: you might mention the rate limit.", ApprovedWithComments},
+	{"approve/later-nit", "Looks good. Maybe add an example later, but not blocking.", ApprovedWithComments},
+	{"approve/later-nit", "Approved — we can tidy up the wording of R7 later.", ApprovedWithComments},
+	{"approve/later-nit", "LGTM. For a future iteration, it would be nice to cover offline mode.", ApprovedWithComments},
+	{"approve/later-nit", "Approved. Small suggestion for next time: put the summary first.", ApprovedWithComments},
+	{"approve/later-nit", "Approved. FYI the diagram uses the old logo; no need to change it now.", ApprovedWithComments},
+	{"approve/later-nit", "Ship it. Nitpick (no action needed): 'acknowledgement' is spelled two ways.", ApprovedWithComments},
+	{"approve/later-nit", "Approved. Out of curiosity, why SQLite over Postgres? Not blocking.", ApprovedWithComments},
 
-// A later reply that is not an approval supersedes an earlier approval in
-// the same visit, retractions included.
-func TestRetractionSupersedesAnApproval(t *testing.T) {
-	tests := []struct {
-		name   string
-		bodies []string
-		want   Outcome
-	}{
-		{"ignore my LGTM", []string{"LGTM", "Not approved, ignore my LGTM."}, Undecided},
-		{"scratch that", []string{"Approved.", "Scratch that."}, Undecided},
-		{"retracted", []string{"Ship it", "I retract my approval."}, Undecided},
-		{"question after", []string{"Approved.", "Wait, did anyone run the migration?"}, Undecided},
-		{"thanks after", []string{"Approved.", "Thanks!"}, Undecided},
-		{"approval again", []string{"Not approved.", "Fixed now — approved."}, Approved},
-		{"change request after approval", []string{"LGTM", "Actually, needs work."}, ChangesRequested},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v, idx := Decide(tt.bodies)
-			assert.Equal(t, tt.want, v.Outcome, v.Reason)
-			if tt.want.Decisive() {
-				assert.Equal(t, len(tt.bodies)-1, idx, "the newest reply decides")
-			} else {
-				assert.Equal(t, -1, idx)
-			}
-		})
-	}
-}
+	// ---- genuine change requests: explicit
+	{"changes/explicit", "Changes requested: the threat model skips the webhook.", ChangesRequested},
+	{"changes/explicit", "Requesting changes.", ChangesRequested},
+	{"changes/explicit", "Needs work.", ChangesRequested},
+	{"changes/explicit", "This needs more work before I can sign off on it.", ChangesRequested},
+	{"changes/explicit", "Do not merge — the migration drops a column.", ChangesRequested},
+	{"changes/explicit", "Rejected.", ChangesRequested},
+	{"changes/explicit", "Not approved: please fix the error handling first.", ChangesRequested},
+	{"changes/explicit", "Not ready yet, the security section is empty.", ChangesRequested},
+	{"changes/explicit", "Sending this back: the acceptance criteria are not testable.", ChangesRequested},
+	{"changes/explicit", "I can't approve this as written; R3 contradicts R5.", ChangesRequested},
+	{"changes/explicit", "Not approved. R2 and R9 say opposite things about retention.", ChangesRequested},
+	{"changes/explicit", "Please revise.", ChangesRequested},
+	{"changes/explicit", "Changes needed before this can go forward.", ChangesRequested},
 
-func TestSignOffReaderIsStrict(t *testing.T) {
-	tests := []struct {
-		body string
-		want bool
-	}{
-		{"Security sign-off.", true},
-		{"I sign off on security.", true},
-		{"Security sign-off: granted", true},
-		{"Signed off on the security review.", true},
-		{"Waiting for security sign-off.", false},
-		{"Security sign-off pending.", false},
-		{"Security sign-off from Bob.", false},
-		{"Bob gave the security sign-off.", false},
-		{"security sign-off? not from me", false},
-		{"Security sign-off once the token handling is fixed.", false},
-		{"~~Security sign-off~~", false},
-		{"<del>security sign-off</del> not yet", false},
-		{"Security sign-off: I have not looked at it.", false},
-		{"Security sign-off 👍", false},
-		{"n\u200bo security sign-off", false},
-		{"Is there a security sign-off", false},
-		{"Security sign-off: @dana will do it", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.body, func(t *testing.T) {
-			got, reason := SignsOff(tt.body)
-			assert.Equal(t, tt.want, got, reason)
-		})
-	}
-}
+	// ---- genuine change requests: critique of the artifact
+	{"changes/critique", "R2 is wrong; it should say 30 days.", ChangesRequested},
+	{"changes/critique", "The retention period in R2 is wrong.", ChangesRequested},
+	{"changes/critique", "R4 is ambiguous: does 'user' include admins?", ChangesRequested},
+	{"changes/critique", "The error handling section is incomplete.", ChangesRequested},
+	{"changes/critique", "The design doesn't cover what happens when the queue is full.", ChangesRequested},
+	{"changes/critique", "There is no mention of rate limiting anywhere.", ChangesRequested},
+	{"changes/critique", "No mention of GDPR.", ChangesRequested},
+	{"changes/critique", "Acceptance criterion 3 can't be tested as written.", ChangesRequested},
+	{"changes/critique", "The numbers in the capacity table don't add up.", ChangesRequested},
+	{"changes/critique", "This contradicts the requirement we agreed on last week.", ChangesRequested},
+	{"changes/critique", "The diagram and the text disagree about who owns the token.", ChangesRequested},
+	{"changes/critique", "The testing plan lacks any load tests.", ChangesRequested},
+	{"changes/critique", "R6 should use UTC timestamps, not local time.", ChangesRequested},
+	{"changes/critique", "The API section needs an error table.", ChangesRequested},
+	{"changes/critique", "We need a rollback plan in here.", ChangesRequested},
+	{"changes/critique", "The threat model must cover replayed webhooks.", ChangesRequested},
+	{"changes/critique", "Section 4 is confusing and too long.", ChangesRequested},
+	{"changes/critique", "I don't think the caching strategy works with multiple regions.", ChangesRequested},
+	{"changes/critique", "The token lifetime of 30 days is far too long.", ChangesRequested},
+	{"changes/critique", "This misses the offline case entirely.", ChangesRequested},
+	{"changes/critique", "Typo in R3: 'recieve'.", ChangesRequested},
+	{"changes/critique", "The security considerations are still empty.", ChangesRequested},
 
-func TestDoneReaderIsStrict(t *testing.T) {
-	tests := []struct {
-		body string
-		want DoneOutcome
-	}{
-		{"Done.", Done},
-		{"All done, thanks!", Done},
-		{"That's all.", Done},
-		{"Done: no", MoreWork},
-		{"Done? Not quite.", MoreWork},
-		{"Not done yet.", MoreWork},
-		{"We'll be done once the footer is fixed.", MoreWork},
-		{"Done. Also bump the version.", MoreWork},
-		{"Bob says we're done.", MoreWork},
-		{"~~done~~ the header still overlaps", MoreWork},
-		{"n\u043et done", MoreWork},
-		{"✅", NotYet},
-		{"Thanks!", NotYet},
-		{"", NotYet},
-		{"\u202edone\u202c", NotYet},
-	}
-	for _, tt := range tests {
-		t.Run(tt.body, func(t *testing.T) {
-			got, reason := ReadDone(tt.body)
-			assert.Equal(t, tt.want, got, reason)
-			assert.NotEmpty(t, reason)
-		})
-	}
-}
+	// ---- genuine change requests: imperatives to change the artifact
+	{"changes/imperative", "Change R6 to use UTC timestamps.", ChangesRequested},
+	{"changes/imperative", "Please add an abuse case for replayed webhooks.", ChangesRequested},
+	{"changes/imperative", "Rewrite section 3 so it describes the new API.", ChangesRequested},
+	{"changes/imperative", "Add a section on data retention.", ChangesRequested},
+	{"changes/imperative", "Remove R8, it is out of scope.", ChangesRequested},
+	{"changes/imperative", "Split R5 into two requirements.", ChangesRequested},
+	{"changes/imperative", "Rename the 'owner' field to 'assignee' throughout.", ChangesRequested},
+	{"changes/imperative", "Could you rename the section to Threat model?", ChangesRequested},
+	{"changes/imperative", "Can you add a sequence diagram for the login flow?", ChangesRequested},
+	{"changes/imperative", "Please clarify what 'soon' means in R7.", ChangesRequested},
+	{"changes/imperative", "Make the timeout configurable instead of hard-coding 30s.", ChangesRequested},
+	{"changes/imperative", "Drop the caching layer; it's premature.", ChangesRequested},
+	{"changes/imperative", "Please explain the retry policy in the design.", ChangesRequested},
+	{"changes/imperative", "Let's rename the service to billing-core before we go further.", ChangesRequested},
+	{"changes/imperative", "Move the glossary to the end.", ChangesRequested},
+	{"changes/imperative", "Replace the polling approach with webhooks.", ChangesRequested},
+	{"changes/imperative", "Specify the maximum payload size.", ChangesRequested},
+	{"changes/imperative", "Use ISO 8601 dates everywhere.", ChangesRequested},
+	{"changes/imperative", "The heading should be fixed.", ChangesRequested},
+	{"changes/imperative", "Would you mind adding the error codes to the table?", ChangesRequested},
 
-// An approval that names another artifact does not approve the one under
-// review.
-func TestApprovalNamingAnotherArtifact(t *testing.T) {
-	design := []string{"design.md"}
-	assert.Equal(t, Undecided, ClassifyFor("Requirements approved.", design).Outcome)
-	assert.Equal(t, Undecided, ClassifyFor("The requirements look good.", design).Outcome)
-	assert.Equal(t, Approved, ClassifyFor("The design looks good.", design).Outcome)
-	assert.Equal(t, Approved, ClassifyFor("Approved.", design).Outcome)
-	assert.Equal(t, Approved, ClassifyFor("This spec is approved.", design).Outcome)
-	v, idx := DecideFor([]string{"Design approved.", "The test plan looks good."}, design)
-	assert.Equal(t, Undecided, v.Outcome, "the newest reply names another artifact")
-	assert.Equal(t, -1, idx)
+	// ---- genuine change requests: labelled remarks
+	{"changes/labelled", "Blocking: no mention of GDPR.", ChangesRequested},
+	{"changes/labelled", "Missing: what happens when the token expires?", ChangesRequested},
+	{"changes/labelled", "Blocker: the token is logged in plain text.", ChangesRequested},
+	{"changes/labelled", "One blocker: the token is logged in plain text.", ChangesRequested},
+	{"changes/labelled", "Issue: R3 and R4 overlap.", ChangesRequested},
+	{"changes/labelled", "Missing: an owner for the migration.", ChangesRequested},
+	{"changes/labelled", "Must fix: the audit log is not append-only.", ChangesRequested},
+	{"changes/labelled", "blocking - the rollback plan is missing", ChangesRequested},
+
+	// ---- approval words beside a change the artifact needs now: the change wins
+	{"changes/with-approval", "Approved. Rewrite section 3 to use the new API.", ChangesRequested},
+	{"changes/with-approval", "LGTM, but rewrite the intro before we lock it.", ChangesRequested},
+	{"changes/with-approval", "LGTM overall but I request changes on section 3.", ChangesRequested},
+	{"changes/with-approval", "Looks good, but R2 is wrong: it should be 30 days.", ChangesRequested},
+	{"changes/with-approval", "Approved, except the retention period must be 30 days.", ChangesRequested},
+	{"changes/with-approval", "Mostly good. Blocking: the rollback plan is missing.", ChangesRequested},
+	{"changes/with-approval", "Looks good. Please add the error codes before we approve.", ChangesRequested},
+	{"changes/with-approval", "LGTM if you add the retry test.", ChangesRequested},
+	{"changes/with-approval", "Approve once you fix the typo in R3.", ChangesRequested},
+	{"changes/with-approval", "Great work! One thing though: R5 needs an acceptance criterion.", ChangesRequested},
+
+	// ---- deferrals: the review is not finished
+	{"wait/deferral", "Still reading.", Undecided},
+	{"wait/deferral", "Still reviewing, will get back to you tomorrow.", Undecided},
+	{"wait/deferral", "I'll review this after lunch.", Undecided},
+	{"wait/deferral", "Looking at it now.", Undecided},
+	{"wait/deferral", "Halfway through, so far so good.", Undecided},
+	{"wait/deferral", "Looks good so far, I haven't read the rest.", Undecided},
+	{"wait/deferral", "LGTM for now.", Undecided},
+	{"wait/deferral", "First pass: looks good. Will do a deeper read on Monday.", Undecided},
+	{"wait/deferral", "Approved, will read the rest later.", Undecided},
+	{"wait/deferral", "Approved. Still reading the testing section.", Undecided},
+	{"wait/deferral", "Need more time with this one.", Undecided},
+	{"wait/deferral", "Give me a day to go through it.", Undecided},
+	{"wait/deferral", "Let me check with legal first.", Undecided},
+	{"wait/deferral", "I'll approve tomorrow.", Undecided},
+	{"wait/deferral", "Will approve once I've read section 5.", Undecided},
+	{"wait/deferral", "On my list for this afternoon.", Undecided},
+	{"wait/deferral", "Not done reviewing yet.", Undecided},
+	{"wait/deferral", "Haven't had a chance to look yet, sorry.", Undecided},
+	{"wait/deferral", "Skimmed it; looks fine at a glance, proper review tomorrow.", Undecided},
+	{"wait/deferral", "Reviewing.", Undecided},
+
+	// ---- questions: the gate waits for an answer
+	{"wait/question", "Why did you pick SQLite over Postgres?", Undecided},
+	{"wait/question", "What happens when the token expires?", Undecided},
+	{"wait/question", "Is this approved?", Undecided},
+	{"wait/question", "Approved?", Undecided},
+	{"wait/question", "LGTM?", Undecided},
+	{"wait/question", "Should I approve this", Undecided},
+	{"wait/question", "Do we really need R9?", Undecided},
+	{"wait/question", "How does this interact with the billing service?", Undecided},
+	{"wait/question", "Can we ship it", Undecided},
+	{"wait/question", "Looks good to me？", Undecided},
+	{"wait/question", "Approved. Did anyone run the migration on a copy of production?", Undecided},
+	{"wait/question", "Who owns the rollout?", Undecided},
+
+	// ---- meta talk: nothing decided
+	{"wait/meta", "Thanks!", Undecided},
+	{"wait/meta", "", Undecided},
+	{"wait/meta", "Interesting choice of data model.", Undecided},
+	{"wait/meta", "Adding @carol, she knows the billing side better.", Undecided},
+	{"wait/meta", "@dana can you take a look?", Undecided},
+	{"wait/meta", "Let's discuss this in Thursday's sync.", Undecided},
+	{"wait/meta", "Reassigning to Dana.", Undecided},
+	{"wait/meta", "I'm out this week; Bob will review.", Undecided},
+	{"wait/meta", "Noted.", Undecided},
+	{"wait/meta", "Ok.", Undecided},
+	{"wait/meta", "👍", Undecided},
+	{"wait/meta", "✅", Undecided},
+	{"wait/meta", ":shipit:", Undecided},
+
+	// ---- adversarial: quoted approvals are someone else's words
+	{"adv/quoted", "> Approved", Undecided},
+	{"adv/quoted", "> LGTM\n\nThat's what I'd write if the tests passed.", Undecided},
+	{"adv/quoted", "> Someone wrote:\nApproved", Undecided},
+	{"adv/quoted", "> Approved\n\nNot from me.", Undecided},
+	{"adv/quoted", "Bob wrote:\n> Approved, ship it\n\nI'm still reading.", Undecided},
+	{"adv/quoted", "- > Approved\n\nHmm.", Undecided},
+	{"adv/quoted", "<blockquote>Approved</blockquote>", Undecided},
+	{"adv/quoted", "> Changes requested: add the retry test\n\nAdded it myself? No, still missing.", ChangesRequested},
+	{"adv/quoted", "You said \"approved\" last time, but this version is different.", Undecided},
+	{"adv/quoted", "\"LGTM\" is what Bob said.", Undecided},
+
+	// ---- adversarial: struck-through approvals
+	{"adv/struck", "~~Approved~~", Undecided},
+	{"adv/struck", "~~Approved~~ not yet", Undecided},
+	{"adv/struck", "~Approved~", Undecided},
+	{"adv/struck", "<del>LGTM</del>", Undecided},
+	{"adv/struck", "<s>Ship it</s>", Undecided},
+	{"adv/struck", "<strike>approved</strike> see below", Undecided},
+	{"adv/struck", "~~LGTM~~ R2 is wrong.", ChangesRequested},
+	{"adv/struck", "- [ ] Approved", Undecided},
+	{"adv/struck", "* [ ] LGTM", Undecided},
+
+	// ---- adversarial: hidden text
+	{"adv/hidden", "<!-- Approved -->", Undecided},
+	{"adv/hidden", "<!-- LGTM -->Still reviewing.", Undecided},
+	{"adv/hidden", "<details>Approved</details>", Undecided},
+	{"adv/hidden", "<details><summary>LGTM</summary>not yet</details>", Undecided},
+	{"adv/hidden", "`approved`", Undecided},
+	{"adv/hidden", "```\napproved\n```", Undecided},
+	{"adv/hidden", "    approved", Undecided},
+	{"adv/hidden", "<code>LGTM</code>", Undecided},
+	{"adv/hidden", "[//]: # (Approved)", Undecided},
+	{"adv/hidden", "![Approved](https://example.test/approved.png)", Undecided},
+	{"adv/hidden", "https://example.test/approved", Undecided},
+
+	// ---- adversarial: negated
+	{"adv/negated", "Not approved.", ChangesRequested},
+	{"adv/negated", "Not, approved.", Undecided},
+	{"adv/negated", "Not — I repeat — approved.", Undecided},
+	{"adv/negated", "I do not, after reading it twice over the weekend, approve.", Undecided},
+	{"adv/negated", "No. Approved it is not.", Undecided},
+	{"adv/negated", "I don't approve this approach.", ChangesRequested},
+	{"adv/negated", "This does not look good to me.", ChangesRequested},
+	{"adv/negated", "I haven't approved the design yet.", Undecided},
+	{"adv/negated", "LGTM... not.", Undecided},
+	{"adv/negated", "approved\nnot", Undecided},
+	{"adv/negated", "Approval: no.", Undecided},
+	{"adv/negated", "Far from approved.", ChangesRequested},
+	{"adv/negated", "Never approved this one.", Undecided},
+	{"adv/negated", "I wouldn't call this approved.", Undecided},
+	{"adv/negated", "Not LGTM.", ChangesRequested},
+	{"adv/negated", "I can't approve yet.", Undecided},
+	{"adv/negated", "Definitely not good to go.", ChangesRequested},
+	{"adv/negated", "Nope.", Undecided},
+
+	// ---- adversarial: conditional
+	{"adv/conditional", "Approved once CI is green.", Undecided},
+	{"adv/conditional", "LGTM, once CI is green.", Undecided},
+	{"adv/conditional", "Approved, pending the legal review.", Undecided},
+	{"adv/conditional", "Ship it unless anyone objects.", Undecided},
+	{"adv/conditional", "Approved provided the migration is reversible.", Undecided},
+	{"adv/conditional", "Good to go after the rebase.", Undecided},
+	{"adv/conditional", "If Bob is fine with it, approved.", Undecided},
+	{"adv/conditional", "Approved as long as security signs off.", Undecided},
+	{"adv/conditional", "Approved, assuming the load test passes.", Undecided},
+	{"adv/conditional", "I'd approve if the numbers were right.", Undecided},
+	{"adv/conditional", "Approved subject to the DPO's review.", Undecided},
+	{"adv/conditional", "When the benchmarks are in, LGTM.", Undecided},
+
+	// ---- adversarial: another subject's approval
+	{"adv/other-subject", "test: approved", Undecided},
+	{"adv/other-subject", "Bob: approved", Undecided},
+	{"adv/other-subject", "QA: LGTM", Undecided},
+	{"adv/other-subject", "Legal: approved.", Undecided},
+	{"adv/other-subject", "CI: approved", Undecided},
+	{"adv/other-subject", "Alice approved this.", Undecided},
+	{"adv/other-subject", "They approved it yesterday.", Undecided},
+	{"adv/other-subject", "The security team approved the design.", Undecided},
+	{"adv/other-subject", "Approved by the security team.", Undecided},
+	{"adv/other-subject", "Approved by legal.", Undecided},
+	{"adv/other-subject", "Approved on behalf of the architects.", Undecided},
+	{"adv/other-subject", "Approved - Bob", Undecided},
+	{"adv/other-subject", "@bob please approve", Undecided},
+	{"adv/other-subject", "Bob's verdict: approved", Undecided},
+	{"adv/other-subject", "Dana approves.", Undecided},
+
+	// ---- adversarial: reported speech
+	{"adv/reported", "Bob said LGTM.", Undecided},
+	{"adv/reported", "Alice says it's approved.", Undecided},
+	{"adv/reported", "According to Dana, this is approved.", Undecided},
+	{"adv/reported", "Approved (per Dana).", Undecided},
+	{"adv/reported", "Per the architecture board: approved.", Undecided},
+	{"adv/reported", "Carol told me it looks good.", Undecided},
+	{"adv/reported", "Forwarding from Slack: \"approved, ship it\"", Undecided},
+	{"adv/reported", "I heard legal approved it.", Undecided},
+	{"adv/reported", "Bob mentioned he was happy with it.", Undecided},
+	{"adv/reported", "Waiting for Bob to approve.", Undecided},
+	{"adv/reported", "Needs approval from legal.", Undecided},
+	{"adv/reported", "LGTM from @carol.", Undecided},
+	{"adv/reported", "Relaying Bob's approval.", Undecided},
+
+	// ---- adversarial: sarcasm
+	{"adv/sarcasm", "Oh sure, approved, what could possibly go wrong.", Undecided},
+	{"adv/sarcasm", "Yeah right, LGTM.", Undecided},
+	{"adv/sarcasm", "Approved /s", Undecided},
+	{"adv/sarcasm", "Approved 🙄", Undecided},
+	{"adv/sarcasm", "LGTM lol", Undecided},
+	{"adv/sarcasm", "Sure, ship it, if you enjoy outages.", Undecided},
+	{"adv/sarcasm", "Wow, approved. Said no one ever.", Undecided},
+	{"adv/sarcasm", "Totally approved. Not.", Undecided},
+	{"adv/sarcasm", "Great, another spec that ignores security. Approved, I guess.", ChangesRequested},
+	{"adv/sarcasm", "Approved, because who needs tests anyway?", Undecided},
+	{"adv/sarcasm", "Approved (not really).", Undecided},
+
+	// ---- adversarial: retraction
+	{"adv/retraction", "Approved. Actually, scratch that.", Undecided},
+	{"adv/retraction", "LGTM — wait, no.", Undecided},
+	{"adv/retraction", "Not approved, ignore my LGTM.", ChangesRequested},
+	{"adv/retraction", "I take back my approval.", Undecided},
+	{"adv/retraction", "Retracting my approval until I've talked to legal.", Undecided},
+	{"adv/retraction", "Approved. Never mind, I found a problem in R4.", ChangesRequested},
+	{"adv/retraction", "Approved. Jk.", Undecided},
+	{"adv/retraction", "Please disregard my approval above.", Undecided},
+	{"adv/retraction", "I'm revoking my approval.", Undecided},
+	{"adv/retraction", "Approved. On second thought, hold off.", Undecided},
+
+	// ---- adversarial: look-alike letters
+	{"adv/lookalike", "n\u043et approved", Undecided},
+	{"adv/lookalike", "n\u03bft approved", Undecided},
+	{"adv/lookalike", "\u0274ot approved", ChangesRequested},
+	{"adv/lookalike", "ｎｏｔ approved", ChangesRequested},
+	{"adv/lookalike", "\U0001d427\U0001d428\U0001d42d approved", ChangesRequested},
+	{"adv/lookalike", "nöt approved", ChangesRequested},
+	{"adv/lookalike", "n\u022ft approved", Undecided},
+	{"adv/lookalike", "ⓝⓞⓣ approved", Undecided},
+	{"adv/lookalike", "\u0430pproved? n\u043e", Undecided},
+	{"adv/lookalike", "Appr\u043eved \u0443et? N\u043e.", Undecided},
+
+	// ---- adversarial: invisible and unreadable characters
+	{"adv/invisible", "n\u200bot approved", ChangesRequested},
+	{"adv/invisible", "n\u00adot approved", ChangesRequested},
+	{"adv/invisible", "n\u2060ot approved", ChangesRequested},
+	{"adv/invisible", "no\u0301t approved", ChangesRequested},
+	{"adv/invisible", "Approved\U000e0020\U000e006e\U000e006f\U000e0074", Undecided},
+	{"adv/invisible", "LGTM\U000e0001\U000e0020\U000e006a\U000e006b", Undecided},
+	{"adv/invisible", "\u202edevorppa ton\u202c", Undecided},
+	{"adv/invisible", "approved\u2067 not\u2069", Undecided},
+	{"adv/invisible", "Approved\u200f", Undecided},
+	{"adv/invisible", "approved\x1b[8m not", Undecided},
+	{"adv/invisible", "Approved\x00 not", Undecided},
+	{"adv/invisible", "Approved\ue000", Undecided},
+	// ---- regressions from probes written after the rules (see docs/gates.md)
+	{"approve/company", "Approving. The scope feels right for a first version.", Approved},
+	{"approve/company", "Approved! Can't wait to see it live.", Approved},
+	{"approve/company", "The requirements are clear and testable. Approved.", Approved},
+	{"approve/company", "Seems fine to me. Approved.", Approved},
+	{"approve/company", "This is really well thought through. Approved!", Approved},
+	{"approve/company", "Looks good 👍 approving", Approved},
+	{"approve/company", "This design has my approval.", Approved},
+	{"approve/company", "Approved — the threat model covers everything I was worried about.", Approved},
+	{"approve/company", "Approved 👍 no further comments", Approved},
+	{"approve/later-nit", "Approved, but see my comments.", ApprovedWithComments},
+	{"approve/later-nit", "Approved - minor: the glossary could use an entry for \"tenant\".", ApprovedWithComments},
+	{"changes/critique", "The acceptance criteria for R2 aren't measurable.", ChangesRequested},
+	{"changes/critique", "This is a good start, but the non-functional requirements are thin.", ChangesRequested},
+	{"changes/critique", "The sizing numbers are off by an order of magnitude.", ChangesRequested},
+	{"changes/critique", "The testing plan has no performance tests.", ChangesRequested},
+	{"changes/critique", "The diagram is out of date.", ChangesRequested},
+	{"changes/critique", "I can't find anything about audit logging.", ChangesRequested},
+	{"changes/imperative", "R3 and R4 seem to describe the same thing; please merge them.", ChangesRequested},
+	{"changes/imperative", "Let's not use polling here; switch to webhooks.", ChangesRequested},
+	{"changes/imperative", "Can we get a sequence diagram for the failure path?", ChangesRequested},
+	{"changes/imperative", "Why do we need a new database? Please justify or drop it.", ChangesRequested},
+	{"changes/imperative", "Please address the comments above before I approve.", ChangesRequested},
+	{"changes/labelled", "My main concern: nothing prevents double billing.", ChangesRequested},
+	{"changes/labelled", "Blocking issue: the design stores PII in logs.", ChangesRequested},
+	{"changes/with-approval", "LGTM except for R3, which needs a rewrite.", ChangesRequested},
+	{"changes/with-approval", "Approved, with the changes below.", ChangesRequested},
+	{"changes/with-approval", "The open questions at the end need answers before I can approve.", ChangesRequested},
+	{"adv/conditional", "Approved, with conditions.", Undecided},
+	{"adv/negated", "Approved. Or maybe not.", Undecided},
+	{"adv/negated", "LGTM, but I'm not the owner of this area.", Undecided},
+	{"adv/reported", "Approved (speaking for the infra team).", Undecided},
+	{"adv/reported", "Approved by me and Bob.", Undecided},
+	{"adv/question", "LGTM...?", Undecided},
+	{"adv/retraction", "Approved, but...", Undecided},
+	{"adv/retraction", "Approved. However...", Undecided},
+	{"adv/sarcasm", "Approved, or whatever.", Undecided},
+	{"adv/sarcasm", "Approved (sarcasm)", Undecided},
+	{"adv/sarcasm", "Approved 😂😂", Undecided},
+	{"adv/scope", "LGTM minus the part about billing.", Undecided},
+	{"adv/scope", "Approved... mostly.", Undecided},
+	{"adv/scope", "Approved for now, will revisit.", Undecided},
+	{"adv/pending", "Looks good, haven't tested.", Undecided},
+	{"adv/pending", "Approved; I didn't review the security part.", Undecided},
 }

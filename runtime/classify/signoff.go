@@ -1,7 +1,5 @@
 package classify
 
-import "fmt"
-
 // signOffCore are the statements that give a security sign-off.
 var signOffCore = compileAll(
 	"[my|our|the] security (sign-off|signoff|sign_off) [(is|:)] [(granted|given|done|ok|okay|approved|complete)] [{TAIL}]",
@@ -13,7 +11,7 @@ var signOffCore = compileAll(
 
 // signOffLabels introduce a sign-off given in the clause after them
 // ("Security sign-off: granted").
-var signOffLabels = set("security sign-off", "security signoff", "security")
+var signOffLabels = set("security sign-off", "security signoff", "security sign off")
 
 // signOffGrants are what may follow such a label.
 var signOffGrants = compileAll(
@@ -31,27 +29,47 @@ var signOffGrants = compileAll(
 func SignsOff(body string) (bool, string) {
 	r := parse(body)
 	if r.err != nil {
-		return false, fmt.Sprintf("the reply is not read: %v", r.err)
+		return false, notRead(r.err).Reason
 	}
-	var core []clause
-	noted := false // a "Security sign-off:" label over the reviewer's own notes
-	for _, s := range r.sentences {
-		for _, c := range s.clauses {
-			switch {
-			case matchesAny(c.words, signOffCore):
-				core = append(core, c)
-			case signOffLabels[c.label] && matchesAny(c.words, signOffGrants):
-				core = append(core, c)
-			case signOffLabels[c.label] && c.label != "security" && len(c.words) >= 3:
-				noted = true // its words stay subject to every check below
+	granted, noted := 0, false
+	readings := make([]reading, len(r.clauses))
+	for i, c := range r.clauses {
+		s := c.sentence
+		switch {
+		case inCore(c.words, signOffCore):
+			granted++
+		case signOffLabels[c.label] && inCore(c.words, signOffGrants):
+			granted++
+		case signOffLabels[c.label] && len(c.words) >= 3:
+			noted = true
+			readings[i] = read(c, nil)
+		default:
+			readings[i] = read(c, nil)
+			continue
+		}
+		if q, ok := questionOpener(c.words); s.question || ok {
+			if q == "" {
+				q = "?"
 			}
+			return false, "the sign-off is withheld: " + withhold(kindQuestion, q).reason()
+		}
+		if cond, _, ok := conditionOf(s); ok {
+			return false, "the sign-off is withheld: " + withhold(kindCondition, cond).reason()
 		}
 	}
-	if len(core) == 0 && !noted {
+	if granted == 0 && !noted {
 		return false, "the reply names no security sign-off the reader accepts"
 	}
-	if why := withheld(r, core); why != "" {
-		return false, "the sign-off is withheld: " + why
+	for _, rd := range readings {
+		switch rd.role {
+		case roleWithhold, roleRefuse:
+			return false, "the sign-off is withheld: " + rd.reason()
+		case roleChange:
+			return false, "the sign-off is withheld: " + rd.cue + " asks for a change"
+		}
+	}
+	if w := withheldBeside(r, readings); w != nil {
+		return false, "the sign-off is withheld: " + w.reason()
 	}
 	return true, "the reply gives a security sign-off and nothing withholds it"
 }
@@ -66,7 +84,14 @@ func MentionsSignOff(body string) bool {
 	if r.err != nil {
 		return true
 	}
-	w := r.words()
+	var w []string
+	for _, s := range r.sentences {
+		w = append(w, splitLabel(s.label)...)
+		for _, c := range s.clauses {
+			w = append(w, splitLabel(c.label)...)
+			w = append(w, c.words...)
+		}
+	}
 	for i, x := range w {
 		switch x {
 		case "sign-off", "signoff", "sign-offs", "signoffs", "signed-off":
@@ -78,4 +103,21 @@ func MentionsSignOff(body string) bool {
 		}
 	}
 	return false
+}
+
+func splitLabel(l string) []string {
+	if l == "" {
+		return nil
+	}
+	var out []string
+	start := 0
+	for i := 0; i <= len(l); i++ {
+		if i == len(l) || l[i] == ' ' {
+			if i > start {
+				out = append(out, l[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
 }

@@ -48,6 +48,7 @@ const (
 	getPull       = integrations.OpGetPullRequest
 	readChecks    = integrations.OpReadChecks
 	listThreads   = integrations.OpListReviewThreads
+	readDetails   = integrations.OpReadCheckDetails
 	listPullFiles = integrations.OpListPullRequestFiles
 )
 
@@ -83,7 +84,7 @@ var All = []runtime.HookSpec{
 		Summary: "posts the phase-selection checklist once"},
 	{Name: gates.HookClassifyPhaseSelection, Kind: KindGate, Func: gates.ClassifyPhaseSelection, Ops: ops(listComments, createComment),
 		Summary: "reads an authorized execute reply and the checklist into declared skips and opt-ins"},
-	{Name: gates.HookClassifyFeedback, Kind: KindGate, Func: gates.ClassifyFeedback, Ops: ops(createComment),
+	{Name: gates.HookClassifyFeedback, Kind: KindGate, Func: gates.ClassifyFeedback, Ops: ops(createComment, editComment),
 		Summary: "reads the newest authorized reply of the visit as approved, approved with comments or changes requested"},
 	{Name: gates.HookRecordFeedback, Kind: KindGate, Func: gates.RecordFeedback,
 		Summary: "records the replies a gate read under `## Review comments` of its artifact"},
@@ -95,9 +96,9 @@ var All = []runtime.HookSpec{
 		Summary: "asks once what a review should cover"},
 	{Name: gates.HookClassifyReviewBrief, Kind: KindGate, Func: gates.ClassifyReviewBrief, Ops: ops(listComments, createComment),
 		Summary: "freezes the newest authorized review brief"},
-	{Name: gates.HookClassifyAdhocReply, Kind: KindGate, Func: gates.ClassifyAdhocReply, Ops: ops(createComment),
+	{Name: gates.HookClassifyAdhocReply, Kind: KindGate, Func: gates.ClassifyAdhocReply, Ops: ops(createComment, editComment),
 		Summary: "reads the newest authorized reply as done or more work"},
-	{Name: gates.HookSecuritySignOff, Kind: KindGate, Func: gates.SecuritySignOff, Ops: ops(createComment),
+	{Name: gates.HookSecuritySignOff, Kind: KindGate, Func: gates.SecuritySignOff, Ops: ops(createComment, editComment),
 		Summary: "holds risk tier 4 and above until an authorized reviewer signs off on security"},
 
 	{Name: work.HookVerifyTests, Kind: KindWork, Func: work.VerifyTests, RunsCommands: true,
@@ -109,8 +110,8 @@ var All = []runtime.HookSpec{
 		Summary: "the node's round table (`evidence/self-review.md`, `evidence/critic-review.md`) stops on zero new findings or at the cap; a critic round counts only with a run the loop recorded"},
 	{Name: ship.HookPostBriefing, Kind: KindShip, Func: ship.PostBriefing, HostOps: ops(getPull, listComments, createComment, editComment),
 		Summary: "renders `pr-briefing.md` through the PR-briefing template into one marked comment on each pull request, edited in place when the head moves"},
-	{Name: ship.HookReadyToShip, Kind: KindShip, Func: ship.ReadyToShip, HostOps: ops(getPull, readChecks, listThreads, listComments, listPullFiles),
-		Summary: "each pull request's head commit: checks green, review threads resolved, the reviewer briefing current, the capability docs folded in"},
+	{Name: ship.HookReadyToShip, Kind: KindShip, Func: ship.ReadyToShip, HostOps: ops(getPull, readChecks, listThreads, listComments, listPullFiles, readDetails),
+		Summary: "each pull request's head commit: checks green, review threads resolved, the reviewer briefing current, the capability docs folded in; failing checks and unanswered threads send the work back with what they say"},
 
 	{Name: handoffs.HookImportHandoff, Kind: KindHandoff, Func: handoffs.ImportHandoff,
 		Summary: "verifies the artifacts a handoff carried and demotes the walk to the first that fails"},

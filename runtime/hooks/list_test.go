@@ -86,7 +86,7 @@ var replies = []string{
 // runUse runs spec once per reply (plain and edited) and per risk world
 // against a tracker restricted to the operations spec declares (and a code
 // host restricted to its declared code-host operations, serving a pull
-// request ready to ship, with or without an earlier briefing on it), and
+// request ready to ship, or one whose CI failed with an earlier briefing on it), and
 // returns every operation attempted and every undeclared one ("host:"
 // prefixes the code host's).
 func runUse(t *testing.T, spec runtime.HookSpec, use hookUse) (calls, undeclared map[integrations.Op]bool) {
@@ -96,19 +96,26 @@ func runUse(t *testing.T, spec runtime.HookSpec, use hookUse) (calls, undeclared
 		hc.Graph = use.graph
 		writeMentioned(t, hc, use, sensitive)
 		for _, body := range replies {
-			for _, edited := range []bool{false, true} {
+			for _, world := range []string{"plain", "edited", "helped"} {
+				edited := world == "edited"
 				fake := &hooktest.Fake{Labels: []string{"loop:old"}}
 				hc.Params, hc.State, hc.Event = maps.Clone(use.with), runtime.NewState("issue-1"), nil
 				if hc.Params == nil {
 					hc.Params = map[string]any{}
+				}
+				if world == "helped" {
+					// the gate's help comment of this visit, about an earlier reply
+					fake.Thread = []integrations.Comment{{ID: 5, Author: "the-loop-bot", Body: integrations.MarkSelfAuthored(
+						"help\n<!-- the-loop:reply-help " + use.node.ID + " -->\n<!-- the-loop:reply-help-for 4 -->")}}
+					hooktest.SetEvent(hc, fake.Thread...)
 				}
 				if body != "" {
 					c := hooktest.Comment(7, "alice", body)
 					if edited {
 						c = hooktest.Edited(c)
 					}
-					fake.Thread = []integrations.Comment{c}
-					hooktest.SetEvent(hc, c)
+					fake.Thread = append(fake.Thread, c)
+					hooktest.SetEvent(hc, fake.Thread...)
 				}
 				tracker := integrations.Restrict(fake, "hook "+spec.Name, spec.Ops)
 				hc.Tracker = tracker
@@ -135,14 +142,17 @@ func runUse(t *testing.T, spec runtime.HookSpec, use hookUse) (calls, undeclared
 // hostWorld gives hc a code host restricted to spec's code-host operations:
 // pull requests o/r#1 (an inner loop's ticket) and o/r#7 (linked to the
 // item) at one head, ready to ship, a reviewer briefing to post and, with
-// earlier, the loop's briefing of an older head already on the thread.
+// earlier, a failed check and the loop's briefing of an older head already
+// on the thread.
 func hostWorld(t *testing.T, hc *runtime.HookContext, spec runtime.HookSpec, earlier bool) *integrations.Restricted {
 	t.Helper()
 	const head = "0123456789abcdef0123456789abcdef01234567"
 	fake := &hooktest.Fake{}
 	fake.AddPull("o", "r", 1, hooktest.ReadyPull(head))
 	fake.AddPull("o", "r", 7, hooktest.ReadyPull(head))
-	if earlier {
+	if earlier { // and CI failed: the work goes back with what it says
+		fake.AddPull("o", "r", 1, hooktest.FailingPull(head))
+		fake.AddPull("o", "r", 7, hooktest.FailingPull(head))
 		fake.Thread = []integrations.Comment{{ID: 3, Author: "the-loop-bot", Body: integrations.MarkSelfAuthored(shipready.BriefingKey + "\n<!-- the-loop:pr-briefing-head " + strings.Repeat("9", 40) + " -->")}}
 	}
 	hc.State.PullRequests = []*runtime.PullRequestLink{{Repo: "o/r", Number: 7, State: runtime.PullOpen}}

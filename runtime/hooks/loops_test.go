@@ -291,7 +291,7 @@ func TestWorkItemLoopPhaseSelectionWalk(t *testing.T) {
 	body := strings.Replace(posted.Body, "- [x] review-chain", "- [ ] review-chain", 1)
 	body = strings.Replace(body, "- [ ] `effort-xhigh`", "- [x] `effort-xhigh`", 1)
 	w.fake.Thread[len(w.fake.Thread)-1].Body = body
-	rep := w.reply(2, "bob", "the-loop execute")
+	rep := w.reply(w.fake.NextID(), "bob", "the-loop execute")
 	assert.Equal(t, "selected", rep.Outcome, rep.Messages)
 	st := w.state()
 	assert.Equal(t, "brainstorming", st.CurrentNode)

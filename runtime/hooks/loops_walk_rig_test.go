@@ -49,8 +49,7 @@ func (w *loopWalk) shipPull() {
 // agent writes into and the node the item stood at after every step.
 type loopWalk struct {
 	*engineWalk
-	path   []string
-	nextID int64
+	path []string
 }
 
 func newLoopWalk(t *testing.T, loop string) *loopWalk {
@@ -64,10 +63,7 @@ func (w *loopWalk) arm(author, body string) {
 	w.fake.Thread = append(w.fake.Thread, hooktest.Comment(w.newID(), author, body))
 }
 
-func (w *loopWalk) newID() int64 {
-	w.nextID++
-	return w.nextID
-}
+func (w *loopWalk) newID() int64 { return w.fake.NextID() }
 
 // spec is the work item's spec folder, inside the walk's temporary repo.
 func (w *loopWalk) spec(name string) string {

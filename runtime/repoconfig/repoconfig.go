@@ -60,6 +60,9 @@ type Config struct {
 	// harness can ever run: the name chooses, it never defines.
 	Sessions struct {
 		Harness string `yaml:"harness"`
+		// Nodes pins one of the operator's harnesses to a node of this
+		// repository's items (e.g. implementation: codex).
+		Nodes map[string]string `yaml:"nodes"`
 	} `yaml:"sessions"`
 	// Commands are the repository's own lint, type-check and test
 	// commands (the commands: block), read strictly by readCommands.

@@ -1,9 +1,17 @@
 // Command fakeharness stands in for an agent harness in tests. It reads
 // its prompt file, writes the artifact the prompt names into its working
-// tree, commits it (the loop pushes: a session never does), and, with
+// tree, commits it (the loop pushes; a session never does), and, with
 // --claim, claims the node through the MCP server named in its
 // --mcp-config (the-loop serve over stdio, through mcp-go's client). It prints Claude-shaped stream-json, so the
 // supervisor reads its usage like a real session's.
+//
+// Run under the name of an agent CLI (a copy or link named claude, codex,
+// gemini or opencode), it stands in for that CLI instead: it reads the
+// argv and per-session configuration the harness adapter of that name
+// writes (the prompt on stdin or as its argument, the item's MCP server
+// from that CLI's own configuration), refuses any flag that bypasses
+// approvals, and prints that CLI's machine output (persona.go). Its state
+// and script then come from <program>.fake.json beside it.
 //
 // Prompt lines it obeys (anything else is ignored):
 //
@@ -13,12 +21,18 @@
 //	fake: usage turns=T tokens=N cost=X
 //	fake: env-dump                    write the environment and argv to the state dir
 //	fake: probe                       try to reach another item and post a handoff through the MCP server
+//	fake: replay=CASE                 print the recording CASE of the CLI it stands in for (harnesstest) and
+//	                                  exit as that CLI did; nothing else is done
 //
 // With --script DIR it also plays a scripted agent: for the node in
 // THE_LOOP_NODE, every file under DIR/<node>/ is written to the item's spec
-// folder (docs/specs/<item>/), a file ending in .sed edits the file of its
-// name in place ("old => new" per line), and a file named "fake" adds
-// directives as above; what it wrote is committed.
+// folder (docs/specs/<item>/) — or, under DIR/<node>/root/, to the working
+// tree's root (code) —, a file ending in .sed edits the file of its name in
+// place ("old => new" per line), and a file named "fake" adds directives as
+// above; what it wrote is committed, never pushed (nothing is committed when
+// nothing changed). When the prompt says why the node runs again, it plays
+// DIR/<node>.ci-fix/ (CI failed on the pull request) or DIR/<node>.revise/
+// (a gate sent the work back) instead, where that folder exists.
 //
 // A session working a pull request's loop (THE_LOOP_PR and
 // THE_LOOP_PR_REPO set) plays DIR/pr/<node>/ instead, claims that pull
@@ -36,7 +50,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -49,11 +62,27 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/the-loop/the-loop/agents/harness/harnesstest"
 )
 
 type options struct {
 	promptFile, mcpConfig, workdir, item, model, effort, state, script string
 	claim, dump                                                        bool
+	// cli is the CLI a persona stands in for ("": the plain fake), out
+	// prints its events, prompt is the assignment a persona read, and
+	// server the item's MCP server its configuration named.
+	cli    string
+	out    emitter
+	prompt string
+	server *server
+}
+
+// server is the item's MCP server as a session's configuration names it.
+type server struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
 }
 
 // directives are what the prompt asks of this run.
@@ -63,7 +92,7 @@ type directives struct {
 	tokens                    int64
 	cost                      float64
 	envDump, probe, prCreate  bool
-	critic                    string
+	critic, replay            string
 	// loopDir and records are a pull request loop's own folder and the
 	// files it keeps there, as the prompt names them.
 	loopDir string
@@ -71,7 +100,25 @@ type directives struct {
 }
 
 func main() {
-	var o options
+	if p := personaOf(os.Args[0]); p != nil {
+		if answered, err := p.answer(os.Args[1:]); answered {
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "fakeharness:", err)
+				os.Exit(1)
+			}
+			return
+		}
+		o, err := p.options(os.Args[1:])
+		if err == nil {
+			err = run(o)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakeharness:", err)
+			os.Exit(exitCode(err))
+		}
+		return
+	}
+	o := options{out: &claudeOut{}}
 	flag.StringVar(&o.promptFile, "prompt-file", "", "the assignment")
 	flag.StringVar(&o.mcpConfig, "mcp-config", "", "MCP config naming the-loop serve")
 	flag.StringVar(&o.workdir, "workdir", ".", "the item's working tree")
@@ -85,24 +132,48 @@ func main() {
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "fakeharness:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 
-func run(o options) error {
-	if o.promptFile == "" || o.item == "" || o.state == "" {
-		return errors.New("--prompt-file, --work-item and --state are required")
+// exited is a run that ends with a recorded exit status.
+type exited int
+
+func (e exited) Error() string { return fmt.Sprintf("exit %d as recorded", int(e)) }
+
+func exitCode(err error) int {
+	var e exited
+	if errors.As(err, &e) {
+		return int(e)
 	}
-	prompt, err := os.ReadFile(o.promptFile)
-	if err != nil {
-		return err
+	return 1
+}
+
+func run(o options) error {
+	prompt := o.prompt
+	if o.cli == "" {
+		if o.promptFile == "" {
+			return errors.New("--prompt-file is required")
+		}
+		b, err := os.ReadFile(o.promptFile)
+		if err != nil {
+			return err
+		}
+		prompt = string(b)
 	}
 	node := os.Getenv("THE_LOOP_NODE")
 	label, scriptNode := o.item, node
 	if pr := os.Getenv("THE_LOOP_PR"); pr != "" {
 		label, scriptNode = o.item+".pr-"+pr, filepath.Join("pr", node)
 	}
-	d := parse(string(prompt) + "\n" + scriptDirectives(o.script, scriptNode))
+	scriptNode = variant(o.script, scriptNode, prompt)
+	d := parse(prompt + "\n" + scriptDirectives(o.script, scriptNode))
+	if d.replay != "" {
+		return replay(o.cli, d.replay)
+	}
+	if o.item == "" || o.state == "" {
+		return errors.New("the work item (--work-item, or THE_LOOP_WORK_ITEM) and the state directory (--state, or the sidecar's state) are required")
+	}
 	n, err := nextRun(o.state, label)
 	if err != nil {
 		return err
@@ -119,11 +190,8 @@ func run(o options) error {
 		}
 	}
 	session := fmt.Sprintf("fake-%s-%d", label, n)
-	emit(map[string]any{"type": "system", "subtype": "init", "session_id": session, "model": o.model, "cwd": o.workdir})
-	for t := 1; t <= d.turns; t++ {
-		emit(map[string]any{"type": "assistant", "session_id": session, "message": map[string]any{
-			"id": fmt.Sprintf("msg_%d", t), "usage": map[string]any{"input_tokens": d.tokens / int64(d.turns), "output_tokens": 0}}})
-	}
+	o.out.start(session, o.model, o.workdir)
+	o.out.progress(d.turns, d.tokens)
 	if err := os.WriteFile(filepath.Join(o.state, fmt.Sprintf("%s.run-%d.ready", label, n)), []byte(session), 0o600); err != nil {
 		return err
 	}
@@ -161,8 +229,26 @@ func run(o options) error {
 			return err
 		}
 	}
-	emit(map[string]any{"type": "result", "subtype": "success", "is_error": false, "num_turns": d.turns, "session_id": session,
-		"total_cost_usd": d.cost, "usage": map[string]any{"input_tokens": d.tokens, "output_tokens": 0}})
+	o.out.finish(d.turns, d.tokens, d.cost, fmt.Sprintf("%s of %s is done.", node, o.item))
+	return nil
+}
+
+// replay prints a recording of cli's (claude's for the plain fake) and
+// ends as that CLI did.
+func replay(cli, name string) error {
+	if cli == "" {
+		cli = "claude"
+	}
+	b, err := harnesstest.Recording(cli, name)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stdout.Write(b); err != nil {
+		return err
+	}
+	if code := harnesstest.ExitCode(cli, name); code != 0 {
+		return exited(code)
+	}
 	return nil
 }
 
@@ -211,6 +297,8 @@ func parse(prompt string) directives {
 				d.prCreate = true
 			case "critic":
 				d.critic = v
+			case "replay":
+				d.replay = v
 			}
 		}
 	}
@@ -230,11 +318,6 @@ func nextRun(state, item string) (int, error) {
 	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	n++
 	return n, os.WriteFile(path, []byte(strconv.Itoa(n)), 0o600)
-}
-
-func emit(ev map[string]any) {
-	b, _ := json.Marshal(ev)
-	fmt.Println(string(b))
 }
 
 // publish writes the artifact and commits it; the loop pushes the branch.

@@ -17,12 +17,6 @@ import (
 	"github.com/the-loop/the-loop/internal/testbin"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
-
 func copyTree(t *testing.T, src, dst string) {
 	t.Helper()
 	require.NoError(t, filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {

@@ -37,6 +37,25 @@ func scriptDirectives(script, node string) string {
 	return strings.Join(out, "\n")
 }
 
+// variant is the script folder of node for this run: node.ci-fix when the
+// prompt reports a failed CI, node.revise when a gate sent the work back —
+// where that folder exists — else node.
+func variant(script, node, prompt string) string {
+	var v string
+	switch {
+	case strings.Contains(prompt, ": CI failed on "):
+		v = node + ".ci-fix"
+	case strings.Contains(prompt, ": a gate sent the work back."):
+		v = node + ".revise"
+	default:
+		return node
+	}
+	if fi, err := os.Stat(filepath.Join(script, v)); err == nil && fi.IsDir() {
+		return v
+	}
+	return node
+}
+
 // playScript writes the node's scripted files into the item's spec folder,
 // and commits them; the loop pushes the branch.
 func playScript(o options, node string, asked directives) error {
@@ -78,12 +97,29 @@ func playScript(o options, node string, asked directives) error {
 		return err
 	}
 	sort.Strings(written)
+	msg := "Work " + node + " of " + o.item
+	if base, v, ok := strings.Cut(node, "."); ok {
+		msg = fmt.Sprintf("Work %s of %s (%s)", base, o.item, v)
+	}
+	return commitWork(o, written, msg)
+}
+
+// commitWork commits paths (when they changed anything); the loop pushes
+// the branch.
+func commitWork(o options, paths []string, msg string) error {
+	git := func(args ...string) ([]byte, error) {
+		return exec.Command("git", append([]string{"-C", o.workdir}, args...)...).CombinedOutput()
+	}
+	if out, err := git(append([]string{"add", "--"}, paths...)...); err != nil {
+		return fmt.Errorf("git add: %v: %s", err, out)
+	}
+	if _, err := git("diff", "--cached", "--quiet"); err == nil {
+		return nil // nothing changed: the work is already on the branch
+	}
 	for _, args := range [][]string{
-		append([]string{"add", "--"}, written...),
-		{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", "Work " + node + " of " + o.item},
+		{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", msg},
 	} {
-		cmd := exec.Command("git", append([]string{"-C", o.workdir}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := git(args...); err != nil {
 			return fmt.Errorf("git %s: %v: %s", args[0], err, out)
 		}
 	}
@@ -158,26 +194,25 @@ func text(res *mcp.CallToolResult) string {
 // connect starts the one MCP server the session's config names and
 // initializes it.
 func connect(o options) (*client.Client, error) {
-	if o.mcpConfig == "" {
-		return nil, errors.New("the MCP server needs --mcp-config")
-	}
-	raw, err := os.ReadFile(o.mcpConfig)
-	if err != nil {
-		return nil, err
-	}
-	var cfg struct {
-		MCPServers map[string]struct {
-			Command string            `json:"command"`
-			Args    []string          `json:"args"`
-			Env     map[string]string `json:"env"`
-		} `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		return nil, fmt.Errorf("mcp config: %w", err)
-	}
-	srv, ok := cfg.MCPServers["the-loop"]
-	if !ok || len(cfg.MCPServers) != 1 {
-		return nil, fmt.Errorf("mcp config must name exactly the the-loop server, got %d servers", len(cfg.MCPServers))
+	srv := o.server
+	if srv == nil {
+		if o.mcpConfig == "" {
+			return nil, errors.New("the MCP server needs --mcp-config")
+		}
+		raw, err := os.ReadFile(o.mcpConfig)
+		if err != nil {
+			return nil, err
+		}
+		var cfg struct {
+			MCPServers map[string]*server `json:"mcpServers"`
+		}
+		if err := json.Unmarshal(raw, &cfg); err != nil {
+			return nil, fmt.Errorf("mcp config: %w", err)
+		}
+		var ok bool
+		if srv, ok = cfg.MCPServers["the-loop"]; !ok || len(cfg.MCPServers) != 1 {
+			return nil, fmt.Errorf("mcp config must name exactly the the-loop server, got %d servers", len(cfg.MCPServers))
+		}
 	}
 	var env []string
 	for k, v := range srv.Env {
@@ -243,8 +278,12 @@ func criticRound(o options, name string, d directives) error {
 
 // place is where the agent writes file rel of the spec folder spec,
 // relative to its working tree: a pull request loop's record goes in that
-// loop's own folder, as its prompt names it.
+// loop's own folder, as its prompt names it, and a file under root/ goes to
+// the tree's root.
 func (d directives) place(spec, rel string) string {
+	if code, ok := strings.CutPrefix(filepath.ToSlash(rel), "root/"); ok {
+		return filepath.FromSlash(code)
+	}
 	if d.loopDir != "" && slices.Contains(d.records, filepath.ToSlash(rel)) {
 		return filepath.Join(filepath.FromSlash(d.loopDir), rel)
 	}

@@ -59,7 +59,14 @@ Not run yet.
 - [ ] T1 the streaming writer
 - [ ] T2 the row limit
 `},
-	"implementation": {"tasks.md.sed": "- [ ] T1 => - [x] T1\n- [ ] T2 => - [x] T2\n"},
+	// The implementation writes the quoting and ticks the tasks; its code
+	// forgets the @ of a formula cell, which the repository's CI catches.
+	"implementation": {"tasks.md.sed": "- [ ] T1 => - [x] T1\n- [ ] T2 => - [x] T2\n", "root/export/csv.sh": quoteCell("=*|+*|-*")},
+	// Sent back with CI's failure, the pull request's implementation
+	// quotes @ too.
+	"pr/implementation.ci-fix": {"root/export/csv.sh": quoteCell("=*|+*|-*|@*")},
+	// Sent back by the design review, the design answers it.
+	"design.revise": {"design.md.sed": "one end-to-end export of 10 000 rows. => one end-to-end export of 10 000 rows; an empty report exports its header row only.\n"},
 	// The pull request's loop: the review nodes record into the execution
 	// log, and reviewer-briefing writes the briefing and the documentation
 	// evidence the ready-to-ship gate reads.
@@ -113,10 +120,38 @@ README: a section on the CSV export.
 	"verification": {"testing-plan.md.sed": "- [ ] unit => - [x] unit\n- [ ] e2e => - [x] e2e\nNot run yet. => ok  example/export 0.4s: both rows pass.\n"},
 }
 
+// quoteCell is the export's quoting of a cell a spreadsheet would run as a
+// formula: the cells matching patterns get a leading quote.
+func quoteCell(patterns string) string {
+	return "#!/bin/sh\n# Quote a cell a spreadsheet would run as a formula.\ncase \"$1\" in\n  " + patterns +
+		") printf \"'%s\\n\" \"$1\" ;;\n  *) printf '%s\\n' \"$1\" ;;\nesac\n"
+}
+
+// ciScript is the demo repository's CI (scripts/ci.sh): it checks the
+// export's quoting, and says what failed the way a GitHub Actions step
+// does, an `::error file=…,line=…::` line the run's annotation is made of.
+const ciScript = `#!/bin/sh
+# The repository's CI: every formula cell leaves quoted.
+if [ ! -f export/csv.sh ]; then echo "ok    nothing to export yet"; exit 0; fi
+fail=0
+for cell in '=SUM(A1)' '+1' '-1' '@SUM(A1)'; do
+  got=$(sh export/csv.sh "$cell")
+  if [ "$got" = "'$cell" ]; then echo "ok    $cell leaves as $got"; continue; fi
+  line=$(grep -n '=\*' export/csv.sh | head -n 1 | cut -d: -f1)
+  echo "FAIL  $cell leaves as $got, want '$cell"
+  echo "::error file=export/csv.sh,line=${line:-1}::a cell starting with $(printf %.1s "$cell") leaves unquoted: a spreadsheet runs it as a formula"
+  fail=1
+done
+exit $fail
+`
+
 // AgentNodes are the nodes the scripted agent works, in walk order, when
-// brainstorming and the review chain are unticked: the work item's, then,
-// while its implementation waits, its pull request's loop's (pr/<node>),
-// then the work item's verification.
-var AgentNodes = []string{"requirements-definition", "design", "test-planning", "tasks-breakdown", "implementation",
+// brainstorming and the review chain are unticked and the human asks for
+// changes once at design-approval: the work item's (design and its testing
+// plan twice), then, while its implementation waits, its pull request's
+// loop's (pr/<node>) — twice, as CI fails once and sends it back to
+// implementation — then the work item's verification.
+var AgentNodes = []string{"requirements-definition", "design", "test-planning", "design", "test-planning", "tasks-breakdown", "implementation",
+	"pr/implementation", "pr/verification", "pr/self-review", "pr/critic-review", "pr/security-review", "pr/reviewer-briefing",
 	"pr/implementation", "pr/verification", "pr/self-review", "pr/critic-review", "pr/security-review", "pr/reviewer-briefing",
 	"verification"}

@@ -37,6 +37,10 @@ type Options struct {
 	// Harness, when set, replaces the fake harness's `harnesses:` entry
 	// (YAML, indented under the harness name), e.g. the claude adapter.
 	Harness string
+	// Personas adds a harness of every CLI adapter (claude, codex, gemini,
+	// opencode) beside the fake's, each the fake harness run under that
+	// CLI's name (Personas lists them), for sessions.nodes to pin nodes to.
+	Personas bool
 	// Sessions is YAML added under `sessions:` (limits for a test).
 	Sessions string
 	// ReadOnly are further paths its confined sessions read (a program the
@@ -111,7 +115,7 @@ func New(ctx context.Context, o Options) (*Loop, error) {
 	for k, v := range o.Env {
 		l.env = append(l.env, k+"="+v)
 	}
-	steps := []func(context.Context, Options) error{l.repositories, l.writeScript, l.writeConfig, l.keys}
+	steps := []func(context.Context, Options) error{l.writeScript, l.personas, l.writeConfig, l.repositories}
 	for _, step := range steps {
 		if err := step(ctx, o); err != nil {
 			l.Close()
@@ -137,9 +141,11 @@ func (l *Loop) git(ctx context.Context, dir string, args ...string) (string, err
 	return strings.TrimSpace(string(out)), nil
 }
 
-// repositories makes the bare remote (main holds a README, the
-// repository config declaring its lint and test commands, and the test
-// script) and the poller's checkout of it.
+// repositories makes the bare remote — main holds a README, the
+// repository config declaring its lint and test commands, the test script,
+// the CI job, and the public half of the poller's signing key (`the-loop
+// keys init` makes the pair), so a fresh clone verifies the record — and
+// the poller's checkout of it.
 func (l *Loop) repositories(ctx context.Context, _ Options) error {
 	seed := filepath.Join(l.Dir, "seed")
 	if _, err := l.git(ctx, l.Dir, "init", "--quiet", "--bare", "--initial-branch=main", l.Remote); err != nil {
@@ -153,6 +159,7 @@ func (l *Loop) repositories(ctx context.Context, _ Options) error {
 		".the-loop/harness-config.yaml": "ticketing:\n  system: github\n  github:\n    owner: octo\n    repo: widgets\nsessions:\n  harness: agent\n" +
 			"commands:\n  lint: [git, diff, --check]\n  test: [sh, scripts/test.sh]\n",
 		"scripts/test.sh": testScript,
+		CIScript:          ciScript,
 	}
 	for name, body := range files {
 		p := filepath.Join(seed, name)
@@ -162,6 +169,9 @@ func (l *Loop) repositories(ctx context.Context, _ Options) error {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			return err
 		}
+	}
+	if _, err := l.Run(ctx, "keys", "init", "--config", l.Config, "--key-file", filepath.Join(l.Home, "signing.key"), "--repo", seed); err != nil {
+		return err
 	}
 	for _, args := range [][]string{{"add", "-A"}, {"commit", "--quiet", "-m", "seed"}, {"push", "--quiet", "origin", "HEAD:refs/heads/main"}} {
 		if _, err := l.git(ctx, seed, args...); err != nil {
@@ -187,7 +197,14 @@ echo "ok  every task is done"
 `
 
 func (l *Loop) writeScript(context.Context, Options) error {
+	nodes := map[string]bool{}
 	for _, node := range AgentNodes {
+		nodes[node] = true
+	}
+	for node := range script {
+		nodes[node] = true // and the variants played when a node runs again
+	}
+	for node := range nodes {
 		var directives []string
 		switch node {
 		case "implementation":
@@ -249,6 +266,56 @@ func (l *Loop) ScriptNode(node string, directives ...string) error {
 	return os.WriteFile(p, []byte(strings.Join(append([]string{usage}, directives...), "\n")+"\n"), 0o644)
 }
 
+// Personas are the agent CLIs Options.Personas stands the fake harness in
+// for.
+var Personas = []string{"claude", "codex", "gemini", "opencode"}
+
+// personas puts the fake harness under each CLI's name in Dir/bin, with
+// the sidecar that gives it the loop's script and state.
+func (l *Loop) personas(_ context.Context, o Options) error {
+	if !o.Personas {
+		return nil
+	}
+	bin := filepath.Join(l.Dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return err
+	}
+	sidecar, _ := json.Marshal(map[string]any{"state": l.FakeState, "script": l.Script, "claim": true, "dump": true})
+	for _, cli := range Personas {
+		link := filepath.Join(bin, cli)
+		if err := os.Symlink(o.FakeHarness, link); err != nil {
+			return err
+		}
+		if err := os.WriteFile(link+".fake.json", sidecar, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// personaHarnesses are the personas' harnesses: the CLIs that report no
+// cost get a price for every model the checklist offers.
+func (l *Loop) personaHarnesses(o Options) string {
+	if !o.Personas {
+		return ""
+	}
+	var b strings.Builder
+	for _, cli := range Personas {
+		fmt.Fprintf(&b, "  %s:\n    adapter: %s\n    binary: %q\n", cli, cli, filepath.Join(l.Dir, "bin", cli))
+		if cli == "codex" || cli == "gemini" {
+			b.WriteString("    prices:\n")
+			priced := map[string]bool{}
+			for _, m := range append(append([]string(nil), o.Models...), "opus-5", "haiku-4") {
+				if !priced[m] {
+					priced[m] = true
+					fmt.Fprintf(&b, "      %s: {input: 2, output: 8}\n", m)
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
 func (l *Loop) writeConfig(_ context.Context, o Options) error {
 	harness := o.Harness
 	if harness == "" {
@@ -258,6 +325,7 @@ func (l *Loop) writeConfig(_ context.Context, o Options) error {
       --model, "{model}", --effort, "{effort}", --state, %q, --script, %q, --claim, --dump]
 `, o.FakeHarness, l.FakeState, l.Script)
 	}
+	harness += l.personaHarnesses(o)
 	sessions := o.Sessions
 	switch {
 	case o.Unconfined:
@@ -327,17 +395,14 @@ func indent(yaml string) string {
 	return b.String()
 }
 
-// keys makes the poller's signing key (the-loop keys init).
-func (l *Loop) keys(ctx context.Context, _ Options) error {
-	_, err := l.Run(ctx, "keys", "init", "--config", l.Config, "--key-file", filepath.Join(l.Home, "signing.key"), "--repo", l.Checkout)
-	return err
-}
-
 // Run runs one the-loop command with the poller's environment and returns
 // its standard output.
 func (l *Loop) Run(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, l.TheLoop, args...)
 	cmd.Env, cmd.Dir = l.env, l.Checkout
+	if _, err := os.Stat(l.Checkout); err != nil {
+		cmd.Dir = l.Dir // before the checkout is cloned
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -354,7 +419,12 @@ func (l *Loop) Start() error {
 	if l.cmd != nil {
 		return errors.New("the poller is already running")
 	}
-	cmd := exec.Command(l.TheLoop, append([]string{"poll", "--config", l.Config, "--interval", "1s"}, l.pollArgs...)...)
+	// The heartbeat appears after the first cycle, once the poller takes
+	// wake-ups (Kick); a stale one from an earlier poller must not count.
+	if err := os.Remove(l.heartbeat()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	cmd := exec.Command(l.TheLoop, append([]string{"poll", "--config", l.Config, "--interval", "1s", "--status-file", l.heartbeat()}, l.pollArgs...)...)
 	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = l.env, l.Dir, l.log, l.log
 	if err := cmd.Start(); err != nil {
 		return err
@@ -373,6 +443,25 @@ func (l *Loop) PollerPID() int {
 		return 0
 	}
 	return l.cmd.Process.Pid
+}
+
+// heartbeat is the poller's status file, written after every cycle.
+func (l *Loop) heartbeat() string { return filepath.Join(l.State, "poll-status.json") }
+
+// Kick wakes the running poller for a cycle now (SIGUSR1) instead of at its
+// next interval: what a person or CI just did on the fake GitHub is acted on
+// at once. Before the poller's first cycle it does nothing: that cycle reads
+// everything anyway.
+func (l *Loop) Kick() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cmd == nil {
+		return
+	}
+	if _, err := os.Stat(l.heartbeat()); err != nil {
+		return
+	}
+	_ = l.cmd.Process.Signal(syscall.SIGUSR1)
 }
 
 // Stop stops the poller (SIGTERM: it stops its sessions first).
@@ -403,7 +492,10 @@ func Ref(n int) integrations.Ref {
 }
 
 // Say posts body on issue n as the authorized human.
-func (l *Loop) Say(n int, body string) { l.GitHub.AddComment(Ref(n), Human, "OWNER", body) }
+func (l *Loop) Say(n int, body string) {
+	l.GitHub.AddComment(Ref(n), Human, "OWNER", body)
+	l.Kick()
+}
 
 // Comments are issue n's comments.
 func (l *Loop) Comments(n int) []providertest.Comment { return l.GitHub.Comments(Ref(n)) }

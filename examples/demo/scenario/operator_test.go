@@ -27,6 +27,7 @@ func TestAnEscalatedItemResumesAfterAForce(t *testing.T) {
 	out, err := l.Run(ctx, "graph", "force", "issue-1", "--to", "requirements-definition", "--reason", "the harness is fixed",
 		"--config", l.Config, "--repo", l.Tree("issue-1"))
 	require.NoError(t, err, out)
+	l.Kick()
 	wait(t, "the fresh session's claim", reviewRequested(l, 1, "requirements-approval"))
 	sess := sessionsOf(t, l, "issue-1")
 	require.Len(t, sess, 3)

@@ -39,7 +39,7 @@ func ClassifyAdhocReply(hc *runtime.HookContext) (runtime.Result, error) {
 	read, reason := classify.ReadDone(newest.Body)
 	if read == classify.NotYet {
 		r := runtime.Waiting(HookClassifyAdhocReply, fmt.Sprintf("the newest authorized reply (by %s) is not read: %s", authz.At(newest.Author), reason))
-		if why := gateHelp(hc, HookClassifyAdhocReply); why != "" {
+		if why := gateHelp(hc, HookClassifyAdhocReply, newest, reason); why != "" {
 			r.Data = gateData("error", why)
 		}
 		return r, nil

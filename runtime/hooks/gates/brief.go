@@ -62,7 +62,7 @@ func PostReviewBrief(hc *runtime.HookContext) (runtime.Result, error) {
 	if err != nil {
 		return gateDegrade(HookPostReviewBrief, err.Error(), "posted", false), nil
 	}
-	return runtime.OK(HookPostReviewBrief, gateData("posted", true, "commentUrl", c.URL)), nil
+	return runtime.OK(HookPostReviewBrief, gateData("posted", true, "commentUrl", c.URL, runtime.PostedKey, c)), nil
 }
 
 // gateInnerLoopPRs lists the pull requests with an inner loop under the

@@ -107,7 +107,7 @@ func ClassifyFeedback(hc *runtime.HookContext) (runtime.Result, error) {
 	if !verdict.Outcome.Decisive() {
 		r := runtime.Waiting(HookClassifyFeedback, fmt.Sprintf("the newest authorized reply (by %s) is not decisive: %s; the gate stays open", authz.At(decider.Author), verdict.Reason))
 		if classify.Attempted(decider.Body) {
-			if why := gateHelp(hc, HookClassifyFeedback); why != "" {
+			if why := gateHelp(hc, HookClassifyFeedback, decider, verdict.Reason); why != "" {
 				r.Data = gateData("error", why)
 			}
 		}

@@ -34,7 +34,8 @@ func TestClassifyFeedbackOutcomes(t *testing.T) {
 		{"the newest reply decides", []integrations.Comment{hooktest.Comment(1, "alice", "needs work"), hooktest.Comment(2, "alice", "thanks"), hooktest.Comment(3, "bob", "fixed now, approved")}, runtime.Pass, "approved", "@bob", ""},
 		{"a later non-approval supersedes an approval", []integrations.Comment{hooktest.Comment(1, "alice", "needs work"), hooktest.Comment(2, "bob", "fixed now, approved"), hooktest.Comment(3, "alice", "thanks")}, runtime.Wait, "", "",
 			"the newest authorized reply (by @alice) is not decisive: nothing in the reply approves or asks for changes; the gate stays open"},
-		{"a retraction supersedes an approval", []integrations.Comment{hooktest.Comment(1, "bob", "LGTM"), hooktest.Comment(2, "bob", "Not approved, ignore my LGTM.")}, runtime.Wait, "", "", ""},
+		{"a retraction supersedes an approval", []integrations.Comment{hooktest.Comment(1, "bob", "LGTM"), hooktest.Comment(2, "bob", "Scratch my LGTM, I need to re-read R4.")}, runtime.Wait, "", "", ""},
+		{"a refusal sends the work back", []integrations.Comment{hooktest.Comment(1, "bob", "LGTM"), hooktest.Comment(2, "bob", "Not approved, ignore my LGTM.")}, runtime.Pass, "changes-requested", "@bob", ""},
 		{"an edited approval is never read", []integrations.Comment{hooktest.Edited(hooktest.Comment(1, "bob", "approved"))}, runtime.Wait, "", "",
 			"the newest authorized comment (by @bob) was edited after it was posted; an edited comment is never a decision, so the gate waits for a new one"},
 	}
@@ -90,7 +91,7 @@ func TestPartialReviewCommentLeavesGateWaiting(t *testing.T) {
 	r, err := ClassifyFeedback(hc)
 	require.NoError(t, err)
 	assert.Equal(t, runtime.Wait, r.Status)
-	assert.Equal(t, []string{`the newest authorized reply (by @alice) is not decisive: the approval is withheld: "so far" says the review is not finished or not certain; the gate stays open`}, hooktest.Texts(r))
+	assert.Equal(t, []string{`the newest authorized reply (by @alice) is not decisive: "so far" says the review is not finished; the gate stays open`}, hooktest.Texts(r))
 }
 
 func TestRecordedChangesRequestedIsNotSatisfiedUnderCheck(t *testing.T) {
@@ -203,7 +204,7 @@ func TestExternalClassifier(t *testing.T) {
 	}{
 		{"external decides", `{"outcome":"approved","reason":"ok"}`, "Fine by me.", runtime.Pass, "approved"},
 		{"external approval of a hedged reply is withheld", `{"outcome":"approved","reason":"ok"}`, "hmm, fine by me I guess", runtime.Wait, ""},
-		{"external approval of a negated reply is withheld", `{"outcome":"approved","reason":"ok"}`, "not approved", runtime.Wait, ""},
+		{"external approval of a negated reply is withheld", `{"outcome":"approved","reason":"ok"}`, "I haven't approved this yet", runtime.Wait, ""},
 		{"external approval of an emoji is withheld", `{"outcome":"approved","reason":"ok"}`, "👍", runtime.Wait, ""},
 		{"external undecided waits", `{"outcome":"undecided","reason":"unclear"}`, "lgtm", runtime.Wait, ""},
 		{"invalid answer waits", `{"outcome":"merge"}`, "lgtm", runtime.Wait, ""},

@@ -85,7 +85,7 @@ func PostGoalRequest(hc *runtime.HookContext) (runtime.Result, error) {
 	if err != nil {
 		return gateDegrade(HookPostGoalRequest, err.Error(), "posted", false), nil
 	}
-	return runtime.OK(HookPostGoalRequest, gateData("posted", true, "commentUrl", c.URL)), nil
+	return runtime.OK(HookPostGoalRequest, gateData("posted", true, "commentUrl", c.URL, runtime.PostedKey, c)), nil
 }
 
 // ClassifyGoal answers goal-definition with the newest authorized goal

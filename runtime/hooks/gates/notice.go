@@ -19,7 +19,7 @@ func BodyHash(body string) string {
 }
 
 // EvidenceKey is the key of a decision's data holding what it rests on.
-const EvidenceKey = "evidence"
+const EvidenceKey = runtime.EvidenceKey
 
 // gateEvidence records, for each comment a decision rests on, its id, URL,
 // author, body hash and timestamps: signed with the decision, it says
@@ -30,6 +30,9 @@ func gateEvidence(cs ...integrations.Comment) []any {
 		e := map[string]any{"url": c.URL, "author": authz.NormalizeLogin(c.Author), "sha256": BodyHash(c.Body)}
 		if c.ID != 0 {
 			e["id"] = fmt.Sprint(c.ID)
+		}
+		if c.Kind != "" {
+			e["kind"] = c.Kind
 		}
 		if !c.CreatedAt.IsZero() {
 			e["createdAt"] = c.CreatedAt.UTC().Format(time.RFC3339Nano)
@@ -42,8 +45,8 @@ func gateEvidence(cs ...integrations.Comment) []any {
 	return out
 }
 
-// Notice markers: one comment of each kind per gate visit (help) or per
-// edited comment (edited).
+// Notice markers: one comment of each kind per gate visit (help, edited in
+// place for each reply it speaks of) or per edited comment (edited).
 func gateHelpMarker(node string) string { return "<!-- the-loop:reply-help " + node + " -->" }
 
 func gateEditedMarker(node string, c integrations.Comment) string {
@@ -91,25 +94,6 @@ func gateWaitEdited(hc *runtime.HookContext, hook string, c integrations.Comment
 		r.Data = gateData("error", why)
 	}
 	return r
-}
-
-// replyHelp is the notice a gate posts when a reply uses the words of a
-// decision the reader does not accept, per kind of gate.
-var replyHelp = map[string]string{
-	HookClassifyFeedback: "I could not read the newest reply as a decision, so this gate is still waiting. " +
-		"To approve, reply with `Approved.` (or `LGTM`, `I approve this.`) and nothing that withholds it: no negation, condition, question, " +
-		"mention of someone else, \"so far\"/\"for now\", or emoji. To ask for changes, reply `Changes requested:` followed by what to change. " +
-		"Quoted text, code, struck-through text, unticked boxes and edited comments are never read.",
-	HookSecuritySignOff: "I could not read the newest comment as a security sign-off, so this item is still waiting. " +
-		"To sign off, an authorized reviewer comments `Security sign-off.` (or `I sign off on security.`) with nothing that withholds it: " +
-		"no negation, condition, question, mention of someone else, or emoji. Edited comments are never read.",
-	HookClassifyAdhocReply: "I could not read the newest reply, so this task is still waiting. Reply `Done.` when nothing more is needed, " +
-		"or say what else to do. Emoji alone, thanks alone and edited comments are never read.",
-}
-
-// gateHelp posts the gate's help notice once per visit.
-func gateHelp(hc *runtime.HookContext, hook string) string {
-	return gateNotice(hc, gateHelpMarker(hc.NodeID()), replyHelp[hook])
 }
 
 // EventDecisionCommentChanged is recorded when a comment a decision rests on

@@ -52,7 +52,7 @@ func RequestReview(hc *runtime.HookContext) (runtime.Result, error) {
 	if err != nil {
 		return gateDegrade(HookRequestReview, err.Error(), "posted", false), nil
 	}
-	return runtime.OK(HookRequestReview, gateData("posted", true, "commentUrl", c.URL)), nil
+	return runtime.OK(HookRequestReview, gateData("posted", true, "commentUrl", c.URL, runtime.PostedKey, c)), nil
 }
 
 func reviewRequestBody(hc *runtime.HookContext) string {

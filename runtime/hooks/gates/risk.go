@@ -126,55 +126,87 @@ func gateEntryNames(v any, name string) bool {
 }
 
 // mentionsSensitivePath reports a path-like token in text matching one of
-// SensitivePatterns (compared case-insensitively: raising the tier is the
-// safe direction).
+// SensitivePatterns (compared case-insensitively over ASCII: raising the
+// tier is the safe direction). It is one pass over the text through a byte
+// table, and reads each path-like token in place, with no copy.
 func mentionsSensitivePath(text string) bool {
-	// One pass over the tokens; only path-like ones (a slash, a leading dot,
-	// or an extension) are lowercased and examined.
 	for i := 0; i < len(text); {
-		for i < len(text) && isPathSeparator(text[i]) {
+		for i < len(text) && pathBytes[text[i]]&endsToken != 0 {
 			i++
 		}
-		start := i
-		pathLike := false
-		for i < len(text) && !isPathSeparator(text[i]) {
-			if c := text[i]; c == '/' || c == '.' {
-				pathLike = true
+		start, pathLike := i, false
+		for i < len(text) {
+			c := pathBytes[text[i]]
+			if c&endsToken != 0 {
+				break
 			}
+			pathLike = pathLike || c&marksPath != 0
 			i++
 		}
-		if pathLike && sensitivePath(strings.TrimRight(markdown.LowerASCII(text[start:i]), ".:!?")) {
+		if pathLike && sensitivePath(strings.TrimRight(text[start:i], ".:!?")) {
 			return true
 		}
 	}
 	return false
 }
 
-// isPathSeparator ends a token: white space and the punctuation around paths in prose.
-func isPathSeparator(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || strings.IndexByte("`'\"()[]<>{},;|*", c) >= 0
-}
+// Classes of pathBytes.
+const (
+	endsToken = 1 << iota // white space and the punctuation around paths in prose
+	marksPath             // '/' or '.': the token may be a path
+)
 
+// pathBytes classifies every byte for mentionsSensitivePath.
+var pathBytes = func() (t [256]uint8) {
+	for _, c := range []byte(" \t\n\r`'\"()[]<>{},;|*") {
+		t[c] = endsToken
+	}
+	t['/'], t['.'] = marksPath, marksPath
+	return t
+}()
+
+// sensitivePath reports a path-like token (any case) that matches one of
+// SensitivePatterns.
 func sensitivePath(tok string) bool {
-	slash := strings.Contains(tok, "/")
+	slash := strings.IndexByte(tok, '/') >= 0
 	dot := strings.LastIndexByte(tok, '.')
 	if !slash && !strings.HasPrefix(tok, ".") && (dot <= 0 || dot == len(tok)-1) {
 		return false // prose, not a path
 	}
-	segs := strings.Split(strings.Trim(strings.TrimPrefix(tok, "./"), "/"), "/")
-	last := segs[len(segs)-1]
-	if strings.Contains(last, "schema") || strings.Contains(last, "secret") || strings.Contains(last, "credential") {
+	body := strings.Trim(strings.TrimPrefix(tok, "./"), "/")
+	last := body[strings.LastIndexByte(body, '/')+1:]
+	if markdown.ContainsFoldASCII(last, "schema") || markdown.ContainsFoldASCII(last, "secret") || markdown.ContainsFoldASCII(last, "credential") {
 		return true
 	}
-	for i, s := range segs {
+	afterGitHub := false
+	for seg := range strings.SplitSeq(body, "/") {
 		switch {
-		case s == ".the-loop":
+		case equalFoldASCII(seg, ".the-loop"):
 			return true
-		case s == ".github" && i+1 < len(segs) && segs[i+1] == "workflows":
+		case afterGitHub && equalFoldASCII(seg, "workflows"):
 			return true
-		case s == "auth" && slash:
+		case slash && equalFoldASCII(seg, "auth"):
 			return true
 		}
+		afterGitHub = equalFoldASCII(seg, ".github")
 	}
 	return false
+}
+
+// equalFoldASCII reports s equal to the lowercase lower with ASCII letters
+// of s in either case (no Unicode folding: the long s is not an s).
+func equalFoldASCII(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -156,7 +156,7 @@ func selectionResult(hc *runtime.HookContext, reply *integrations.Comment, via, 
 		Node: hc.NodeID(), Kind: runtime.KindSelection, Outcome: outcomeSelected, Via: via, Token: kw, By: by, CommentURL: reply.URL,
 		Data: map[string]any{
 			"graph": frozen, "surface": sel.Surface, "sessionPerPr": effective, "sessionPerPrChoice": sel.SessionPerPR,
-			"model": sel.Model, "effort": sel.Effort, "armChildren": sel.ArmChildren, "refused": gateList(sel.Refused),
+			"model": sel.Model, "effort": sel.Effort, "harness": sel.Harness, "armChildren": sel.ArmChildren, "refused": gateList(sel.Refused),
 			"notSelected": gateList(sel.NotSelected), "ignored": gateList(sel.Ignored),
 			EvidenceKey: gateEvidence(*reply),
 		},

@@ -95,5 +95,5 @@ func PostPhaseSelection(hc *runtime.HookContext) (runtime.Result, error) {
 	if err != nil {
 		return gateDegrade(HookPostPhaseSelection, err.Error(), "posted", false), nil
 	}
-	return runtime.OK(HookPostPhaseSelection, gateData("posted", true, "commentUrl", c.URL)), nil
+	return runtime.OK(HookPostPhaseSelection, gateData("posted", true, "commentUrl", c.URL, runtime.PostedKey, c)), nil
 }

@@ -42,7 +42,7 @@ func SecuritySignOff(hc *runtime.HookContext) (runtime.Result, error) {
 		ok, reason := classify.SignsOff(c.Body)
 		if !ok {
 			r := runtime.Waiting(HookSecuritySignOff, fmt.Sprintf("%s; the newest comment about it (by %s) is not one: %s", waiting, authz.At(c.Author), reason))
-			if why := gateHelp(hc, HookSecuritySignOff); why != "" {
+			if why := gateHelp(hc, HookSecuritySignOff, c, reason); why != "" {
 				r.Data = gateData("error", why)
 			}
 			return r, nil

@@ -50,6 +50,42 @@ func TestUndecidableReplyGetsOneHelpCommentPerVisit(t *testing.T) {
 	assert.Empty(t, fake2.Posted, "a reply that does not try to decide gets no help")
 }
 
+// The help comment speaks of one reply at a time: a second reply the gate
+// cannot act on edits it in place, the same reply read again changes
+// nothing, and it says which part could not be read and how the reply was
+// taken, never quoting it.
+func TestTheHelpCommentIsEditedInPlaceOncePerReply(t *testing.T) {
+	hc, fake := hooktest.GateContext(t, approvalNode, nil)
+	first := hooktest.Comment(1, "alice", "Approved once CI is green.")
+	for i := 0; i < 3; i++ {
+		rerun(t, hc, fake, ClassifyFeedback, first)
+	}
+	help := postedWith(fake, gateHelpMarker("requirements-approval"))
+	require.Len(t, help, 1)
+	assert.Contains(t, help[0], "@alice, I could not act on your [reply]("+first.URL+") at **requirements-approval**")
+	assert.Contains(t, help[0], `- How I read it: it is not an approval the reader accepts: "once" makes it conditional.`)
+	assert.NotContains(t, help[0], "CI is green", "the reply is never quoted back")
+	assert.Zero(t, fake.Edits, "the same reply read again changes nothing")
+
+	second := hooktest.Comment(2, "alice", "Approved󠀠󠁮󠁯󠁴")
+	for i := 0; i < 3; i++ {
+		r := rerun(t, hc, fake, ClassifyFeedback, first, second)
+		assert.Equal(t, runtime.Wait, r.Status)
+	}
+	assert.Len(t, postedWith(fake, gateHelpMarker("requirements-approval")), 1, "still one help comment")
+	assert.Equal(t, 1, fake.Edits, "edited in place, once for the new reply")
+	var body string
+	for _, c := range fake.Thread {
+		if strings.Contains(c.Body, gateHelpMarker("requirements-approval")) {
+			body = c.Body
+		}
+	}
+	assert.Contains(t, body, "your [reply]("+second.URL+")")
+	assert.Contains(t, body, "- What I could not read: line 1, character 9 (U+E0020).")
+	assert.Contains(t, body, "invisible characters that can carry text no one sees")
+	assert.True(t, integrations.IsSelfAuthored(body))
+}
+
 func TestEditedCommentIsNeverADecision(t *testing.T) {
 	hc, fake := hooktest.GateContext(t, approvalNode, nil)
 	edited := hooktest.Edited(hooktest.Comment(1, "alice", "Approved."))
@@ -96,7 +132,8 @@ func TestSecuritySignOffNewestMentionDecides(t *testing.T) {
 		{"withdrawn later", []integrations.Comment{hooktest.Comment(1, "bob", "Security sign-off."), hooktest.Comment(2, "alice", "My security sign-off is withdrawn.")}, runtime.Wait},
 		{"unrelated chatter after it", []integrations.Comment{hooktest.Comment(1, "bob", "Security sign-off."), hooktest.Comment(2, "alice", "thanks")}, runtime.Pass},
 		{"edited", []integrations.Comment{hooktest.Edited(hooktest.Comment(1, "bob", "Security sign-off."))}, runtime.Wait},
-		{"emoji", []integrations.Comment{hooktest.Comment(1, "bob", "Security sign-off ✅")}, runtime.Wait},
+		{"emoji", []integrations.Comment{hooktest.Comment(1, "bob", "Security sign-off 🙄")}, runtime.Wait},
+		{"emoji of assent", []integrations.Comment{hooktest.Comment(1, "bob", "Security sign-off ✅")}, runtime.Pass},
 		{"reported", []integrations.Comment{hooktest.Comment(1, "bob", "Dana gave the security sign-off.")}, runtime.Wait},
 	}
 	for _, tt := range tests {

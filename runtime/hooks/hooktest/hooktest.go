@@ -69,6 +69,23 @@ func (f *Fake) ListComments(_ context.Context, _ integrations.Ref) ([]integratio
 	return append([]integrations.Comment(nil), f.Thread...), nil
 }
 
+// NextID is the id the next comment on the thread gets: above every id on
+// it, as a ticket system numbers its comments (the loop's own comments
+// from 1001, so a test's small ids stay apart from them).
+func (f *Fake) NextID() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.nextLocked()
+}
+
+func (f *Fake) nextLocked() int64 {
+	f.nextID = max(f.nextID+1, 1001)
+	for _, c := range f.Thread {
+		f.nextID = max(f.nextID, c.ID+1)
+	}
+	return f.nextID
+}
+
 // CreateComment implements integrations.Provider.
 func (f *Fake) CreateComment(_ context.Context, _ integrations.Ref, body string) (integrations.Comment, error) {
 	f.record("create-comment")
@@ -77,9 +94,9 @@ func (f *Fake) CreateComment(_ context.Context, _ integrations.Ref, body string)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.nextID++
-	at := time.Now().Add(time.Hour).Add(time.Duration(1000+f.nextID) * time.Second)
-	c := integrations.Comment{ID: 1000 + f.nextID, Author: "the-loop-bot", Body: body, URL: fmt.Sprintf("https://github.test/o/r/issues/1#issuecomment-%d", 1000+f.nextID), CreatedAt: at, UpdatedAt: at}
+	id := f.nextLocked()
+	at := time.Now().Add(time.Hour).Add(time.Duration(id) * time.Second)
+	c := integrations.Comment{ID: id, Author: "the-loop-bot", Body: body, URL: fmt.Sprintf("https://github.test/o/r/issues/1#issuecomment-%d", id), CreatedAt: at, UpdatedAt: at}
 	f.Posted = append(f.Posted, body)
 	f.Thread = append(f.Thread, c)
 	return c, nil

@@ -78,6 +78,25 @@ func (f *Fake) ReadChecks(_ context.Context, owner, repo, sha string) (integrati
 	return integrations.SummarizeChecks(sha, nil), nil
 }
 
+// FailingPull is a pull request at head whose check build failed, with
+// an annotation and a log to read.
+func FailingPull(head string) *Pull {
+	return &Pull{HeadSHA: head, Checks: []integrations.Check{{Name: "build", Source: integrations.SourceCheckRun, State: integrations.CheckFailed,
+		Detail: "failure", URL: "https://ci.test/2", ID: 2, App: "github-actions", Title: "1 test failed", Annotations: 1}}}
+}
+
+// ReadCheckDetails implements integrations.CheckDetailReader: one
+// annotation and a short log per check run.
+func (f *Fake) ReadCheckDetails(_ context.Context, _, _ string, c integrations.Check) (integrations.CheckDetail, error) {
+	f.record("read-check-details")
+	d := integrations.CheckDetail{Check: c}
+	if c.Source == integrations.SourceCheckRun {
+		d.Annotations = []integrations.Annotation{{Path: "a.go", StartLine: 3, EndLine: 3, Level: "failure", Message: "expected 3, got 2"}}
+		d.Log, d.LogLines = "--- FAIL: TestA\n##[error]Process completed with exit code 1.", 2
+	}
+	return d, nil
+}
+
 // ListReviewThreads implements integrations.ReviewThreadLister.
 func (f *Fake) ListReviewThreads(_ context.Context, owner, repo string, n int) ([]integrations.ReviewThread, error) {
 	f.record("list-review-threads")

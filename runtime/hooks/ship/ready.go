@@ -32,7 +32,13 @@ const HookReadyToShip = "ready-to-ship"
 // when), and otherwise is not satisfied, saying why.
 func ReadyToShip(hc *runtime.HookContext) (runtime.Result, error) {
 	if hc.BoolParam("atGate") && !approving(hc.Results) {
-		return runtime.Skipped(HookReadyToShip, "the gate's answer is not an approval: nothing ships"), nil
+		r := runtime.Skipped(HookReadyToShip, "the gate's answer is not an approval: nothing ships")
+		if !hc.ReadOnly {
+			if fr := reviewRound(hc); fr != nil {
+				r.Data = map[string]any{runtime.DataFixRound: fr}
+			}
+		}
+		return r, nil
 	}
 	if hc.ReadOnly {
 		return recorded(hc), nil
@@ -66,7 +72,9 @@ func ReadyToShip(hc *runtime.HookContext) (runtime.Result, error) {
 		docs.Scope = fmt.Sprintf("the change of %s (%s)", hc.WorkItem.ID, strings.Join(names, ", "))
 	}
 	verdict, msgs, heads := shipready.Pass, []string{}, []any{}
+	readings := make([]reading, len(ts))
 	for i, t := range ts {
+		readings[i] = reading{t: t, snap: snaps[i]}
 		snaps[i].Docs = docs
 		res := shipready.Evaluate(snaps[i])
 		verdict = worse(verdict, res.Verdict)
@@ -77,6 +85,11 @@ func ReadyToShip(hc *runtime.HookContext) (runtime.Result, error) {
 			}
 		}
 		heads = append(heads, t.name+"@"+snaps[i].PullRequest.HeadSHA)
+	}
+	if verdict != shipready.Pass {
+		if res, ok := sendBack(hc, p, readings, msgs); ok {
+			return res, nil
+		}
 	}
 	switch verdict {
 	case shipready.Pass:

@@ -156,6 +156,12 @@ func (d *Dir) Present(name string) bool {
 	if f.root == nil || !filepath.IsLocal(name) {
 		return false
 	}
+	switch d.kindOf(f, filepath.ToSlash(name)) {
+	case kindAbsent:
+		return false
+	case kindFile, kindDir:
+		return true
+	}
 	v, _ := d.cache.Do("stat\x00"+f.abs+"\x00"+name, func() (any, error) {
 		_, err := f.root.Stat(name)
 		return err == nil, nil
@@ -202,6 +208,14 @@ func (d *Dir) Read(name string) (string, error) {
 		return "", fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 	}
 	v, err := d.cache.Do("read\x00"+f.abs+"\x00"+name, func() (any, error) {
+		// One open of a file the folder's listing shows regular.
+		if slash := filepath.ToSlash(name); !strings.Contains(slash, "/") {
+			if d.kindOf(f, slash) == kindFile {
+				if text, ok, err := readListed(d.listingOf(f, ""), name); ok {
+					return text, err
+				}
+			}
+		}
 		// Only regular files: a FIFO or device could block a check forever.
 		if fi, err := f.root.Stat(name); err != nil {
 			return "", err

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/the-loop/the-loop/internal/gitsafe"
+	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/specdir"
@@ -20,10 +22,14 @@ func EvidenceFile(node string) string { return "evidence/tests-" + node + ".md" 
 // gitState is the working tree's HEAD and whether it has uncommitted
 // changes outside the item's own spec folder (whose state record and
 // evidence the loop itself rewrites); "" and false outside a git
-// repository or without git.
+// repository or without git. In an item's tree git is pinned to the
+// tree's own repository (internal/gitsafe): nothing the session wrote in
+// its .git steers it.
 func gitState(ctx context.Context, dir, specDir string, env []string) (string, bool) {
+	pin := gitsafe.Open(dir)
+	env = pin.Environ(env)
 	git := func(args ...string) (string, bool) {
-		res, err := proc.Run(ctx, proc.Command{Argv: append([]string{"git"}, args...), Dir: dir, Env: env, Timeout: 30 * time.Second, MaxOutput: 1 << 20})
+		res, err := proc.Run(ctx, proc.Command{Argv: append([]string{"git"}, pin.Args(args...)...), Dir: dir, Env: env, Timeout: 30 * time.Second, MaxOutput: 1 << 20})
 		if err != nil || !res.Status.Success() {
 			return "", false
 		}
@@ -98,7 +104,7 @@ func evidenceDoc(id string, run runtime.TestRun, runs []ran) string {
 			b.WriteString("(no output)\n")
 			continue
 		}
-		fence := fenceFor(out)
+		fence := markdown.Fence(out)
 		fmt.Fprintf(&b, "%stext\n%s\n%s\n", fence, out, fence)
 	}
 	return b.String()
@@ -112,18 +118,4 @@ func codeSpan(s string) string {
 		ticks += "`"
 	}
 	return ticks + " " + s + " " + ticks
-}
-
-// fenceFor returns a backtick fence longer than any run of backticks in s.
-func fenceFor(s string) string {
-	longest, cur := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			cur++
-			longest = max(longest, cur)
-		} else {
-			cur = 0
-		}
-	}
-	return strings.Repeat("`", max(3, longest+1))
 }
