@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -51,6 +52,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&c.Polling.IntervalSeconds, 60)
 	orDefault(&c.Polling.CycleTimeoutSeconds, 600)
 	orDefault(&c.DAG.MaxItems, 500)
+	orDefault(&c.Notify.StuckAfter, "30m")
 	orDefault(&c.Gates.MaxRouteBacks, 5)
 	orDefault(&c.CI.MaxFixAttempts, 3)
 	c.Sessions.applyDefaults()
@@ -225,10 +227,30 @@ func (c *Config) validate() error {
 			return badKey(fmt.Sprintf("polling.sources[%d].system", i), "%q is not one of github, jira", s.System)
 		}
 	}
+	if _, err := parseStuckAfter(c.Notify.StuckAfter); err != nil {
+		return badKey("notify.stuckAfter", "%v", err)
+	}
 	if err := c.validateSessions(); err != nil {
 		return err
 	}
 	return c.Critic.Validate()
+}
+
+// parseStuckAfter reads notify.stuckAfter: a duration, "0" for never ("" is
+// the default, 30m).
+func parseStuckAfter(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	switch v {
+	case "":
+		return 30 * time.Minute, nil
+	case "0":
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration; give one such as 30m or 2h, or 0 to never notify", v)
+	}
+	return d, nil
 }
 
 // Commands is the control vocabulary, in documentation order.

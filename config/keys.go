@@ -1,6 +1,8 @@
 package config
 
 import (
+	"time"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -16,6 +18,8 @@ type Config struct {
 	DAG          DAG          `yaml:"dag"`
 	Gates        Gates        `yaml:"gates"`
 	CI           CI           `yaml:"ci"`
+	// Notify configures who hears of an item stuck for too long.
+	Notify Notify `yaml:"notify"`
 	// Harnesses maps a harness name to how its sessions are launched
 	// (docs/sessions.md); none configured means the poller launches none.
 	Harnesses map[string]Harness `yaml:"harnesses"`
@@ -211,6 +215,24 @@ type Source struct {
 	Checkout string `yaml:"checkout"`
 	// Label overrides the auto-execute label for this source.
 	Label string `yaml:"label"`
+}
+
+// Notify configures the notice sent when an item stays stuck (docs/poller.md,
+// "When an item is stuck").
+type Notify struct {
+	// StuckAfter is how long a condition lasts before people are told, as
+	// a duration ("30m", "2h"; default 30m); "0" never tells.
+	StuckAfter string `yaml:"stuckAfter"`
+}
+
+// StuckAfter is notify.stuckAfter as a duration (0: never notify). The
+// value was checked at load.
+func (c *Config) StuckAfter() time.Duration {
+	d, err := parseStuckAfter(c.Notify.StuckAfter)
+	if err != nil {
+		return 0
+	}
+	return d
 }
 
 // DAG configures how the loop reads the dependencies between work items

@@ -38,6 +38,9 @@ type Poller struct {
 	deps  dependencyStep
 	acts  pollerActs
 	pulls pullWatch
+	conds conditionBook
+	// memoProgress keeps the dependency step's reads of unchanged states.
+	memoProgress progressMemo
 }
 
 // ItemAction is what one cycle did for one work item.
@@ -51,6 +54,18 @@ type ItemAction struct {
 	// Dependencies is the item's place in its dependency graph as this
 	// cycle read it, e.g. "blocked by #2 (at design)".
 	Dependencies string `json:"dependencies,omitempty"`
+	// err is the error behind an "error" or "conflict" action: the
+	// condition it is named by its type.
+	err error
+	// linked is the item a pull request's action was delivered to: its
+	// error is that item's condition (nil: the action is the item's own).
+	linked *pullOwner
+}
+
+// failed marks act as ended on err.
+func failed(act ItemAction, err error) ItemAction {
+	act.Action, act.Detail, act.err = "error", err.Error(), err
+	return act
 }
 
 // SourceReport is one watched container's part of a cycle.
@@ -189,6 +204,7 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 		}
 		sr.Items = append(sr.Items, p.pollIssue(ctx, prov, src, container, is))
 	}
+	p.pullsDone(pullActs)
 	sr.Items = append(sr.Items, pullActs...)
 	return sr
 }
@@ -243,38 +259,39 @@ func itemFor(system, container string, is integrations.Issue) (string, string) {
 	return fmt.Sprintf("issue-%d", n), fmt.Sprintf("github:%s#%d", container, n)
 }
 
-func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src config.Source, container string, is integrations.Issue) ItemAction {
+func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src config.Source, container string, is integrations.Issue) (act ItemAction) {
 	id, refStr := itemFor(src.System, container, is)
-	act := ItemAction{WorkItem: id, Ref: refStr, Action: "none"}
+	act = ItemAction{WorkItem: id, Ref: refStr, Action: "none"}
+	it := &polledItem{prov: prov, src: src, container: container, id: id, updated: is.UpdatedAt, title: is.Title}
+	defer func() { p.itemDone(it, act) }()
 	ref, err := runtime.ParseTicketRef(refStr)
 	if err != nil {
-		act.Action, act.Detail = "error", err.Error()
-		return act
+		return failed(act, err)
 	}
+	it.ref = ref
 	comments, err := p.memo.comments(ctx, prov, memoScope{src.System, container}, refStr, ref, is, p.Svc.now())
 	if err != nil {
-		act.Action, act.Detail = "error", fmt.Sprintf("list comments: %v", err)
-		return act
+		return failed(act, fmt.Errorf("list comments: %w", err))
 	}
+	it.comments = comments
 	last, by := p.lastCommand(src, is, comments)
-	it := &polledItem{prov: prov, src: src, container: container, id: id, ref: ref, updated: is.UpdatedAt}
 	repo, err := p.itemRepo(ctx, it)
 	if err != nil {
-		act.Action, act.Detail = "error", err.Error()
-		return act
+		return failed(act, err)
 	}
 	sess, err := p.Svc.open(ctx, repo, id, control.LoopFor(last))
 	if err != nil {
-		act.Action, act.Detail = "error", err.Error()
-		return act
+		return failed(act, err)
 	}
 	started, held := sess.state.CurrentNode != "", false
 	if started {
+		it.repo, it.started = sess.repo.Root, true
+		p.conds.armed(it, sess.repo.Root, sess.state.CurrentNode, sess.rt.Graph.Name)
 		p.Svc.noteChangedEvidence(ctx, repo, id, sess.state, comments)
 		if held, err = p.Svc.applyControl(ctx, sess, id, last, by); err != nil {
-			act.Action, act.Detail = "error", err.Error()
-			return act
+			return failed(act, err)
 		}
+		p.pushPending(ctx, it, sess)
 	}
 	deps := p.dependencies(ctx, sess, id, ref, !started && control.IsArming(last))
 	act.Dependencies = deps.record.Message()
@@ -288,27 +305,27 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		}
 		p.noteItem(ctx, it, sess, act)
 		return act
-	case deps.failed != "":
-		act.Action, act.Detail = "error", deps.failed
-		return act
+	case deps.failed != nil:
+		return failed(act, deps.failed)
 	case !started && (control.IsArming(last) || deps.armedBy != nil):
 		if deps.refuse != "" {
 			act.Action, act.Detail = "held", deps.refuse
+			p.noteUnarmed(it, sess, deps.refuse, deps.record, last, by)
 			return act
 		}
 		loop := control.LoopFor(last)
 		if deps.armedBy != nil && !control.IsArming(last) {
 			loop = deps.armedBy.loop
 		}
+		it.repo, it.started = sess.repo.Root, true // asked to arm: stuck arming is said too
 		if repo, err = p.armTree(ctx, it, is, comments); err != nil {
-			act.Action, act.Detail = "error", err.Error()
-			return act
+			return failed(act, err)
 		}
 		res, err := p.arm(ctx, is, StartRequest{ItemRequest: ItemRequest{Repo: repo, WorkItem: id}, Loop: loop, Ref: refStr}, comments)
 		if err != nil {
-			act.Action, act.Detail = "error", err.Error()
+			act = failed(act, err)
 			if errors.Is(err, ErrArmRefused) {
-				act.Action = "refused"
+				act.Action, act.err, it.started = "refused", nil, false
 			}
 			return act
 		}
@@ -319,8 +336,10 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		if err != nil {
 			return act
 		}
-		if why := p.armedDependencies(ctx, sess, id, deps); why != "" {
-			act.Detail = why
+		it.repo = sess.repo.Root
+		p.conds.armed(it, sess.repo.Root, sess.state.CurrentNode, sess.rt.Graph.Name)
+		if err := p.armedDependencies(ctx, sess, id, deps); err != nil {
+			act.Detail = err.Error()
 			return act
 		}
 	case !started:
@@ -343,8 +362,7 @@ func evaluateGate(ctx context.Context, sess *session, id string, comments []inte
 	}
 	rep, err := sess.rt.Advance(ctx, id, &runtime.Event{Comments: comments})
 	if err != nil {
-		act.Action, act.Detail = "error", err.Error()
-		return act
+		return failed(act, err)
 	}
 	if act.Action == "none" {
 		act.Action = "gate"

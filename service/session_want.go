@@ -25,11 +25,7 @@ func (s *Service) sessionWant(ctx context.Context, sess *session, id, workdir st
 	case hold != nil:
 		return nil, holdWait(hold)
 	case n.ID == "escalated" || (st.Escalation != nil && n.IsHuman() && n.Terminal):
-		reason := "a human decides how to go on"
-		if st.Escalation != nil {
-			reason = st.Escalation.Reason
-		}
-		return nil, "a human (escalated: " + reason + "); `the-loop graph force` moves it on"
+		return nil, escalatedWait(sess, id)
 	case n.Terminal:
 		return nil, "nothing: the walk is finished"
 	case n.IsHuman():
@@ -56,6 +52,20 @@ func (s *Service) sessionWant(ctx context.Context, sess *session, id, workdir st
 	}
 	return &sessions.Want{Repo: sess.repo.Root, WorkItem: id, Node: n.ID, Prompt: prompt, Harness: name,
 		Model: model, Effort: effort, Workdir: workdir, Order: armedAt(st), Visit: visit}, ""
+}
+
+// escalatedWait says what an escalated item waits for: a human, why, and
+// the operator's exact command that resumes it where it escalated from.
+func escalatedWait(sess *session, id string) string {
+	reason, from := "a human decides how to go on", "<node>"
+	if e := sess.state.Escalation; e != nil {
+		reason = oneLine(e.Reason)
+		if e.From != "" {
+			from = e.From
+		}
+	}
+	return fmt.Sprintf("a human (escalated: %s); resume it with `the-loop graph force %s --to %s --reason \"…\" --repo %s`",
+		reason, id, from, sess.repo.Root)
 }
 
 // humanWait says what a human gate waits for, for the status comment and

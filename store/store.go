@@ -84,6 +84,9 @@ func openStore(ctx context.Context, path string, o options) (*Store, error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		if diskFault(err) {
+			return nil, describe(abs, "create", err)
+		}
 		return nil, fmt.Errorf("create store directory %s: %w; point --db or %s at a writable location", filepath.Dir(abs), err, EnvDB)
 	}
 	if err := createFile(abs); err != nil {
@@ -307,6 +310,9 @@ func createFile(path string) error {
 		return nil
 	}
 	if err != nil {
+		if diskFault(err) {
+			return describe(path, "create", err)
+		}
 		return fmt.Errorf("create store %s: %w; point --db or %s at a writable location", path, err, EnvDB)
 	}
 	if err := f.Close(); err != nil {

@@ -161,3 +161,19 @@ func refsStamp(source, remote string) string {
 	}
 	return b.String()
 }
+
+// MaybeUnpushed is a cheap first look (one git command, no network) at
+// whether the tree's branch holds commits the remote lacks: false when the
+// branch stands where the loop last saw the remote's (the tree's
+// repository's refs/remotes/<remote>/<branch>, which the loop keeps). A
+// session can write that ref, so true asks Unpushed, which reads the
+// source's; a session that forged it to hide its commits only keeps them
+// from being pushed.
+func (t *Tree) MaybeUnpushed(ctx context.Context) bool {
+	r, err := t.git(ctx, nil, "rev-parse", "HEAD", t.m.remoteRef(t.Branch))
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(r.out)
+	return len(f) != 2 || f[0] != f[1]
+}

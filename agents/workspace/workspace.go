@@ -169,6 +169,9 @@ func (m *Manager) Add(ctx context.Context, id, branch string) (*Tree, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("work tree %s: %w", dir, err)
 	}
+	if err := m.prune(ctx, dir); err != nil {
+		return nil, fmt.Errorf("add work tree for %s: forget the trees gone from disk: %w", id, err)
+	}
 	if _, err := m.git(ctx, m.source, nil, "fetch", "--quiet", m.remote); err != nil {
 		return nil, fmt.Errorf("add work tree for %s: fetch %s: %w", id, m.remote, err)
 	}
@@ -178,9 +181,6 @@ func (m *Manager) Add(ctx context.Context, id, branch string) (*Tree, error) {
 	}
 	if err := m.startBranch(ctx, repo, branch); err != nil {
 		return nil, fmt.Errorf("add work tree for %s on %s: %w", id, branch, err)
-	}
-	if _, err := m.git(ctx, repo, inRepo(repo), "worktree", "prune"); err != nil {
-		return nil, fmt.Errorf("add work tree for %s: %w", id, err)
 	}
 	if _, err := m.git(ctx, repo, inRepo(repo), "worktree", "add", "--quiet", dir, branch); err != nil {
 		return nil, fmt.Errorf("add work tree for %s on %s: %w", id, branch, err)

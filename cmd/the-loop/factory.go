@@ -88,7 +88,8 @@ type ServiceOptions struct {
 	NoSigningKey bool
 	// Sessions builds the session supervisor when a harness is configured
 	// (the poller's daemon, `the-loop run`); Trees gives polled items their
-	// own working trees (the poller's daemon).
+	// own working trees (the poller's daemon), and tells `plan` where the
+	// poller keeps them.
 	Sessions, Trees bool
 	// Confined builds the core of a launched session's MCP server: no
 	// ticket integration, no notifier, and the entry chains its claims

@@ -147,7 +147,7 @@ func newServeService(f *Factory, db, repoDir string, confined bool, logger *slog
 		}
 		allowed = append(allowed, r)
 	}
-	svc, err := f.Service(ServiceOptions{DB: db, Log: logger, DefaultRepo: repoDir, AllowedRepos: allowed, Confined: confined})
+	svc, err := f.Service(ServiceOptions{DB: db, Log: logger, DefaultRepo: repoDir, AllowedRepos: allowed, Confined: confined, Trees: true})
 	if err != nil {
 		return nil, err
 	}

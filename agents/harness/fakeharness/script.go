@@ -104,8 +104,9 @@ func playScript(o options, node string, asked directives) error {
 	return commitWork(o, written, msg)
 }
 
-// commitWork commits paths (when they changed anything); the loop pushes
-// the branch.
+// commitWork commits paths when they changed anything (a run after an
+// earlier one's work was committed for it finds nothing new, as a real
+// agent would); the loop pushes the branch.
 func commitWork(o options, paths []string, msg string) error {
 	git := func(args ...string) ([]byte, error) {
 		return exec.Command("git", append([]string{"-C", o.workdir}, args...)...).CombinedOutput()
@@ -113,12 +114,11 @@ func commitWork(o options, paths []string, msg string) error {
 	if out, err := git(append([]string{"add", "--"}, paths...)...); err != nil {
 		return fmt.Errorf("git add: %v: %s", err, out)
 	}
-	if _, err := git("diff", "--cached", "--quiet"); err == nil {
-		return nil // nothing changed: the work is already on the branch
+	var steps [][]string
+	if _, err := git("diff", "--cached", "--quiet"); err != nil {
+		steps = append(steps, []string{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", msg})
 	}
-	for _, args := range [][]string{
-		{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", msg},
-	} {
+	for _, args := range steps {
 		if out, err := git(args...); err != nil {
 			return fmt.Errorf("git %s: %v: %s", args[0], err, out)
 		}
