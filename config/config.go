@@ -47,6 +47,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&c.MCP.MaxArgumentBytes, 256<<10)
 	orDefault(&h.MaxBodyBytes, 1<<20)
 	orDefault(&h.MaxSessions, 64)
+	orDefault(&h.MaxSessionsPerPrincipal, h.MaxSessions)
 	orDefault(&h.MaxConnections, 256)
 	orDefault(&h.MaxConnectionsPerClient, 64)
 	orDefault(&c.Polling.IntervalSeconds, 60)
@@ -212,6 +213,7 @@ func (c *Config) validate() error {
 		{"polling.cycleTimeoutSeconds", c.Polling.CycleTimeoutSeconds},
 		{"mcp.maxArgumentBytes", c.MCP.MaxArgumentBytes},
 		{"mcp.http.maxSessions", c.MCP.HTTP.MaxSessions},
+		{"mcp.http.maxSessionsPerPrincipal", c.MCP.HTTP.MaxSessionsPerPrincipal},
 		{"mcp.http.maxConnections", c.MCP.HTTP.MaxConnections},
 		{"mcp.http.maxConnectionsPerClient", c.MCP.HTTP.MaxConnectionsPerClient},
 		{"dag.maxItems", c.DAG.MaxItems},
@@ -221,6 +223,9 @@ func (c *Config) validate() error {
 		if n.v < 0 {
 			return badKey(n.key, "%d is negative; give a positive number or leave it out for the default", n.v)
 		}
+	}
+	if h := c.MCP.HTTP; h.MaxSessionsPerPrincipal > h.MaxSessions {
+		return badKey("mcp.http.maxSessionsPerPrincipal", "%d is more than mcp.http.maxSessions (%d); one caller cannot hold more sessions than the server", h.MaxSessionsPerPrincipal, h.MaxSessions)
 	}
 	for i, s := range c.Polling.Sources {
 		if s.System != "github" && s.System != "jira" {

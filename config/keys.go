@@ -174,8 +174,10 @@ type MCPHTTP struct {
 	AllowedOrigins []string `yaml:"allowedOrigins"`
 	// MaxBodyBytes caps a request body.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
-	// MaxSessions caps concurrent sessions.
-	MaxSessions int `yaml:"maxSessions"`
+	// MaxSessions caps concurrent sessions; MaxSessionsPerPrincipal caps
+	// those one caller (a static token's client, an OAuth subject) holds.
+	MaxSessions             int `yaml:"maxSessions"`
+	MaxSessionsPerPrincipal int `yaml:"maxSessionsPerPrincipal"`
 	// MaxConnections caps open connections (default 256);
 	// MaxConnectionsPerClient caps them per client address (default 64).
 	MaxConnections          int   `yaml:"maxConnections"`

@@ -194,7 +194,7 @@ func hasNode(g *runtime.Graph, id string) bool {
 // armsChildren reports whether the item's recorded, honoured phase
 // selection ticked arm-children.
 func armsChildren(sess *session) bool {
-	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	view := sess.rt.Trusted(sess.state, false)
 	d, ok := view.State.Decisions[phaseSelection]
 	return ok && d.Kind == runtime.KindSelection && d.Data["armChildren"] == true
 }

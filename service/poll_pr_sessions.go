@@ -34,7 +34,7 @@ type prLine struct {
 // sessionMode is the item's signed pr-sessions choice (never,
 // cross-repository, always), else the operator's default.
 func sessionMode(sess *session, fallback string) string {
-	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	view := sess.rt.Trusted(sess.state, false)
 	if d := view.State.Decisions["phase-selection"]; d != nil && d.Kind == runtime.KindSelection {
 		if m, ok := d.Data["sessionPerPr"].(string); ok && slices.Contains(checklist.SessionModes, m) {
 			return m

@@ -321,7 +321,7 @@ func (p *Poller) pollReview(ctx context.Context, src config.Source, container st
 // ticked at phase selection): its conversation, reviews and review
 // comments. Any other item reads its ticket alone.
 func withSurface(ctx context.Context, sess *session, comments []integrations.Comment) []integrations.Comment {
-	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	view := sess.rt.Trusted(sess.state, false)
 	if surfaceOf(view.State) != checklist.SurfacePullRequest || sess.rt.CodeHost == nil {
 		return comments
 	}

@@ -94,7 +94,7 @@ func gateHasFeedback(n *runtime.Node) bool {
 // decision counts, so a value written into the portable record by anyone
 // else is ignored.
 func frozenChoice(sess *session) (model, effort, harness string) {
-	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	view := sess.rt.Trusted(sess.state, false)
 	for _, d := range view.State.Decisions {
 		if d == nil || d.Kind != runtime.KindSelection {
 			continue

@@ -36,6 +36,9 @@ func graphSkipCmd() *Command {
 }
 
 func runGraphSkip(ctx context.Context, f *Factory, opts *graphSkipOptions) error {
+	if err := refuseInSession(f, "graph skip"); err != nil {
+		return err
+	}
 	res, err := call(ctx, f, opts.store(), (*service.Service).Skip, service.SkipRequest{ItemRequest: opts.ItemRequest, Nodes: opts.Nodes, Reason: opts.Reason, Withdraw: opts.Withdraw, Actor: opts.Actor})
 	if errors.Is(err, service.ErrInvalidRequest) {
 		return refused(err)
@@ -112,6 +115,9 @@ func graphForceCmd() *Command {
 }
 
 func runGraphForce(ctx context.Context, f *Factory, opts *graphForceOptions) error {
+	if err := refuseInSession(f, "graph force"); err != nil {
+		return err
+	}
 	res, err := call(ctx, f, opts.store(), (*service.Service).Force, service.ForceRequest{ItemRequest: opts.ItemRequest, To: opts.To, Reason: opts.Reason,
 		PR: opts.PR, PRRepo: opts.PRRepo, Actor: opts.Actor})
 	if errors.Is(err, service.ErrInvalidRequest) {

@@ -99,19 +99,20 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 // settings (mcp.http.*) and the flags'.
 func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *server.MCPServer, opts *serveOptions, logger *slog.Logger) error {
 	h := svc.Config().MCP.HTTP
-	token, source, err := transport.ResolveToken(opts.TokenFile, h.TokenEnv, f.Getenv)
+	tokens, source, err := transport.ResolveTokens(opts.TokenFile, h.TokenEnv, f.Getenv)
 	if err != nil {
 		return err
 	}
 	o := transport.HTTPOptions{
-		Addr:           opts.HTTP,
-		Token:          token,
-		TokenEnv:       h.TokenEnv,
-		AllowedOrigins: append(append([]string(nil), h.AllowedOrigins...), opts.Origins...),
-		MaxBodyBytes:   h.MaxBodyBytes,
-		MaxSessions:    h.MaxSessions,
-		MaxConnections: h.MaxConnections,
-		Logger:         logger,
+		Addr:                    opts.HTTP,
+		Tokens:                  tokens,
+		TokenEnv:                h.TokenEnv,
+		AllowedOrigins:          append(append([]string(nil), h.AllowedOrigins...), opts.Origins...),
+		MaxBodyBytes:            h.MaxBodyBytes,
+		MaxSessions:             h.MaxSessions,
+		MaxSessionsPerPrincipal: h.MaxSessionsPerPrincipal,
+		MaxConnections:          h.MaxConnections,
+		Logger:                  logger,
 		// Per-client cap: connections from one address.
 		MaxConnectionsPerClient: h.MaxConnectionsPerClient,
 		Ready: func(endpoint string) {
@@ -121,8 +122,8 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 	if a := h.OAuth; a.Issuer != "" || a.ResourceURL != "" {
 		o.OAuth = &transport.OAuthOptions{Issuer: a.Issuer, ResourceURL: a.ResourceURL, JWKSURL: a.JWKSURL, Scopes: a.Scopes}
 	}
-	if token != "" {
-		logger.Info("mcp http: bearer token configured", "source", source)
+	if len(tokens) > 0 {
+		logger.Info("mcp http: bearer tokens configured", "source", source, "clients", len(tokens))
 	}
 	return transport.ServeHTTP(ctx, srv, o)
 }

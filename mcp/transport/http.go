@@ -39,8 +39,12 @@ const (
 type HTTPOptions struct {
 	// Addr is HOST:PORT; a bare port or ":PORT" binds 127.0.0.1.
 	Addr string
-	// Token is the static bearer token (see ResolveToken); "" means none.
+	// Token is the unnamed static bearer token (see ResolveToken); ""
+	// means none.
 	Token string
+	// Tokens are further static tokens, each a client of its own name
+	// (see ResolveTokens).
+	Tokens []StaticToken
 	// TokenEnv is the variable the token is read from, named in the
 	// refusal message when no token is configured.
 	TokenEnv string
@@ -50,8 +54,11 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// MaxBodyBytes caps a request body (413 beyond it).
 	MaxBodyBytes int64
-	// MaxSessions caps concurrent sessions (503 beyond it).
-	MaxSessions int
+	// MaxSessions caps concurrent sessions (503 beyond it);
+	// MaxSessionsPerPrincipal caps those one principal holds (0, or more
+	// than MaxSessions: MaxSessions). Whatever the caps, a principal never
+	// evicts the session of one that holds as many sessions as it or fewer.
+	MaxSessions, MaxSessionsPerPrincipal int
 	// MaxConnections caps open connections; MaxConnectionsPerClient caps
 	// them per client address. A connection past either cap is closed at
 	// once.
@@ -82,6 +89,9 @@ func (o *HTTPOptions) applyDefaults() {
 	}
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxSessionsPerPrincipal <= 0 || o.MaxSessionsPerPrincipal > o.MaxSessions {
+		o.MaxSessionsPerPrincipal = o.MaxSessions
 	}
 	if o.MaxConnections <= 0 {
 		o.MaxConnections = DefaultMaxConnections
@@ -140,7 +150,11 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 	if addr == "" {
 		addr = DefaultHTTPHost + ":0"
 	}
-	if opts.Token == "" && opts.OAuth == nil {
+	tokens := opts.Tokens
+	if opts.Token != "" {
+		tokens = append([]StaticToken{{Name: unnamedToken, Token: opts.Token}}, tokens...)
+	}
+	if len(tokens) == 0 && opts.OAuth == nil {
 		return nil, noAuthError(addr, opts.TokenEnv)
 	}
 	logger := opts.Logger
@@ -154,7 +168,7 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 			return nil, err
 		}
 	}
-	sessions := newSessionTable(opts.MaxSessions, logger)
+	sessions := newSessionTable(opts.MaxSessions, opts.MaxSessionsPerPrincipal, logger)
 	streamOpts := []server.StreamableHTTPOption{
 		server.WithStreamableHTTPLogger(logger),
 		server.WithSessionIdManagerResolver(sessions),
@@ -173,7 +187,8 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 	streamable := server.NewStreamableHTTPServer(srv, streamOpts...)
 	sessions.evict = evictInto(streamable)
 
-	auth := newAuthenticator(opts.Token, opts.TokenEnv, oauth, logger)
+	auth := newAuthenticator(tokens, opts.TokenEnv, oauth, logger)
+	auth.preflight = streamable
 	endpoint := origins.middleware(
 		auth.middleware(
 			bodyLimit(opts.MaxBodyBytes, logger,
@@ -246,6 +261,7 @@ func ServeHTTP(ctx context.Context, srv *server.MCPServer, opts HTTPOptions) err
 	conns := &connTracker{states: map[net.Conn]http.ConnState{}}
 	httpSrv := &http.Server{
 		ConnState:         conns.track,
+		ConnContext:       func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) },
 		Handler:           handler,
 		ReadHeaderTimeout: opts.ReadHeaderTimeout,
 		ReadTimeout:       opts.ReadTimeout,

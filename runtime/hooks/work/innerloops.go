@@ -259,7 +259,7 @@ func innerApproved(hc *runtime.HookContext, st *runtime.State) bool {
 	if why != "" {
 		return true // no key configured (and not under --recompute): honoured, as every decision is
 	}
-	return d.WorkItem == st.WorkItem && st.WorkItem == hc.WorkItem.ID
+	return d.WorkItem == st.WorkItem && st.WorkItem == hc.WorkItem.ID && (hc.InnerFault == nil || hc.InnerFault(st, d) == "")
 }
 
 // innerState reads one inner loop's current node, and why it escalated
