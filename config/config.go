@@ -52,6 +52,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&h.MaxConnectionsPerClient, 64)
 	orDefault(&c.Polling.IntervalSeconds, 60)
 	orDefault(&c.Polling.CycleTimeoutSeconds, 600)
+	orDefault(&c.Polling.LeaseSeconds, 30)
 	orDefault(&c.DAG.MaxItems, 500)
 	orDefault(&c.Notify.StuckAfter, "30m")
 	orDefault(&c.Gates.MaxRouteBacks, 5)
@@ -211,6 +212,7 @@ func (c *Config) validate() error {
 		{"integrations.requestTimeoutSeconds", c.Integrations.RequestTimeoutSeconds},
 		{"polling.intervalSeconds", c.Polling.IntervalSeconds},
 		{"polling.cycleTimeoutSeconds", c.Polling.CycleTimeoutSeconds},
+		{"polling.leaseSeconds", c.Polling.LeaseSeconds},
 		{"mcp.maxArgumentBytes", c.MCP.MaxArgumentBytes},
 		{"mcp.http.maxSessions", c.MCP.HTTP.MaxSessions},
 		{"mcp.http.maxSessionsPerPrincipal", c.MCP.HTTP.MaxSessionsPerPrincipal},
@@ -226,6 +228,12 @@ func (c *Config) validate() error {
 	}
 	if h := c.MCP.HTTP; h.MaxSessionsPerPrincipal > h.MaxSessions {
 		return badKey("mcp.http.maxSessionsPerPrincipal", "%d is more than mcp.http.maxSessions (%d); one caller cannot hold more sessions than the server", h.MaxSessionsPerPrincipal, h.MaxSessions)
+	}
+	if c.Store.URL != "" && c.Store.Path != "" {
+		return badKey("store.url", "store.url and store.path are both set; give one: url for PostgreSQL, path for a SQLite file")
+	}
+	if u := strings.ToLower(c.Store.URL); u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+		return badKey("store.url", "%q is not a PostgreSQL URL; give postgres://USER@HOST:PORT/DATABASE (a SQLite file goes in store.path)", redactURL(c.Store.URL))
 	}
 	for i, s := range c.Polling.Sources {
 		if s.System != "github" && s.System != "jira" {

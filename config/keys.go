@@ -1,6 +1,7 @@
 package config
 
 import (
+	"net/url"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -148,10 +149,24 @@ type Signing struct {
 	KeyFile string `yaml:"keyFile"`
 }
 
-// Store configures the SQLite state database.
+// Store configures the state database: a SQLite file (Path), or a
+// PostgreSQL database (URL) several pollers and servers share.
 type Store struct {
-	// Path of the database; THE_LOOP_DB and --db override it.
+	// Path of the SQLite database; THE_LOOP_DB and --db override it.
 	Path string `yaml:"path"`
+	// URL of a PostgreSQL database, postgres://USER@HOST:PORT/DB?…; give
+	// the password in the libpq password file (PGPASSFILE), not here.
+	// THE_LOOP_DB and --db override it.
+	URL string `yaml:"url"`
+}
+
+// Location is the store the config names: store.url, else store.path
+// ("" leaves the default to the store).
+func (s Store) Location() string {
+	if s.URL != "" {
+		return s.URL
+	}
+	return s.Path
 }
 
 // MCP configures the MCP server.
@@ -202,8 +217,12 @@ type Polling struct {
 	IntervalSeconds int `yaml:"intervalSeconds"`
 	// CycleTimeoutSeconds bounds one poll cycle over every source
 	// (default 600).
-	CycleTimeoutSeconds int      `yaml:"cycleTimeoutSeconds"`
-	Sources             []Source `yaml:"sources"`
+	CycleTimeoutSeconds int `yaml:"cycleTimeoutSeconds"`
+	// LeaseSeconds is how long an item's lease lasts unrenewed (default
+	// 30): the pollers sharing a store take over a dead one's items
+	// within it.
+	LeaseSeconds int      `yaml:"leaseSeconds"`
+	Sources      []Source `yaml:"sources"`
 }
 
 // Source is one thing the poller watches.
@@ -268,4 +287,13 @@ type CI struct {
 // (dag.enabled, default true).
 func (c *Config) DependenciesOn() bool {
 	return c.DAG.Enabled == nil || *c.DAG.Enabled
+}
+
+// redactURL hides a password a URL carries, for a message.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	return u.Redacted()
 }

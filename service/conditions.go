@@ -130,6 +130,14 @@ func (b *conditionBook) armed(it *polledItem, repo, node, loop string) {
 	e.repo, e.item, e.node, e.loop, e.touched = repo, *it, node, loop, true
 }
 
+// forget drops what the book holds of it: another poller holds the item's
+// lease and keeps its conditions (it reads them from the item's log).
+func (b *conditionBook) forget(it *polledItem) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.items, keyOf(it))
+}
+
 // known reports whether the book knows it as an item the loop works.
 func (b *conditionBook) known(it *polledItem) bool {
 	b.mu.Lock()

@@ -15,6 +15,7 @@ import (
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/authz"
 	"github.com/the-loop/the-loop/runtime/control"
+	"github.com/the-loop/the-loop/store"
 )
 
 // Poller arms work items from ticket comments and labels and runs the human
@@ -30,15 +31,22 @@ type Poller struct {
 	// poll command sets polling.cycleTimeoutSeconds). Each request is
 	// bounded on its own by the providers.
 	CycleTimeout time.Duration
+	// InstanceName names this poller in the item leases ("" = host, pid
+	// and a random part); LeaseTTL is how long a lease lasts unrenewed (0
+	// = DefaultLeaseTTL). Several pollers may share a PostgreSQL store:
+	// each item is worked by the one holding its lease.
+	InstanceName string
+	LeaseTTL     time.Duration
 	// Wake, when set, runs the next cycle at once on each receive instead
 	// of at the interval (the poll command feeds it SIGUSR1).
 	Wake <-chan struct{}
 
-	memo  commentMemo
-	deps  dependencyStep
-	acts  pollerActs
-	pulls pullWatch
-	conds conditionBook
+	memo   commentMemo
+	deps   dependencyStep
+	acts   pollerActs
+	pulls  pullWatch
+	leases pollLeases
+	conds  conditionBook
 	// memoProgress keeps the dependency step's reads of unchanged states.
 	memoProgress progressMemo
 }
@@ -108,10 +116,20 @@ func (p *Poller) log() *slog.Logger {
 // logged and the next one runs. A session that ends and a receive on Wake
 // each run the next cycle at once. The poll command checks the sources and
 // logs the StartupWarnings before it.
+//
+// Between cycles it renews its item leases, and a wake posted to the store
+// (store.Waker: a webhook, another process) starts the next cycle at once.
+// When it stops it releases its leases, so another poller sharing the
+// store takes its items over without waiting for them to expire.
 func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	ended := p.sessionEnded()
+	leaseCtx, stopLeases := context.WithCancel(ctx)
+	defer stopLeases()
+	go p.keepLeases(leaseCtx)
+	defer p.releaseLeases()
+	wakes := p.listenWakes(leaseCtx)
 	for {
 		rep := p.RunOnce(ctx)
 		p.log().Info("poll cycle", "sources", len(rep.Sources), "duration", rep.Duration)
@@ -120,9 +138,27 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 			return p.stopSessions()
 		case <-t.C:
 		case <-ended: // a session ended: what it claimed is acted on now
-		case <-p.Wake:
+		case ref := <-wakes: // something changed in the store: evaluate it now
+			p.log().Debug("woken", "ref", ref)
+			p.woken(ref)
+		case <-p.Wake: // SIGUSR1
 		}
 	}
+}
+
+// listenWakes returns the store's wakes (nil, which never fires, when the
+// store cannot give them: the interval still sweeps).
+func (p *Poller) listenWakes(ctx context.Context) <-chan string {
+	st, err := p.Svc.writableStore(ctx)
+	if err != nil {
+		return nil
+	}
+	ch, err := st.Wakes(ctx)
+	if err != nil {
+		p.log().Warn("cannot listen for wakes; changes wait for the next cycle", "err", err)
+		return nil
+	}
+	return ch
 }
 
 // RunOnce runs one cycle over every source.
@@ -130,6 +166,7 @@ func (p *Poller) RunOnce(ctx context.Context) CycleReport {
 	start := p.Svc.now()
 	rep := CycleReport{At: runtime.Now(), Sources: []SourceReport{}}
 	p.cleanCheckouts()
+	p.beginLeases(ctx)
 	p.beginDependencies()
 	p.pulls.reset()
 	if p.CycleTimeout > 0 {
@@ -202,7 +239,11 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 			sr.Items = append(sr.Items, ItemAction{WorkItem: fmt.Sprint(is.Number), Action: "error", Detail: err.Error()})
 			continue
 		}
-		sr.Items = append(sr.Items, p.pollIssue(ctx, prov, src, container, is))
+		act := p.pollIssue(ctx, prov, src, container, is)
+		if act.Action == "error" && strings.Contains(act.Detail, store.ErrStaleFence.Error()) {
+			p.forgetLease(act.Ref) // another poller took it over: ask the store next cycle
+		}
+		sr.Items = append(sr.Items, act)
 	}
 	p.pullsDone(pullActs)
 	sr.Items = append(sr.Items, pullActs...)
@@ -263,6 +304,13 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	id, refStr := itemFor(src.System, container, is)
 	act = ItemAction{WorkItem: id, Ref: refStr, Action: "none"}
 	it := &polledItem{prov: prov, src: src, container: container, id: id, updated: is.UpdatedAt, title: is.Title}
+	lease, mine, why := p.takeItem(ctx, refStr)
+	if !mine {
+		// Another poller works it, its conditions and status comment too.
+		p.conds.forget(it)
+		act.Action, act.Detail = ActionElsewhere, why
+		return act
+	}
 	defer func() { p.itemDone(it, act) }()
 	ref, err := runtime.ParseTicketRef(refStr)
 	if err != nil {
@@ -279,6 +327,8 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 	if err != nil {
 		return failed(act, err)
 	}
+	p.fenceItem(ctx, repo, id, lease)
+	lease.TakenOver = false
 	sess, err := p.Svc.open(ctx, repo, id, control.LoopFor(last))
 	if err != nil {
 		return failed(act, err)
@@ -321,6 +371,7 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		if repo, err = p.armTree(ctx, it, is, comments); err != nil {
 			return failed(act, err)
 		}
+		p.fenceItem(ctx, repo, id, lease)
 		res, err := p.arm(ctx, is, StartRequest{ItemRequest: ItemRequest{Repo: repo, WorkItem: id}, Loop: loop, Ref: refStr}, comments)
 		if err != nil {
 			act = failed(act, err)
@@ -412,7 +463,12 @@ func AuthorizedComments(cfg *config.Config, comments []integrations.Comment) []i
 	return authz.AuthorizedComments(cfg, comments)
 }
 
-// DefaultPollStatusPath is the heartbeat file beside the default database.
+// DefaultPollStatusPath is the heartbeat file beside the database (for a
+// PostgreSQL store, in this host's state folder).
 func DefaultPollStatusPath(dbPath string) string {
-	return filepath.Join(filepath.Dir(dbPath), "poll-status.json")
+	dir, err := store.LocalDir(dbPath)
+	if err != nil {
+		dir = filepath.Dir(dbPath)
+	}
+	return filepath.Join(dir, "poll-status.json")
 }

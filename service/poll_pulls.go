@@ -127,6 +127,9 @@ func (p *Poller) routePull(ctx context.Context, prov integrations.Provider, cont
 	changed := moved || checksMoved || pr.State != "open"
 	var acts []ItemAction
 	for _, o := range owners {
+		if !p.holds(ctx, o.ref) {
+			continue // another poller works that item
+		}
 		if changed {
 			p.pulls.touch(o.checkout, o.id)
 		} else if !p.innerDue(ctx, o) {
@@ -284,6 +287,12 @@ func (p *Poller) pollReview(ctx context.Context, src config.Source, container st
 	if sess.state.CurrentNode != "" {
 		if held, err = p.Svc.applyControl(ctx, sess, id, last, by); err != nil {
 			act.Action, act.Detail = "error", err.Error()
+			return act, true
+		}
+	}
+	if sess.state.CurrentNode != "" || last == control.Review {
+		if _, mine, why := p.takeItem(ctx, refStr); !mine {
+			act.Action, act.Detail = ActionElsewhere, why
 			return act, true
 		}
 	}

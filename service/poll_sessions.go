@@ -270,9 +270,15 @@ func (p *Poller) superviseSessions(ctx context.Context, rep *CycleReport) {
 	var held map[sessionKey]string
 	if sup != nil {
 		a := &p.acts
-		if !a.recovered {
+		// Settled once, and again after a takeover: only the sessions of
+		// pollers that are gone, never another live poller's.
+		if took := p.takeoverPending(); !a.recovered || took {
 			a.recovered = true
-			lost, err := sup.Recover(ctx)
+			var lost []sessions.Status
+			settle, err := p.settleFor(ctx)
+			if err == nil {
+				lost, err = sup.RecoverWhere(ctx, settle)
+			}
 			if err != nil {
 				p.log().Warn("could not settle the sessions an earlier poller left", "err", err)
 			}

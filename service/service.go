@@ -114,6 +114,13 @@ func (s *Service) OpenStore(ctx context.Context) error {
 	return err
 }
 
+// Store opens the state store now (read-write) and returns it: the HTTP
+// transport keeps its sessions there, and a webhook wakes the poller
+// through it (store.Waker).
+func (s *Service) Store(ctx context.Context) (*store.Store, error) {
+	return s.deps.Store.Writable(ctx)
+}
+
 // ErrNoIntegration marks an operation that needs a ticket integration on a
 // service that has none for the system.
 var ErrNoIntegration = errors.New("no ticket integration is configured")

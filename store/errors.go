@@ -78,6 +78,9 @@ const nearlyFull = 1 << 20
 // the file is asked (free space, read-only mount), so a full disk says so
 // whether it filled before the store was opened or while it was open.
 func describe(path, op string, err error) error {
+	if IsURL(path) {
+		return describePG(path, op, err)
+	}
 	e := &Error{Path: path, Op: op, Err: err}
 	code := sqliteCode(err)
 	disk := diskOf(filepath.Dir(path))

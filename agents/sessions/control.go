@@ -152,6 +152,13 @@ func (s *Supervisor) Shutdown(ctx context.Context) error {
 // proven to be that session's, then recorded as lost with the figures its
 // transcript holds. Call it once, before the first Cycle.
 func (s *Supervisor) Recover(ctx context.Context) ([]Status, error) {
+	return s.RecoverWhere(ctx, nil)
+}
+
+// RecoverWhere is Recover for the running sessions settle accepts (nil:
+// all): a poller sharing its store with others settles only those whose
+// owner is gone, never another live poller's.
+func (s *Supervisor) RecoverWhere(ctx context.Context, settle func(store.Session) bool) ([]Status, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	recs, err := s.d.Store.ListSessions(ctx, store.SessionFilter{State: store.SessionRunning})
@@ -165,7 +172,7 @@ func (s *Supervisor) Recover(ctx context.Context) ([]Status, error) {
 	var out []Status
 	var errs []error
 	for _, rec := range recs {
-		if mine[rec.ID] {
+		if mine[rec.ID] || settle != nil && !settle(rec) {
 			continue
 		}
 		runner := s.d.Runner

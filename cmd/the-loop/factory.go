@@ -160,8 +160,8 @@ func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 	}), nil
 }
 
-// dbPath is --db, else $THE_LOOP_DB, else store.path ("" leaves the
-// default to the store).
+// dbPath is --db, else $THE_LOOP_DB, else store.url or store.path (""
+// leaves the default to the store).
 func (f *Factory) dbPath(flag string, cfg *config.Config) string {
 	if flag != "" {
 		return flag
@@ -169,5 +169,5 @@ func (f *Factory) dbPath(flag string, cfg *config.Config) string {
 	if p := f.Getenv(store.EnvDB); p != "" {
 		return p
 	}
-	return cfg.Store.Path
+	return cfg.Store.Location()
 }

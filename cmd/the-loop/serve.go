@@ -125,6 +125,14 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 	if len(tokens) > 0 {
 		logger.Info("mcp http: bearer tokens configured", "source", source, "clients", len(tokens))
 	}
+	// The sessions live in the store, so replicas on one store share them;
+	// a store that cannot be opened leaves them to this replica (the tools
+	// say why they cannot save, as they do without HTTP).
+	if st, err := svc.Store(ctx); err == nil {
+		o.Shared = st
+	} else {
+		logger.Warn("mcp http: the state store could not be opened; sessions live on this replica only", "err", err)
+	}
 	return transport.ServeHTTP(ctx, srv, o)
 }
 

@@ -76,6 +76,9 @@ type HTTPOptions struct {
 	Logger *slog.Logger
 	// Ready, when set, is called with the endpoint URL once listening.
 	Ready func(endpoint string)
+	// Shared keeps the sessions where every replica serving the same
+	// store sees them (nil: this process alone knows its sessions).
+	Shared SharedSessions
 }
 
 func (o *HTTPOptions) applyDefaults() {
@@ -169,6 +172,7 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 		}
 	}
 	sessions := newSessionTable(opts.MaxSessions, opts.MaxSessionsPerPrincipal, logger)
+	sessions.shared, sessions.idle = opts.Shared, opts.SessionIdleTTL
 	streamOpts := []server.StreamableHTTPOption{
 		server.WithStreamableHTTPLogger(logger),
 		server.WithSessionIdManagerResolver(sessions),

@@ -39,7 +39,27 @@ type sessionTable struct {
 	now          func() time.Time
 	// evict ends an evicted session inside mcp-go too (set by the handler).
 	evict func(id string)
+	// shared, when set, holds every replica's sessions: a session another
+	// replica created is adopted here on its first request.
+	shared SharedSessions
+	idle   time.Duration
 }
+
+// SharedSessions keeps the legacy-era MCP sessions of every replica of
+// `serve --http` on one store (the store implements it), so a client's
+// session survives its requests landing on another replica.
+type SharedSessions interface {
+	PutMCPSession(ctx context.Context, id, owner string) error
+	MCPSessionOwnedBy(ctx context.Context, id, owner string, idle time.Duration) (bool, error)
+	TouchMCPSession(ctx context.Context, id string) error
+	DeleteMCPSession(ctx context.Context, id string, idle time.Duration) error
+}
+
+// sharedTimeout bounds one call to the shared session table.
+const sharedTimeout = 5 * time.Second
+
+// touchEvery is how often a session's use is written to the shared table.
+const touchEvery = time.Minute
 
 // session is one live session: its owner (a Principal.ID), when it was
 // last active, and how many of its requests (event streams included) are
@@ -48,6 +68,7 @@ type session struct {
 	owner    string
 	active   time.Time
 	inflight int
+	touched  time.Time // last written to the shared table
 }
 
 func newSessionTable(max, perPrincipal int, logger *slog.Logger) *sessionTable {
@@ -55,16 +76,67 @@ func newSessionTable(max, perPrincipal int, logger *slog.Logger) *sessionTable {
 }
 
 // enter admits a request of session id for owner; false when there is no
-// such session of that principal.
+// such session for that owner.
 func (t *sessionTable) enter(id, owner string) bool {
+	if !t.adopt(id, owner) {
+		return false
+	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	s, ok := t.sessions[id]
 	if !ok || s.owner != owner {
+		t.mu.Unlock()
 		return false
 	}
 	s.inflight++
 	s.active = t.now()
+	touch := t.shared != nil && s.active.Sub(s.touched) > touchEvery
+	if touch {
+		s.touched = s.active
+	}
+	t.mu.Unlock()
+	if touch {
+		ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+		defer cancel()
+		if err := t.shared.TouchMCPSession(ctx, id); err != nil {
+			t.logger.Warn("mcp http: could not record a session's use in the store", "err", err)
+		}
+	}
+	return true
+}
+
+// adopt consults the shared table, when there is one, for session id of
+// owner: a session another replica created becomes known here, and one
+// a client ended on another replica (or that expired there) is forgotten
+// here too. It returns whether the session is known locally now. When the
+// table cannot be read, what this replica knows stands.
+func (t *sessionTable) adopt(id, owner string) bool {
+	t.mu.Lock()
+	_, known := t.sessions[id]
+	t.mu.Unlock()
+	if t.shared == nil {
+		return known
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+	defer cancel()
+	owned, err := t.shared.MCPSessionOwnedBy(ctx, id, owner, t.idle)
+	if err != nil {
+		t.logger.Warn("mcp http: could not read the shared session table; going by this replica's sessions", "err", err)
+		return known
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, known := t.sessions[id]
+	switch {
+	case !owned && known && s.owner == owner && s.inflight == 0:
+		delete(t.sessions, id) // ended elsewhere
+		return false
+	case !owned:
+		return known
+	case !known:
+		now := t.now()
+		t.sessions[id] = &session{owner: owner, active: now, touched: now}
+		t.logger.Info("mcp http: took up a session another replica started")
+	}
 	return true
 }
 
@@ -238,14 +310,25 @@ var errUnknownSession = errors.New("unknown or expired session; start a new one 
 // Generate mints a random session id owned by the caller.
 func (b *boundSessions) Generate() string {
 	id := "mcp-session-" + rand.Text()
+	now := b.t.now()
 	b.t.mu.Lock()
-	b.t.sessions[id] = &session{owner: b.owner, active: b.t.now()}
+	b.t.sessions[id] = &session{owner: b.owner, active: now, touched: now}
 	b.t.mu.Unlock()
+	if b.t.shared != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+		defer cancel()
+		if err := b.t.shared.PutMCPSession(ctx, id, b.owner); err != nil {
+			b.t.logger.Warn("mcp http: could not record a session in the store; it lives on this replica only", "err", err)
+		}
+	}
 	return id
 }
 
 // Validate accepts only a live id created by the same caller.
 func (b *boundSessions) Validate(id string) (bool, error) {
+	if b.bound {
+		b.t.adopt(id, b.owner)
+	}
 	b.t.mu.Lock()
 	defer b.t.mu.Unlock()
 	s, ok := b.t.sessions[id]
@@ -258,15 +341,26 @@ func (b *boundSessions) Validate(id string) (bool, error) {
 // Terminate ends a session; a caller may end only its own.
 func (b *boundSessions) Terminate(id string) (bool, error) {
 	b.t.mu.Lock()
-	defer b.t.mu.Unlock()
 	s, ok := b.t.sessions[id]
 	if !ok {
+		b.t.mu.Unlock()
 		return false, nil
 	}
 	if b.bound && s.owner != b.owner {
+		b.t.mu.Unlock()
 		return true, nil
 	}
 	delete(b.t.sessions, id)
+	b.t.mu.Unlock()
+	if b.bound && b.t.shared != nil {
+		// The client ended it: every replica forgets it. (An eviction or
+		// the idle sweeper of one replica ends it here only.)
+		ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+		defer cancel()
+		if err := b.t.shared.DeleteMCPSession(ctx, id, b.t.idle); err != nil {
+			b.t.logger.Warn("mcp http: could not end a session in the store", "err", err)
+		}
+	}
 	return false, nil
 }
 
