@@ -85,6 +85,7 @@ func (p *Poller) pullWants(ctx context.Context, it *polledItem, sess *session, i
 		if wantsOwn(mode, l.link.Repo, sess.rt.Origin) {
 			tree, why := p.prTree(ctx, it, sess, l.link)
 			if tree != nil {
+				p.pushPRTree(ctx, it, sess, tree)
 				line.own, workdir, gitTree = true, tree.Dir, tree
 			} else {
 				p.declinePRSession(ctx, sess, it.id, l.link, why)
@@ -295,12 +296,12 @@ func (s *Service) innerPrompt(ctx context.Context, sess *session, l innerLoop, n
 	fmt.Fprintf(&b, "\nThis pull request's loop keeps its own records in %s/: %s. Write them there, never in the work item's spec folder or another pull request's loop folder: "+
 		"its gates read only its own.\n", loopDir, strings.Join(l.sess.rt.Graph.Records, ", "))
 	if own {
-		fmt.Fprintf(&b, "\nThis session works pull request %s only, in its own working tree (this directory) on its branch %s: commit the code there and push it. "+
+		fmt.Fprintf(&b, "\nThis session works pull request %s only, in its own working tree (this directory) on its branch %s: commit the code there (the loop pushes it). "+
 			"The work item's spec folder — the reviewer briefing, the documentation evidence — and this loop's folder are in the work item's tree: %s. "+
-			"Write this pull request's records there, then commit and push them from there.", l.link.Key(), l.link.Head, sess.repo.SpecDir(id))
+			"Write this pull request's records there, then commit them from there.", l.link.Key(), l.link.Head, sess.repo.SpecDir(id))
 	} else {
 		fmt.Fprintf(&b, "\nThis session works %s of pull request %s only, in the work item's working tree, whose branch is the pull request's head (%s). "+
-			"Commit what you write and push it (`git push`).", n.ID, l.link.Key(), l.link.Head)
+			"Commit what you write; the loop pushes it (this session has no credentials to push with).", n.ID, l.link.Key(), l.link.Head)
 	}
 	fmt.Fprintf(&b, " Then claim the node with the graph_complete tool of the `the-loop` MCP server (workItem=%s, %s). Once the claim is answered, end the session: "+
 		"the loop launches the next session for the next node, and stops for the humans at the pull request's review.\n\n", id, claim)

@@ -184,8 +184,10 @@ func (p *Poller) mayRepair(it *polledItem, sess *session) bool {
 }
 
 // pushPending pushes what the item's branch holds that its remote lacks —
-// a push the remote refused, the loop's or a session's — whatever node the
-// item stands on, unless a session works in the tree (it pushes its own).
+// a session's commits (a session never pushes: its tree's repository has
+// no remote and its account no credentials) or a push the remote refused —
+// whatever node the item stands on, unless a session works in the tree
+// (its work is pushed once it ends, never merged into under it).
 // A refusal is the remote's condition: no session is launched against it;
 // once a push goes through the condition clears, and the sessions it
 // failed are forgiven.
@@ -194,10 +196,12 @@ func (p *Poller) pushPending(ctx context.Context, it *polledItem, sess *session)
 		return
 	}
 	if !p.conds.has(it, runtime.ConditionPushRefused) && !p.conds.has(it, runtime.ConditionTreeConflict) {
-		// Commits the remote lacks appear when a session ends (its push
-		// may have been refused) — and, for all this poller knows, before
-		// it started: only then is the branch counted.
-		if !p.acts.pushCheckDue(sessionKey{repo: sess.repo.Root, item: it.id}) {
+		// Commits the remote lacks appear when a session ends (it commits,
+		// the loop pushes) — and, for all this poller knows, before it
+		// started: only then is the branch counted.
+		// Between sessions a human who took the item over commits there
+		// too: a cheap look each cycle says whether to count.
+		if !p.acts.pushCheckDue(sessionKey{repo: sess.repo.Root, item: it.id}) && !it.tree.MaybeUnpushed(ctx) {
 			return
 		}
 		n, err := it.tree.Unpushed(ctx)

@@ -171,7 +171,8 @@ func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, ac
 	a := &p.acts
 	key := sessionKey{repo: sess.repo.Root, item: it.id}
 	v := &itemView{item: *it, key: key, node: sess.state.CurrentNode, loop: sess.rt.Graph.Name,
-		entered: visitStart(sess.state, sess.state.CurrentNode), demoted: sess.state.HandoffDemoted, always: len(sess.state.HandoffDemoted) > 0}
+		entered: visitStart(sess.state, sess.state.CurrentNode), config: configChange(sess.warns),
+		demoted: sess.state.HandoffDemoted, always: len(sess.state.HandoffDemoted) > 0}
 	n, _ := sess.rt.Graph.Node(v.node)
 	if n != nil {
 		v.actor = n.Actor

@@ -242,6 +242,23 @@ func readsFiles(n *runtime.Node) bool {
 	return false
 }
 
+// pushPRTree publishes what a pull request's own tree holds and its
+// remote lacks (its session's commits: a session never pushes), when no
+// session works in it.
+func (p *Poller) pushPRTree(ctx context.Context, it *polledItem, sess *session, tree *workspace.Tree) {
+	if p.liveIn(tree.Dir) {
+		return
+	}
+	if n, err := tree.Unpushed(ctx); err != nil || n == 0 {
+		return
+	}
+	if _, err := tree.Push(ctx); err != nil {
+		p.log().Warn("could not push a pull request's tree", "workItem", it.id, "branch", tree.Branch, "err", err)
+		_ = p.Svc.appendEvents(ctx, sess.repo.Root, it.id, []runtime.EventRecord{{Name: "tree.push_refused", Node: sess.state.CurrentNode,
+			Data: map[string]any{"message": err.Error(), "tree": tree.Dir, "branch": tree.Branch}}})
+	}
+}
+
 // publish commits what the loop wrote in the item's spec folder since
 // before — locks, recorded feedback, the portable record, the execution
 // log — with a marked message, and pushes it.

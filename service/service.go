@@ -240,6 +240,7 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	if err := repo.CheckItemDir(id); err != nil {
 		return nil, err
 	}
+	protectCommands(ctx, repo)
 	st, err := s.writableStore(ctx)
 	if err != nil {
 		return nil, err

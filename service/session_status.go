@@ -32,6 +32,8 @@ type itemView struct {
 	entered time.Time
 	// pulls are its pull request loops.
 	pulls []prLine
+	// config names the branch's change of the repository's commands ("" when none).
+	config string
 	// always posts the status comment even where the loop launches no
 	// session (an item refused arming, or one with a condition).
 	always bool
@@ -224,6 +226,9 @@ func (p *Poller) statusBody(ctx context.Context, v *itemView, st itemStatus, pul
 		}
 	}
 	fmt.Fprintf(&b, "- **waiting for:** %s\n", st.waits)
+	if v.config != "" {
+		fmt.Fprintf(&b, "- **repository config:** %s\n", v.config)
+	}
 	b.WriteString(conditionLines(conds, p.Svc.now()))
 	b.WriteString(demotionLines(v.demoted))
 	b.WriteString(pulls)

@@ -138,7 +138,7 @@ func (c *cycle) afterIdle(it *itemState, w Want, l *live) (store.Event, bool) {
 			w.work(), it.idle, it.lastExit)
 		return c.holdItem(it, w, reason, true), true
 	}
-	it.note = fmt.Sprintf("The previous session for %s (%s, %s) ended without a commit: nothing it did reached the branch. Do the work, commit it and push it before you claim. "+
+	it.note = fmt.Sprintf("The previous session for %s (%s, %s) ended without a commit: nothing it did reached the branch. Do the work and commit it before you claim (the loop pushes it). "+
 		"If this session also ends without a commit, the loop stops relaunching and escalates the item to a human.", w.work(), l.rec.ID, it.lastExit)
 	return store.Event{}, false
 }

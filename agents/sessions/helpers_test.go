@@ -146,9 +146,14 @@ func (r *rig) want(item, node, prompt string, order int64) Want {
 	return Want{Repo: "octo/widgets", WorkItem: item, Node: node, Prompt: prompt, Harness: "fake", Workdir: tree.Dir, Order: order}
 }
 
-// pushed reports whether the remote's branch of item holds path.
-func (r *rig) pushed(item, path string) bool {
-	cmd := exec.Command("git", "-C", r.remote, "cat-file", "-e", "refs/heads/the-loop/"+item+":"+path)
+// committed reports whether item's branch, in its tree, holds path (a
+// session commits; the loop, not the supervisor, pushes).
+func (r *rig) committed(item, path string) bool {
+	tree, ok := r.trees[item]
+	if !ok {
+		return false
+	}
+	cmd := exec.Command("git", "-C", tree.Dir, "cat-file", "-e", "refs/heads/the-loop/"+item+":"+path)
 	cmd.Env = r.env
 	return cmd.Run() == nil
 }

@@ -43,7 +43,7 @@ func TestASessionThatChangesNothingIsRelaunchedOnceThenEscalates(t *testing.T) {
 	second := rep.Started[0].Session
 	assert.NotContains(t, r.promptOf(first), "ended without a commit")
 	assert.Contains(t, r.promptOf(second), "The previous session for design ("+first+", exit 1) ended without a commit: nothing it did reached the branch. "+
-		"Do the work, commit it and push it before you claim. If this session also ends without a commit, the loop stops relaunching and escalates the item to a human.\n\nfake: fail-runs=99")
+		"Do the work and commit it before you claim (the loop pushes it). If this session also ends without a commit, the loop stops relaunching and escalates the item to a human.\n\nfake: fail-runs=99")
 
 	rep = cycleUntil(t, s, fixed(w), exited)
 	require.Len(t, rep.Escalations, 1, "the second idle session in a row escalates")
@@ -71,5 +71,5 @@ func TestASessionThatCommitsIsNotIdle(t *testing.T) {
 		assert.Empty(t, rep.Escalations, "a session that committed is relaunched (run %d)", run)
 		r.clock.Advance(2 * time.Second)
 	}
-	assert.True(t, r.pushed("issue-4", "docs/specs/issue-4/design.md"))
+	assert.True(t, r.committed("issue-4", "docs/specs/issue-4/design.md"))
 }

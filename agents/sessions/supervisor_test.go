@@ -21,7 +21,7 @@ var ctx = context.Background()
 // artifact is on its remote branch.
 func (r *rig) untilPushed(w Want, artifact string) func() []Want {
 	return func() []Want {
-		if r.pushed(w.WorkItem, artifact) {
+		if r.committed(w.WorkItem, artifact) {
 			return nil
 		}
 		return []Want{w}
@@ -70,8 +70,8 @@ func TestSupervisorRelaunchesASessionKilledMidNode(t *testing.T) {
 	rep = cycleUntil(t, s, wants, exited)
 	assert.Equal(t, "exit 0", rep.Exited[0].ExitStatus)
 	assert.Empty(t, rep.Waiting, "the node is met: no relaunch")
-	assert.True(t, r.pushed("issue-1", artifact))
-	body := r.git(r.remote, "show", "refs/heads/the-loop/issue-1:"+artifact)
+	assert.True(t, r.committed("issue-1", artifact))
+	body := r.git(r.trees["issue-1"].Dir, "show", "refs/heads/the-loop/issue-1:"+artifact)
 	assert.Contains(t, body, `run 2 (model "opus"`)
 
 	assert.Equal(t, []string{"session.started", "session.exited", "session.started", "session.relaunched", "session.exited"}, r.events("issue-1"))
@@ -302,7 +302,7 @@ func TestTwoItemsRunAtOnceInSeparateTrees(t *testing.T) {
 	wants := func() []Want {
 		var out []Want
 		for _, w := range []Want{a, b} {
-			if !r.pushed(w.WorkItem, "docs/specs/"+w.WorkItem+"/design.md") {
+			if !r.committed(w.WorkItem, "docs/specs/"+w.WorkItem+"/design.md") {
 				out = append(out, w)
 			}
 		}
@@ -312,9 +312,9 @@ func TestTwoItemsRunAtOnceInSeparateTrees(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rep.Started, 2, "both launch in the same cycle")
 	cycleUntil(t, s, wants, func(rep Report) bool { return len(wants()) == 0 && len(rep.Live) == 0 })
-	assert.True(t, r.pushed("issue-7", "docs/specs/issue-7/design.md"))
-	assert.True(t, r.pushed("issue-8", "docs/specs/issue-8/design.md"))
-	assert.False(t, r.pushed("issue-7", "docs/specs/issue-8/design.md"), "items never share a branch")
+	assert.True(t, r.committed("issue-7", "docs/specs/issue-7/design.md"))
+	assert.True(t, r.committed("issue-8", "docs/specs/issue-8/design.md"))
+	assert.False(t, r.committed("issue-7", "docs/specs/issue-8/design.md"), "items never share a branch")
 	assert.NoFileExists(t, filepath.Join(a.Workdir, "docs/specs/issue-8/design.md"), "items never share files")
 }
 

@@ -129,7 +129,20 @@ func (r *TmuxRunner) Start(ctx context.Context, l RunnerLaunch) (Handle, error) 
 		_, _ = r.tmux(context.Background(), "kill-session", "-t", name)
 		return nil, err
 	}
-	if _, err := r.tmux(ctx, "pipe-pane", "-t", name, "-O", "exec cat >> "+l.Transcript); err != nil {
+	// With the supervisor's capped writer (l.Out), tmux's copy of the pane
+	// goes through a FIFO the runner reads into it, so the transcript keeps
+	// its cap; without one, tmux appends to the transcript itself.
+	target := l.Transcript
+	var pipe *transcriptPipe
+	if l.Out != nil {
+		var err error
+		if pipe, err = openTranscriptPipe(l.Transcript+".pipe", l.Out); err != nil {
+			return fail(err)
+		}
+		target = pipe.path
+	}
+	if _, err := r.tmux(ctx, "pipe-pane", "-t", name, "-O", "exec cat >> "+target); err != nil {
+		pipe.close()
 		return fail(err)
 	}
 	args := []string{"respawn-pane", "-k", "-t", name, "-c", l.Plan.Dir}
@@ -141,17 +154,20 @@ func (r *TmuxRunner) Start(ctx context.Context, l RunnerLaunch) (Handle, error) 
 		args = append(args, escapeArg(a))
 	}
 	if _, err := r.tmux(ctx, args...); err != nil {
+		pipe.close()
 		return fail(err)
 	}
 	out, err := r.tmux(ctx, "display-message", "-p", "-t", name, "#{pane_pid}")
 	if err != nil {
+		pipe.close()
 		return fail(err)
 	}
 	pid, err := strconv.Atoi(out)
 	if err != nil || pid <= 0 {
+		pipe.close()
 		return fail(fmt.Errorf("tmux reported pane pid %q", out))
 	}
-	h := &tmuxHandle{r: r, name: name, pid: pid, done: make(chan struct{})}
+	h := &tmuxHandle{r: r, name: name, pid: pid, done: make(chan struct{}), pipe: pipe}
 	go h.watch()
 	return h, nil
 }
@@ -182,6 +198,7 @@ type tmuxHandle struct {
 	pid  int
 	done chan struct{}
 	exit proc.ExitStatus
+	pipe *transcriptPipe // nil when tmux writes the transcript itself
 
 	stopOnce sync.Once
 }
@@ -229,6 +246,7 @@ func (h *tmuxHandle) watch() {
 	// Whatever the pane left in its group goes with it.
 	_ = syscall.Kill(-h.pid, syscall.SIGKILL)
 	_, _ = h.r.tmux(ctx, "kill-session", "-t", h.name)
+	h.pipe.close() // what tmux copied last reaches the transcript before done
 	close(h.done)
 }
 

@@ -1,6 +1,9 @@
 package sessions
 
 import (
+	"context"
+	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/agents/harness"
 	"github.com/the-loop/the-loop/store"
 )
 
@@ -80,7 +84,7 @@ func TestTmuxRunnerSessionsCanBeAttachedRelaunchedAndCarryNoSecret(t *testing.T)
 	assert.Equal(t, 2, rep.Started[0].Attempt)
 	rep = cycleUntil(t, s, wants, exited)
 	assert.Equal(t, "exit 0", rep.Exited[0].ExitStatus)
-	assert.True(t, r.pushed("issue-20", artifact))
+	assert.True(t, r.committed("issue-20", artifact))
 }
 
 func TestTmuxSessionLeftByADeadPollerIsReclaimed(t *testing.T) {
@@ -103,4 +107,33 @@ func TestTmuxSessionLeftByADeadPollerIsReclaimed(t *testing.T) {
 	rec, _, err := r.store.GetSession(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, store.SessionLost, rec.State)
+}
+
+// TestTmuxRunnerCapsATranscript: under the tmux runner too, a session
+// printing far more than sessions.maxTranscriptBytes leaves the tail, and
+// its record says how much was cut.
+func TestTmuxRunnerCapsATranscript(t *testing.T) {
+	needTmux(t)
+	r := newRig(t)
+	h := map[string]harness.Config{"loud": {Adapter: harness.AdapterCommand, Argv: []string{"/bin/sh", "-c",
+		`i=0; while [ $i -lt 4000 ]; do echo "line $i of a session that prints too much, padded to make it longer still"; i=$((i+1)); done; echo LAST`, "{prompt_file}"}}}
+	runner := &TmuxRunner{Dir: filepath.Join(r.state, "tmux")}
+	s, err := New(Config{Runner: RunnerTmux, MaxTranscriptBytes: 64 << 10}, Deps{Store: r.store, Harnesses: h, Serve: []string{"/usr/local/bin/the-loop", "serve"},
+		StateDir: r.state, Runner: runner, Now: r.clock.Now, Log: slog.New(slog.NewTextHandler(ioDiscard{}, nil)),
+		NewID: func() string { r.ids++; return fmt.Sprintf("s-%03d", r.ids) }})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	w := r.want("issue-22", "design", "print", 1)
+	w.Harness = "loud"
+	rep := cycleUntil(t, s, fixed(w), exited)
+	rec, found, err := r.store.GetSession(context.Background(), rep.Exited[0].Session)
+	require.NoError(t, err)
+	require.True(t, found)
+	b, err := os.ReadFile(rec.Transcript)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(b), 64<<10)
+	assert.Contains(t, string(b), "LAST", "the tail is kept")
+	assert.NotContains(t, string(b), "line 0 of", "the head is cut")
+	assert.Greater(t, rec.TranscriptCut, int64(200<<10), "the record says how much was cut")
+	assert.NoFileExists(t, rec.Transcript+".pipe", "the pipe is gone with the session")
 }

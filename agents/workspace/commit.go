@@ -108,34 +108,29 @@ func (t *Tree) cleanPaths(paths []string) ([]string, error) {
 // private index, then brings the real index's entries for those paths up
 // to date. It returns "" when the paths hold no change.
 func (t *Tree) commitPaths(ctx context.Context, paths []string, msg string) (string, error) {
-	m := t.m
-	gitDir, err := m.git(ctx, t.Dir, nil, "rev-parse", "--path-format=absolute", "--git-dir")
-	if err != nil {
-		return "", err
-	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
-	index := filepath.Join(gitDir.out, "the-loop-index-"+hex.EncodeToString(rnd[:]))
+	index := filepath.Join(t.pin.GitDir, "the-loop-index-"+hex.EncodeToString(rnd[:]))
 	defer func() { _ = os.Remove(index) }()
 	priv := []string{"GIT_INDEX_FILE=" + index}
-	if _, err := m.git(ctx, t.Dir, priv, "read-tree", "HEAD"); err != nil {
+	if _, err := t.git(ctx, priv, "read-tree", "HEAD"); err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	if _, err := m.git(ctx, t.Dir, priv, append([]string{"add", "--all", "--"}, paths...)...); err != nil {
+	if _, err := t.git(ctx, priv, append([]string{"add", "--all", "--"}, paths...)...); err != nil {
 		return "", fmt.Errorf("commit: stage %s: %w", strings.Join(paths, ", "), err)
 	}
-	if _, err := m.git(ctx, t.Dir, priv, "diff", "--cached", "--quiet"); err == nil {
+	if _, err := t.git(ctx, priv, "diff", "--cached", "--quiet"); err == nil {
 		return "", nil
 	} else if exitCode(err) != 1 {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	if _, err := m.git(ctx, t.Dir, priv, "commit", "--quiet", "--no-verify", "-m", msg); err != nil {
+	if _, err := t.git(ctx, priv, "commit", "--quiet", "--no-verify", "-m", msg); err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	if _, err := m.git(ctx, t.Dir, nil, append([]string{"reset", "--quiet", "--"}, paths...)...); err != nil {
+	if _, err := t.git(ctx, nil, append([]string{"reset", "--quiet", "--"}, paths...)...); err != nil {
 		return "", fmt.Errorf("commit: refresh the index: %w", err)
 	}
-	return m.revParse(ctx, t.Dir, "HEAD")
+	return t.head(ctx)
 }
 
 // push publishes HEAD to the branch, merging the remote once if it moved.
@@ -143,13 +138,12 @@ func (t *Tree) commitPaths(ctx context.Context, paths []string, msg string) (str
 // (a refusal because the remote moved on fetches and merges); otherwise it
 // first asks the remote whether anything is missing there.
 func (t *Tree) push(ctx context.Context, res CommitResult) (CommitResult, error) {
-	m := t.m
 	if res.Commit == "" {
 		remote, err := t.fetch(ctx)
 		if err != nil {
 			return res, err
 		}
-		local, err := m.revParse(ctx, t.Dir, "HEAD")
+		local, err := t.head(ctx)
 		if err != nil {
 			return res, err
 		}
@@ -176,12 +170,27 @@ func (t *Tree) push(ctx context.Context, res CommitResult) (CommitResult, error)
 
 const reasonNonFastForward = "the remote has commits this tree lacks (non-fast-forward)"
 
+// pushOnce publishes the branch through the source: the tree's
+// repository's branch is fetched into the source's branch of the same name
+// (git checks every object it brings over), and the source pushes it with
+// the poller's remote and credentials. The tree's repository has no remote
+// of its own, so nothing a session wrote decides where or how it goes.
 func (t *Tree) pushOnce(ctx context.Context) error {
 	m := t.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	_, err := m.git(ctx, t.Dir, nil, "push", "--porcelain", m.remote, "HEAD:refs/heads/"+t.Branch)
+	repo, branch := t.pin.GitDir, "refs/heads/"+t.Branch
+	if _, err := m.git(ctx, m.source, nil, "-c", "fetch.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", repo, "+"+branch+":"+branch); err != nil {
+		return fmt.Errorf("push %s: bring its commits into %s: %w", t.Branch, m.source, err)
+	}
+	sha, err := m.revParse(ctx, m.source, branch)
+	if err != nil {
+		return fmt.Errorf("push %s: %w", t.Branch, err)
+	}
+	_, err = m.git(ctx, m.source, nil, "push", "--porcelain", m.remote, sha+":"+branch)
 	if err == nil {
+		_, _ = m.git(ctx, m.source, nil, "update-ref", m.remoteRef(t.Branch), sha)
+		t.note(ctx, sha)
 		return nil
 	}
 	ge, ok := err.(*gitError)
@@ -230,21 +239,20 @@ func remoteReason(out string) string {
 // mergeRemote merges the fetched remote branch into the tree; a conflict
 // is aborted, leaving the tree as it was.
 func (t *Tree) mergeRemote(ctx context.Context) error {
-	m := t.m
 	remote, err := t.fetch(ctx)
 	if err != nil {
 		return err
 	}
-	local, _ := m.revParse(ctx, t.Dir, "HEAD")
-	_, err = m.git(ctx, t.Dir, nil, "merge", "--no-edit", "--no-ff", "--quiet", "-m",
+	local, _ := t.head(ctx)
+	_, err = t.git(ctx, nil, "merge", "--no-edit", "--no-ff", "--quiet", "-m",
 		Message("Merge what was pushed to "+t.Branch, "sync"), remote)
 	if err == nil {
 		return nil
 	}
-	files := m.conflictedFiles(ctx, t.Dir)
+	files := t.conflictedFiles(ctx)
 	if ge, ok := err.(*gitError); ok && len(files) == 0 {
 		files = overwrittenFiles(ge.res.err)
 	}
-	_, _ = m.git(ctx, t.Dir, nil, "merge", "--abort")
+	_, _ = t.git(ctx, nil, "merge", "--abort")
 	return &ConflictError{Branch: t.Branch, Dir: t.Dir, Kind: MergeConflict, Local: local, Remote: remote, Files: files}
 }

@@ -8,17 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/the-loop/the-loop/internal/gitsafe"
 	"github.com/the-loop/the-loop/internal/proc"
 )
 
 // gitTimeout bounds one git command; fetch and push talk to a remote.
 const gitTimeout = 5 * time.Minute
-
-// safety are the settings every git command runs with. A session works in
-// the same repository, so it could write .git/config: hooks and the
-// file-system monitor, which would run its code with the poller's
-// environment, are switched off; so is automatic gc.
-var safety = []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "gc.auto=0", "-c", "maintenance.auto=false"}
 
 // gitResult is one git command's outcome.
 type gitResult struct {
@@ -27,10 +22,11 @@ type gitResult struct {
 	code int
 }
 
-// git runs one git command in dir. A non-zero exit is returned as an error
-// carrying git's message unless allowFail; the output is redacted.
+// git runs one git command in dir, with gitsafe.Settings. A non-zero exit
+// is returned as an error carrying git's message; the output is redacted.
+// In a tree, use Tree.git, which pins the tree's repository.
 func (m *Manager) git(ctx context.Context, dir string, extraEnv []string, args ...string) (gitResult, error) {
-	argv := append([]string{m.gitProgram, "-C", dir}, safety...)
+	argv := append([]string{m.gitProgram}, gitsafe.Repo{WorkTree: dir}.Args()...)
 	if m.identity.Name != "" {
 		argv = append(argv, "-c", "user.name="+m.identity.Name, "-c", "user.email="+m.identity.Email)
 	}
@@ -90,9 +86,18 @@ func exitCode(err error) int {
 	return -1
 }
 
-// revParse resolves a ref to a commit, "" when it does not exist.
-func (m *Manager) revParse(ctx context.Context, dir, ref string) (string, error) {
-	r, err := m.git(ctx, dir, nil, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+// git runs one git command in the tree, pinned to its repository: what a
+// session wrote in the tree's .git file or its administrative directory
+// never steers it.
+func (t *Tree) git(ctx context.Context, extraEnv []string, args ...string) (gitResult, error) {
+	return t.m.git(ctx, t.Dir, append(t.pin.Env(), extraEnv...), args...)
+}
+
+// revParse resolves a ref to a commit in the source or, with a
+// repository's pin (inRepo), in that repository; "" when it does not
+// exist.
+func (m *Manager) revParse(ctx context.Context, dir, ref string, env ...string) (string, error) {
+	r, err := m.git(ctx, dir, env, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	if err != nil {
 		if exitCode(err) == 1 {
 			return "", nil
@@ -103,8 +108,8 @@ func (m *Manager) revParse(ctx context.Context, dir, ref string) (string, error)
 }
 
 // isAncestor reports whether a is an ancestor of (or equal to) b.
-func (m *Manager) isAncestor(ctx context.Context, dir, a, b string) (bool, error) {
-	_, err := m.git(ctx, dir, nil, "merge-base", "--is-ancestor", a, b)
+func (t *Tree) isAncestor(ctx context.Context, a, b string) (bool, error) {
+	_, err := t.git(ctx, nil, "merge-base", "--is-ancestor", a, b)
 	if err == nil {
 		return true, nil
 	}
@@ -115,8 +120,8 @@ func (m *Manager) isAncestor(ctx context.Context, dir, a, b string) (bool, error
 }
 
 // statusLines lists uncommitted changes (untracked files included).
-func (m *Manager) statusLines(ctx context.Context, dir string) ([]string, error) {
-	r, err := m.git(ctx, dir, nil, "status", "--porcelain=v1", "--untracked-files=all")
+func (m *Manager) statusLines(ctx context.Context, t *Tree) ([]string, error) {
+	r, err := t.git(ctx, nil, "status", "--porcelain=v1", "--untracked-files=all")
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +135,8 @@ func (m *Manager) statusLines(ctx context.Context, dir string) ([]string, error)
 }
 
 // conflictedFiles lists paths with unmerged entries.
-func (m *Manager) conflictedFiles(ctx context.Context, dir string) []string {
-	r, err := m.git(ctx, dir, nil, "diff", "--name-only", "--diff-filter=U")
+func (t *Tree) conflictedFiles(ctx context.Context) []string {
+	r, err := t.git(ctx, nil, "diff", "--name-only", "--diff-filter=U")
 	if err != nil || r.out == "" {
 		return nil
 	}

@@ -101,3 +101,11 @@ func readFile(t testing.TB, dir, rel string) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// publish pushes the tree's branch as the loop does after a session's
+// commits.
+func (r *rig) publish(t testing.TB, tree *Tree) {
+	t.Helper()
+	_, err := tree.Push(context.Background())
+	require.NoError(t, err)
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/the-loop/the-loop/internal/gitsafe"
 	"github.com/the-loop/the-loop/internal/proc"
 )
 
@@ -57,8 +58,11 @@ func (p Progress) git(ctx context.Context, dir string, args ...string) (string, 
 		}
 		env = e.List()
 	}
-	env = append(withoutVars(env, "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "LC_ALL"), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
-	argv := append(append([]string{program, "-C", dir}, safety...), args...)
+	// In a tree the loop made, git is pinned to the tree's own repository:
+	// nothing the session wrote in its .git steers it (internal/gitsafe).
+	pin := gitsafe.Open(dir)
+	env = append(withoutVars(pin.Environ(env), "LC_ALL", "GIT_TERMINAL_PROMPT"), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
+	argv := append([]string{program}, pin.Args(args...)...)
 	res, err := proc.Run(ctx, proc.Command{Argv: argv, Env: env, Timeout: gitTimeout, MaxOutput: 4 << 10})
 	if err != nil {
 		return "", err

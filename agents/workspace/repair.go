@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/gitsafe"
 )
 
 // ErrNoBranch reports that a missing tree cannot be re-created because no
@@ -37,8 +39,13 @@ func (m *Manager) Recreate(ctx context.Context, id string, candidates ...string)
 	return m.Add(ctx, id, branch)
 }
 
-// branchOf finds the branch a missing tree had.
+// branchOf finds the branch a missing tree had: the one its repository
+// (which outlives the tree) names, else the one the source registered for
+// a tree of the old kind, else a candidate.
 func (m *Manager) branchOf(ctx context.Context, id string, candidates []string) (string, error) {
+	if b := m.repoBranch(ctx, m.Path(id)); b != "" {
+		return b, nil
+	}
 	if b, err := m.registeredBranch(ctx, m.Path(id)); err != nil || b != "" {
 		return b, err
 	}
@@ -83,6 +90,23 @@ func (m *Manager) branchOf(ctx context.Context, id string, candidates []string) 
 	return "", fmt.Errorf("%w: %s has none; re-create it by hand with `git worktree add %s <branch>`", ErrNoBranch, id, m.Path(id))
 }
 
+// repoBranch is the branch the repository the loop keeps for the tree at
+// dir names in its own HEAD ("" when it has none, or no such repository).
+func (m *Manager) repoBranch(ctx context.Context, dir string) string {
+	repo := gitsafe.RepoOf(dir)
+	if _, err := os.Stat(filepath.Join(repo, gitsafe.MarkerFile)); err != nil {
+		return ""
+	}
+	r, err := m.git(ctx, repo, inRepo(repo), "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil || ValidateBranch(r.out) != nil {
+		return ""
+	}
+	if sha, _ := m.revParse(ctx, repo, "refs/heads/"+r.out, inRepo(repo)...); sha == "" {
+		return ""
+	}
+	return r.out
+}
+
 // registeredBranch is the branch git still records for the tree at dir
 // ("" when git records no tree there, or one without a branch).
 func (m *Manager) registeredBranch(ctx context.Context, dir string) (string, error) {
@@ -111,10 +135,21 @@ func (m *Manager) registeredBranch(ctx context.Context, dir string) (string, err
 	return "", nil
 }
 
-// prune forgets the registrations of trees gone from disk.
-func (m *Manager) prune(ctx context.Context) error {
+// prune forgets the registrations of trees gone from disk: the source's
+// (trees of the old kind) and that of the repository of the tree at dir.
+func (m *Manager) prune(ctx context.Context, dir string) error {
+	if repo := gitsafe.RepoOf(dir); dirExists(repo) {
+		if _, err := m.git(ctx, repo, inRepo(repo), "worktree", "prune"); err != nil {
+			return err
+		}
+	}
 	_, err := m.git(ctx, m.source, nil, "worktree", "prune")
 	return err
+}
+
+func dirExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // Aside is what SetAside kept of a tree it took away.
@@ -146,10 +181,21 @@ func (m *Manager) SetAside(ctx context.Context, id, aside string) (Aside, error)
 		return Aside{}, fmt.Errorf("set aside the work tree of %s: %w", id, err)
 	}
 	out := Aside{Dir: aside}
-	changes, serr := m.statusPaths(ctx, dir)
-	head, herr := m.git(ctx, dir, nil, "symbolic-ref", "--quiet", "--short", "HEAD")
-	if herr == nil {
-		out.Branch = head.out
+	// git reads the tree pinned to its repository (a tree of the old kind
+	// is moved to one first): nothing a session wrote in its .git steers it.
+	t := &Tree{ID: id, Dir: dir, m: m}
+	m.mu.Lock()
+	perr := m.pinTree(ctx, t)
+	m.mu.Unlock()
+	var changes []string
+	serr, herr := perr, perr
+	if perr == nil {
+		_ = t.restore()
+		changes, serr = m.statusPaths(ctx, t)
+		var head gitResult
+		if head, herr = t.git(ctx, nil, "symbolic-ref", "--quiet", "--short", "HEAD"); herr == nil {
+			out.Branch = head.out
+		}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -159,7 +205,7 @@ func (m *Manager) SetAside(ctx context.Context, id, aside string) (Aside, error)
 			return out, fmt.Errorf("set aside the work tree of %s: %w", id, err)
 		}
 		out.Files = []string{"tree"}
-		return out, m.prune(ctx)
+		return out, m.prune(ctx, dir)
 	}
 	for _, rel := range changes {
 		src := filepath.Join(dir, filepath.FromSlash(rel))
@@ -178,17 +224,20 @@ func (m *Manager) SetAside(ctx context.Context, id, aside string) (Aside, error)
 		}
 		out.Files = append(out.Files, rel)
 	}
-	if _, err := m.git(ctx, m.source, nil, "worktree", "remove", "--force", "--force", dir); err != nil {
+	// The tree's repository stays: it holds the branch, and Recreate adds
+	// the tree back to it.
+	repo := t.pin.GitDir
+	if _, err := m.git(ctx, repo, inRepo(repo), "worktree", "remove", "--force", "--force", dir); err != nil {
 		return out, fmt.Errorf("remove the work tree of %s after setting its files aside in %s: %w", id, aside, err)
 	}
-	return out, m.prune(ctx)
+	return out, m.prune(ctx, dir)
 }
 
 // statusPaths lists the paths git reports as changed in dir, untracked
 // files included, each once (a rename's new name). It reads git's
 // porcelain v2 format, whose entries start with their type, never a space.
-func (m *Manager) statusPaths(ctx context.Context, dir string) ([]string, error) {
-	r, err := m.git(ctx, dir, nil, "status", "--porcelain=v2", "-z", "--untracked-files=all")
+func (m *Manager) statusPaths(ctx context.Context, t *Tree) ([]string, error) {
+	r, err := t.git(ctx, nil, "status", "--porcelain=v2", "-z", "--untracked-files=all")
 	if err != nil {
 		return nil, err
 	}
@@ -236,28 +285,6 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 		return err
 	}
 	return out.Close()
-}
-
-// Unpushed counts the commits of the tree's branch that its remote branch,
-// as last fetched or pushed, lacks: work committed here that a push never
-// delivered (a refused push, the loop's or a session's). It reads only
-// local refs.
-func (t *Tree) Unpushed(ctx context.Context) (int, error) {
-	m := t.m
-	base := m.remoteRef(t.Branch)
-	args := []string{"rev-list", "--count", "HEAD", "^" + base}
-	if sha, err := m.revParse(ctx, t.Dir, base); err != nil {
-		return 0, err
-	} else if sha == "" {
-		args = []string{"rev-list", "--count", "HEAD", "--not", "--remotes=" + m.remote}
-	}
-	r, err := m.git(ctx, t.Dir, nil, args...)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	_, _ = fmt.Sscan(r.out, &n)
-	return n, nil
 }
 
 // IsGitError reports an error of a git command the workspace ran.

@@ -56,9 +56,17 @@ func TestRecreateFindsTheBranchWithoutARegistration(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "the-loop/issue-2-old-title", again.Branch)
 
+	// The tree's repository names its branch whatever the source
+	// registers: only with it gone too are the branches guessed at.
 	require.NoError(t, os.RemoveAll(again.Dir))
 	gitT(t, r.env, r.source, "worktree", "prune")
 	gitT(t, r.env, r.source, "branch", "the-loop/issue-2-other", "main")
+	again, err = r.m.Recreate(ctx, "issue-2")
+	require.NoError(t, err)
+	assert.Equal(t, "the-loop/issue-2-old-title", again.Branch, "the tree's repository keeps its branch")
+	r.publish(t, again)
+	require.NoError(t, os.RemoveAll(again.Dir))
+	require.NoError(t, os.RemoveAll(filepath.Join(r.root, ".repos", "issue-2")))
 	_, err = r.m.Recreate(ctx, "issue-2")
 	require.ErrorIs(t, err, ErrNoBranch)
 	assert.Contains(t, err.Error(), "has several (")
@@ -105,7 +113,17 @@ func TestSetAsideMovesABrokenTreeWhole(t *testing.T) {
 	r := newRig(t)
 	tr, err := r.m.Add(ctx, "issue-1", "the-loop/issue-1")
 	require.NoError(t, err)
+	r.publish(t, tr)
+	// A tree without its .git is not broken: the loop's git is pinned to
+	// the tree's repository, and the .git is restored.
 	require.NoError(t, os.Remove(filepath.Join(tr.Dir, ".git")))
+	found, err := r.m.Find(ctx, "issue-1")
+	require.NoError(t, err)
+	_, err = found.Sync(ctx)
+	require.NoError(t, err)
+	assert.FileExists(t, filepath.Join(tr.Dir, ".git"))
+	// Without its repository it is.
+	require.NoError(t, os.RemoveAll(filepath.Join(r.root, ".repos", "issue-1")))
 	_, err = r.m.Find(ctx, "issue-1")
 	require.Error(t, err)
 	aside := filepath.Join(t.TempDir(), "kept")
@@ -115,7 +133,7 @@ func TestSetAsideMovesABrokenTreeWhole(t *testing.T) {
 	assert.FileExists(t, filepath.Join(aside, "tree", "README.md"))
 	again, err := r.m.Recreate(ctx, "issue-1")
 	require.NoError(t, err)
-	found, err := r.m.Find(ctx, "issue-1")
+	found, err = r.m.Find(ctx, "issue-1")
 	require.NoError(t, err)
 	assert.Equal(t, again.Dir, found.Dir)
 	assert.False(t, errors.Is(err, ErrNoBranch))

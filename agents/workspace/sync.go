@@ -3,6 +3,8 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -26,11 +28,11 @@ type SyncResult struct {
 }
 
 // Sync fetches the tree's branch and fast-forwards the tree to what was
-// pushed, so a gate reads the agent's latest work. It never merges, resets
+// pushed (by a human, a handoff, another poller), so a gate reads the
+// latest work. It never merges, resets
 // or forces: a diverged branch, or local changes a fast-forward would
 // overwrite, come back as a *ConflictError.
 func (t *Tree) Sync(ctx context.Context) (SyncResult, error) {
-	m := t.m
 	if err := t.onBranch(ctx); err != nil {
 		return SyncResult{}, err
 	}
@@ -38,7 +40,7 @@ func (t *Tree) Sync(ctx context.Context) (SyncResult, error) {
 	if err != nil {
 		return SyncResult{}, err
 	}
-	local, err := m.revParse(ctx, t.Dir, "HEAD")
+	local, err := t.head(ctx)
 	if err != nil {
 		return SyncResult{}, err
 	}
@@ -51,12 +53,12 @@ func (t *Tree) Sync(ctx context.Context) (SyncResult, error) {
 		res.Action = UpToDate
 		return res, nil
 	}
-	behind, err := m.isAncestor(ctx, t.Dir, local, remote)
+	behind, err := t.isAncestor(ctx, local, remote)
 	if err != nil {
 		return res, err
 	}
 	if !behind {
-		ahead, err := m.isAncestor(ctx, t.Dir, remote, local)
+		ahead, err := t.isAncestor(ctx, remote, local)
 		if err != nil {
 			return res, err
 		}
@@ -66,7 +68,7 @@ func (t *Tree) Sync(ctx context.Context) (SyncResult, error) {
 		}
 		return res, &ConflictError{Branch: t.Branch, Dir: t.Dir, Kind: Diverged, Local: local, Remote: remote}
 	}
-	if _, err := m.git(ctx, t.Dir, nil, "merge", "--ff-only", "--quiet", remote); err != nil {
+	if _, err := t.git(ctx, nil, "merge", "--ff-only", "--quiet", remote); err != nil {
 		if ge, ok := err.(*gitError); ok && containsAny(ge.res.err, "would be overwritten", "untracked working tree files") {
 			return res, &ConflictError{Branch: t.Branch, Dir: t.Dir, Kind: LocalChanges, Local: local, Remote: remote,
 				Files: overwrittenFiles(ge.res.err), Detail: lastLines(ge.res.err, 3)}
@@ -77,28 +79,72 @@ func (t *Tree) Sync(ctx context.Context) (SyncResult, error) {
 	return res, nil
 }
 
-// fetch updates the remote-tracking ref of the tree's branch and returns
-// the remote's commit ("" when the remote has no such branch).
+// fetch updates the source's remote-tracking ref of the tree's branch —
+// the source's refs are the poller's alone, so what the remote holds is
+// read there, never from the tree's repository — and returns the remote's
+// commit ("" when the remote has no such branch). The tree's repository
+// gets the same ref, for a session's git status.
 func (t *Tree) fetch(ctx context.Context) (string, error) {
 	m := t.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ref := m.remoteRef(t.Branch)
-	_, err := m.git(ctx, t.Dir, nil, "fetch", "--quiet", m.remote, "+refs/heads/"+t.Branch+":"+ref)
+	_, err := m.git(ctx, m.source, nil, "fetch", "--quiet", "--no-tags", m.remote, "+refs/heads/"+t.Branch+":"+ref)
 	if err != nil {
 		if ge, ok := err.(*gitError); ok && strings.Contains(ge.res.err, "couldn't find remote ref") {
 			return "", nil
 		}
 		return "", fmt.Errorf("fetch %s: %w", t.Branch, err)
 	}
-	return m.revParse(ctx, t.Dir, ref)
+	sha, err := m.revParse(ctx, m.source, ref)
+	if err == nil && sha != "" {
+		t.note(ctx, sha)
+	}
+	return sha, err
 }
 
-// onBranch checks the tree still has its branch checked out.
+// note records the remote's commit of the branch in the tree's repository
+// (refs/remotes/<remote>/<branch>), for the session's eyes only.
+func (t *Tree) note(ctx context.Context, sha string) {
+	repo := t.pin.GitDir
+	_, _ = t.m.git(ctx, repo, inRepo(repo), "update-ref", t.m.remoteRef(t.Branch), sha)
+}
+
+// head is the commit the tree's branch holds in its repository.
+func (t *Tree) head(ctx context.Context) (string, error) {
+	return t.m.revParse(ctx, t.Dir, "HEAD", t.pin.Env()...)
+}
+
+// onBranch checks the tree still has its branch checked out, after
+// restoring what points the tree at its repository (restore): every
+// operation of the loop on a tree starts here.
 func (t *Tree) onBranch(ctx context.Context) error {
-	head, err := t.m.git(ctx, t.Dir, nil, "symbolic-ref", "--quiet", "--short", "HEAD")
-	if err != nil || head.out != t.Branch {
-		return fmt.Errorf("work tree %s has %q checked out, not %s; switch it back before the loop syncs it", t.Dir, head.out, t.Branch)
+	if err := t.restore(); err != nil {
+		return err
+	}
+	// The loop's git reads the repository's HEAD, which always names the
+	// branch; what the tree has checked out is its administrative
+	// directory's HEAD, read here as a plain file (never followed).
+	checkedOut := ""
+	if t.pin.Pinned() {
+		b, err := os.ReadFile(filepath.Join(t.pin.Admin, "HEAD"))
+		if err != nil {
+			return fmt.Errorf("work tree %s: read what it has checked out: %w", t.Dir, err)
+		}
+		ref := strings.TrimSpace(string(b))
+		checkedOut = strings.TrimPrefix(ref, "ref: refs/heads/")
+		if !strings.HasPrefix(ref, "ref: refs/heads/") {
+			checkedOut = ref // detached
+		}
+	} else {
+		head, err := t.git(ctx, nil, "symbolic-ref", "--quiet", "--short", "HEAD")
+		if err != nil {
+			head.out = ""
+		}
+		checkedOut = head.out
+	}
+	if checkedOut != t.Branch {
+		return fmt.Errorf("work tree %s has %q checked out, not %s; switch it back before the loop syncs it", t.Dir, checkedOut, t.Branch)
 	}
 	return nil
 }

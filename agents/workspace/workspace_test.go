@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -22,15 +23,24 @@ func TestAddCreatesTheBranchFromTheRemoteDefault(t *testing.T) {
 	assert.Equal(t, filepath.Join(r.root, "issue-7"), tree.Dir)
 	assert.Equal(t, "hello\n", readFile(t, tree.Dir, "README.md"))
 	assert.Equal(t, "the-loop/issue-7-add-login", gitT(t, r.env, tree.Dir, "symbolic-ref", "--short", "HEAD"))
-	assert.Equal(t, "origin", gitT(t, r.env, tree.Dir, "config", "branch.the-loop/issue-7-add-login.remote"))
-	assert.Equal(t, "refs/heads/the-loop/issue-7-add-login", gitT(t, r.env, tree.Dir, "config", "branch.the-loop/issue-7-add-login.merge"))
-	// An agent working in the tree pushes with plain git.
+	// An agent working in the tree commits; the loop pushes.
 	writeFile(t, tree.Dir, "docs/specs/issue-7/design.md", "# Design\n")
 	gitT(t, r.env, tree.Dir, "add", "-A")
 	gitT(t, r.env, tree.Dir, "commit", "--quiet", "-m", "design")
-	gitT(t, r.env, tree.Dir, "push", "--quiet")
+	res, err := tree.Push(ctx)
+	require.NoError(t, err)
+	assert.True(t, res.Pushed)
 	assert.Equal(t, "# Design", r.remoteFile(t, "the-loop/issue-7-add-login", "docs/specs/issue-7/design.md"),
-		"a plain git push in the tree publishes the branch")
+		"the loop publishes what the agent committed")
+	assert.Equal(t, gitT(t, r.env, tree.Dir, "rev-parse", "HEAD"), gitT(t, r.env, r.source, "rev-parse", "refs/heads/the-loop/issue-7-add-login"),
+		"the branch is published from the source")
+	assert.Equal(t, gitT(t, r.env, tree.Dir, "rev-parse", "HEAD"), gitT(t, r.env, tree.Dir, "rev-parse", "origin/the-loop/issue-7-add-login"),
+		"the agent sees what the remote holds")
+	cmd := exec.Command("git", "-C", tree.Dir, "push")
+	cmd.Env = r.env
+	out, err := cmd.CombinedOutput()
+	assert.Error(t, err, "the tree's repository has no remote: an agent never pushes")
+	assert.Contains(t, string(out), "No configured push destination")
 }
 
 func TestAddChecksOutABranchAlreadyPushed(t *testing.T) {
@@ -115,7 +125,7 @@ func TestSyncFastForwardsToWhatTheAgentPushed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, NoRemoteBranch, res.Action)
 
-	gitT(t, r.env, tree.Dir, "push", "--quiet")
+	r.publish(t, tree)
 	res, err = tree.Sync(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, UpToDate, res.Action)
@@ -141,7 +151,7 @@ func TestSyncNeverOverwritesLocalWork(t *testing.T) {
 		r := newRig(t)
 		tree, err := r.m.Add(ctx, "issue-7", branch)
 		require.NoError(t, err)
-		gitT(t, r.env, tree.Dir, "push", "--quiet")
+		r.publish(t, tree)
 		writeFile(t, tree.Dir, "local.md", "mine\n")
 		gitT(t, r.env, tree.Dir, "add", "local.md")
 		gitT(t, r.env, tree.Dir, "commit", "--quiet", "-m", "local")
@@ -160,7 +170,7 @@ func TestSyncNeverOverwritesLocalWork(t *testing.T) {
 		r := newRig(t)
 		tree, err := r.m.Add(ctx, "issue-7", branch)
 		require.NoError(t, err)
-		gitT(t, r.env, tree.Dir, "push", "--quiet")
+		r.publish(t, tree)
 		writeFile(t, tree.Dir, "README.md", "edited here, not committed\n")
 		r.agentPush(t, branch, "README.md", "pushed by the agent\n")
 
@@ -241,7 +251,7 @@ func TestCommitAndPushMergesWhatWasPushedMeanwhile(t *testing.T) {
 	const branch = "the-loop/issue-1"
 	tree, err := r.m.Add(ctx, "issue-1", branch)
 	require.NoError(t, err)
-	gitT(t, r.env, tree.Dir, "push", "--quiet")
+	r.publish(t, tree)
 	agent := r.agentPush(t, branch, "src/feature.go", "package feature\n")
 
 	writeFile(t, tree.Dir, "docs/specs/issue-1/requirements.md", "locked\n")
@@ -260,7 +270,7 @@ func TestCommitAndPushNeverForcesOverAConflict(t *testing.T) {
 	const branch = "the-loop/issue-1"
 	tree, err := r.m.Add(ctx, "issue-1", branch)
 	require.NoError(t, err)
-	gitT(t, r.env, tree.Dir, "push", "--quiet")
+	r.publish(t, tree)
 	agent := r.agentPush(t, branch, "docs/specs/issue-1/requirements.md", "the agent rewrote it\n")
 
 	writeFile(t, tree.Dir, "docs/specs/issue-1/requirements.md", "the gate locked it\n")
@@ -354,7 +364,7 @@ func TestRemoveRefusesToLoseWork(t *testing.T) {
 	assert.Equal(t, 1, de.Unpushed)
 	assert.Contains(t, err.Error(), "1 unpushed commit(s)")
 
-	gitT(t, r.env, tree.Dir, "push", "--quiet")
+	r.publish(t, tree)
 	require.NoError(t, r.m.Remove(ctx, "issue-1", false))
 	assert.NoDirExists(t, tree.Dir)
 	require.NoError(t, r.m.Remove(ctx, "issue-1", false), "removing a missing tree is not an error")
@@ -377,19 +387,24 @@ func TestGitMessagesNeverCarryCredentials(t *testing.T) {
 	assert.NotContains(t, err.Error(), "hunter2")
 }
 
-func TestGitDirsComeFromTheSourceNotTheTree(t *testing.T) {
+func TestGitDirsAreTheTreesOwnRepository(t *testing.T) {
 	r := newRig(t)
 	tree, err := r.m.Add(context.Background(), "issue-1", "the-loop/issue-1")
 	require.NoError(t, err)
 	w, ro := tree.GitDirs()
-	common := filepath.Join(r.source, ".git")
-	assert.Equal(t, []string{filepath.Join(common, "objects"), filepath.Join(common, "refs"), filepath.Join(common, "logs"),
-		filepath.Join(common, "worktrees", "issue-1")}, w)
-	assert.Equal(t, []string{common}, ro)
+	repo := filepath.Join(r.root, ".repos", "issue-1")
+	assert.Equal(t, []string{filepath.Join(repo, "objects"), filepath.Join(repo, "refs"), filepath.Join(repo, "logs"),
+		filepath.Join(repo, "worktrees", "issue-1")}, w)
+	assert.Equal(t, []string{repo, filepath.Join(r.source, ".git", "objects")}, ro)
+	for _, d := range append(w, ro...) {
+		assert.NotEqual(t, filepath.Join(r.source, ".git", "refs"), d, "the source's refs are never a session's")
+	}
 
-	// A tree whose administrative directory no longer points back at it
-	// (a session rewrote it) gets none of it.
-	require.NoError(t, os.WriteFile(filepath.Join(common, "worktrees", "issue-1", "gitdir"), []byte("/elsewhere/.git\n"), 0o644))
-	w, _ = tree.GitDirs()
-	assert.NotContains(t, w, filepath.Join(common, "worktrees", "issue-1"))
+	// A session that rewrote the tree's .git and its administrative
+	// directory finds them restored at its next launch.
+	require.NoError(t, os.WriteFile(filepath.Join(tree.Dir, ".git"), []byte("gitdir: /elsewhere\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "worktrees", "issue-1", "commondir"), []byte("/elsewhere\n"), 0o644))
+	w2, _ := tree.GitDirs()
+	assert.Equal(t, w, w2)
+	assert.Equal(t, "the-loop/issue-1", gitT(t, r.env, tree.Dir, "symbolic-ref", "--short", "HEAD"))
 }

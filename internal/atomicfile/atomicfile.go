@@ -19,7 +19,6 @@ import (
 // the operating system's file system.
 type dir interface {
 	OpenFile(name string, flag int, perm os.FileMode) (*os.File, error)
-	Chmod(name string, mode os.FileMode) error
 	Rename(oldname, newname string) error
 	Remove(name string) error
 	Open(name string) (*os.File, error)
@@ -31,10 +30,9 @@ type osDir struct{}
 func (osDir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(name, flag, perm)
 }
-func (osDir) Chmod(name string, mode os.FileMode) error { return os.Chmod(name, mode) }
-func (osDir) Rename(oldname, newname string) error      { return os.Rename(oldname, newname) }
-func (osDir) Remove(name string) error                  { return os.Remove(name) }
-func (osDir) Open(name string) (*os.File, error)        { return os.Open(name) }
+func (osDir) Rename(oldname, newname string) error { return os.Rename(oldname, newname) }
+func (osDir) Remove(name string) error             { return os.Remove(name) }
+func (osDir) Open(name string) (*os.File, error)   { return os.Open(name) }
 
 // Write replaces the file at path with data and gives it mode perm. The
 // directory must exist.
@@ -118,16 +116,17 @@ func writeTemp(d dir, name string, data []byte, perm os.FileMode) (string, error
 	if _, err := f.Write(data); err != nil {
 		return fail("write temp file", err)
 	}
+	// The mode is set on the open file, never by name: in a folder someone
+	// else can write, the name could be a link by now.
+	if err := f.Chmod(perm); err != nil {
+		return fail("chmod temp file", err)
+	}
 	if err := f.Sync(); err != nil {
 		return fail("fsync temp file", err)
 	}
 	if err := f.Close(); err != nil {
 		_ = d.Remove(tmp)
 		return "", fmt.Errorf("write %s: close temp file: %w", name, err)
-	}
-	if err := d.Chmod(tmp, perm); err != nil {
-		_ = d.Remove(tmp)
-		return "", fmt.Errorf("write %s: chmod temp file: %w", name, err)
 	}
 	return tmp, nil
 }

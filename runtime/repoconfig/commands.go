@@ -2,6 +2,7 @@ package repoconfig
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -156,4 +157,13 @@ func allKeys() []string { return append(append([]string(nil), CommandKeys...), "
 
 func commandErr(n *yaml.Node, key, format string, args ...any) error {
 	return invalidError{fmt.Errorf("%s line %d: %s: %s", Path, n.Line, key, fmt.Sprintf(format, args...))}
+}
+
+// CommandsOf reads the commands: block of a repository config's content
+// (a committed version of Path), as Open reads the file's.
+func CommandsOf(data []byte) (Commands, error) { return readCommands(data) }
+
+// Equal reports whether c and o declare the same commands and bound.
+func (c Commands) Equal(o Commands) bool {
+	return slices.Equal(c.Lint, o.Lint) && slices.Equal(c.TypeCheck, o.TypeCheck) && slices.Equal(c.Test, o.Test) && c.TimeoutSeconds == o.TimeoutSeconds
 }

@@ -1,8 +1,8 @@
 // Command fakeharness stands in for an agent harness in tests. It reads
 // its prompt file, writes the artifact the prompt names into its working
-// tree, commits and pushes it, and, with --claim, claims the node through
-// the MCP server named in its --mcp-config (the-loop serve over stdio,
-// through mcp-go's client). It prints Claude-shaped stream-json, so the
+// tree, commits it (the loop pushes; a session never does), and, with
+// --claim, claims the node through the MCP server named in its
+// --mcp-config (the-loop serve over stdio, through mcp-go's client). It prints Claude-shaped stream-json, so the
 // supervisor reads its usage like a real session's.
 //
 // Run under the name of an agent CLI (a copy or link named claude, codex,
@@ -15,7 +15,7 @@
 //
 // Prompt lines it obeys (anything else is ignored):
 //
-//	artifact: <path>                  write, commit and push this file
+//	artifact: <path>                  write and commit this file
 //	fake: fail-runs=N                 runs 1..N exit 1 without working
 //	fake: hang-runs=N                 runs 1..N report usage, then hang
 //	fake: wait-for=NAME               report usage, then work only once the file NAME exists in --state
@@ -30,7 +30,7 @@
 // folder (docs/specs/<item>/) — or, under DIR/<node>/root/, to the working
 // tree's root (code) —, a file ending in .sed edits the file of its name in
 // place ("old => new" per line), and a file named "fake" adds directives as
-// above; what it wrote is committed and pushed (nothing is committed when
+// above; what it wrote is committed, never pushed (nothing is committed when
 // nothing changed). When the prompt says why the node runs again, it plays
 // DIR/<node>.ci-fix/ (CI failed on the pull request) or DIR/<node>.revise/
 // (a gate sent the work back) instead, where that folder exists.
@@ -130,7 +130,7 @@ func main() {
 	flag.StringVar(&o.model, "model", "", "model chosen for the item")
 	flag.StringVar(&o.effort, "effort", "", "effort chosen for the item")
 	flag.StringVar(&o.state, "state", "", "directory for run counters, ready files and env dumps")
-	flag.BoolVar(&o.claim, "claim", false, "claim the node through the MCP server once the artifact is pushed")
+	flag.BoolVar(&o.claim, "claim", false, "claim the node through the MCP server once the artifact is committed")
 	flag.StringVar(&o.script, "script", "", "directory of scripted artifacts, one folder per node")
 	flag.BoolVar(&o.dump, "dump", false, "write the environment and argv of every run to the state dir")
 	flag.Parse()
@@ -335,7 +335,7 @@ func nextRun(state, item string) (int, error) {
 	return n, os.WriteFile(path, []byte(strconv.Itoa(n)), 0o600)
 }
 
-// publish writes the artifact, commits it and pushes the branch.
+// publish writes the artifact and commits it; the loop pushes the branch.
 func publish(o options, rel string, run int) error {
 	path := filepath.Join(o.workdir, rel)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -348,7 +348,6 @@ func publish(o options, rel string, run int) error {
 	for _, args := range [][]string{
 		{"add", "--", rel},
 		{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", "Write " + rel},
-		{"push", "--quiet"},
 	} {
 		cmd := exec.Command("git", append([]string{"-C", o.workdir}, args...)...)
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -57,7 +57,7 @@ func variant(script, node, prompt string) string {
 }
 
 // playScript writes the node's scripted files into the item's spec folder,
-// commits them and pushes the branch.
+// and commits them; the loop pushes the branch.
 func playScript(o options, node string, asked directives) error {
 	if o.script == "" || node == "" {
 		return nil
@@ -101,23 +101,22 @@ func playScript(o options, node string, asked directives) error {
 	if base, v, ok := strings.Cut(node, "."); ok {
 		msg = fmt.Sprintf("Work %s of %s (%s)", base, o.item, v)
 	}
-	return commitAndPush(o, written, msg)
+	return commitWork(o, written, msg)
 }
 
-// commitAndPush commits paths when they changed anything (a run after an
+// commitWork commits paths when they changed anything (a run after an
 // earlier one's work was committed for it finds nothing new, as a real
-// agent would) and pushes the branch: a commit an earlier run could not
-// push (a refusing remote) goes out with the next.
-func commitAndPush(o options, paths []string, msg string) error {
+// agent would); the loop pushes the branch.
+func commitWork(o options, paths []string, msg string) error {
 	git := func(args ...string) ([]byte, error) {
 		return exec.Command("git", append([]string{"-C", o.workdir}, args...)...).CombinedOutput()
 	}
 	if out, err := git(append([]string{"add", "--"}, paths...)...); err != nil {
 		return fmt.Errorf("git add: %v: %s", err, out)
 	}
-	steps := [][]string{{"push", "--quiet"}}
+	var steps [][]string
 	if _, err := git("diff", "--cached", "--quiet"); err != nil {
-		steps = append([][]string{{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", msg}}, steps...)
+		steps = append(steps, []string{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", msg})
 	}
 	for _, args := range steps {
 		if out, err := git(args...); err != nil {
@@ -237,8 +236,8 @@ func connect(o options) (*client.Client, error) {
 var runIDRE = regexp.MustCompile(`run (cr-[A-Za-z0-9-]+):`)
 
 // criticRound runs one round of critic name through the session's server,
-// recorded on the loop the session works, and writes, commits and pushes
-// the round table naming it (a round with no new finding, so the review
+// recorded on the loop the session works, and writes and commits the
+// round table naming it (a round with no new finding, so the review
 // may stop).
 func criticRound(o options, name string, d directives) error {
 	spec := filepath.Join("docs", "specs", o.item)
@@ -268,7 +267,6 @@ func criticRound(o options, name string, d directives) error {
 	for _, args := range [][]string{
 		{"add", "--", prompt, record},
 		{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", "Critic round of " + o.item},
-		{"push", "--quiet"},
 	} {
 		cmd := exec.Command("git", append([]string{"-C", o.workdir}, args...)...)
 		if out, err := cmd.CombinedOutput(); err != nil {

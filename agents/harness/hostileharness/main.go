@@ -10,7 +10,9 @@
 // environment holding the secret), another item's tree; writing outside
 // its tree; ptrace and signals on the poller; the session's socket with a
 // capability that is not its own, another work item's calls, tools the
-// confined server does not list; `the-loop graph force` and `graph
+// confined server does not list; pushing (to its tree's remote and to the
+// bare remote directly), writing its tree's repository's own folder and
+// the source checkout's refs; `the-loop graph force` and `graph
 // advance` with a config it wrote itself; and it leaves a process behind
 // with setsid, which the tests look for once the session has ended.
 package main
@@ -35,8 +37,8 @@ import (
 )
 
 type targets struct {
-	key, config, store, creds, otherTree, outside, secret, otherCap, otherItem, theLoop, item, linger string
-	pollerPID                                                                                         int
+	key, config, store, creds, otherTree, outside, secret, otherCap, otherItem, theLoop, item, linger, remote string
+	pollerPID                                                                                                 int
 }
 
 func main() {
@@ -54,6 +56,7 @@ func main() {
 	flag.StringVar(&t.otherItem, "other-item", "", "another work item's id")
 	flag.StringVar(&t.theLoop, "the-loop", "", "the-loop program")
 	flag.StringVar(&t.item, "work-item", "", "this session's work item")
+	flag.StringVar(&t.remote, "remote", "", "the item's bare remote, to push to directly")
 	flag.StringVar(&t.linger, "linger", "", "internal: sleep as the process left behind, named by this marker")
 	flag.String("prompt-file", "", "the assignment (read, then ignored)")
 	flag.Parse()
@@ -143,9 +146,37 @@ func attempts(t targets) {
 	write("write-outside", t.outside)
 	write("write-other-tree", t.otherTree)
 	write("write-tmp", "/tmp")
+	gitAttempts(t)
 	socket(t)
 	operatorActs(t)
 	linger()
+}
+
+// gitAttempts pushes (the loop pushes; a session has no remote and no
+// write access to it), and writes the tree's repository's own folder
+// (config, HEAD, hooks) and the source checkout's refs, which the loop's
+// git reads.
+func gitAttempts(t targets) {
+	git := func(args ...string) (string, error) {
+		out, err := exec.Command("git", args...).CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+	out, err := git("push", "--quiet")
+	report("git-push", err == nil, out)
+	if t.remote != "" {
+		out, err = git("push", "--quiet", t.remote, "HEAD:refs/heads/hostile")
+		report("git-push-remote", err == nil, out)
+	}
+	common, err := git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		report("write-repo-dir", false, "no repository: "+common)
+		return
+	}
+	write("write-repo-dir", common)
+	if b, err := os.ReadFile(filepath.Join(common, "objects", "info", "alternates")); err == nil {
+		source := filepath.Dir(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+		write("write-source-refs", filepath.Join(source, "refs", "heads"))
+	}
 }
 
 // scanEnviron looks for the secret in every process environment it can

@@ -331,8 +331,9 @@ func (l *Loop) writeConfig(_ context.Context, o Options) error {
 	case o.Unconfined:
 		sessions = "confinement: none\n" + sessions
 	default:
-		// What the scripted agent reaches besides its tree: the bare remote
-		// it pushes to, its run counters, its script (and the personas' sidecars).
+		// What the scripted agent reaches besides its tree: its run
+		// counters, its script and the personas' sidecars. Never the bare
+		// remote: a session commits, and the loop pushes.
 		ro := fmt.Sprintf("%q", l.Script)
 		if o.Personas { // each persona's sidecar beside its link
 			ro += fmt.Sprintf(", %q", filepath.Join(l.Dir, "bin"))
@@ -340,7 +341,7 @@ func (l *Loop) writeConfig(_ context.Context, o Options) error {
 		for _, p := range o.ReadOnly {
 			ro += fmt.Sprintf(", %q", p)
 		}
-		sessions = fmt.Sprintf("sandbox:\n  writable: [%q, %q]\n  readOnly: [%s]\n", l.Remote, l.FakeState, ro) + sessions
+		sessions = fmt.Sprintf("sandbox:\n  writable: [%q]\n  readOnly: [%s]\n", l.FakeState, ro) + sessions
 		if os.Geteuid() == 0 {
 			sessions = "user: \"65534\"\n" + sessions
 		}

@@ -50,11 +50,11 @@ func TestAHostileSessionReachesNothingTheLoopGuards(t *testing.T) {
 	o.Harness = fmt.Sprintf(`    adapter: command
     output: stream-json
     argv: [%q, --prompt-file, "{prompt_file}", --work-item, "{work_item}", --key, %q, --config, %q, --store, %q, --creds, %q,
-      --other-tree, %q, --outside, %q, --secret, %q, --other-item, issue-9, --the-loop, %q, --poller-pid-file, %q,
+      --other-tree, %q, --outside, %q, --secret, %q, --other-item, issue-9, --the-loop, %q, --poller-pid-file, %q, --remote, %q,
       --, %q, --prompt-file, "{prompt_file}", --mcp-config, "{mcp_config}", --workdir, "{workdir}", --work-item, "{work_item}",
       --model, "{model}", --effort, "{effort}", --state, %q, --script, %q, --claim]
 `, hostile, filepath.Join(o.Dir, "home", "signing.key"), filepath.Join(o.Dir, "config.yaml"), filepath.Join(state, "the-loop.db"), creds,
-		other, state, secret, o.TheLoop, pidFile, o.FakeHarness, fake, script)
+		other, state, secret, o.TheLoop, pidFile, filepath.Join(o.Dir, "remote.git"), o.FakeHarness, fake, script)
 	log := &syncBuffer{}
 	o.Log = log
 	l, err := scenario.New(ctx, o)
@@ -104,7 +104,8 @@ func TestAHostileSessionReachesNothingTheLoopGuards(t *testing.T) {
 	for _, want := range []string{"read-key", "read-config", "read-store", "read-credentials", "read-other-tree", "read-poller-environ",
 		"ptrace-poller", "signal-poller", "scan-environ", "write-outside", "write-other-tree", "write-tmp", "socket-other-capability",
 		"socket-other-item-graph_status", "socket-other-item-graph_complete", "socket-unlisted-handoff_post", "socket-unlisted-ticket_create",
-		"socket-unlisted-ticket_projects", "cli-force", "cli-advance", "linger-started"} {
+		"socket-unlisted-ticket_projects", "cli-force", "cli-advance", "linger-started", "git-push", "git-push-remote", "write-repo-dir",
+		"write-source-refs"} {
 		assert.Greater(t, attempts[want], 0, "attempt %s was made", want)
 	}
 	require.NotEmpty(t, markers)

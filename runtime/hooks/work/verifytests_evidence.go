@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/the-loop/the-loop/internal/gitsafe"
 	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/internal/proc"
 	"github.com/the-loop/the-loop/runtime"
@@ -21,10 +22,14 @@ func EvidenceFile(node string) string { return "evidence/tests-" + node + ".md" 
 // gitState is the working tree's HEAD and whether it has uncommitted
 // changes outside the item's own spec folder (whose state record and
 // evidence the loop itself rewrites); "" and false outside a git
-// repository or without git.
+// repository or without git. In an item's tree git is pinned to the
+// tree's own repository (internal/gitsafe): nothing the session wrote in
+// its .git steers it.
 func gitState(ctx context.Context, dir, specDir string, env []string) (string, bool) {
+	pin := gitsafe.Open(dir)
+	env = pin.Environ(env)
 	git := func(args ...string) (string, bool) {
-		res, err := proc.Run(ctx, proc.Command{Argv: append([]string{"git"}, args...), Dir: dir, Env: env, Timeout: 30 * time.Second, MaxOutput: 1 << 20})
+		res, err := proc.Run(ctx, proc.Command{Argv: append([]string{"git"}, pin.Args(args...)...), Dir: dir, Env: env, Timeout: 30 * time.Second, MaxOutput: 1 << 20})
 		if err != nil || !res.Status.Success() {
 			return "", false
 		}
