@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/the-loop/the-loop/mcp/transport"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
+	"github.com/the-loop/the-loop/web"
 )
 
 const serveUsage = "serve [--repo DIR] [--work-item ID] [--http ADDR [--token-file FILE] [--allow-origin ORIGIN]...] [--config FILE]"
@@ -116,6 +118,7 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 		MaxConnectionsPerClient: h.MaxConnectionsPerClient,
 		Ready: func(endpoint string) {
 			fmt.Fprintf(f.Stderr, "the-loop serve: listening on %s\n", endpoint)
+			fmt.Fprintf(f.Stderr, "the-loop serve: web view on %s\n", strings.TrimSuffix(endpoint, transport.EndpointPath)+web.Prefix)
 		},
 	}
 	if a := h.OAuth; a.Issuer != "" || a.ResourceURL != "" {
@@ -124,6 +127,11 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 	if token != "" {
 		logger.Info("mcp http: bearer token configured", "source", source)
 	}
+	ui, err := web.New(web.Options{Backend: svc, Token: token, TokenEnv: h.TokenEnv, AllowedOrigins: o.AllowedOrigins, Logger: logger})
+	if err != nil {
+		return err
+	}
+	o.Mounts = map[string]http.Handler{web.Prefix: ui}
 	return transport.ServeHTTP(ctx, srv, o)
 }
 

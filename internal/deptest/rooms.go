@@ -43,7 +43,7 @@ var Layers = [][]Room{
 	{{Path: "poller", Holds: "the daemon over the core", Planned: "the poller split out of service"}},
 	{
 		{Path: "mcp", Holds: "the MCP tools and their transports (stdio, streamable HTTP, OAuth)"},
-		{Path: "web", Holds: "the web view", Planned: "issue 27"},
+		{Path: "web", Holds: "the read-only web view under /ui/: items, one item's graph, sessions and events, server-rendered"},
 	},
 	{{Path: "cmd", Holds: "the-loop's verbs: where the core is built, exit codes mapped and output printed"}},
 	{

@@ -69,6 +69,10 @@ type HTTPOptions struct {
 	Logger *slog.Logger
 	// Ready, when set, is called with the endpoint URL once listening.
 	Ready func(endpoint string)
+	// Mounts are other handlers served on the same listener, by ServeMux
+	// pattern (e.g. "/ui/" for the web view). Each authenticates its own
+	// requests; the body limit applies to them too.
+	Mounts map[string]http.Handler
 }
 
 func (o *HTTPOptions) applyDefaults() {
@@ -182,6 +186,9 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 
 	mux := http.NewServeMux()
 	mux.Handle(EndpointPath, endpoint)
+	for pattern, m := range opts.Mounts {
+		mux.Handle(pattern, bodyLimit(opts.MaxBodyBytes, logger, m))
+	}
 	mux.Handle(HealthPath, bodyLimit(opts.MaxBodyBytes, logger, origins.middleware(http.HandlerFunc(health))))
 	if oauth != nil {
 		// Discovery metadata is public and read cross-origin by design;
