@@ -33,9 +33,10 @@ func seedWebStore(t *testing.T) (db, repo string) {
 	st, err := store.Open(ctx, db)
 	require.NoError(t, err)
 	defer st.Close()
+	entered := time.Now().UTC().Add(-95 * time.Minute).Format(time.RFC3339)
 	seed := func(id, node string, edit func(*runtime.State)) {
 		s := &runtime.State{Version: 1, WorkItem: id, Ref: "github:octo/widgets#" + strings.TrimPrefix(id, "issue-"), Loop: "pdlc-work-item-loop", CurrentNode: node,
-			Nodes: map[string]*runtime.NodeRecord{node: {EnteredAt: "2026-12-06T09:00:00Z", LastEnteredAt: "2026-12-06T09:00:00Z"}}}
+			Nodes: map[string]*runtime.NodeRecord{node: {EnteredAt: entered, LastEnteredAt: entered}}}
 		edit(s)
 		blob, err := json.Marshal(s)
 		require.NoError(t, err)
@@ -56,7 +57,7 @@ func seedWebStore(t *testing.T) (db, repo string) {
 	transcript := filepath.Join(t.TempDir(), "transcript.jsonl")
 	require.NoError(t, os.WriteFile(transcript, []byte("{\"type\":\"result\",\"result\":\"done — tests pass\"}\n"), 0o600))
 	for i, u := range []store.SessionUsage{{Tokens: 120000, CostUSD: 1.25, CostSource: "reported"}, {Tokens: 30000, CostUSD: 0.5, CostSource: "reported"}} {
-		start := time.Date(2026, 12, 6, 9, 10*i, 0, 0, time.UTC)
+		start := time.Now().UTC().Add(time.Duration(10*i-90) * time.Minute).Truncate(time.Second)
 		rec := store.Session{ID: "s-" + string(rune('a'+i)), Repo: repo, WorkItem: "issue-7", Node: "implementation", Harness: "claude", Argv: []string{"claude", "-p"},
 			Attempt: i + 1, StartedAt: start, Transcript: transcript}
 		require.NoError(t, st.StartSession(ctx, rec))
