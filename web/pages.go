@@ -22,6 +22,15 @@ type itemsView struct {
 	// Counts is how many items each state holds (under the repository
 	// filter).
 	Counts map[string]int
+	// Rows are the items with their cells formatted.
+	Rows []itemRow
+}
+
+// itemRow is one row of the items page, its cells formatted once here
+// rather than by template functions.
+type itemRow struct {
+	service.BoardItem
+	URL, Class, Ago, Tokens, Cost string
 }
 
 func (h *Handler) items(w http.ResponseWriter, r *http.Request) {
@@ -33,8 +42,11 @@ func (h *Handler) items(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := itemsView{Board: board, Repo: req.Repo, State: req.State, States: service.BoardStates, Now: h.opts.Now(), Counts: map[string]int{}}
+	v.Rows = make([]itemRow, 0, len(board.Items))
 	for _, it := range board.Items {
 		v.Counts[it.State]++
+		v.Rows = append(v.Rows, itemRow{BoardItem: it, URL: itemURL(it.Repo, it.WorkItem, 0), Class: "state-" + cls(it.State),
+			Ago: ago(v.Now, it.Since), Tokens: tokensText(it.Tokens), Cost: costText(it.CostUSD, it.UnknownCost)})
 	}
 	h.render(w, r, http.StatusOK, "items", page{Title: "Items", SignedIn: true, Data: v})
 }
