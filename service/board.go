@@ -146,7 +146,7 @@ func (s *Service) boardItem(it store.WorkItem, sessions []store.Session, stops [
 		row.Stuck = append(row.Stuck, "the stored state is unreadable: "+err.Error())
 		return row
 	}
-	row.Ref, row.TicketURL = state.Ref, s.ticketURL(state.Ref)
+	row.Ref, row.TicketURL = state.Ref, s.TicketURL(state.Ref)
 	row.Since = visitStart(state, state.CurrentNode)
 	if rec := state.Nodes[state.CurrentNode]; row.Since.IsZero() && rec != nil {
 		row.Since, _ = time.Parse(time.RFC3339, rec.EnteredAt)
@@ -220,8 +220,10 @@ func (s *Service) boardState(state *runtime.State, stops []store.SessionStop, re
 	return class, stuck
 }
 
-// ticketURL is the page of a ticket ref ("" when it cannot be told).
-func (s *Service) ticketURL(ref string) string {
+// TicketURL is the web page of a ticket ref (github:OWNER/REPO#N,
+// jira:KEY-1): GitHub's issue page, or Jira's when integrations.jira.baseUrl
+// is set; "" when it cannot be told.
+func (s *Service) TicketURL(ref string) string {
 	r, err := runtime.ParseTicketRef(ref)
 	if err != nil {
 		return ""

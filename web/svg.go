@@ -71,11 +71,18 @@ func layout(d Drawing) (map[string]*placed, [][]string, int, int) {
 	for _, l := range layer {
 		depth = max(depth, l+1)
 	}
-	// Boxes no forward link reaches, other than the first (the start),
-	// are side exits (escalated, cleanup): a row of their own at the end.
+	// Boxes no forward link reaches or leaves, other than the first (the
+	// start), are side exits (escalated, cleanup): a row of their own at
+	// the end.
+	hasSucc := make([]bool, len(d.Boxes))
+	for i := range d.Boxes {
+		for _, p := range preds[i] {
+			hasSucc[p] = true
+		}
+	}
 	side := false
 	for i := 1; i < len(d.Boxes); i++ {
-		if len(preds[i]) == 0 {
+		if len(preds[i]) == 0 && !hasSucc[i] {
 			layer[i], side = depth, true
 		}
 	}
@@ -114,7 +121,7 @@ func layout(d Drawing) (map[string]*placed, [][]string, int, int) {
 	totalW := width*boxW + (width-1)*colGap
 	for r, row := range rows {
 		rowW := len(row)*boxW + (len(row)-1)*colGap
-		x0 := margin + (totalW-rowW)/2
+		x0 := margin + backLane + (totalW-rowW)/2
 		for i, id := range row {
 			out[id] = &placed{Box: d.Boxes[index[id]], X: x0 + i*(boxW+colGap), Y: margin + r*(boxH+rowGap), layer: r}
 		}
@@ -135,7 +142,7 @@ func SVG(d Drawing) template.HTML {
 	for _, p := range pl {
 		right = max(right, p.X+boxW)
 	}
-	backs := 0
+	backs, skips := 0, 0
 	for _, l := range mergeLinks(d.Links) {
 		f, t := pl[l.From], pl[l.To]
 		if f == nil || t == nil || l.From == l.To {
@@ -144,6 +151,23 @@ func SVG(d Drawing) template.HTML {
 		label := ""
 		if l.On != "" && l.On != "pass" {
 			label = l.On
+		}
+		if t.layer > f.layer+1 {
+			// A link over several layers runs down the left, clear of the
+			// boxes between.
+			skips++
+			left := 0
+			for _, p := range pl {
+				if p.layer > f.layer && p.layer < t.layer && (left == 0 || p.X < left) {
+					left = p.X
+				}
+			}
+			lane := min(left, min(f.X, t.X)) - 10 - (skips%3)*(backLane/3)
+			x1, y1 := f.X, f.Y+boxH/2
+			x2, y2 := t.X, t.Y+boxH/2-6
+			fmt.Fprintf(&b, `<path class="edge skip on-%s" d="M%d %d C%d %d %d %d %d %d" marker-end="url(#arrow)"><title>%s → %s (%s)</title></path>`,
+				cls(l.On), x1, y1, lane-40, y1, lane-40, y2, x2, y2, esc(l.From), esc(l.To), esc(l.On))
+			continue
 		}
 		if t.layer > f.layer {
 			x1, y1 := f.X+boxW/2, f.Y+boxH
@@ -200,7 +224,7 @@ func clip(s string, n int) string {
 }
 
 // knownClasses are the node classes the style sheet colours.
-var knownClasses = []string{"current", "done", "skipped", "blocked", "pending", "waiting"}
+var knownClasses = []string{"current", "done", "skipped", "blocked", "pending", "working"}
 
 func nodeClass(c string) string {
 	if slices.Contains(knownClasses, c) {

@@ -38,6 +38,8 @@ var files embed.FS
 type Backend interface {
 	Board(ctx context.Context, req service.BoardRequest) (service.BoardResult, error)
 	BoardItem(ctx context.Context, req service.BoardItemRequest) (service.BoardItemResult, error)
+	Plan(ctx context.Context, req service.PlanRequest) (service.PlanResult, error)
+	TicketURL(ref string) string
 }
 
 // Options configure the view.
@@ -106,6 +108,7 @@ func New(o Options) (*Handler, error) {
 	m.HandleFunc("POST "+Prefix+"signout", h.signedInOnly(h.signout))
 	m.HandleFunc("GET "+Prefix+"items", h.signedInOnly(h.items))
 	m.HandleFunc("GET "+Prefix+"item", h.signedInOnly(h.item))
+	m.HandleFunc("GET "+Prefix+"dag", h.signedInOnly(h.dag))
 	m.HandleFunc("GET "+Prefix+"{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, Prefix+"items", http.StatusSeeOther)
 	})
@@ -121,6 +124,7 @@ func parsePages() (map[string]*template.Template, error) {
 		"when":     when,
 		"svg":      SVG,
 		"itemurl":  func(repo, id string) string { return itemURL(repo, id, 0) },
+		"dagurl":   dagURL,
 		"data":     dataText,
 		"trustcls": func(t string) string { return "trust-" + cls(t) },
 		"statecls": func(s string) string { return "state-" + cls(s) },
@@ -130,7 +134,7 @@ func parsePages() (map[string]*template.Template, error) {
 		return nil, fmt.Errorf("web: parse layout: %w", err)
 	}
 	out := map[string]*template.Template{}
-	for _, name := range []string{"signin", "items", "item", "error"} {
+	for _, name := range []string{"signin", "items", "item", "dag", "error"} {
 		t, err := template.Must(base.Clone()).ParseFS(files, "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: parse %s: %w", name, err)

@@ -28,10 +28,24 @@ const hostile = `<script>alert(1)</script><img src=x onerror=alert(2)>"'&`
 type fakeBackend struct {
 	board service.BoardResult
 	item  service.BoardItemResult
+	plan  service.PlanResult
 	err   error
 	// got records the last requests.
 	gotBoard service.BoardRequest
 	gotItem  service.BoardItemRequest
+	gotPlan  service.PlanRequest
+}
+
+func (f *fakeBackend) Plan(_ context.Context, req service.PlanRequest) (service.PlanResult, error) {
+	f.gotPlan = req
+	return f.plan, f.err
+}
+
+func (f *fakeBackend) TicketURL(ref string) string {
+	if strings.HasPrefix(ref, "github:") {
+		return "https://github.com/" + strings.Replace(strings.TrimPrefix(ref, "github:"), "#", "/issues/", 1)
+	}
+	return ""
 }
 
 func (f *fakeBackend) Board(_ context.Context, req service.BoardRequest) (service.BoardResult, error) {
@@ -172,6 +186,7 @@ func TestItemPageLightsThePointer(t *testing.T) {
 	assert.Contains(t, body, `<g class="node skipped" data-node="brainstorming" data-state="skipped"`)
 	assert.Contains(t, body, `<g class="node done" data-node="phase-selection" data-state="selected"`)
 	assert.Contains(t, body, `<td class="num total">$0.75</td>`)
+	assert.Contains(t, body, `<a class="plan" href="/ui/dag?item=github%3Aocto%2Fwidgets%237">`, "the item links its plan")
 	assert.Less(t, strings.Index(body, `data-seq="3"`), strings.Index(body, `data-seq="1"`), "newest event first")
 }
 

@@ -78,113 +78,183 @@ func (c *consoleLog) all() []string {
 // refused, and no page writes an error to the console. Screenshots of each
 // page are written to screenshotDir; UPDATE_SCREENSHOTS=1 also writes
 // docs/web/*.png, the pictures docs/web.md shows.
-func TestWebViewInChromium(t *testing.T) {
+// browserRig is a headless Chromium with helpers that fail the test.
+type browserRig struct {
+	t       *testing.T
+	ctx     context.Context
+	console *consoleLog
+	shots   string
+	docs    string // "" unless UPDATE_SCREENSHOTS=1
+}
+
+func newBrowser(t *testing.T) *browserRig {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a browser; not in -short")
 	}
 	browser := chromiumPath(t)
-	db, _ := seedWebStore(t)
-	base := startServeWeb(t, db)
-	shots := screenshotDir(t)
-	var docs string
+	r := &browserRig{t: t, shots: screenshotDir(t), console: &consoleLog{}}
 	if os.Getenv("UPDATE_SCREENSHOTS") == "1" {
-		docs = filepath.Join("..", "..", "docs", "web")
-		require.NoError(t, os.MkdirAll(docs, 0o755))
+		r.docs = filepath.Join("..", "..", "docs", "web")
+		require.NoError(t, os.MkdirAll(r.docs, 0o755))
 	}
-
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.WindowSize(1200, 860),
-		chromedp.UserDataDir(t.TempDir()), chromedp.Flag("hide-scrollbars", true), chromedp.Flag("force-prefers-reduced-motion", true))
+		chromedp.UserDataDir(t.TempDir()), chromedp.Flag("hide-scrollbars", true))
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox) // Chromium's own sandbox refuses to run as root
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
 	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelTimeout()
+	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	r.ctx = ctx
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("about:blank")), "start the browser")
-	console := &consoleLog{}
-	go console.watch(ctx)
+	go r.console.watch(ctx)
+	return r
+}
 
-	shoot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(shots, name), png, 0o644))
-		if docs != "" {
-			require.NoError(t, os.WriteFile(filepath.Join(docs, name), png, 0o644))
-		}
+func (r *browserRig) do(steps ...chromedp.Action[chromedp.Void]) {
+	r.t.Helper()
+	require.NoError(r.t, chromedp.Do(r.ctx, steps...))
+}
+
+func (r *browserRig) shoot(name string) {
+	r.t.Helper()
+	png, err := chromedp.Run(r.ctx, chromedp.CaptureScreenshot())
+	require.NoError(r.t, err)
+	require.NoError(r.t, os.WriteFile(filepath.Join(r.shots, name), png, 0o644))
+	if r.docs != "" {
+		require.NoError(r.t, os.WriteFile(filepath.Join(r.docs, name), png, 0o644))
 	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(sel)))
-		require.NoError(t, err, sel)
-		return strings.TrimSpace(s)
-	}
-	count := func(sel string) int {
-		t.Helper()
-		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf("document.querySelectorAll(%q).length", sel)))
-		require.NoError(t, err, sel)
-		return n
-	}
+}
 
-	// Not signed in: the items page sends the browser to sign in.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"items"), chromedp.WaitVisible(chromedp.CSS("#token"))))
-	loc, err := chromedp.Run(ctx, chromedp.Location())
-	require.NoError(t, err)
-	assert.Equal(t, base+"signin?next=%2Fui%2Fitems", loc)
-	shoot("signin.png")
+func (r *browserRig) text(sel string) string {
+	r.t.Helper()
+	s, err := chromedp.Run(r.ctx, chromedp.TextContent(chromedp.CSS(sel)))
+	require.NoError(r.t, err, sel)
+	return strings.TrimSpace(s)
+}
 
-	// Sign in with the form; back on the items page.
-	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#token"), webTestToken), chromedp.Submit(chromedp.CSS("#token")),
-		chromedp.WaitVisible(chromedp.CSS("table.items"))))
-	loc, err = chromedp.Run(ctx, chromedp.Location())
-	require.NoError(t, err)
-	assert.Equal(t, base+"items", loc)
-	first, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("table.items tbody tr"), "data-item"))
-	require.NoError(t, err)
-	assert.Equal(t, "issue-8", first.Value, "the item waiting for a human comes first")
-	assert.Equal(t, "waiting for a human", text(`tr[data-item="issue-8"] .badge`))
-	assert.Equal(t, "$1.75", text(`tr[data-item="issue-7"] td:last-child`))
-	cookie, err := chromedp.Run(ctx, chromedp.Evaluate[string]("document.cookie"))
-	require.NoError(t, err)
-	assert.Empty(t, cookie, "the session cookie is HttpOnly: no script can read it")
-	shoot("items.png")
+func (r *browserRig) attr(sel, name string) string {
+	r.t.Helper()
+	v, err := chromedp.Run(r.ctx, chromedp.AttributeValue(chromedp.CSS(sel), name))
+	require.NoError(r.t, err, sel)
+	return v.Value
+}
 
-	// Follow the item: its graph has one lit node, implementation.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`tr[data-item="issue-7"] td:first-child a`)),
-		chromedp.WaitVisible(chromedp.CSS("svg.graph"))))
-	assert.Equal(t, 1, count("g.node.current"))
-	lit, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("g.node.current"), "data-node"))
-	require.NoError(t, err)
-	assert.Equal(t, "implementation", lit.Value)
-	assert.Equal(t, "here: agent working", text("g.node.current text.state"), "the state is written beside the colour")
-	assert.Equal(t, "skipped", text(`g.node[data-node="brainstorming"] text.state`))
-	assert.Equal(t, 2, count("tr.session"))
-	assert.Equal(t, "$1.25", text(`tr.session[data-session="s-a"] td.cost`))
-	assert.Equal(t, "$1.75", text("td.total"))
-	assert.Equal(t, 3, count("ol.events li"))
-	newest, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("ol.events li"), "data-seq"))
-	require.NoError(t, err)
-	assert.Equal(t, "3", newest.Value, "newest event first")
-	assert.Contains(t, text("pre.tail"), "done — tests pass", "UTF-8 reads as UTF-8")
-	shoot("item-top.png")
-	require.NoError(t, chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS("g.node.current"))))
-	shoot("item-graph.png")
-	require.NoError(t, chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS("#sessions"))))
-	shoot("item-sessions.png")
+func (r *browserRig) count(sel string) int {
+	r.t.Helper()
+	n, err := chromedp.Run(r.ctx, chromedp.Evaluate[int](fmt.Sprintf("document.querySelectorAll(%q).length", sel)))
+	require.NoError(r.t, err, sel)
+	return n
+}
 
-	// A token in the URL is refused, even signed in.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"items?token="+webTestToken), chromedp.WaitVisible(chromedp.CSS(".message"))))
-	assert.Contains(t, text(".message"), "a token in a URL is refused")
+func (r *browserRig) location() string {
+	r.t.Helper()
+	loc, err := chromedp.Run(r.ctx, chromedp.Location())
+	require.NoError(r.t, err)
+	return loc
+}
 
+// signIn opens target, is sent to the sign-in form, and signs in.
+func (r *browserRig) signIn(base, target, waitFor string) {
+	r.t.Helper()
+	r.do(chromedp.Navigate(base+target), chromedp.WaitVisible(chromedp.CSS("#token")))
+	r.do(chromedp.SendKeys(chromedp.CSS("#token"), webTestToken), chromedp.Submit(chromedp.CSS("#token")), chromedp.WaitVisible(chromedp.CSS(waitFor)))
+}
+
+// noConsoleErrors: no page wrote an error or warning to the console
+// (a CSP violation would), but for the refusals the test asked for.
+func (r *browserRig) noConsoleErrors(expected ...string) {
+	r.t.Helper()
 	var errs []string
-	for _, m := range console.all() {
-		if !strings.Contains(m, "400 (Bad Request)") { // the refusal just above, logged by the browser
+	for _, m := range r.console.all() {
+		ok := false
+		for _, e := range expected {
+			ok = ok || strings.Contains(m, e)
+		}
+		if !ok {
 			errs = append(errs, m)
 		}
 	}
-	assert.Empty(t, errs, "the pages write no error to the console (a CSP violation would)")
-	t.Logf("web view screenshots: %s", shots)
+	assert.Empty(r.t, errs, "the pages write no error to the console")
+	r.t.Logf("web view screenshots: %s", r.shots)
+}
+
+// TestWebViewInChromium drives a real headless Chromium through the view
+// the real `serve --http` serves over a seeded store: sign in with the
+// form, the items page (what needs a human first), follow an item, the lit
+// node, the session rows and their total cost, the event log newest
+// first; the cookie is out of the page's reach, a token in the URL is
+// refused, and no page writes an error to the console. Screenshots of each
+// page are written to screenshotDir; UPDATE_SCREENSHOTS=1 also writes
+// docs/web/*.png, the pictures docs/web.md shows.
+func TestWebViewInChromium(t *testing.T) {
+	b := newBrowser(t)
+	db, _ := seedWebStore(t)
+	base := startServeWeb(t, db)
+
+	// Not signed in: the items page sends the browser to sign in.
+	b.do(chromedp.Navigate(base+"items"), chromedp.WaitVisible(chromedp.CSS("#token")))
+	assert.Equal(t, base+"signin?next=%2Fui%2Fitems", b.location())
+	b.shoot("signin.png")
+
+	// Sign in with the form; back on the items page.
+	b.do(chromedp.SendKeys(chromedp.CSS("#token"), webTestToken), chromedp.Submit(chromedp.CSS("#token")), chromedp.WaitVisible(chromedp.CSS("table.items")))
+	assert.Equal(t, base+"items", b.location())
+	assert.Equal(t, "issue-8", b.attr("table.items tbody tr", "data-item"), "the item waiting for a human comes first")
+	assert.Equal(t, "waiting for a human", b.text(`tr[data-item="issue-8"] .badge`))
+	assert.Equal(t, "$1.75", b.text(`tr[data-item="issue-7"] td:last-child`))
+	cookie, err := chromedp.Run(b.ctx, chromedp.Evaluate[string]("document.cookie"))
+	require.NoError(t, err)
+	assert.Empty(t, cookie, "the session cookie is HttpOnly: no script can read it")
+	b.shoot("items.png")
+
+	// Follow the item: its graph has one lit node, implementation.
+	b.do(chromedp.Click(chromedp.CSS(`tr[data-item="issue-7"] td:first-child a`)), chromedp.WaitVisible(chromedp.CSS("svg.graph")))
+	assert.Equal(t, 1, b.count("g.node.current"))
+	assert.Equal(t, "implementation", b.attr("g.node.current", "data-node"))
+	assert.Equal(t, "here: agent working", b.text("g.node.current text.state"), "the state is written beside the colour")
+	assert.Equal(t, "skipped", b.text(`g.node[data-node="brainstorming"] text.state`))
+	assert.Equal(t, 2, b.count("tr.session"))
+	assert.Equal(t, "$1.25", b.text(`tr.session[data-session="s-a"] td.cost`))
+	assert.Equal(t, "$1.75", b.text("td.total"))
+	assert.Equal(t, 3, b.count("ol.events li"))
+	assert.Equal(t, "3", b.attr("ol.events li", "data-seq"), "newest event first")
+	assert.Contains(t, b.text("pre.tail"), "done — tests pass", "UTF-8 reads as UTF-8")
+	b.shoot("item-top.png")
+	b.do(chromedp.ScrollIntoView(chromedp.CSS("g.node.current")))
+	b.shoot("item-graph.png")
+	b.do(chromedp.ScrollIntoView(chromedp.CSS("#sessions")))
+	b.shoot("item-sessions.png")
+
+	// A token in the URL is refused, even signed in.
+	b.do(chromedp.Navigate(base+"items?token="+webTestToken), chromedp.WaitVisible(chromedp.CSS(".message")))
+	assert.Contains(t, b.text(".message"), "a token in a URL is refused")
+	b.noConsoleErrors("400 (Bad Request)")
+}
+
+// TestWebViewDAGInChromium: over the state a real poller wrote for the
+// test project (an epic with three sub-issues in a chain, two of them
+// armed), the items page lists the armed items, and the plan page draws
+// every dependency edge of the plan `the-loop plan` computes, each ticket
+// with its state and what blocks it.
+func TestWebViewDAGInChromium(t *testing.T) {
+	b := newBrowser(t)
+	p := newPlanProject(t)
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &strings.Builder{}, Cwd: p.repo}
+	base := startServeWebWith(t, env, p.vars, "--config", p.config)
+
+	b.signIn(base, "items", "table.items")
+	assert.Equal(t, 2, b.count("table.items tbody tr"), "the two armed items")
+	b.do(chromedp.Navigate(base+"dag?item=%231"), chromedp.WaitVisible(chromedp.CSS("svg.graph")))
+	assert.Equal(t, 5, b.count("svg.graph g.node"))
+	// #2 blocks #3, #3 blocks #4, PROJ-2 blocks #4, and #1 is the parent of #2, #3, #4.
+	assert.Equal(t, 6, b.count("svg.graph path.edge"))
+	assert.Equal(t, 3, b.count(`svg.graph path.edge.on-parent-of`))
+	assert.Equal(t, "held · at phase-selection", b.attr(`g.node[data-node="#3"]`, "data-state"))
+	assert.Contains(t, b.text(`tr[data-ref="#4"] td:nth-child(5)`), "#3 (at phase-selection")
+	assert.Contains(t, b.text(`tr[data-ref="#4"] td:nth-child(5)`), "jira:PROJ-2 (not started")
+	b.shoot("dag.png")
+	b.noConsoleErrors()
 }

@@ -71,11 +71,25 @@ func seedWebStore(t *testing.T) (db, repo string) {
 // port over db and returns the web view's base URL (…/ui/).
 func startServeWeb(t *testing.T, db string) string {
 	t.Helper()
-	env, _, errb, cfg := serveEnv(t, "", map[string]string{"THE_LOOP_MCP_TOKEN": webTestToken})
+	env, _, _, cfg := serveEnv(t, "", nil)
+	return startServeWebWith(t, env, map[string]string{}, "--config", cfg, "--db", db)
+}
+
+// startServeWebWith runs `serve --http 127.0.0.1:0` in env with the
+// variables vars (plus the test's token) and args, until the test ends.
+func startServeWebWith(t *testing.T, env *Env, vars map[string]string, args ...string) string {
+	t.Helper()
+	errb := &lockedBuffer{}
+	env.Stderr = errb
+	all := map[string]string{"THE_LOOP_MCP_TOKEN": webTestToken}
+	for k, v := range vars {
+		all[k] = v
+	}
+	env.Getenv = func(k string) string { return all[k] }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		done <- Main(ctx, env, []string{"serve", "--config", cfg, "--db", db, "--http", "127.0.0.1:0"})
+		done <- Main(ctx, env, append([]string{"serve", "--http", "127.0.0.1:0"}, args...))
 	}()
 	t.Cleanup(func() {
 		cancel()
