@@ -70,7 +70,7 @@ func newLoop(t *testing.T, o scenario.Options) *scenario.Loop {
 
 func wait(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	require.NoError(t, scenario.WaitFor(ctx, 90*time.Second, what, cond))
+	require.NoError(t, scenario.WaitFor(ctx, 3*time.Minute, what, cond)) // a deadline for a loaded machine, not a timing assertion
 }
 
 func posted(l *scenario.Loop, n int, marker string) func() bool {

@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -127,7 +128,11 @@ func (l *Loop) FixRounds(id string, n int) []map[string]any {
 
 // Prompt is the prompt session id was launched with.
 func (l *Loop) Prompt(id string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(l.State, "sessions", id, "prompt.md"))
+	dir := filepath.Join(l.State, "sessions", id)
+	b, err := os.ReadFile(filepath.Join(dir, "box", "prompt.md")) // a confined session's
+	if errors.Is(err, fs.ErrNotExist) {
+		b, err = os.ReadFile(filepath.Join(dir, "prompt.md"))
+	}
 	return string(b), err
 }
 
