@@ -242,3 +242,18 @@ func (s *Service) TicketURL(ref string) string {
 	}
 	return ""
 }
+
+// BoardMark is a short string that changes whenever anything the board or
+// an item's page shows changes in the store ("" while no store exists): a
+// view reloads when it moves.
+func (s *Service) BoardMark(ctx context.Context) (string, error) {
+	st, release, err := s.readStore(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
+	if st == nil {
+		return "", nil
+	}
+	return st.ChangeMark(ctx)
+}

@@ -40,3 +40,23 @@ func (s *Store) ListAll(ctx context.Context) ([]WorkItem, error) {
 	}
 	return items, nil
 }
+
+// ChangeMark is a short string that changes whenever anything a view of
+// the store shows changes: an item saved, an event appended, a session
+// started, finished or metered, a takeover requested. Equal marks mean
+// nothing changed between the two reads.
+func (s *Store) ChangeMark(ctx context.Context) (string, error) {
+	var updated string
+	var seq, sessions, tokens, ended, stops int64
+	err := s.read.QueryRowContext(ctx, `SELECT
+		(SELECT coalesce(max(updated_at), '') FROM work_items),
+		(SELECT coalesce(max(seq), 0) FROM events),
+		(SELECT count(*) FROM sessions),
+		(SELECT coalesce(sum(tokens), 0) FROM sessions),
+		(SELECT count(*) FROM sessions WHERE ended_at <> ''),
+		(SELECT count(*) FROM session_stops)`).Scan(&updated, &seq, &sessions, &tokens, &ended, &stops)
+	if err != nil {
+		return "", describe(s.path, "read the change mark of", err)
+	}
+	return fmt.Sprintf("%s:%d:%d:%d:%d:%d", updated, seq, sessions, tokens, ended, stops), nil
+}

@@ -48,7 +48,7 @@ func (h *Handler) items(w http.ResponseWriter, r *http.Request) {
 		v.Rows = append(v.Rows, itemRow{BoardItem: it, URL: itemURL(it.Repo, it.WorkItem, 0), Class: "state-" + cls(it.State),
 			Ago: ago(v.Now, it.Since), Tokens: tokensText(it.Tokens), Cost: costText(it.CostUSD, it.UnknownCost)})
 	}
-	h.render(w, r, http.StatusOK, "items", page{Title: "Items", SignedIn: true, Data: v})
+	h.render(w, r, http.StatusOK, "items", page{Title: "Items", SignedIn: true, Live: true, Data: v})
 }
 
 // itemView is one item's page.
@@ -111,7 +111,7 @@ func (h *Handler) item(w http.ResponseWriter, r *http.Request) {
 	if req.Before > 0 {
 		v.NewerURL = itemURL(req.Repo, req.WorkItem, 0)
 	}
-	h.render(w, r, http.StatusOK, "item", page{Title: req.WorkItem, SignedIn: true, Data: v})
+	h.render(w, r, http.StatusOK, "item", page{Title: req.WorkItem, SignedIn: true, Live: true, Data: v})
 }
 
 // drawingOf turns a loop with its marks into boxes with states in words.

@@ -26,9 +26,9 @@ import (
 // Prefix is where the view is mounted.
 const Prefix = "/ui/"
 
-// ContentSecurityPolicy forbids every script and inline style: the pages
-// need none.
-const ContentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+// ContentSecurityPolicy allows the view's own style sheet and script file
+// and nothing inline: no inline script, style or event handler runs.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 //go:embed templates/*.html static/*
 var files embed.FS
@@ -39,6 +39,7 @@ type Backend interface {
 	Board(ctx context.Context, req service.BoardRequest) (service.BoardResult, error)
 	BoardItem(ctx context.Context, req service.BoardItemRequest) (service.BoardItemResult, error)
 	Plan(ctx context.Context, req service.PlanRequest) (service.PlanResult, error)
+	BoardMark(ctx context.Context) (string, error)
 	TicketURL(ref string) string
 }
 
@@ -56,8 +57,13 @@ type Options struct {
 	// SessionTTL is how long a sign-in lasts (0: DefaultSessionTTL).
 	SessionTTL time.Duration
 	// Now is the clock (nil: time.Now).
-	Now    func() time.Time
-	Logger *slog.Logger
+	Now func() time.Time
+	// Stop, when closed, ends the live-update streams (at shutdown).
+	Stop <-chan struct{}
+	// LiveInterval is how often a live stream reads the store (0:
+	// LiveInterval).
+	LiveInterval time.Duration
+	Logger       *slog.Logger
 }
 
 // Handler serves the view.
@@ -78,6 +84,9 @@ func New(o Options) (*Handler, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.LiveInterval <= 0 {
+		o.LiveInterval = LiveInterval
 	}
 	if o.SessionTTL <= 0 {
 		o.SessionTTL = DefaultSessionTTL
@@ -109,6 +118,7 @@ func New(o Options) (*Handler, error) {
 	m.HandleFunc("GET "+Prefix+"items", h.signedInOnly(h.items))
 	m.HandleFunc("GET "+Prefix+"item", h.signedInOnly(h.item))
 	m.HandleFunc("GET "+Prefix+"dag", h.signedInOnly(h.dag))
+	m.HandleFunc("GET "+Prefix+"live", h.signedInOnly(h.live))
 	m.HandleFunc("GET "+Prefix+"{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, Prefix+"items", http.StatusSeeOther)
 	})
@@ -191,7 +201,9 @@ func (h *Handler) signedInOnly(next http.HandlerFunc) http.HandlerFunc {
 type page struct {
 	Title    string
 	SignedIn bool
-	Message  string
+	// Live loads the script that reloads the page when the store changes.
+	Live    bool
+	Message string
 	// Refresh, when set, reloads this URL at once (a same-site reload).
 	Refresh string
 	Data    any

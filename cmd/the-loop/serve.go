@@ -127,7 +127,7 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 	if token != "" {
 		logger.Info("mcp http: bearer token configured", "source", source)
 	}
-	ui, err := web.New(web.Options{Backend: svc, Token: token, TokenEnv: h.TokenEnv, AllowedOrigins: o.AllowedOrigins, Logger: logger})
+	ui, err := web.New(web.Options{Backend: svc, Token: token, TokenEnv: h.TokenEnv, AllowedOrigins: o.AllowedOrigins, Logger: logger, Stop: ctx.Done()})
 	if err != nil {
 		return err
 	}

@@ -191,7 +191,7 @@ func (r *browserRig) noConsoleErrors(expected ...string) {
 // docs/web/*.png, the pictures docs/web.md shows.
 func TestWebViewInChromium(t *testing.T) {
 	b := newBrowser(t)
-	db, _ := seedWebStore(t)
+	db, repo := seedWebStore(t)
 	base := startServeWeb(t, db)
 
 	// Not signed in: the items page sends the browser to sign in.
@@ -209,6 +209,12 @@ func TestWebViewInChromium(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, cookie, "the session cookie is HttpOnly: no script can read it")
 	b.shoot("items.png")
+
+	// Live: an item the poller stores while the page is open appears
+	// without a click (the page's script reloads it on the server's event).
+	addWebItem(t, db, repo, "issue-9", "requirements-approval")
+	b.do(chromedp.WaitVisible(chromedp.CSS(`tr[data-item="issue-9"]`)))
+	assert.Equal(t, base+"items", b.location())
 
 	// Follow the item: its graph has one lit node, implementation.
 	b.do(chromedp.Click(chromedp.CSS(`tr[data-item="issue-7"] td:first-child a`)), chromedp.WaitVisible(chromedp.CSS("svg.graph")))

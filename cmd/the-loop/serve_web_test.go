@@ -67,6 +67,21 @@ func seedWebStore(t *testing.T) (db, repo string) {
 	return db, repo
 }
 
+// addWebItem stores one more item, as the poller would while a page is
+// open.
+func addWebItem(t *testing.T, db, repo, id, node string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	require.NoError(t, err)
+	defer st.Close()
+	blob, err := json.Marshal(&runtime.State{Version: 1, WorkItem: id, Loop: "pdlc-work-item-loop", CurrentNode: node, Nodes: map[string]*runtime.NodeRecord{node: {}}})
+	require.NoError(t, err)
+	require.NoError(t, st.Update(ctx, repo, id, func(*store.WorkItem) (*store.WorkItem, []store.Event, error) {
+		return &store.WorkItem{Loop: "pdlc-work-item-loop", CurrentNode: node, State: blob}, nil, nil
+	}))
+}
+
 // startServeWeb runs the real `the-loop serve --http` on a free loopback
 // port over db and returns the web view's base URL (…/ui/).
 func startServeWeb(t *testing.T, db string) string {
