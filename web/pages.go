@@ -158,8 +158,6 @@ func itemURL(repo, id string, before int64) string {
 	return Prefix + "item?" + v.Encode()
 }
 
-func urlQueryEscape(s string) string { return url.QueryEscape(s) }
-
 func statusOf(err error) int {
 	switch {
 	case errors.Is(err, service.ErrUnknownItem):

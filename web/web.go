@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -133,7 +134,6 @@ func parsePages() (map[string]*template.Template, error) {
 		"ago":      ago,
 		"when":     when,
 		"svg":      SVG,
-		"itemurl":  func(repo, id string) string { return itemURL(repo, id, 0) },
 		"dagurl":   dagURL,
 		"data":     dataText,
 		"trustcls": func(t string) string { return "trust-" + cls(t) },
@@ -193,7 +193,7 @@ func (h *Handler) signedInOnly(next http.HandlerFunc) http.HandlerFunc {
 			h.render(w, r, http.StatusOK, "error", page{Title: "Opening…", Refresh: r.URL.RequestURI(), Message: "Opening the page…"})
 			return
 		}
-		http.Redirect(w, r, Prefix+"signin?next="+urlQueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+		http.Redirect(w, r, Prefix+"signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 	}
 }
 

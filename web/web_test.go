@@ -272,6 +272,19 @@ func TestSignIn(t *testing.T) {
 	assert.Equal(t, http.StatusSeeOther, get(t, h, "/ui/items", &http.Cookie{Name: CookieName, Value: "forged"}).Code)
 }
 
+// TestSignOut: signing out ends the session the cookie named.
+func TestSignOut(t *testing.T) {
+	h := newTestHandler(t, &fakeBackend{})
+	c := signedInCookie(t, h)
+	r := httptest.NewRequest(http.MethodPost, "/ui/signout", nil)
+	r.AddCookie(c)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	assert.Equal(t, http.StatusSeeOther, w.Code)
+	assert.Contains(t, w.Header().Get("Set-Cookie"), "Max-Age=0")
+	assert.Equal(t, http.StatusSeeOther, get(t, h, "/ui/items", c).Code, "the old cookie no longer signs in")
+}
+
 // TestSessionExpires: a cookie past its time signs nobody in.
 func TestSessionExpires(t *testing.T) {
 	now := fixedNow
