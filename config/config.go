@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -46,11 +47,14 @@ func (c *Config) applyDefaults() {
 	orDefault(&c.MCP.MaxArgumentBytes, 256<<10)
 	orDefault(&h.MaxBodyBytes, 1<<20)
 	orDefault(&h.MaxSessions, 64)
+	orDefault(&h.MaxSessionsPerPrincipal, h.MaxSessions)
 	orDefault(&h.MaxConnections, 256)
 	orDefault(&h.MaxConnectionsPerClient, 64)
 	orDefault(&c.Polling.IntervalSeconds, 60)
 	orDefault(&c.Polling.CycleTimeoutSeconds, 600)
+	orDefault(&c.Polling.LeaseSeconds, 30)
 	orDefault(&c.DAG.MaxItems, 500)
+	orDefault(&c.Notify.StuckAfter, "30m")
 	orDefault(&c.Gates.MaxRouteBacks, 5)
 	orDefault(&c.CI.MaxFixAttempts, 3)
 	c.Sessions.applyDefaults()
@@ -208,8 +212,10 @@ func (c *Config) validate() error {
 		{"integrations.requestTimeoutSeconds", c.Integrations.RequestTimeoutSeconds},
 		{"polling.intervalSeconds", c.Polling.IntervalSeconds},
 		{"polling.cycleTimeoutSeconds", c.Polling.CycleTimeoutSeconds},
+		{"polling.leaseSeconds", c.Polling.LeaseSeconds},
 		{"mcp.maxArgumentBytes", c.MCP.MaxArgumentBytes},
 		{"mcp.http.maxSessions", c.MCP.HTTP.MaxSessions},
+		{"mcp.http.maxSessionsPerPrincipal", c.MCP.HTTP.MaxSessionsPerPrincipal},
 		{"mcp.http.maxConnections", c.MCP.HTTP.MaxConnections},
 		{"mcp.http.maxConnectionsPerClient", c.MCP.HTTP.MaxConnectionsPerClient},
 		{"dag.maxItems", c.DAG.MaxItems},
@@ -220,15 +226,44 @@ func (c *Config) validate() error {
 			return badKey(n.key, "%d is negative; give a positive number or leave it out for the default", n.v)
 		}
 	}
+	if h := c.MCP.HTTP; h.MaxSessionsPerPrincipal > h.MaxSessions {
+		return badKey("mcp.http.maxSessionsPerPrincipal", "%d is more than mcp.http.maxSessions (%d); one caller cannot hold more sessions than the server", h.MaxSessionsPerPrincipal, h.MaxSessions)
+	}
+	if c.Store.URL != "" && c.Store.Path != "" {
+		return badKey("store.url", "store.url and store.path are both set; give one: url for PostgreSQL, path for a SQLite file")
+	}
+	if u := strings.ToLower(c.Store.URL); u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+		return badKey("store.url", "%q is not a PostgreSQL URL; give postgres://USER@HOST:PORT/DATABASE (a SQLite file goes in store.path)", redactURL(c.Store.URL))
+	}
 	for i, s := range c.Polling.Sources {
 		if s.System != "github" && s.System != "jira" {
 			return badKey(fmt.Sprintf("polling.sources[%d].system", i), "%q is not one of github, jira", s.System)
 		}
 	}
+	if _, err := parseStuckAfter(c.Notify.StuckAfter); err != nil {
+		return badKey("notify.stuckAfter", "%v", err)
+	}
 	if err := c.validateSessions(); err != nil {
 		return err
 	}
 	return c.Critic.Validate()
+}
+
+// parseStuckAfter reads notify.stuckAfter: a duration, "0" for never ("" is
+// the default, 30m).
+func parseStuckAfter(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	switch v {
+	case "":
+		return 30 * time.Minute, nil
+	case "0":
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration; give one such as 30m or 2h, or 0 to never notify", v)
+	}
+	return d, nil
 }
 
 // Commands is the control vocabulary, in documentation order.

@@ -27,6 +27,26 @@ func TestParseDefaults(t *testing.T) {
 	assert.True(t, c.DependenciesOn(), "dependencies are read and enforced by default")
 	assert.Equal(t, 500, c.DAG.MaxItems)
 	assert.Equal(t, 3, c.CI.MaxFixAttempts, "three CI fix rounds, then the item escalates")
+	assert.Equal(t, 30, c.Polling.LeaseSeconds, "an item's lease lasts 30 s unrenewed")
+	assert.Empty(t, c.Store.Location(), "the store's own default: a SQLite file")
+}
+
+// store.url names a PostgreSQL store, store.path a SQLite file; the
+// location is whichever is given.
+func TestStoreLocation(t *testing.T) {
+	for _, tt := range []struct{ doc, want string }{
+		{"store:\n  path: /srv/loop/state.db\n", "/srv/loop/state.db"},
+		{"store:\n  url: postgres://loop@db.internal:5432/loop?sslmode=verify-full\n", "postgres://loop@db.internal:5432/loop?sslmode=verify-full"},
+		{"store:\n  url: postgresql://loop@db/loop\n", "postgresql://loop@db/loop"},
+		{"polling:\n  leaseSeconds: 90\n", ""},
+	} {
+		c, err := Parse([]byte(tt.doc))
+		require.NoError(t, err, tt.doc)
+		assert.Equal(t, tt.want, c.Store.Location(), tt.doc)
+	}
+	c, err := Parse([]byte("polling:\n  leaseSeconds: 90\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 90, c.Polling.LeaseSeconds)
 }
 
 func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
@@ -58,6 +78,12 @@ func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
 			"line 6: critics[0].env[1]: OPENAI_API_KEY looks like it holds a secret"},
 		{"negative review cap", "reviews:\n  selfReviewCount: 2\n  criticReviewCount: -2\n", "line 3: reviews.criticReviewCount: -2 is negative"},
 		{"critic review cap of the wrong type", "reviews:\n  criticReviewCount: many\n", "line 2: reviews.criticReviewCount: cannot unmarshal"},
+		{"negative lease", "polling:\n  leaseSeconds: -30\n", "line 2: polling.leaseSeconds: -30 is negative"},
+		{"store url and path both", "store:\n  path: /var/lib/the-loop/state.db\n  url: postgres://loop@db:5432/loop\n",
+			"store.url: store.url and store.path are both set; give one: url for PostgreSQL, path for a SQLite file"},
+		{"store url of another database", "store:\n  url: mysql://loop:ghp_x@db/loop\n",
+			`store.url: "mysql://loop:xxxxx@db/loop" is not a PostgreSQL URL; give postgres://USER@HOST:PORT/DATABASE (a SQLite file goes in store.path)`},
+		{"store url that is a file", "store:\n  url: /var/lib/the-loop/state.db\n", "store.url: \"/var/lib/the-loop/state.db\" is not a PostgreSQL URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,9 @@
 package config
 
 import (
+	"net/url"
+	"time"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -16,6 +19,8 @@ type Config struct {
 	DAG          DAG          `yaml:"dag"`
 	Gates        Gates        `yaml:"gates"`
 	CI           CI           `yaml:"ci"`
+	// Notify configures who hears of an item stuck for too long.
+	Notify Notify `yaml:"notify"`
 	// Harnesses maps a harness name to how its sessions are launched
 	// (docs/sessions.md); none configured means the poller launches none.
 	Harnesses map[string]Harness `yaml:"harnesses"`
@@ -144,10 +149,24 @@ type Signing struct {
 	KeyFile string `yaml:"keyFile"`
 }
 
-// Store configures the SQLite state database.
+// Store configures the state database: a SQLite file (Path), or a
+// PostgreSQL database (URL) several pollers and servers share.
 type Store struct {
-	// Path of the database; THE_LOOP_DB and --db override it.
+	// Path of the SQLite database; THE_LOOP_DB and --db override it.
 	Path string `yaml:"path"`
+	// URL of a PostgreSQL database, postgres://USER@HOST:PORT/DB?…; give
+	// the password in the libpq password file (PGPASSFILE), not here.
+	// THE_LOOP_DB and --db override it.
+	URL string `yaml:"url"`
+}
+
+// Location is the store the config names: store.url, else store.path
+// ("" leaves the default to the store).
+func (s Store) Location() string {
+	if s.URL != "" {
+		return s.URL
+	}
+	return s.Path
 }
 
 // MCP configures the MCP server.
@@ -170,8 +189,10 @@ type MCPHTTP struct {
 	AllowedOrigins []string `yaml:"allowedOrigins"`
 	// MaxBodyBytes caps a request body.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
-	// MaxSessions caps concurrent sessions.
-	MaxSessions int `yaml:"maxSessions"`
+	// MaxSessions caps concurrent sessions; MaxSessionsPerPrincipal caps
+	// those one caller (a static token's client, an OAuth subject) holds.
+	MaxSessions             int `yaml:"maxSessions"`
+	MaxSessionsPerPrincipal int `yaml:"maxSessionsPerPrincipal"`
 	// MaxConnections caps open connections (default 256);
 	// MaxConnectionsPerClient caps them per client address (default 64).
 	MaxConnections          int   `yaml:"maxConnections"`
@@ -196,8 +217,12 @@ type Polling struct {
 	IntervalSeconds int `yaml:"intervalSeconds"`
 	// CycleTimeoutSeconds bounds one poll cycle over every source
 	// (default 600).
-	CycleTimeoutSeconds int      `yaml:"cycleTimeoutSeconds"`
-	Sources             []Source `yaml:"sources"`
+	CycleTimeoutSeconds int `yaml:"cycleTimeoutSeconds"`
+	// LeaseSeconds is how long an item's lease lasts unrenewed (default
+	// 30): the pollers sharing a store take over a dead one's items
+	// within it.
+	LeaseSeconds int      `yaml:"leaseSeconds"`
+	Sources      []Source `yaml:"sources"`
 }
 
 // Source is one thing the poller watches.
@@ -211,6 +236,24 @@ type Source struct {
 	Checkout string `yaml:"checkout"`
 	// Label overrides the auto-execute label for this source.
 	Label string `yaml:"label"`
+}
+
+// Notify configures the notice sent when an item stays stuck (docs/poller.md,
+// "When an item is stuck").
+type Notify struct {
+	// StuckAfter is how long a condition lasts before people are told, as
+	// a duration ("30m", "2h"; default 30m); "0" never tells.
+	StuckAfter string `yaml:"stuckAfter"`
+}
+
+// StuckAfter is notify.stuckAfter as a duration (0: never notify). The
+// value was checked at load.
+func (c *Config) StuckAfter() time.Duration {
+	d, err := parseStuckAfter(c.Notify.StuckAfter)
+	if err != nil {
+		return 0
+	}
+	return d
 }
 
 // DAG configures how the loop reads the dependencies between work items
@@ -244,4 +287,13 @@ type CI struct {
 // (dag.enabled, default true).
 func (c *Config) DependenciesOn() bool {
 	return c.DAG.Enabled == nil || *c.DAG.Enabled
+}
+
+// redactURL hides a password a URL carries, for a message.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	return u.Redacted()
 }

@@ -22,6 +22,10 @@ var (
 	ErrRateLimited = errors.New("rate limited")
 	// ErrUnavailable: the system kept failing (5xx, network) past the retries.
 	ErrUnavailable = errors.New("service unavailable")
+	// ErrMalformed: the system answered, but its answer could not be read
+	// (a truncated or invalid body, a shape the loop does not know). It is
+	// not an outage: the error says "malformed response from GitHub (…)".
+	ErrMalformed = errors.New("malformed response")
 )
 
 // APIError is a failed provider call. Its message never contains a
@@ -46,7 +50,9 @@ type APIError struct {
 	Kind error
 }
 
-// Error renders "system op target: status: message (field: problem; ...)".
+// Error renders "system op target: status: message (field: problem; ...)",
+// and a malformed answer as "system op target: malformed response from
+// System (status: message)".
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.System)
@@ -57,6 +63,17 @@ func (e *APIError) Error() string {
 		b.WriteString(" " + e.Target)
 	}
 	b.WriteString(": ")
+	if e.Kind == ErrMalformed {
+		fmt.Fprintf(&b, "%s from %s", ErrMalformed, SystemName(e.System))
+		detail := e.Message
+		if e.Status != 0 {
+			detail = strings.TrimSuffix(fmt.Sprintf("HTTP %d: %s", e.Status, e.Message), ": ")
+		}
+		if detail != "" {
+			b.WriteString(" (" + detail + ")")
+		}
+		return b.String()
+	}
 	if e.Status != 0 {
 		fmt.Fprintf(&b, "HTTP %d", e.Status)
 	}
@@ -85,6 +102,19 @@ func (e *APIError) Error() string {
 		b.WriteString("; retry after " + e.RetryAt.UTC().Format(time.RFC3339))
 	}
 	return b.String()
+}
+
+// SystemName is how a message names a ticket system: GitHub, Jira, Slack.
+func SystemName(system string) string {
+	switch system {
+	case "github":
+		return "GitHub"
+	case "jira":
+		return "Jira"
+	case "slack":
+		return "Slack"
+	}
+	return system
 }
 
 // Unwrap exposes Kind to errors.Is.

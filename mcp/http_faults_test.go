@@ -3,6 +3,7 @@ package mcp
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -121,8 +123,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Fault 2: connections are capped per client address (and overall); a
-// connection past the cap is closed at once.
+// Fault 2: connections are capped per client address (and overall), in two
+// pools: those that never authenticated and those that did. Connections
+// without a token — opened and left silent — only ever displace each other,
+// never an authenticated client's; an authenticated client past its own cap
+// is refused with 503.
 func TestServeHTTPCapsConnectionsPerClient(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -134,40 +139,92 @@ func TestServeHTTPCapsConnectionsPerClient(t *testing.T) {
 		})
 	}()
 	host := strings.TrimSuffix(strings.TrimPrefix(<-ready, "http://"), "/mcp")
-	var held []net.Conn
-	for range 2 {
+	dial := func() net.Conn {
 		conn, err := net.Dial("tcp", host)
 		require.NoError(t, err)
-		held = append(held, conn)
+		t.Cleanup(func() { _ = conn.Close() })
+		return conn
 	}
-	healthy := func(conn net.Conn) bool {
+	// ask sends one request on conn and returns its status (0: the
+	// connection was closed). An id-less GET on /mcp is authenticated, then
+	// answered 400: the connection proves its client holds a token.
+	ask := func(conn net.Conn, path, auth string) int {
 		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-		if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", transport.HealthPath, host); err != nil {
-			return false
+		req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: %s\r\n", path, host)
+		if auth != "" {
+			req += "Authorization: Bearer " + auth + "\r\n" + legacyVersion + "\r\n"
+		}
+		if _, err := fmt.Fprint(conn, req+"\r\n"); err != nil {
+			return 0
 		}
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 		if err != nil {
-			return false
+			return 0
 		}
 		_ = resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
+		return resp.StatusCode
 	}
-	extra, err := net.Dial("tcp", host)
-	require.NoError(t, err)
-	defer extra.Close()
-	assert.False(t, healthy(extra), "a third connection from the same client is closed")
-	assert.True(t, healthy(held[0]), "the connections within the cap are served")
+	authed := []net.Conn{dial(), dial()}
+	for _, c := range authed {
+		require.Equal(t, http.StatusBadRequest, ask(c, transport.EndpointPath, testToken), "authenticated, then answered")
+	}
+	third := dial()
+	assert.Equal(t, http.StatusServiceUnavailable, ask(third, transport.EndpointPath, testToken), "a third authenticated connection from one client is refused")
 
-	require.NoError(t, held[1].Close())
+	var silent []net.Conn
+	for range 10 {
+		silent = append(silent, dial())
+	}
+	closed := 0
 	require.Eventually(t, func() bool {
-		conn, err := net.Dial("tcp", host)
-		if err != nil {
-			return false
+		closed = 0
+		for _, c := range silent {
+			_ = c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+			if _, err := c.Read(make([]byte, 1)); errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || isReset(err) {
+				closed++
+			}
 		}
-		defer conn.Close()
-		return healthy(conn)
-	}, 10*time.Second, 20*time.Millisecond, "a closed connection frees its place")
-	_ = held[0].Close()
+		return closed >= 8
+	}, 10*time.Second, 50*time.Millisecond, "silent connections displace each other: at most two stay open (%d closed)", closed)
+	for _, c := range authed {
+		assert.Equal(t, http.StatusBadRequest, ask(c, transport.EndpointPath, testToken), "the authenticated connections survive the flood")
+	}
+	require.NoError(t, authed[1].Close())
+	require.Eventually(t, func() bool { return ask(dial(), transport.EndpointPath, testToken) == http.StatusBadRequest },
+		10*time.Second, 20*time.Millisecond, "a closed authenticated connection frees its place; a new one displaces a silent one")
 	cancel()
 	require.NoError(t, <-done)
+}
+
+// Connections without a token, opened first and left silent up to the
+// per-client cap (and past it), never lock an authenticated client of the
+// same address out: its connection displaces the oldest silent one.
+func TestTokenlessConnectionsCannotLockOutAnAuthenticatedClient(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- transport.ServeHTTP(ctx, NewServer(Deps{}, nil, "v"), transport.HTTPOptions{
+			Addr: "127.0.0.1:0", Token: testToken, MaxConnectionsPerClient: 2, MaxConnections: 4, Ready: func(u string) { ready <- u },
+		})
+	}()
+	url := <-ready
+	host := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+	for range 6 {
+		conn, err := net.Dial("tcp", host)
+		require.NoError(t, err)
+		defer conn.Close()
+	}
+	time.Sleep(50 * time.Millisecond)  // the server accepts them all
+	c := httpClient(t, url, testToken) // initialize is answered
+	_, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	require.NoError(t, err, "the authenticated client is served although silent connections filled both caps first")
+	cancel()
+	require.NoError(t, <-done)
+}
+
+// isReset reports a connection the peer closed with a reset.
+func isReset(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "connection reset")
 }

@@ -139,6 +139,10 @@ func (r *Runtime) advanceLocked(ctx context.Context, id string, st *State, event
 	if !ok {
 		return NodeReport{}, "", nil, fmt.Errorf("the stored pointer %q names no node of %s; run `the-loop graph force %s --to <node> --reason ...`", st.CurrentNode, g.Name, id)
 	}
+	if gate, why, evs := r.reopenStale(ctx, id, st, node); gate != "" {
+		rep := NodeReport{Node: node.ID, Status: string(Wait), Outcome: "stale-approval", Messages: []string{why}, Attempts: st.Record(node.ID).Attempts}
+		return rep, gate, evs, nil
+	}
 	view, set := r.view(st, false)
 	rec := st.Record(node.ID)
 	seen := event.visitOf(rec)
@@ -278,7 +282,7 @@ func (r *Runtime) recordDecisions(st *State, node string, results []Result) []Ev
 		if d.At == "" {
 			d.At = Now()
 		}
-		if err := r.signer().Sign(d); err != nil {
+		if err := r.sign(st, d); err != nil {
 			r.log().Warn("could not sign decision", "node", d.Node, "err", err)
 		}
 	}

@@ -206,6 +206,10 @@ type HookContext struct {
 	// ("" when unknown): the inner loops of its own pull requests live
 	// directly under pr-loops/.
 	Origin string
+	// InnerFault says why a verified decision of an inner loop's state
+	// (a pull request's) does not belong to that loop's ticket ("" when it
+	// does; nil: nothing is checked).
+	InnerFault func(st *State, d *Decision) string
 }
 
 // Param returns a string parameter.
@@ -312,6 +316,12 @@ func (c *HookContext) NodeID() string {
 	}
 	return c.Node.ID
 }
+
+// StaleKey is the Result.Data key under which a gate reports that its
+// recorded approval no longer covers what it approved (the names of the
+// artifacts that changed since): check finds the gate open, and the walk
+// sends the item back to it.
+const StaleKey = "staleApproval"
 
 // HookFunc is a registered hook.
 type HookFunc func(hc *HookContext) (Result, error)

@@ -55,6 +55,16 @@ type Runtime struct {
 	// Assignments receives the assignment of an agent node entered here
 	// (deliver-assignment); nil when nothing supervises sessions.
 	Assignments AssignmentSink
+	// OS is the account and host this process runs as, recorded with
+	// every operator act (zero: CurrentOS()).
+	OS OSIdentity
+	// Hosts are where tickets live when a reference does not name the
+	// host: the decisions signed here name that repository.
+	Hosts TicketHosts
+	// ExpectRepository, when set ([HOST/]OWNER/REPO, check --repository),
+	// is the repository the items' own GitHub tickets live in: a decision
+	// bound to another is ignored.
+	ExpectRepository string
 }
 
 // AssignmentSink hands a node's assignment to a work item's agent session.
@@ -143,6 +153,11 @@ func (r *Runtime) hookContext(ctx context.Context, in evalInput) *HookContext {
 		Strict:           in.strict,
 		Cache:            in.cache,
 		Origin:           r.Origin,
+		InnerFault: func(st *State, d *Decision) string {
+			inner := *r
+			inner.LoopDir = "pr-loops"
+			return inner.bindingFault(st, d, in.strict)
+		},
 	}
 	if !in.readOnly {
 		hc.Tracker = r.Tracker
@@ -167,7 +182,7 @@ func (r *Runtime) run(ctx context.Context, in evalInput) ChainOutcome {
 // view loads the trusted view and skip set of a state (strict: only
 // verified decisions, as check --recompute reads them).
 func (r *Runtime) view(st *State, strict bool) (TrustedView, SkipSet) {
-	v := Trusted(st, r.signer(), strict)
+	v := r.Trusted(st, strict)
 	return v, DeclaredSkips(r.Graph, v.State)
 }
 

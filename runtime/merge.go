@@ -51,7 +51,7 @@ func (r *Runtime) FinishOnMerge(ctx context.Context, id, by, url string, authori
 		}
 		d := &Decision{WorkItem: st.WorkItem, Loop: r.Graph.Name, Node: innerApprovalNode, Kind: KindGate, Outcome: OutcomeApproved,
 			Via: ViaMerge, By: by, CommentURL: url, At: Now()}
-		if err := r.signer().Sign(d); err != nil {
+		if err := r.sign(st, d); err != nil {
 			return nil, fmt.Errorf("sign the merge approval: %w", err)
 		}
 		from := st.CurrentNode

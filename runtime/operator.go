@@ -67,8 +67,8 @@ func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (Forc
 			}
 		}
 		d := &Decision{WorkItem: st.WorkItem, Loop: r.Graph.Name, Node: to, Kind: KindForce, Via: ViaCLI, By: actor, Reason: reason, At: Now(),
-			Data: map[string]any{"from": from, "warnings": append([]string(nil), res.Cautions...)}}
-		if err := r.signer().Sign(d); err != nil {
+			Data: r.operatorOS().stamp(map[string]any{"from": from, "warnings": append([]string(nil), res.Cautions...)})}
+		if err := r.sign(st, d); err != nil {
 			return nil, fmt.Errorf("sign force: %w", err)
 		}
 		st.Forced = append(st.Forced, d)
@@ -78,7 +78,7 @@ func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (Forc
 		evs := r.enter(st, to)
 		st.Record(to).Forced = true
 		st.Escalation = nil
-		evs = append(evs, EventRecord{Name: "graph.forced", Node: to, Data: map[string]any{"from": from, "reason": reason, "actor": actor, "warnings": res.Cautions}})
+		evs = append(evs, EventRecord{Name: "graph.forced", Node: to, Data: r.operatorOS().stamp(map[string]any{"from": from, "reason": reason, "actor": actor, "warnings": res.Cautions})})
 		return evs, nil
 	})
 	if err != nil {
@@ -87,9 +87,10 @@ func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (Forc
 	if w := r.unsignedAct("force"); w != "" {
 		res.Cautions = append(res.Cautions, w)
 	}
-	r.log().Warn("forced transition", "workItem", id, "from", res.FromNode, "to", to, "actor", actor)
+	who := r.operatorOS()
+	r.log().Warn("forced transition", "workItem", id, "from", res.FromNode, "to", to, "actor", actor, "osUser", who.User, "host", who.Host)
 	var b strings.Builder
-	fmt.Fprintf(&b, "🤖 _the-loop_ — **forced transition**\n\n`%s` → `%s` by %s.\n\nReason: %s\n", res.FromNode, to, actor, reason)
+	fmt.Fprintf(&b, "🤖 _the-loop_ — **forced transition**\n\n`%s` → `%s` by %s (%s).\n\nReason: %s\n", res.FromNode, to, actor, who, reason)
 	for _, w := range res.Cautions {
 		fmt.Fprintf(&b, "- ⚠️ %s\n", w)
 	}
@@ -165,8 +166,9 @@ func (r *Runtime) DeclareSkips(ctx context.Context, id string, tokens []string, 
 				continue
 			}
 			if _, exists := st.Skips[node]; !exists {
-				d := &Decision{WorkItem: st.WorkItem, Loop: r.Graph.Name, Node: node, Kind: KindSkip, Via: ViaCLI, Token: accepted[node], By: actor, Reason: reason, At: Now()}
-				if err := r.signer().Sign(d); err != nil {
+				d := &Decision{WorkItem: st.WorkItem, Loop: r.Graph.Name, Node: node, Kind: KindSkip, Via: ViaCLI, Token: accepted[node], By: actor, Reason: reason, At: Now(),
+					Data: r.operatorOS().stamp(nil)}
+				if err := r.sign(st, d); err != nil {
 					return nil, fmt.Errorf("sign skip: %w", err)
 				}
 				st.Skips[node] = d
@@ -174,7 +176,7 @@ func (r *Runtime) DeclareSkips(ctx context.Context, id string, tokens []string, 
 			res.Declared = append(res.Declared, node)
 		}
 		if len(res.Declared) > 0 {
-			evs = append(evs, EventRecord{Name: "graph.skips_declared", Data: map[string]any{"via": ViaCLI, "nodes": res.Declared, "by": actor, "reason": reason}})
+			evs = append(evs, EventRecord{Name: "graph.skips_declared", Data: r.operatorOS().stamp(map[string]any{"via": ViaCLI, "nodes": res.Declared, "by": actor, "reason": reason})})
 		}
 		for _, rj := range res.Rejected {
 			evs = append(evs, EventRecord{Name: "graph.skips_rejected", Data: map[string]any{"token": rj.Token, "why": rj.Why}})
@@ -188,7 +190,7 @@ func (r *Runtime) DeclareSkips(ctx context.Context, id string, tokens []string, 
 		res.Cautions = append(res.Cautions, w)
 	}
 	if len(res.Declared) > 0 {
-		body := fmt.Sprintf("🤖 _the-loop_ — **declared skips**\n\n%s declared these phases skipped: `%s`.\n\nReason: %s\n", actor, strings.Join(res.Declared, "`, `"), reason)
+		body := fmt.Sprintf("🤖 _the-loop_ — **declared skips**\n\n%s (%s) declared these phases skipped: `%s`.\n\nReason: %s\n", actor, r.operatorOS(), strings.Join(res.Declared, "`, `"), reason)
 		if w := r.postAudit(ctx, id, body); w != "" {
 			res.Cautions = append(res.Cautions, w)
 		}

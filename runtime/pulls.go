@@ -225,14 +225,21 @@ func (r *Runtime) DeclareRepos(ctx context.Context, id string, repos []string, o
 		for i, s := range norm {
 			list[i] = s
 		}
-		d := &Decision{WorkItem: st.WorkItem, Loop: r.Graph.Name, Node: "implementation", Kind: KindRepos, Via: o.Via, By: o.Actor, At: Now(),
-			Data: map[string]any{"repositories": list}}
-		if err := r.signer().Sign(d); err != nil {
+		data := map[string]any{"repositories": list}
+		if o.Via == ViaCLI {
+			data = r.operatorOS().stamp(data)
+		}
+		d := &Decision{WorkItem: st.WorkItem, Loop: r.Graph.Name, Node: "implementation", Kind: KindRepos, Via: o.Via, By: o.Actor, At: Now(), Data: data}
+		if err := r.sign(st, d); err != nil {
 			return nil, fmt.Errorf("sign the repository declaration: %w", err)
 		}
 		st.Repos = d
 		res.Changed, res.By, res.At = true, d.By, d.At
-		return []EventRecord{{Name: "graph.repos_declared", Data: map[string]any{"repositories": norm, "previous": prev, "by": o.Actor, "via": o.Via}}}, nil
+		ev := map[string]any{"repositories": norm, "previous": prev, "by": o.Actor, "via": o.Via}
+		if o.Via == ViaCLI {
+			ev = r.operatorOS().stamp(ev)
+		}
+		return []EventRecord{{Name: "graph.repos_declared", Data: ev}}, nil
 	})
 	if errors.Is(err, errNoSave) {
 		return res, nil

@@ -60,7 +60,7 @@ func (r *Runtime) RecordCriticRun(ctx context.Context, id string, d *Decision) e
 	}
 	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
 		d.WorkItem, d.Loop = st.WorkItem, r.Graph.Name
-		if err := r.signer().Sign(d); err != nil {
+		if err := r.sign(st, d); err != nil {
 			return nil, fmt.Errorf("sign the critic run: %w", err)
 		}
 		st.CriticRuns = append(st.CriticRuns, d)
@@ -173,7 +173,7 @@ func (r *Runtime) recordReceipts(st *State, node string, results []Result) []Eve
 			continue
 		}
 		d.Node, d.WorkItem, d.Loop = node, st.WorkItem, r.Graph.Name
-		if err := r.signer().Sign(d); err != nil {
+		if err := r.sign(st, d); err != nil {
 			r.log().Warn("could not sign a receipt", "node", node, "kind", d.Kind, "err", err)
 		}
 		if *into == nil {
@@ -238,7 +238,7 @@ func dataInt(d *Decision, key string) int {
 
 // trustReceipts keeps the receipts of kind the signer honours that belong
 // to st's walk; the others are reported on their node.
-func (v *TrustedView) trustReceipts(st *State, s *Signer, strict bool) {
+func (v *TrustedView) trustReceipts(st *State, s *Signer, strict bool, fault func(*Decision) string) {
 	keep := func(d *Decision, kind string) bool {
 		what := kind + " receipt"
 		why := ""
@@ -252,6 +252,8 @@ func (v *TrustedView) trustReceipts(st *State, s *Signer, strict bool) {
 			why = "was recorded for another work item"
 		case d.Loop != "" && st.Loop != "" && d.Loop != st.Loop:
 			why = fmt.Sprintf("was recorded in %s, not %s", d.Loop, st.Loop)
+		case unsigned == "":
+			why = fault(d)
 		}
 		if why != "" {
 			v.Dropped++

@@ -83,6 +83,10 @@ func (s *Signer) clone() *Signer {
 // HasKey reports whether the signer holds any key to verify with.
 func (s *Signer) HasKey() bool { return s != nil && (len(s.pubs) > 0 || len(s.hmac) > 0) }
 
+// Pinned reports whether the keys to verify with were given explicitly
+// (THE_LOOP_SIGNING_PUBLIC_KEY or signing.publicKey).
+func (s *Signer) Pinned() bool { return s != nil && s.pinned }
+
 // CanSign reports whether new decisions get a signature.
 func (s *Signer) CanSign() bool { return s != nil && (s.priv != nil || len(s.hmac) > 0) }
 

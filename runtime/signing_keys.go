@@ -72,27 +72,35 @@ func loadHMACKey(keyFile string, getenv func(string) string) ([]byte, error) {
 }
 
 // ForRepo returns the signer to verify root's decisions with, and warnings.
-// Pinned keys and a host's own key are used as they are: on the poller's
-// host the repository file — which a session can edit — never adds a key.
-// Otherwise (CI, a developer's checkout) the keys the repository commits in
-// .the-loop/signing.pub verify; a file that cannot be read verifies nothing.
+// Pinned keys are used as they are. On the poller's host its own key
+// verifies, with the keys a valid rotation links to it (what its
+// predecessors signed): the repository file, which a session can edit,
+// never adds a key on its own. Otherwise (CI, a developer's checkout) the
+// keys the repository commits in .the-loop/signing.pub verify; a file that
+// cannot be read verifies nothing.
 func (s *Signer) ForRepo(root string) (*Signer, []string) {
 	c := s.clone()
-	committed, err := ReadPublicKeyFile(filepath.Join(root, filepath.FromSlash(PublicKeyFile)))
+	committed, err := ReadKeyFile(filepathOf(root))
 	var warns []string
 	switch {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		warns = append(warns, fmt.Sprintf("warning: %v; no decision verifies with it", err))
 	case c.pinned || c.priv != nil:
-		if len(committed) > 0 && !sameKeys(committed, c.pubs) {
+		if c.priv != nil && !c.pinned {
+			c.pubs, _ = vouched(c.pubs, committed.Keys, committed.Rotations)
+		}
+		if len(committed.Keys) > 0 && !sameKeys(committed.Keys, c.pubs) {
 			warns = append(warns, fmt.Sprintf("warning: %s names key(s) %s, but decisions are verified with %s (%s); review any change to that file",
-				PublicKeyFile, keyIDs(committed), keyIDs(c.pubs), c.keySource()))
+				PublicKeyFile, keyIDs(committed.Keys), keyIDs(c.pubs), c.keySource()))
 		}
 	default:
-		c.pubs = committed
+		c.pubs = committed.Keys
 	}
 	return c, warns
 }
+
+// filepathOf is root's committed key file.
+func filepathOf(root string) string { return filepath.Join(root, filepath.FromSlash(PublicKeyFile)) }
 
 func (s *Signer) keySource() string {
 	if s.pinned {
@@ -149,17 +157,11 @@ func ParsePublicKeys(text string) ([]ed25519.PublicKey, error) {
 	return out, nil
 }
 
-// ReadPublicKeyFile reads a committed public key file (a regular file).
+// ReadPublicKeyFile reads the keys of a committed public key file (a
+// regular file; its rotation records are checked and left out).
 func ReadPublicKeyFile(path string) ([]ed25519.PublicKey, error) {
-	b, err := readSmallRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	pubs, err := ParsePublicKeys(string(b))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return pubs, nil
+	kf, err := ReadKeyFile(path)
+	return kf.Keys, err
 }
 
 func readSmallRegular(path string) ([]byte, error) {

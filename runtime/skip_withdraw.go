@@ -34,7 +34,7 @@ func (r *Runtime) WithdrawSkips(ctx context.Context, id string, tokens []string,
 				delete(st.Skips, node)
 				res.Withdrawn = append(res.Withdrawn, node)
 				evs = append(evs, EventRecord{Name: "graph.skip_withdrawn", Node: node,
-					Data: map[string]any{"via": ViaCLI, "declaredVia": d.Via, "by": actor, "reason": reason}})
+					Data: r.operatorOS().stamp(map[string]any{"via": ViaCLI, "declaredVia": d.Via, "by": actor, "reason": reason})})
 			}
 		}
 		for _, rj := range res.Rejected {
@@ -49,7 +49,7 @@ func (r *Runtime) WithdrawSkips(ctx context.Context, id string, tokens []string,
 		return res, fmt.Errorf("withdraw skips of %s: %w", id, err)
 	}
 	if len(res.Withdrawn) > 0 {
-		body := fmt.Sprintf("🤖 _the-loop_ — **skips withdrawn**\n\n%s withdrew the declared skips of `%s`: these phases will be walked.\n\nReason: %s\n", actor, strings.Join(res.Withdrawn, "`, `"), reason)
+		body := fmt.Sprintf("🤖 _the-loop_ — **skips withdrawn**\n\n%s (%s) withdrew the declared skips of `%s`: these phases will be walked.\n\nReason: %s\n", actor, r.operatorOS(), strings.Join(res.Withdrawn, "`, `"), reason)
 		if w := r.postAudit(ctx, id, body); w != "" {
 			res.Cautions = append(res.Cautions, w)
 		}

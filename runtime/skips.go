@@ -43,7 +43,22 @@ var decisionKinds = map[string]map[string]bool{
 // or when it is not this item's: recorded for another work item, loop or
 // node, or of a kind its map does not hold (a signed skip pasted in as an
 // approval).
-func Trusted(st *State, s *Signer, strict bool) TrustedView {
+func Trusted(st *State, s *Signer, strict bool) TrustedView { return trusted(st, s, strict, nil) }
+
+// Trusted is the package's Trusted with the runtime's binding: a verified
+// decision that names another repository, or rests on a comment of another
+// host, repository or ticket, is dropped too — and, under strict, one bound
+// to no repository although the item's is known (bindingFault).
+func (r *Runtime) Trusted(st *State, strict bool) TrustedView {
+	return trusted(st, r.signer(), strict, func(d *Decision) string { return r.bindingFault(st, d, strict) })
+}
+
+// trusted filters st through s and, when fault is set, the binding fault
+// finds in a verified decision.
+func trusted(st *State, s *Signer, strict bool, fault func(*Decision) string) TrustedView {
+	if fault == nil {
+		fault = func(*Decision) string { return "" }
+	}
 	// A shallow copy with fresh decision maps: hooks only read the view, and
 	// the filter below must not touch st.
 	view := *st
@@ -76,7 +91,7 @@ func Trusted(st *State, s *Signer, strict bool) TrustedView {
 			case why != "":
 				v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s is unsigned (no signing key is configured)", what, node))
 			default:
-				if why := foreign(d, st); why != "" {
+				if why := firstFault(foreign(d, st), fault(d)); why != "" {
 					delete(m, node)
 					v.Dropped++
 					v.Findings[node] = append(v.Findings[node], fmt.Sprintf("%s for %s %s — ignored", what, node, why))
@@ -96,6 +111,8 @@ func Trusted(st *State, s *Signer, strict bool) TrustedView {
 			ok = false
 		case ok && why == "" && d.WorkItem != st.WorkItem:
 			why, ok = "was recorded for another work item", false
+		case ok && why == "" && fault(d) != "":
+			why, ok = fault(d), false
 		}
 		if !ok {
 			v.State.Repos = nil
@@ -106,13 +123,23 @@ func Trusted(st *State, s *Signer, strict bool) TrustedView {
 	forced := v.State.Forced[:0]
 	for _, f := range v.State.Forced {
 		ok, why := s.Honours(f, strict)
-		if ok && (why != "" || f.WorkItem == st.WorkItem) {
+		if ok && (why != "" || (f.WorkItem == st.WorkItem && fault(f) == "")) {
 			forced = append(forced, f)
 		}
 	}
 	v.State.Forced = forced
-	v.trustReceipts(st, s, strict)
+	v.trustReceipts(st, s, strict, fault)
 	return v
+}
+
+// firstFault is the first non-empty reason.
+func firstFault(whys ...string) string {
+	for _, w := range whys {
+		if w != "" {
+			return w
+		}
+	}
+	return ""
 }
 
 // misplaced says why d cannot belong under node ("" when it can).

@@ -116,8 +116,12 @@ type NodeRecord struct {
 type Decision struct {
 	// WorkItem and Loop bind the signature to one item's walk: a signed
 	// decision copied into another item or loop no longer verifies.
-	WorkItem   string         `json:"workItem,omitempty"`
-	Loop       string         `json:"loop,omitempty"`
+	WorkItem string `json:"workItem,omitempty"`
+	Loop     string `json:"loop,omitempty"`
+	// Repository binds it to where the item's ticket lives
+	// (HOST/OWNER/REPO on GitHub, the Jira site): a decision copied into
+	// another repository's item no longer counts (see bindingFault).
+	Repository string         `json:"repository,omitempty"`
 	Node       string         `json:"node"`
 	Kind       string         `json:"kind"`
 	Outcome    string         `json:"outcome,omitempty"`

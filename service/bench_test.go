@@ -92,3 +92,21 @@ func BenchmarkCheckOneItem(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckApprovedItem is check --recompute of the fixture's finished
+// item: every decision verified, bound to its repository and comments, and
+// each approval compared with the artifacts it locked.
+func BenchmarkCheckApprovedItem(b *testing.B) {
+	dir, err := filepath.Abs("../testdata/repo")
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc := benchService(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := svc.Check(ctx, CheckRequest{Repo: dir, WorkItem: "issue-4", Recompute: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

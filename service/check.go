@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	goruntime "runtime"
 
 	"github.com/the-loop/the-loop/runtime"
@@ -16,6 +17,16 @@ type CheckRequest struct {
 	WorkItem  string `json:"workItem"`
 	All       bool   `json:"all"`
 	Recompute bool   `json:"recompute"`
+	// TrustedKeysFrom is a git ref whose committed .the-loop/signing.pub
+	// anchors the keys decisions are verified with (check
+	// --trusted-keys-from): a key the change adds counts only when a
+	// rotation signed by a key trusted there vouches for it.
+	TrustedKeysFrom string `json:"-"`
+	// Repository ([HOST/]OWNER/REPO, check --repository) is the
+	// repository the items' own GitHub tickets live in: a decision bound
+	// to another repository, or resting on a comment of another, is
+	// ignored. "" takes the repository config's ticketing.github.
+	Repository string `json:"-"`
 
 	// Emit, when set, receives each report in work-item order instead of
 	// the result collecting them, so a caller streams thousands of items in
@@ -64,6 +75,11 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 	if req.WorkItem != "" && req.All {
 		return nil, invalid(errors.New("give either a work item id or --all, not both"))
 	}
+	if req.Repository != "" {
+		if err := runtime.CheckRepositoryName(req.Repository); err != nil {
+			return nil, invalid(err)
+		}
+	}
 	repo, err := s.openRepo(req.Repo)
 	if err != nil {
 		return nil, err
@@ -93,19 +109,40 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 	}
 	p := &persister{st: st, repo: repo}
 	warnings := append([]string(nil), repo.Warnings...)
-	signer, signWarns := s.signerFor(repo)
+	signer, signWarns, err := s.checkSigner(ctx, repo, req.TrustedKeysFrom)
+	if err != nil {
+		return repo.Warnings, err
+	}
 	warnings = append(warnings, signWarns...)
 	if req.Recompute && !signer.HasKey() {
 		warnings = append(warnings, "warning: no signing key is configured and "+runtime.PublicKeyFile+" is absent, so no recorded decision can be verified: under --recompute none is honoured (commit the public key `the-loop keys init` writes, or pin "+runtime.EnvPublicKey+")")
 	}
 	evaluate := func(ctx context.Context, id string) itemResult {
-		r := s.checkOne(ctx, p, repo, signer, id, req.Recompute)
+		r := s.checkOne(ctx, p, repo, signer, id, req)
 		if r.err == nil && req.Render != nil {
 			r.out, r.err = req.Render(r.rep)
 		}
 		return r
 	}
 	return inOrder(ctx, ids, evaluate, warnings, emit)
+}
+
+// checkSigner is the signer check verifies with: anchored at the key file
+// committed at ref when one is given, else the host's or the repository's.
+func (s *Service) checkSigner(ctx context.Context, repo *repoconfig.Repo, ref string) (*runtime.Signer, []string, error) {
+	if ref == "" {
+		signer, warns := s.signerFor(repo)
+		return signer, warns, nil
+	}
+	if s.deps.Signer.Pinned() {
+		return nil, nil, invalid(fmt.Errorf("--trusted-keys-from and a pinned key (%s or signing.publicKey) both name the keys to trust; give one", runtime.EnvPublicKey))
+	}
+	base, err := keysAtRef(ctx, repo.Root, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	signer, warns := s.deps.Signer.AnchoredAt(repo.Root, ref, base)
+	return signer, warns, nil
 }
 
 // inOrder evaluates the items on every core — they are independent — and
@@ -176,7 +213,7 @@ type itemResult struct {
 }
 
 // checkOne evaluates one work item read-only.
-func (s *Service) checkOne(ctx context.Context, p *persister, repo *repoconfig.Repo, signer *runtime.Signer, id string, recompute bool) (res itemResult) {
+func (s *Service) checkOne(ctx context.Context, p *persister, repo *repoconfig.Repo, signer *runtime.Signer, id string, req CheckRequest) (res itemResult) {
 	state, warns, err := p.Load(ctx, id)
 	res.warns = warns
 	if err != nil {
@@ -192,8 +229,8 @@ func (s *Service) checkOne(ctx context.Context, p *persister, repo *repoconfig.R
 		res.warns = append(res.warns, warn)
 	}
 	rt := &runtime.Runtime{Graph: g, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, Commands: repoCommands(repo),
-		Origin: originOf(repo, state), Log: s.log()}
-	res.rep = rt.Status(ctx, id, state, recompute)
+		Origin: originOf(repo, state), Log: s.log(), Hosts: s.hosts(), ExpectRepository: req.Repository}
+	res.rep = rt.Status(ctx, id, state, req.Recompute)
 	res.rep.Dependencies = s.dependencyReport(ctx, p.st, repo.Root, id, state)
 	res.g = g
 	res.warns = append(res.warns, res.rep.Warnings...)

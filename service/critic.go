@@ -10,6 +10,7 @@ import (
 	"github.com/the-loop/the-loop/agents/critic"
 	"github.com/the-loop/the-loop/internal/nearest"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/store"
 )
 
 // CriticListRequest asks which critics exist and can run.
@@ -189,8 +190,13 @@ func (s *Service) critics() *critic.Runner {
 	return &critic.Runner{Sensitive: runtime.SensitiveEnv(s.cfg)}
 }
 
-// criticRunsDir holds the saved envelopes, beside the state store: they are
-// the host's records, not the repository's.
+// criticRunsDir holds the saved envelopes, beside the state store (this
+// host's state folder for a PostgreSQL store): they are the host's
+// records, not the repository's.
 func (s *Service) criticRunsDir() string {
-	return filepath.Join(filepath.Dir(s.DBPath()), "critic-runs")
+	dir, err := store.LocalDir(s.DBPath())
+	if err != nil {
+		dir = filepath.Dir(s.DBPath())
+	}
+	return filepath.Join(dir, "critic-runs")
 }

@@ -2,10 +2,12 @@ package service
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/the-loop/the-loop/integrations"
@@ -73,9 +75,10 @@ func (s *Service) collectPlan(ctx context.Context, t relations.Trackers, roots [
 }
 
 // workItemAt is where the loop keeps a ticket: a checkout and the work item
-// id there.
+// id there, and the polled container (OWNER/REPO, a Jira project) whose
+// source watches it ("" when none does).
 type workItemAt struct {
-	checkout, id string
+	checkout, id, container string
 }
 
 // locate finds where the loop keeps ref: the polling source that watches
@@ -88,8 +91,8 @@ func (s *Service) locate(t relations.Trackers, ref integrations.Ref, extra *repo
 		return workItemAt{}, false
 	}
 	for _, src := range s.cfg.Polling.Sources {
-		if src.Checkout != "" && watches(t, src.System, src.Repos, src.Projects, ref) {
-			return workItemAt{checkout: src.Checkout, id: id}, true
+		if c := watches(t, src.System, src.Repos, src.Projects, ref); src.Checkout != "" && c != "" {
+			return workItemAt{checkout: src.Checkout, id: id, container: c}, true
 		}
 	}
 	if extra == nil {
@@ -120,33 +123,34 @@ func itemID(ref integrations.Ref) string {
 	return ""
 }
 
-// watches reports whether a polling source of system watching repos or
-// projects lists ref's container.
-func watches(t relations.Trackers, system string, repos, projects []string, ref integrations.Ref) bool {
+// watches returns the container (a project, OWNER/REPO) of repos or
+// projects through which a polling source of system watches ref ("" when
+// it does not).
+func watches(t relations.Trackers, system string, repos, projects []string, ref integrations.Ref) string {
 	if system != ref.System {
-		return false
+		return ""
 	}
 	if system == "jira" {
 		project, _, ok := strings.Cut(ref.Key, "-")
 		if !ok {
-			return false
+			return ""
 		}
 		for _, p := range projects {
 			if strings.EqualFold(p, project) {
-				return true
+				return p
 			}
 		}
-		return false
+		return ""
 	}
 	if ref.Host != t.GitHubHost {
-		return false
+		return ""
 	}
 	for _, r := range repos {
 		if strings.EqualFold(r, ref.Owner+"/"+ref.Repo) {
-			return true
+			return r
 		}
 	}
-	return false
+	return ""
 }
 
 // checkouts memoizes what one evaluation opened of each checkout: its
@@ -160,7 +164,7 @@ type checkoutView struct {
 
 // progressLookup returns the dag lookup of where the loop stands on each
 // ticket, read from st (and the portable records of its checkouts).
-func (s *Service) progressLookup(ctx context.Context, st *store.Store, t relations.Trackers, extra *repoconfig.Repo, seen checkouts) dag.Lookup {
+func (s *Service) progressLookup(ctx context.Context, st *store.Store, t relations.Trackers, extra *repoconfig.Repo, seen checkouts, memo *progressMemo) dag.Lookup {
 	return func(ref integrations.Ref) dag.Progress {
 		at, ok := s.locate(t, ref, extra)
 		if !ok {
@@ -180,12 +184,75 @@ func (s *Service) progressLookup(ctx context.Context, st *store.Store, t relatio
 		if cv == nil {
 			return dag.Progress{}
 		}
-		pr, err := progressOf(ctx, st, cv, at.id)
+		if tv := s.treeView(cv, at); tv != nil {
+			// The poller keeps an item it armed in its own tree: read it
+			// there first.
+			if pr, err := memo.progressOf(ctx, st, tv, at.id); err == nil && pr.Armed {
+				return pr
+			}
+		}
+		pr, err := memo.progressOf(ctx, st, cv, at.id)
 		if err != nil {
 			s.log().Warn("a dependency's state cannot be read; it counts as not started", "workItem", at.id, "err", err)
 		}
 		return pr
 	}
+}
+
+// treeView is the view of the working tree the poller gives item at of a
+// polled container (nil without trees): the checkout's repository and
+// keys, rooted where the tree lives, whether or not it is on disk (its
+// state is in the store either way).
+func (s *Service) treeView(cv *checkoutView, at workItemAt) *checkoutView {
+	if s.deps.Trees == nil || at.container == "" {
+		return nil
+	}
+	repo := *cv.repo
+	repo.Root, repo.Warnings = s.deps.Trees.Path(at.container, at.id), nil
+	return &checkoutView{repo: &repo, signer: cv.signer}
+}
+
+// progressMemo keeps, across cycles, the progress read from each stored
+// state: a state that did not change is not verified again (nil keeps
+// nothing).
+type progressMemo struct {
+	mu   sync.Mutex
+	seen map[string]memoProgress
+}
+
+type memoProgress struct {
+	sum [sha256.Size]byte
+	pr  dag.Progress
+}
+
+// progressOf is the package's progressOf, answered from the memo when the
+// stored state is the one it was read from.
+func (m *progressMemo) progressOf(ctx context.Context, st *store.Store, cv *checkoutView, id string) (dag.Progress, error) {
+	if m == nil || st == nil {
+		return progressOf(ctx, st, cv, id)
+	}
+	blob, ok, err := st.StateBlob(ctx, cv.repo.Root, id)
+	if err != nil || !ok {
+		return progressOf(ctx, st, cv, id)
+	}
+	key, sum := cv.repo.Root+"\x00"+id, sha256.Sum256(blob)
+	m.mu.Lock()
+	if e, ok := m.seen[key]; ok && e.sum == sum {
+		m.mu.Unlock()
+		return e.pr, nil
+	}
+	m.mu.Unlock()
+	pr, err := progressOf(ctx, st, cv, id)
+	if err != nil {
+		return pr, err
+	}
+	m.mu.Lock()
+	if m.seen == nil || len(m.seen) > 4096 {
+		m.seen = map[string]memoProgress{}
+	}
+	m.seen[key] = memoProgress{sum: sum, pr: pr}
+	m.mu.Unlock()
+	return pr, nil
 }
 
 // progressOf is where the loop stands on work item id of a checkout. Only

@@ -2,6 +2,8 @@ package service
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -249,4 +251,37 @@ func swapShippedGraph(t *testing.T, g *runtime.Graph) {
 			delete(graphCache, graphs.Default)
 		}
 	})
+}
+
+// The loop imports a handoff's carried files itself, before any session
+// runs at import-handoff: a session that claims without running `handoff
+// import` still lands the files the ticket carries, and the walk is not
+// demoted.
+func TestTheLoopImportsTheHandoffItselfBeforeAnySession(t *testing.T) {
+	r := newHandoffRig(t)
+	rec, files := handofftest.Build(handofftest.Spec{Stage: handoff.StageDesignSettled, CarriedBy: handoff.CarriedByTicket})
+	r.post(rec)
+	r.say("dev", "the-loop start")
+	r.poll()
+	r.say("alice", "the-loop execute")
+	// The cycle that answers the checklist enters import-handoff and, in
+	// the same evaluation, imports.
+	r.poll()
+	require.Equal(t, "import-handoff", r.state().CurrentNode)
+	r.poll()
+	for name, body := range files {
+		got, err := os.ReadFile(filepath.Join(r.specDir(), name))
+		require.NoError(t, err, "%s was imported by the loop", name)
+		assert.Equal(t, body, string(got))
+	}
+	imp := r.events(EventHandoffImported)
+	require.Len(t, imp, 1)
+	assert.Equal(t, "the loop", imp[0].Data["by"])
+	assert.Empty(t, imp[0].Data["failed"])
+	r.poll()
+	assert.Len(t, r.events(EventHandoffImported), 1, "once per visit")
+
+	env := r.complete() // the session claims without importing
+	assert.Equal(t, rec.Enter, env.CurrentNode, env.Messages)
+	assert.Empty(t, r.state().HandoffDemoted, "the walk is not demoted")
 }

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/hooks/artifacts"
 )
 
 // KeysInitRequest makes (or reuses) the host's signing key pair.
@@ -82,24 +82,95 @@ func (s *Service) KeysInit(ctx context.Context, req KeysInitRequest) (KeysInitRe
 	return res, writePublicKey(filepath.Join(repo.Root, filepath.FromSlash(runtime.PublicKeyFile)), pub)
 }
 
-// writePublicKey adds pub to the committed key file, keeping its other keys.
+// writePublicKey adds pub to the committed key file, keeping its other keys
+// and its rotations.
 func writePublicKey(path string, pub ed25519.PublicKey) error {
-	keys, err := runtime.ReadPublicKeyFile(path)
+	return updateKeyFile(path, func(kf runtime.KeyFile) runtime.KeyFile { return kf.WithKey(pub) })
+}
+
+// updateKeyFile rewrites the committed key file through edit (an absent
+// file starts empty); one it cannot read is left as it is.
+func updateKeyFile(path string, edit func(runtime.KeyFile) runtime.KeyFile) error {
+	kf, err := runtime.ReadKeyFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w; fix or remove it, then run keys init again", err)
+		return fmt.Errorf("%w; fix or remove it, then run the command again", err)
 	}
-	var b strings.Builder
-	b.WriteString("# the-loop decision signing keys (Ed25519 public keys). Commit this file; review every change to it.\n")
-	b.WriteString("# `the-loop check --recompute` verifies recorded decisions with these keys; no secret is needed.\n")
-	seen := false
-	for _, k := range keys {
-		seen = seen || k.Equal(pub)
-		b.WriteString(runtime.EncodePublicKey(k) + "\n")
+	return runtime.WriteFileAtomic(path, []byte(edit(kf).Text()), 0o644)
+}
+
+// KeysRotateRequest hands trust from the host's key to a new one.
+type KeysRotateRequest struct {
+	Repo string `json:"repo"`
+	// KeyFile is where the new private key lives (made when absent,
+	// reused when it holds one: the rotation of a second repository).
+	KeyFile string `json:"keyFile"`
+}
+
+// KeysRotateResult says what the rotation wrote.
+type KeysRotateResult struct {
+	KeyFile       string   `json:"keyFile"`
+	Created       bool     `json:"created"`
+	OldKeyID      string   `json:"oldKeyId"`
+	NewKeyID      string   `json:"newKeyId"`
+	PublicKeyFile string   `json:"publicKeyFile"`
+	Warnings      []string `json:"-"`
+}
+
+// KeysRotate makes (or reuses) the new private key at KeyFile (mode 0600,
+// never inside the repository) and writes into the repository's
+// .the-loop/signing.pub the new key and the rotation from the host's key to
+// it, signed by both: check --trusted-keys-from trusts the new key because
+// the key the base trusts signed for it, and the host that holds the new key
+// keeps verifying what the old one signed.
+func (s *Service) KeysRotate(ctx context.Context, req KeysRotateRequest) (KeysRotateResult, error) {
+	if err := ctx.Err(); err != nil {
+		return KeysRotateResult{}, err
 	}
-	if !seen {
-		b.WriteString(runtime.EncodePublicKey(pub) + "\n")
+	repo, err := s.openRepo(req.Repo)
+	if err != nil {
+		return KeysRotateResult{}, err
 	}
-	return runtime.WriteFileAtomic(path, []byte(b.String()), 0o644)
+	signer := s.deps.Signer
+	old := signer.HostKey()
+	if old == nil {
+		return KeysRotateResult{}, invalid(errors.New("no Ed25519 signing key is loaded to rotate from: set signing.privateKeyFile to this host's key (`the-loop keys init` makes one)"))
+	}
+	if req.KeyFile == "" {
+		return KeysRotateResult{}, invalid(errors.New("no path for the new private key: give --key-file"))
+	}
+	keyFile, err := filepath.Abs(req.KeyFile)
+	if err != nil {
+		return KeysRotateResult{}, fmt.Errorf("--key-file %s: %w", req.KeyFile, err)
+	}
+	if inside(repo.Root, keyFile) {
+		return KeysRotateResult{}, invalid(fmt.Errorf("the private key must stay outside the repository (%s is inside %s)", keyFile, repo.Root))
+	}
+	res := KeysRotateResult{KeyFile: keyFile, OldKeyID: runtime.KeyID(old), PublicKeyFile: runtime.PublicKeyFile}
+	next, err := runtime.ReadPrivateKey(keyFile)
+	switch {
+	case err == nil:
+	case errors.Is(err, os.ErrNotExist):
+		if _, next, err = ed25519.GenerateKey(rand.Reader); err != nil {
+			return res, fmt.Errorf("generate the key: %w", err)
+		}
+		res.Created = true
+	default:
+		return res, err
+	}
+	rot, err := signer.Rotate(next)
+	if err != nil {
+		return res, invalid(err)
+	}
+	if res.Created {
+		if err := runtime.WritePrivateKey(keyFile, next); err != nil {
+			return res, err
+		}
+	}
+	res.NewKeyID = runtime.KeyID(rot.New)
+	err = updateKeyFile(filepath.Join(repo.Root, filepath.FromSlash(runtime.PublicKeyFile)), func(kf runtime.KeyFile) runtime.KeyFile {
+		return kf.WithKey(rot.Old).WithKey(rot.New).WithRotation(rot)
+	})
+	return res, err
 }
 
 // inside reports whether path is root or below it.
@@ -124,16 +195,26 @@ type KeysResignResult struct {
 	Warnings []string       `json:"-"`
 }
 
-// ResignedItem is one item's re-signing.
+// ResignedItem is one item's re-signing (or one of its pull request
+// loops', named by Loop).
 type ResignedItem struct {
 	WorkItem string `json:"workItem"`
+	// Loop is the pull request loop's folder ("" for the item's own loop).
+	Loop     string `json:"loop,omitempty"`
 	Resigned int    `json:"resigned"`
 	Left     int    `json:"left"`
+	// Repository is where the item's ticket lives, which the re-signed
+	// decisions name ("" when unknown).
+	Repository string `json:"repository,omitempty"`
 }
 
-// KeysResign re-signs with the host's Ed25519 key every decision that
-// verifies with the legacy HMAC key (Runtime.Resign), for one item or every
-// item with recorded state.
+// KeysResign brings every recorded decision that verifies — with the
+// legacy HMAC key, this host's key or a key it rotated from — to the form
+// this host signs today and re-signs it with its Ed25519 key
+// (Runtime.Resign): bound to its item's repository, and an approval at a
+// gate that locks artifacts bound to those artifacts as they stand, when
+// they carry the lock. It covers one item or every item, and their pull
+// request loops.
 func (s *Service) KeysResign(ctx context.Context, req KeysResignRequest) (KeysResignResult, error) {
 	res := KeysResignResult{Items: []ResignedItem{}}
 	if (req.WorkItem == "") == !req.All {
@@ -160,13 +241,41 @@ func (s *Service) KeysResign(ctx context.Context, req KeysResignRequest) (KeysRe
 		if sess.state.CurrentNode == "" && len(sess.state.Decisions) == 0 {
 			continue
 		}
-		n, left, err := sess.rt.Resign(ctx, id)
-		if err != nil {
-			return res, err
+		sessions := []*session{sess}
+		for _, l := range sess.state.PullRequests {
+			if l.InnerLoop == "" {
+				continue
+			}
+			inner, err := s.openInner(ctx, req.Repo, id, *l)
+			if err != nil {
+				return res, err
+			}
+			sessions = append(sessions, inner)
 		}
-		res.Items = append(res.Items, ResignedItem{WorkItem: id, Resigned: n, Left: left})
+		for _, ss := range sessions {
+			n, left, err := ss.rt.Resign(ctx, id, bindApproval(ss.rt))
+			if err != nil {
+				return res, err
+			}
+			res.Items = append(res.Items, ResignedItem{WorkItem: id, Loop: ss.rt.LoopDir, Resigned: n, Left: left, Repository: ss.rt.Home(ss.state)})
+		}
 	}
 	return res, nil
+}
+
+// bindApproval binds an approval recorded at a gate that locks artifacts,
+// and records no hash of them, to those artifacts as they stand
+// (artifacts.BindApproval): they must carry the lock.
+func bindApproval(rt *runtime.Runtime) func(*runtime.State, *runtime.Decision) (bool, error) {
+	return func(st *runtime.State, d *runtime.Decision) (bool, error) {
+		n, ok := rt.Graph.Node(d.Node)
+		if !ok || d.Kind != runtime.KindGate || (d.Outcome != runtime.OutcomeApproved && d.Outcome != runtime.OutcomeApprovedWithComments) ||
+			d.Data["boundHashes"] != nil || d.Data["lockedHashes"] != nil {
+			return false, nil
+		}
+		names, err := artifacts.BindApproval(rt.Graph, n, rt.SpecDir(st.WorkItem), d)
+		return len(names) > 0, err
+	}
 }
 
 // KeysShowRequest names the repository whose committed keys are shown.
@@ -178,6 +287,12 @@ type KeysShowRequest struct {
 type KeyInfo struct {
 	ID        string `json:"id"`
 	PublicKey string `json:"publicKey"`
+}
+
+// RotationInfo is one rotation record: key From handed trust to key To.
+type RotationInfo struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 // Host signing modes of KeysShowResult.
@@ -196,6 +311,8 @@ type KeysShowResult struct {
 	HostKeys []KeyInfo `json:"hostKeys"`
 	// Committed are the keys of the repository's .the-loop/signing.pub.
 	Committed []KeyInfo `json:"committed"`
+	// Rotations are the file's rotation records (each signed by both keys).
+	Rotations []RotationInfo `json:"rotations"`
 	// CommittedError says why that file could not be read ("" when it was).
 	CommittedError string   `json:"committedError,omitempty"`
 	Warnings       []string `json:"-"`
@@ -204,7 +321,7 @@ type KeysShowResult struct {
 // KeysShow reports the host's signing key and the repository's committed
 // public keys. It reads only: nothing is created or changed.
 func (s *Service) KeysShow(ctx context.Context, req KeysShowRequest) (KeysShowResult, error) {
-	res := KeysShowResult{Signing: SigningNone, HostKeys: []KeyInfo{}, Committed: []KeyInfo{}}
+	res := KeysShowResult{Signing: SigningNone, HostKeys: []KeyInfo{}, Committed: []KeyInfo{}, Rotations: []RotationInfo{}}
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
@@ -222,12 +339,15 @@ func (s *Service) KeysShow(ctx context.Context, req KeysShowRequest) (KeysShowRe
 	case signer.CanSign():
 		res.Signing = SigningHMAC
 	}
-	committed, err := runtime.ReadPublicKeyFile(filepath.Join(dir, filepath.FromSlash(runtime.PublicKeyFile)))
+	kf, err := runtime.ReadKeyFile(filepath.Join(dir, filepath.FromSlash(runtime.PublicKeyFile)))
 	if err != nil {
 		res.CommittedError = err.Error()
 		return res, nil
 	}
-	for _, k := range committed {
+	for _, r := range kf.Rotations {
+		res.Rotations = append(res.Rotations, RotationInfo{From: runtime.KeyID(r.Old), To: runtime.KeyID(r.New)})
+	}
+	for _, k := range kf.Keys {
 		res.Committed = append(res.Committed, KeyInfo{ID: runtime.KeyID(k), PublicKey: runtime.EncodePublicKey(k)})
 	}
 	_, res.Warnings = signer.ForRepo(dir)

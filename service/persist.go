@@ -245,6 +245,30 @@ func toStoreEvents(repo, id string, evs []runtime.EventRecord) ([]store.Event, e
 	return out, nil
 }
 
+// appendRaw appends evs to the log of work item id of repo straight in
+// the store: repo need not be readable (a tree gone from disk), so the
+// poller can say why an item it cannot open is stuck.
+func (s *Service) appendRaw(ctx context.Context, repo, id string, evs []runtime.EventRecord) error {
+	st, err := s.writableStore(ctx)
+	if err != nil {
+		return err
+	}
+	sevs, err := toStoreEvents(repo, id, evs)
+	if err != nil {
+		return err
+	}
+	return st.AppendEvents(ctx, repo, id, sevs)
+}
+
+// eventsRaw reads the log of work item id of repo straight from the store.
+func (s *Service) eventsRaw(ctx context.Context, repo, id string) ([]runtime.EventRecord, error) {
+	st, err := s.writableStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return (&persister{st: st, repo: &repoconfig.Repo{Root: repo}}).Events(ctx, id)
+}
+
 // Append implements runtime.Persister.
 func (p *persister) Append(ctx context.Context, id string, evs []runtime.EventRecord) error {
 	if p.st == nil {

@@ -56,7 +56,7 @@ func (s *Service) Plan(ctx context.Context, req PlanRequest) (PlanResult, error)
 	if err != nil {
 		return PlanResult{Warnings: warns}, err
 	}
-	plan, err := s.collectPlan(ctx, t, []integrations.Ref{root}, s.progressLookup(ctx, st, t, repo, checkouts{}))
+	plan, err := s.collectPlan(ctx, t, []integrations.Ref{root}, s.progressLookup(ctx, st, t, repo, checkouts{}, nil))
 	if err != nil {
 		return PlanResult{Warnings: warns}, fmt.Errorf("plan %s: %w", root, err)
 	}

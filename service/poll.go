@@ -15,6 +15,7 @@ import (
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/authz"
 	"github.com/the-loop/the-loop/runtime/control"
+	"github.com/the-loop/the-loop/store"
 )
 
 // Poller arms work items from ticket comments and labels and runs the human
@@ -30,14 +31,24 @@ type Poller struct {
 	// poll command sets polling.cycleTimeoutSeconds). Each request is
 	// bounded on its own by the providers.
 	CycleTimeout time.Duration
+	// InstanceName names this poller in the item leases ("" = host, pid
+	// and a random part); LeaseTTL is how long a lease lasts unrenewed (0
+	// = DefaultLeaseTTL). Several pollers may share a PostgreSQL store:
+	// each item is worked by the one holding its lease.
+	InstanceName string
+	LeaseTTL     time.Duration
 	// Wake, when set, runs the next cycle at once on each receive instead
 	// of at the interval (the poll command feeds it SIGUSR1).
 	Wake <-chan struct{}
 
-	memo  commentMemo
-	deps  dependencyStep
-	acts  pollerActs
-	pulls pullWatch
+	memo   commentMemo
+	deps   dependencyStep
+	acts   pollerActs
+	pulls  pullWatch
+	leases pollLeases
+	conds  conditionBook
+	// memoProgress keeps the dependency step's reads of unchanged states.
+	memoProgress progressMemo
 }
 
 // ItemAction is what one cycle did for one work item.
@@ -51,6 +62,18 @@ type ItemAction struct {
 	// Dependencies is the item's place in its dependency graph as this
 	// cycle read it, e.g. "blocked by #2 (at design)".
 	Dependencies string `json:"dependencies,omitempty"`
+	// err is the error behind an "error" or "conflict" action: the
+	// condition it is named by its type.
+	err error
+	// linked is the item a pull request's action was delivered to: its
+	// error is that item's condition (nil: the action is the item's own).
+	linked *pullOwner
+}
+
+// failed marks act as ended on err.
+func failed(act ItemAction, err error) ItemAction {
+	act.Action, act.Detail, act.err = "error", err.Error(), err
+	return act
 }
 
 // SourceReport is one watched container's part of a cycle.
@@ -93,10 +116,20 @@ func (p *Poller) log() *slog.Logger {
 // logged and the next one runs. A session that ends and a receive on Wake
 // each run the next cycle at once. The poll command checks the sources and
 // logs the StartupWarnings before it.
+//
+// Between cycles it renews its item leases, and a wake posted to the store
+// (store.Waker: a webhook, another process) starts the next cycle at once.
+// When it stops it releases its leases, so another poller sharing the
+// store takes its items over without waiting for them to expire.
 func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	ended := p.sessionEnded()
+	leaseCtx, stopLeases := context.WithCancel(ctx)
+	defer stopLeases()
+	go p.keepLeases(leaseCtx)
+	defer p.releaseLeases()
+	wakes := p.listenWakes(leaseCtx)
 	for {
 		rep := p.RunOnce(ctx)
 		p.log().Info("poll cycle", "sources", len(rep.Sources), "duration", rep.Duration)
@@ -105,9 +138,27 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 			return p.stopSessions()
 		case <-t.C:
 		case <-ended: // a session ended: what it claimed is acted on now
-		case <-p.Wake:
+		case ref := <-wakes: // something changed in the store: evaluate it now
+			p.log().Debug("woken", "ref", ref)
+			p.woken(ref)
+		case <-p.Wake: // SIGUSR1
 		}
 	}
+}
+
+// listenWakes returns the store's wakes (nil, which never fires, when the
+// store cannot give them: the interval still sweeps).
+func (p *Poller) listenWakes(ctx context.Context) <-chan string {
+	st, err := p.Svc.writableStore(ctx)
+	if err != nil {
+		return nil
+	}
+	ch, err := st.Wakes(ctx)
+	if err != nil {
+		p.log().Warn("cannot listen for wakes; changes wait for the next cycle", "err", err)
+		return nil
+	}
+	return ch
 }
 
 // RunOnce runs one cycle over every source.
@@ -115,6 +166,7 @@ func (p *Poller) RunOnce(ctx context.Context) CycleReport {
 	start := p.Svc.now()
 	rep := CycleReport{At: runtime.Now(), Sources: []SourceReport{}}
 	p.cleanCheckouts()
+	p.beginLeases(ctx)
 	p.beginDependencies()
 	p.pulls.reset()
 	if p.CycleTimeout > 0 {
@@ -187,8 +239,13 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 			sr.Items = append(sr.Items, ItemAction{WorkItem: fmt.Sprint(is.Number), Action: "error", Detail: err.Error()})
 			continue
 		}
-		sr.Items = append(sr.Items, p.pollIssue(ctx, prov, src, container, is))
+		act := p.pollIssue(ctx, prov, src, container, is)
+		if act.Action == "error" && strings.Contains(act.Detail, store.ErrStaleFence.Error()) {
+			p.forgetLease(act.Ref) // another poller took it over: ask the store next cycle
+		}
+		sr.Items = append(sr.Items, act)
 	}
+	p.pullsDone(pullActs)
 	sr.Items = append(sr.Items, pullActs...)
 	return sr
 }
@@ -243,38 +300,48 @@ func itemFor(system, container string, is integrations.Issue) (string, string) {
 	return fmt.Sprintf("issue-%d", n), fmt.Sprintf("github:%s#%d", container, n)
 }
 
-func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src config.Source, container string, is integrations.Issue) ItemAction {
+func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src config.Source, container string, is integrations.Issue) (act ItemAction) {
 	id, refStr := itemFor(src.System, container, is)
-	act := ItemAction{WorkItem: id, Ref: refStr, Action: "none"}
+	act = ItemAction{WorkItem: id, Ref: refStr, Action: "none"}
+	it := &polledItem{prov: prov, src: src, container: container, id: id, updated: is.UpdatedAt, title: is.Title}
+	lease, mine, why := p.takeItem(ctx, refStr)
+	if !mine {
+		// Another poller works it, its conditions and status comment too.
+		p.conds.forget(it)
+		act.Action, act.Detail = ActionElsewhere, why
+		return act
+	}
+	defer func() { p.itemDone(it, act) }()
 	ref, err := runtime.ParseTicketRef(refStr)
 	if err != nil {
-		act.Action, act.Detail = "error", err.Error()
-		return act
+		return failed(act, err)
 	}
+	it.ref = ref
 	comments, err := p.memo.comments(ctx, prov, memoScope{src.System, container}, refStr, ref, is, p.Svc.now())
 	if err != nil {
-		act.Action, act.Detail = "error", fmt.Sprintf("list comments: %v", err)
-		return act
+		return failed(act, fmt.Errorf("list comments: %w", err))
 	}
+	it.comments = comments
 	last, by := p.lastCommand(src, is, comments)
-	it := &polledItem{prov: prov, src: src, container: container, id: id, ref: ref, updated: is.UpdatedAt}
 	repo, err := p.itemRepo(ctx, it)
 	if err != nil {
-		act.Action, act.Detail = "error", err.Error()
-		return act
+		return failed(act, err)
 	}
+	p.fenceItem(ctx, repo, id, lease)
+	lease.TakenOver = false
 	sess, err := p.Svc.open(ctx, repo, id, control.LoopFor(last))
 	if err != nil {
-		act.Action, act.Detail = "error", err.Error()
-		return act
+		return failed(act, err)
 	}
 	started, held := sess.state.CurrentNode != "", false
 	if started {
+		it.repo, it.started = sess.repo.Root, true
+		p.conds.armed(it, sess.repo.Root, sess.state.CurrentNode, sess.rt.Graph.Name)
 		p.Svc.noteChangedEvidence(ctx, repo, id, sess.state, comments)
 		if held, err = p.Svc.applyControl(ctx, sess, id, last, by); err != nil {
-			act.Action, act.Detail = "error", err.Error()
-			return act
+			return failed(act, err)
 		}
+		p.pushPending(ctx, it, sess)
 	}
 	deps := p.dependencies(ctx, sess, id, ref, !started && control.IsArming(last))
 	act.Dependencies = deps.record.Message()
@@ -288,27 +355,28 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		}
 		p.noteItem(ctx, it, sess, act)
 		return act
-	case deps.failed != "":
-		act.Action, act.Detail = "error", deps.failed
-		return act
+	case deps.failed != nil:
+		return failed(act, deps.failed)
 	case !started && (control.IsArming(last) || deps.armedBy != nil):
 		if deps.refuse != "" {
 			act.Action, act.Detail = "held", deps.refuse
+			p.noteUnarmed(it, sess, deps.refuse, deps.record, last, by)
 			return act
 		}
 		loop := control.LoopFor(last)
 		if deps.armedBy != nil && !control.IsArming(last) {
 			loop = deps.armedBy.loop
 		}
+		it.repo, it.started = sess.repo.Root, true // asked to arm: stuck arming is said too
 		if repo, err = p.armTree(ctx, it, is, comments); err != nil {
-			act.Action, act.Detail = "error", err.Error()
-			return act
+			return failed(act, err)
 		}
+		p.fenceItem(ctx, repo, id, lease)
 		res, err := p.arm(ctx, is, StartRequest{ItemRequest: ItemRequest{Repo: repo, WorkItem: id}, Loop: loop, Ref: refStr}, comments)
 		if err != nil {
-			act.Action, act.Detail = "error", err.Error()
+			act = failed(act, err)
 			if errors.Is(err, ErrArmRefused) {
-				act.Action = "refused"
+				act.Action, act.err, it.started = "refused", nil, false
 			}
 			return act
 		}
@@ -319,8 +387,10 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		if err != nil {
 			return act
 		}
-		if why := p.armedDependencies(ctx, sess, id, deps); why != "" {
-			act.Detail = why
+		it.repo = sess.repo.Root
+		p.conds.armed(it, sess.repo.Root, sess.state.CurrentNode, sess.rt.Graph.Name)
+		if err := p.armedDependencies(ctx, sess, id, deps); err != nil {
+			act.Detail = err.Error()
 			return act
 		}
 	case !started:
@@ -343,8 +413,7 @@ func evaluateGate(ctx context.Context, sess *session, id string, comments []inte
 	}
 	rep, err := sess.rt.Advance(ctx, id, &runtime.Event{Comments: comments})
 	if err != nil {
-		act.Action, act.Detail = "error", err.Error()
-		return act
+		return failed(act, err)
 	}
 	if act.Action == "none" {
 		act.Action = "gate"
@@ -394,7 +463,12 @@ func AuthorizedComments(cfg *config.Config, comments []integrations.Comment) []i
 	return authz.AuthorizedComments(cfg, comments)
 }
 
-// DefaultPollStatusPath is the heartbeat file beside the default database.
+// DefaultPollStatusPath is the heartbeat file beside the database (for a
+// PostgreSQL store, in this host's state folder).
 func DefaultPollStatusPath(dbPath string) string {
-	return filepath.Join(filepath.Dir(dbPath), "poll-status.json")
+	dir, err := store.LocalDir(dbPath)
+	if err != nil {
+		dir = filepath.Dir(dbPath)
+	}
+	return filepath.Join(dir, "poll-status.json")
 }

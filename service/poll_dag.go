@@ -56,7 +56,7 @@ type itemDeps struct {
 	refuse string
 	// failed says why the item's gate is not evaluated this cycle: its
 	// record could not be kept, so the hook would read an older one.
-	failed string
+	failed error
 }
 
 // beginDependencies starts a cycle of the dependency step: fresh readers
@@ -77,7 +77,7 @@ func (p *Poller) beginDependencies() {
 
 // lookup is the cycle's progress lookup, each ticket read once per cycle.
 func (p *Poller) lookup(ctx context.Context, st *store.Store) dag.Lookup {
-	read := p.Svc.progressLookup(ctx, st, p.deps.trackers, nil, p.deps.seen)
+	read := p.Svc.progressLookup(ctx, st, p.deps.trackers, nil, p.deps.seen, &p.memoProgress)
 	return func(ref integrations.Ref) dag.Progress {
 		key := relations.Key(ref)
 		if pr, ok := p.deps.progress[key]; ok {
@@ -194,16 +194,16 @@ func hasNode(g *runtime.Graph, id string) bool {
 // armsChildren reports whether the item's recorded, honoured phase
 // selection ticked arm-children.
 func armsChildren(sess *session) bool {
-	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	view := sess.rt.Trusted(sess.state, false)
 	d, ok := view.State.Decisions[phaseSelection]
 	return ok && d.Kind == runtime.KindSelection && d.Data["armChildren"] == true
 }
 
 // keepDependencies records rec in the item's state when it says something
-// new, and when it was read in the store. It returns why it could not ("").
-func (p *Poller) keepDependencies(ctx context.Context, sess *session, id string, rec *runtime.Dependencies) string {
+// new, and when it was read in the store. It returns why it could not.
+func (p *Poller) keepDependencies(ctx context.Context, sess *session, id string, rec *runtime.Dependencies) error {
 	if rec == nil {
-		return ""
+		return nil
 	}
 	now := p.Svc.now()
 	var err error
@@ -224,9 +224,9 @@ func (p *Poller) keepDependencies(ctx context.Context, sess *session, id string,
 	}
 	if err != nil {
 		p.log().Warn("the dependency record could not be kept; the gate waits for the next cycle", "workItem", id, "err", err)
-		return fmt.Sprintf("the dependency record could not be kept (%v); the gate is evaluated on the next cycle", err)
+		return fmt.Errorf("the dependency record could not be kept (%w); the gate is evaluated on the next cycle", err)
 	}
-	return ""
+	return nil
 }
 
 // dependencyEvent is the log entry of a changed record.
@@ -293,8 +293,8 @@ func copyRelations(r integrations.Relations) integrations.Relations {
 }
 
 // armedDependencies keeps the record of an item armed this cycle and logs
-// who armed it; it returns why the gate must wait for the next cycle ("").
-func (p *Poller) armedDependencies(ctx context.Context, sess *session, id string, deps itemDeps) string {
+// who armed it; it returns why the gate must wait for the next cycle.
+func (p *Poller) armedDependencies(ctx context.Context, sess *session, id string, deps itemDeps) error {
 	if deps.armedBy != nil {
 		ev := runtime.EventRecord{Name: EventArmedByDAG, Data: map[string]any{"parent": deps.armedBy.parent.String(), "loop": sess.state.Loop}}
 		if err := sess.rt.Persist.Append(ctx, id, []runtime.EventRecord{ev}); err != nil {

@@ -35,9 +35,17 @@ type dagRig struct {
 
 func newDAGRig(t testing.TB) *dagRig {
 	t.Helper()
-	r := &dagRig{t: t, gh: providertest.NewGitHub(t), jira: providertest.NewJira(t, jira.AuthDataCenter), repo: t.TempDir()}
-	require.NoError(t, os.MkdirAll(filepath.Join(r.repo, filepath.Dir(repoconfig.Path)), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(r.repo, repoconfig.Path), []byte("ticketing:\n  github:\n    owner: octo\n    repo: widgets\n"), 0o644))
+	repo := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, filepath.Dir(repoconfig.Path)), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, repoconfig.Path), []byte("ticketing:\n  github:\n    owner: octo\n    repo: widgets\n"), 0o644))
+	return newDAGRigIn(t, repo)
+}
+
+// newDAGRigIn is the rig over the checkout repo, with the service's deps
+// changed by with.
+func newDAGRigIn(t testing.TB, repo string, with ...func(*Deps)) *dagRig {
+	t.Helper()
+	r := &dagRig{t: t, gh: providertest.NewGitHub(t), jira: providertest.NewJira(t, jira.AuthDataCenter), repo: repo}
 	cfg := config.Default()
 	cfg.Routing.AuthorizedUsers = []string{"alice"}
 	cfg.Routing.SelfLogins = []string{r.gh.BotLogin(), r.jira.BotLogin()}
@@ -65,7 +73,11 @@ func newDAGRig(t testing.TB) *dagRig {
 		}
 		return r.ghp, nil
 	}
-	r.svc = testService(t, cfg, Deps{Signer: runtime.NewSigner([]byte("test-key")), Providers: providers})
+	deps := Deps{Signer: runtime.NewSigner([]byte("test-key")), Providers: providers}
+	for _, w := range with {
+		w(&deps)
+	}
+	r.svc = testService(t, cfg, deps)
 	r.poller = &Poller{Svc: r.svc, Sources: cfg.Polling.Sources}
 	return r
 }

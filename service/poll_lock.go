@@ -33,7 +33,7 @@ func (e *PollerRunningError) Error() string {
 	if e.Since != "" {
 		who += ", since " + e.Since
 	}
-	return fmt.Sprintf("another poller (%s) holds the lock %s on the store %s; stop that poller first, or point --db at another store",
+	return fmt.Sprintf("another poller (%s) holds the lock %s on the store %s; stop that poller first, or point --db at another store (several pollers share one PostgreSQL store: store.url, see docs/deploy.md)",
 		who, e.LockFile, e.Store)
 }
 

@@ -34,7 +34,7 @@ type prLine struct {
 // sessionMode is the item's signed pr-sessions choice (never,
 // cross-repository, always), else the operator's default.
 func sessionMode(sess *session, fallback string) string {
-	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	view := sess.rt.Trusted(sess.state, false)
 	if d := view.State.Decisions["phase-selection"]; d != nil && d.Kind == runtime.KindSelection {
 		if m, ok := d.Data["sessionPerPr"].(string); ok && slices.Contains(checklist.SessionModes, m) {
 			return m
@@ -77,7 +77,7 @@ func (p *Poller) pullWants(ctx context.Context, it *polledItem, sess *session, i
 			key: sessionKey{repo: sess.repo.Root, item: it.id, prRepo: strings.ToLower(l.link.Repo), pr: l.link.Number},
 			fix: fixNote(l.sess.state, p.Svc.cfg.CI.MaxFixAttempts)}
 		n, ok := l.sess.rt.Graph.Node(l.sess.state.CurrentNode)
-		if line.waits = innerWait(l, n, ok); line.waits != "" {
+		if line.waits = innerWait(l, n, ok, it.id, sess); line.waits != "" {
 			lines = append(lines, line)
 			continue
 		}
@@ -112,12 +112,17 @@ func (p *Poller) pullWants(ctx context.Context, it *polledItem, sess *session, i
 }
 
 // innerWait is what a pull request's loop waits for instead of a session
-// ("" when it stands on an agent node with nothing else to wait for).
-func innerWait(l innerLoop, n *runtime.Node, ok bool) string {
+// ("" when it stands on an agent node with nothing else to wait for); an
+// escalated loop names the operator's command that resumes it, in the
+// item's tree (outer).
+func innerWait(l innerLoop, n *runtime.Node, ok bool, id string, outer *session) string {
 	st := l.sess.state
 	switch {
 	case !ok:
 		return "its loop to be started"
+	case n.ID == "escalated" && st.Escalation != nil:
+		return fmt.Sprintf("an operator: its loop is escalated from %s (%s); resume it with `%s`",
+			st.Escalation.From, oneLine(st.Escalation.Reason), resumeCommand(id, l.link, outer, st.Escalation.From))
 	case n.Terminal:
 		return "nothing: its loop is finished"
 	case n.IsHuman():
@@ -128,6 +133,16 @@ func innerWait(l innerLoop, n *runtime.Node, ok bool) string {
 		return "GitHub: " + st.Parked.Reason
 	}
 	return ""
+}
+
+// resumeCommand is the operator's force that resumes the escalated loop of
+// link at node, in the tree the item lives in.
+func resumeCommand(id string, link runtime.PullRequestLink, outer *session, node string) string {
+	cmd := fmt.Sprintf("the-loop graph force %s --pr %d", id, link.Number)
+	if origin := outer.rt.Origin; origin == "" || !runtime.SameRepo(link.Repo, origin) {
+		cmd += " --pr-repo " + link.Repo
+	}
+	return cmd + fmt.Sprintf(" --to %s --reason \"…\" --repo %s", node, outer.repo.Root)
 }
 
 // innerWant is the session a pull request's loop asks for at node n.

@@ -92,7 +92,11 @@ func (p *Poller) pollPulls(ctx context.Context, src config.Source, container str
 		}
 		pr, err := prov.GetPullRequest(ctx, owner, name, owners[0].link.Number)
 		if err != nil {
-			acts = append(acts, ItemAction{WorkItem: owners[0].id, Ref: pullRef(owners[0].link), Action: "error", Detail: fmt.Sprintf("read %s: %v", owners[0].link.Key(), err)})
+			for _, o := range owners {
+				act := failed(ItemAction{WorkItem: o.id, Ref: pullRef(o.link)}, fmt.Errorf("read %s: %w", o.link.Key(), err))
+				act.linked = &o
+				acts = append(acts, act)
+			}
 			continue
 		}
 		acts = append(acts, p.routePull(ctx, prov, container, pr, owners, nil)...)
@@ -123,12 +127,17 @@ func (p *Poller) routePull(ctx context.Context, prov integrations.Provider, cont
 	changed := moved || checksMoved || pr.State != "open"
 	var acts []ItemAction
 	for _, o := range owners {
+		if !p.holds(ctx, o.ref) {
+			continue // another poller works that item
+		}
 		if changed {
 			p.pulls.touch(o.checkout, o.id)
 		} else if !p.innerDue(ctx, o) {
 			continue
 		}
-		acts = append(acts, p.deliverPull(ctx, prov, o, pr, moved, comments))
+		act := p.deliverPull(ctx, prov, o, pr, moved, comments)
+		act.linked = &o
+		acts = append(acts, act)
 	}
 	return acts
 }
@@ -154,8 +163,7 @@ func (p *Poller) deliverPull(ctx context.Context, prov integrations.Provider, o 
 	svc := p.Svc
 	outer, err := svc.open(ctx, o.repo, o.id, "")
 	if err != nil {
-		act.Action, act.Detail = "error", err.Error()
-		return act
+		return failed(act, err)
 	}
 	if pr.State != "open" {
 		return p.committed(ctx, o, outer, func() ItemAction { return p.pullEnded(ctx, outer, o, pr, act) }, nil)
@@ -175,8 +183,7 @@ func (p *Poller) deliverPull(ctx context.Context, prov integrations.Provider, o 
 	}
 	inner, err := svc.openInner(ctx, o.repo, o.id, o.link)
 	if err != nil {
-		act.Action, act.Detail = "error", err.Error()
-		return act
+		return failed(act, err)
 	}
 	node, ok := inner.rt.Graph.Node(inner.state.CurrentNode)
 	act.Node = inner.state.CurrentNode
@@ -186,15 +193,13 @@ func (p *Poller) deliverPull(ctx context.Context, prov integrations.Provider, o 
 	}
 	ev, err := pullEvent(ctx, prov, integrations.Ref{System: "github", Owner: pr.Owner, Repo: pr.Repo, Number: pr.Number})
 	if err != nil {
-		act.Action, act.Detail = "error", fmt.Sprintf("read %s: %v", o.link.Key(), err)
-		return act
+		return failed(act, fmt.Errorf("read %s: %w", o.link.Key(), err))
 	}
 	p.pulls.read(o.checkout, o.id+"/"+o.link.InnerLoop, inner.state, p.Svc.now())
 	return p.committed(ctx, o, outer, func() ItemAction {
 		rep, err := inner.rt.Advance(ctx, o.id, ev)
 		if err != nil {
-			act.Action, act.Detail = "error", err.Error()
-			return act
+			return failed(act, err)
 		}
 		act.Action, act.Node, act.Status, act.Detail = "gate", rep.Node, rep.Status, strings.Join(rep.Messages, "; ")
 		return act
@@ -210,8 +215,7 @@ func (p *Poller) pullEnded(ctx context.Context, outer *session, o pullOwner, pr 
 		state = runtime.PullMerged
 	}
 	if err := outer.rt.SetPullState(ctx, o.id, o.link.Repo, o.link.Number, state); err != nil {
-		act.Action, act.Detail = "error", err.Error()
-		return act
+		return failed(act, err)
 	}
 	act.Action = state
 	if o.link.InnerLoop == "" {
@@ -219,21 +223,19 @@ func (p *Poller) pullEnded(ctx context.Context, outer *session, o pullOwner, pr 
 	}
 	inner, err := p.Svc.openInner(ctx, o.repo, o.id, o.link)
 	if err != nil {
-		act.Action, act.Detail = "error", err.Error()
-		return act
+		return failed(act, err)
 	}
 	if !pr.Merged {
 		why := fmt.Sprintf("pull request %s was closed without merging: reopen it, or open another with `the-loop pr create --work-item %s`", o.link.Key(), o.id)
 		if _, err := inner.rt.Abandon(ctx, o.id, why); err != nil {
-			act.Action, act.Detail = "error", err.Error()
+			act = failed(act, err)
 		}
 		act.Node = "escalated"
 		return act
 	}
 	res, err := inner.rt.FinishOnMerge(ctx, o.id, pr.MergedBy, pr.URL, authz.IsAuthorized(p.Svc.cfg, pr.MergedBy))
 	if err != nil {
-		act.Action, act.Detail = "error", err.Error()
-		return act
+		return failed(act, err)
 	}
 	act.Node, act.Detail = res.Node, res.Reason
 	return act
@@ -288,6 +290,12 @@ func (p *Poller) pollReview(ctx context.Context, src config.Source, container st
 			return act, true
 		}
 	}
+	if sess.state.CurrentNode != "" || last == control.Review {
+		if _, mine, why := p.takeItem(ctx, refStr); !mine {
+			act.Action, act.Detail = ActionElsewhere, why
+			return act, true
+		}
+	}
 	switch {
 	case sess.state.CurrentNode == "" && last != control.Review:
 		return act, false // not armed for review: the pull request is someone's code, not a work item
@@ -322,7 +330,7 @@ func (p *Poller) pollReview(ctx context.Context, src config.Source, container st
 // ticked at phase selection): its conversation, reviews and review
 // comments. Any other item reads its ticket alone.
 func withSurface(ctx context.Context, sess *session, comments []integrations.Comment) []integrations.Comment {
-	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	view := sess.rt.Trusted(sess.state, false)
 	if surfaceOf(view.State) != checklist.SurfacePullRequest || sess.rt.CodeHost == nil {
 		return comments
 	}

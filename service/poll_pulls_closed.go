@@ -27,6 +27,9 @@ func (p *Poller) closedItems(ctx context.Context, prov integrations.Provider, sr
 		if it.checkout != src.Checkout || it.terminal || listed[it.ref] || err != nil || ref.System != "github" || !runtime.SameRepo(ref.Owner+"/"+ref.Repo, container) {
 			continue
 		}
+		if !p.holds(ctx, it.ref) {
+			continue // another poller works it
+		}
 		is, err := prov.GetIssue(ctx, ref)
 		if err != nil {
 			acts = append(acts, ItemAction{WorkItem: it.id, Ref: it.ref, Action: "error", Detail: fmt.Sprintf("read %s: %v", it.ref, err)})

@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-
-	"github.com/the-loop/the-loop/runtime"
 )
 
 // loopRecords are the files of item id's spec folder that the loop itself
@@ -18,7 +16,7 @@ import (
 // server, after the session had committed its own work. A file changed
 // since is the session's, never published as the loop's.
 func loopRecords(root string, sess *session, id string) []string {
-	view := runtime.Trusted(sess.state, sess.rt.Signer, false).State
+	view := sess.rt.Trusted(sess.state, false).State
 	specDir := sess.repo.SpecDir(id)
 	var out []string
 	for node := range view.TestRuns {

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/agents/sessions"
+	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/control"
 )
 
 // sessionKey names what a session is for: a work item of a repository
@@ -32,17 +34,25 @@ type polledKey struct {
 }
 
 // pollerActs is what the poller remembers between cycles about the half
-// that acts: the sessions items want, what the status comments last said,
-// and the working-tree problems already reported.
+// that acts: the sessions items want and what the status comments last
+// said.
 type pollerActs struct {
 	mu       sync.Mutex
 	wants    map[polledKey]sessions.Want
 	prev     map[polledKey]sessions.Want
 	views    map[sessionKey]*itemView
 	posted   map[sessionKey]string
-	problems map[sessionKey]string
 	syncedAt map[sessionKey]time.Time
-	prompts  promptCache
+	// imported is the visit of import-handoff each item's files were
+	// imported in.
+	imported map[sessionKey]string
+	// pushChecked are the items whose branch was counted for commits its
+	// remote lacks since their last session ended.
+	pushChecked map[sessionKey]bool
+	// noWalk are the tree paths the store holds no unfinished walk at, as
+	// read once (this poller alone arms items in trees).
+	noWalk  map[string]bool
+	prompts promptCache
 	// takeovers are the operators' takeovers as the last session step
 	// read them (the launch rule's second half).
 	takeovers takeovers
@@ -55,8 +65,9 @@ type pollerActs struct {
 func (a *pollerActs) init() {
 	if a.wants == nil {
 		a.wants, a.prev, a.views = map[polledKey]sessions.Want{}, map[polledKey]sessions.Want{}, map[sessionKey]*itemView{}
-		a.posted, a.problems = map[sessionKey]string{}, map[sessionKey]string{}
+		a.posted = map[sessionKey]string{}
 		a.syncedAt, a.declined = map[sessionKey]time.Time{}, map[string]string{}
+		a.imported, a.pushChecked, a.noWalk = map[sessionKey]string{}, map[sessionKey]bool{}, map[string]bool{}
 	}
 }
 
@@ -78,22 +89,48 @@ func (a *pollerActs) synced(k sessionKey, updated time.Time) {
 	a.syncedAt[k] = updated
 }
 
-func (a *pollerActs) treeProblem(k sessionKey) string {
+// pushCheckDue reports whether item k's branch is to be counted for
+// commits its remote lacks (and notes it is): once after this poller
+// starts, and again after each of its sessions ends.
+func (a *pollerActs) pushCheckDue(k sessionKey) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.init()
-	return a.problems[k]
+	if a.pushChecked[k] {
+		return false
+	}
+	a.pushChecked[k] = true
+	return true
 }
 
-func (a *pollerActs) setTreeProblem(k sessionKey, msg string) {
+// noWalkAt reports whether the store was read to hold no unfinished walk
+// at the tree path.
+func (a *pollerActs) noWalkAt(path string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.init()
-	if msg == "" {
-		delete(a.problems, k)
+	return a.noWalk[path]
+}
+
+func (a *pollerActs) setNoWalk(path string, none bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.init()
+	if none {
+		a.noWalk[path] = true
 		return
 	}
-	a.problems[k] = msg
+	delete(a.noWalk, path)
+}
+
+// sessionsEnded makes the items whose sessions ended due a push check.
+func (a *pollerActs) sessionsEnded(exited []sessions.Status) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.init()
+	for _, e := range exited {
+		delete(a.pushChecked, sessionKey{repo: e.Repo, item: e.WorkItem})
+	}
 }
 
 // desk delivers assignments into the supervised sessions of one
@@ -124,16 +161,19 @@ func (d desk) Deliver(_ context.Context, item, node, _ string) (string, error) {
 }
 
 // noteItem records what a started item wants from the supervisor this
-// cycle and what its status comment should say.
+// cycle and what its status comment should say. Without a supervisor it
+// records only what the status comment says, which is posted while a
+// condition holds.
 func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, act ItemAction) {
-	if p.Svc.deps.Sessions == nil || sess == nil || sess.state.CurrentNode == "" {
+	if sess == nil || sess.state.CurrentNode == "" {
 		return
 	}
 	a := &p.acts
 	key := sessionKey{repo: sess.repo.Root, item: it.id}
 	v := &itemView{item: *it, key: key, node: sess.state.CurrentNode, loop: sess.rt.Graph.Name,
-		entered: visitStart(sess.state, sess.state.CurrentNode)}
-	if n, ok := sess.rt.Graph.Node(v.node); ok {
+		entered: visitStart(sess.state, sess.state.CurrentNode), demoted: sess.state.HandoffDemoted, always: len(sess.state.HandoffDemoted) > 0}
+	n, _ := sess.rt.Graph.Node(v.node)
+	if n != nil {
 		v.actor = n.Actor
 	}
 	workdir := sess.repo.Root
@@ -146,8 +186,12 @@ func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, ac
 		v.hold, v.waits = hold.Error(), holdWait(hold)
 	case act.Action == "conflict":
 		v.waits = "a human to resolve the working tree: " + act.Detail
+	case p.conds.has(it, runtime.ConditionPushRefused):
+		v.waits = "the remote to accept pushes of the item's branch: no session is launched against it (see **stuck** below)"
 	case p.Svc.deps.Trees != nil && it.tree == nil:
 		v.waits = "an operator: the item was armed before the loop kept working trees, so no session is launched for it"
+	case p.Svc.deps.Sessions == nil:
+		v.waits = p.waitsWithoutSessions(sess, n)
 	default:
 		a.mu.Lock()
 		a.init()
@@ -164,6 +208,11 @@ func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, ac
 		pulls, v.pulls = p.pullWants(ctx, it, sess, w != nil)
 		wants = append(wants, pulls...)
 	}
+	if v.node == phaseSelection && hold == nil {
+		if w := blockersWait(p.Svc.cfg, sess.state, executeGiven(p.Svc.cfg, it.comments, v.entered)); w != "" {
+			v.waits = w
+		}
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.init()
@@ -177,44 +226,130 @@ func (p *Poller) noteItem(ctx context.Context, it *polledItem, sess *session, ac
 	a.views[key] = v
 }
 
+// waitsWithoutSessions is what an item waits for where the loop launches
+// no session (no harness, or `poll --once`).
+func (p *Poller) waitsWithoutSessions(sess *session, n *runtime.Node) string {
+	switch {
+	case n == nil:
+		return "its walk to be read"
+	case n.Terminal:
+		return "nothing: the walk is finished"
+	case n.IsHuman():
+		return humanWait(n)
+	}
+	return fmt.Sprintf("a claim of `%s` (this poller launches no session)", n.ID)
+}
+
+// noteUnarmed records the status comment of an item an authorized person
+// asked to start that the loop refuses to arm (a dependency cycle, a graph
+// that cannot be read): it says what holds it and what releases it,
+// supervisor or not.
+func (p *Poller) noteUnarmed(it *polledItem, sess *session, why string, rec *runtime.Dependencies, last control.Command, by integrations.Comment) {
+	a := &p.acts
+	key := sessionKey{repo: sess.repo.Root, item: it.id}
+	loop := sess.rt.Graph.Name
+	v := &itemView{item: *it, key: key, loop: loop, always: true, waits: unarmedWait(p.Svc.cfg, rec, why, last, by)}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.init()
+	a.views[key] = v
+}
+
 // superviseSessions is the cycle's session step: it settles what an
 // earlier poller left running (once), applies the operators' stop
 // requests, hands the supervisor every session the items want, escalates
-// the items it gave up on, and edits their status comments.
+// the items it gave up on, settles the items' conditions and edits their
+// status comments. Without a supervisor it settles the conditions and
+// keeps the status comments of the items a condition or a refused arming
+// holds.
 func (p *Poller) superviseSessions(ctx context.Context, rep *CycleReport) {
 	sup := p.Svc.deps.Sessions
-	if sup == nil {
-		return
-	}
-	a := &p.acts
-	if !a.recovered {
-		a.recovered = true
-		lost, err := sup.Recover(ctx)
-		if err != nil {
-			p.log().Warn("could not settle the sessions an earlier poller left", "err", err)
-		}
-		for _, l := range lost {
-			p.log().Info("settled a session an earlier poller left running", "session", l.Session, "workItem", l.WorkItem, "reason", l.Reason)
-		}
-	}
 	wants, views := p.collectWants(rep)
-	wants, held := p.applyStops(ctx, sup, wants, views)
-	for k, v := range views {
-		if v.hold != "" && held != nil {
-			held[k] = v.hold
+	var srep SessionsReport
+	var held map[sessionKey]string
+	if sup != nil {
+		a := &p.acts
+		// Settled once, and again after a takeover: only the sessions of
+		// pollers that are gone, never another live poller's.
+		if took := p.takeoverPending(); !a.recovered || took {
+			a.recovered = true
+			var lost []sessions.Status
+			settle, err := p.settleFor(ctx)
+			if err == nil {
+				lost, err = sup.RecoverWhere(ctx, settle)
+			}
+			if err != nil {
+				p.log().Warn("could not settle the sessions an earlier poller left", "err", err)
+			}
+			for _, l := range lost {
+				p.log().Info("settled a session an earlier poller left running", "session", l.Session, "workItem", l.WorkItem, "reason", l.Reason)
+			}
+		}
+		wants, held = p.applyStops(ctx, sup, wants, views)
+		for k, v := range views {
+			if v.hold != "" && held != nil {
+				held[k] = v.hold
+			}
+		}
+		var err error
+		if srep.Report, err = sup.Cycle(ctx, wants); err != nil {
+			p.log().Warn("session cycle", "err", err)
+			srep.Errors = append(srep.Errors, err.Error())
+		}
+		for _, esc := range srep.Escalations {
+			p.escalate(ctx, esc)
+		}
+		p.acts.sessionsEnded(srep.Exited)
+		p.launchConditions(views, wants, srep.Report)
+		rep.Sessions = &srep
+	}
+	for key, e := range p.settleConditions(ctx) {
+		if views[key] == nil {
+			// An item whose cycle failed before it could be read: its
+			// status comment says why.
+			views[key] = &itemView{item: e.item, key: key, node: e.node, loop: e.loop, always: true,
+				waits: "the loop to get past what keeps it stuck (below)"}
 		}
 	}
-	var srep SessionsReport
-	var err error
-	if srep.Report, err = sup.Cycle(ctx, wants); err != nil {
-		p.log().Warn("session cycle", "err", err)
-		srep.Errors = append(srep.Errors, err.Error())
+	p.postStatuses(ctx, views, srep, held, sup != nil)
+}
+
+// launchConditions meets a session that could not start — or that the
+// host cannot confine, so none is launched — as the item's launch
+// condition, and passes it for an item whose session started or that wants
+// none.
+func (p *Poller) launchConditions(views map[sessionKey]*itemView, wants []sessions.Want, rep sessions.Report) {
+	failed := map[sessionKey]string{}
+	for _, f := range rep.LaunchFailed {
+		failed[sessionKey{repo: f.Repo, item: f.WorkItem}] = workName(f.PRRepo, f.PR, f.Node) + ": " + f.Error
 	}
-	for _, esc := range srep.Escalations {
-		p.escalate(ctx, esc)
+	for _, h := range rep.Held {
+		if h.Host {
+			failed[sessionKey{repo: h.Repo, item: h.WorkItem}] = workName(h.PRRepo, h.PR, h.Node) + ": " + h.Reason
+		}
 	}
-	p.postStatuses(ctx, views, srep, held)
-	rep.Sessions = &srep
+	waiting := map[sessionKey]bool{}
+	for _, w := range rep.Waiting {
+		waiting[sessionKey{repo: w.Repo, item: w.WorkItem}] = true
+	}
+	for key, v := range views {
+		item := v.item
+		switch why, ok := failed[key]; {
+		case ok:
+			p.conds.meet(&item, key.repo, runtime.ConditionLaunch, "a session could not be started for "+why)
+		case !waiting[key]:
+			p.conds.pass(&item, runtime.ConditionLaunch)
+		}
+	}
+}
+
+// workName names what a session works: its node, or the node of a pull
+// request's loop.
+func workName(prRepo string, pr int, node string) string {
+	if pr <= 0 {
+		return node
+	}
+	return fmt.Sprintf("%s of %s#%d", node, prRepo, pr)
 }
 
 // collectWants is this cycle's wants, plus last cycle's for the items this

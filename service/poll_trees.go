@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -32,22 +31,33 @@ type polledItem struct {
 	// updated is when the ticket last changed: a gate's tree is synced
 	// again only when it moved (a reply, which may decide the gate).
 	updated time.Time
+	// repo is where the item lives once known (the key of its state);
+	// started is set once its state shows it armed.
+	repo    string
+	started bool
+	// title and comments are the ticket's, for re-creating its tree.
+	title    string
+	comments []integrations.Comment
 }
 
 // itemRepo is where item it lives: its working tree when it has one, else
-// the source's checkout (no trees configured, or not armed yet).
+// the source's checkout (no trees configured, or not armed yet). A tree the
+// loop armed the item in that is gone from disk is re-created from its
+// branch, and one that is no longer a usable tree is set aside and
+// re-created, each said on the item as a condition.
 func (p *Poller) itemRepo(ctx context.Context, it *polledItem) (string, error) {
 	trees := p.Svc.deps.Trees
 	if trees == nil {
 		return it.src.Checkout, nil
 	}
 	tr, err := trees.Find(ctx, it.src.Checkout, it.container, it.id)
-	if err != nil {
-		return "", fmt.Errorf("the working tree of %s: %w", it.id, err)
+	switch {
+	case err != nil:
+		return p.repairBroken(ctx, it, err)
+	case tr == nil:
+		return p.recreateMissing(ctx, it)
 	}
-	if tr == nil {
-		return it.src.Checkout, nil
-	}
+	p.conds.pass(it, runtime.ConditionTreeMissing, runtime.ConditionTreeDirty)
 	it.tree = tr
 	return tr.Dir, nil
 }
@@ -73,6 +83,7 @@ func (p *Poller) armTree(ctx context.Context, it *polledItem, is integrations.Is
 		}
 		branch = b
 	}
+	p.acts.setNoWalk(trees.Path(it.container, it.id), false)
 	tr, err := trees.Add(ctx, it.src.Checkout, it.container, it.id, branch)
 	if err != nil {
 		return "", fmt.Errorf("create the working tree of %s on %s: %w", it.id, branch, err)
@@ -112,7 +123,7 @@ func handoffBranch(cfg *config.Config, comments []integrations.Comment) string {
 // pushes what those wrote; then it notes what the item wants from the
 // session supervisor.
 func (p *Poller) evaluate(ctx context.Context, it *polledItem, sess *session, comments []integrations.Comment, act ItemAction) ItemAction {
-	p.retryPush(ctx, it, sess)
+	p.importHandoff(ctx, it, sess)
 	node, _ := sess.rt.Graph.Node(sess.state.CurrentNode)
 	due := p.pulls.due(it.src.Checkout, it.id, node, sess.state, p.Svc.now())
 	gate := node != nil && !node.Terminal && (node.IsHuman() || awaitsSignOff(node, sess.state) || due)
@@ -231,31 +242,6 @@ func readsFiles(n *runtime.Node) bool {
 	return false
 }
 
-// syncTree fast-forwards the item's tree to what was pushed before a gate
-// reads it. A conflict is reported once on the item and the gate waits: it
-// never reads files the loop could not bring up to date.
-func (p *Poller) syncTree(ctx context.Context, it *polledItem, sess *session) error {
-	_, err := it.tree.Sync(ctx)
-	if err != nil {
-		p.reportTreeProblem(ctx, it, sess, err)
-		return fmt.Errorf("the working tree could not be synced, so the gate waits: %w", err)
-	}
-	return nil
-}
-
-// retryPush pushes again what an earlier cycle could not, whatever node
-// the item stands on, and clears the report once it went through.
-func (p *Poller) retryPush(ctx context.Context, it *polledItem, sess *session) {
-	if it.tree == nil || p.acts.treeProblem(sessionKey{repo: sess.repo.Root, item: it.id}) == "" {
-		return
-	}
-	if _, err := it.tree.Push(ctx); err != nil {
-		p.reportTreeProblem(ctx, it, sess, err)
-		return
-	}
-	p.treeProblemCleared(ctx, it, sess)
-}
-
 // publish commits what the loop wrote in the item's spec folder since
 // before — locks, recorded feedback, the portable record, the execution
 // log — with a marked message, and pushes it.
@@ -289,54 +275,6 @@ func (p *Poller) publishAs(ctx context.Context, it *polledItem, sess *session, b
 		"paths", strings.Join(paths, ", "))
 }
 
-// treeMarker keys the one comment that reports a working tree the loop
-// cannot sync or push.
-const treeMarker = "<!-- the-loop:working-tree -->"
-
-// reportTreeProblem records a sync conflict or a refused push as an event
-// and as the item's one marked comment, once per distinct problem. Nothing
-// is forced: a human resolves it in the tree, and the next cycle tries
-// again.
-func (p *Poller) reportTreeProblem(ctx context.Context, it *polledItem, sess *session, err error) {
-	name := "tree.error"
-	var ce *workspace.ConflictError
-	var pe *workspace.PushRejectedError
-	switch {
-	case errors.As(err, &ce):
-		name = "tree.conflict"
-	case errors.As(err, &pe):
-		name = "tree.push_refused"
-	}
-	msg := err.Error()
-	key := sessionKey{repo: sess.repo.Root, item: it.id}
-	if p.acts.treeProblem(key) == msg {
-		return
-	}
-	p.acts.setTreeProblem(key, msg)
-	p.log().Warn("working tree problem", "workItem", it.id, "event", name, "err", msg)
-	data := map[string]any{"message": msg, "tree": it.tree.Dir, "branch": it.tree.Branch}
-	if err := p.Svc.appendEvents(ctx, sess.repo.Root, it.id, []runtime.EventRecord{{Name: name, Node: sess.state.CurrentNode, Data: data}}); err != nil {
-		p.log().Warn("could not record the working tree problem", "workItem", it.id, "err", err)
-	}
-	body := fmt.Sprintf("🤖 _the-loop_ — **the working tree of %s needs a human**\n\n%s\n\nThe loop never forces, resets or rebases. Resolve it in `%s` (branch `%s`); the next poll cycle tries again and edits this comment.\n",
-		it.id, msg, filepath.ToSlash(it.tree.Dir), it.tree.Branch)
-	_ = p.upsert(ctx, it, treeMarker, body)
-}
-
-// treeProblemCleared edits the problem comment once the tree syncs and
-// pushes again.
-func (p *Poller) treeProblemCleared(ctx context.Context, it *polledItem, sess *session) {
-	key := sessionKey{repo: sess.repo.Root, item: it.id}
-	if p.acts.treeProblem(key) == "" {
-		return
-	}
-	p.acts.setTreeProblem(key, "")
-	if err := p.Svc.appendEvents(ctx, sess.repo.Root, it.id, []runtime.EventRecord{{Name: "tree.resolved", Node: sess.state.CurrentNode}}); err != nil {
-		p.log().Warn("could not record the resolved working tree", "workItem", it.id, "err", err)
-	}
-	_ = p.upsert(ctx, it, treeMarker, fmt.Sprintf("🤖 _the-loop_ — the working tree of %s syncs and pushes again.\n", it.id))
-}
-
 // upsert keeps the loop's one comment for marker on the item.
 func (p *Poller) upsert(ctx context.Context, it *polledItem, marker, body string) error {
 	_, _, err := integrations.UpsertComment(ctx, it.prov, it.ref, marker, body, p.Svc.cfg.Routing.SelfLogins)
@@ -363,6 +301,8 @@ func (p *Poller) cleanup(ctx context.Context, it *polledItem, sess *session, act
 		return act
 	}
 	act.Action = "cleaned"
+	// A walk that ends keeps nothing stuck: its conditions clear.
+	p.conds.pass(it, allConditions...)
 	if it.tree == nil {
 		return act
 	}

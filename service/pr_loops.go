@@ -43,7 +43,7 @@ func (s *Service) openInner(ctx context.Context, repoDir, id string, link runtim
 	origin := repo.OriginRepo()
 	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, Commands: repoCommands(repo),
 		Tracker: host, CodeHost: host, Origin: origin, Notifier: s.deps.Notifier, Log: s.log(), DeferEntry: s.deps.DeferEntry,
-		LoopDir: link.InnerLoop}
+		LoopDir: link.InnerLoop, OS: s.deps.OS, Hosts: s.hosts()}
 	if s.deps.Sessions != nil {
 		rt.Assignments = desk{sup: s.deps.Sessions, repo: repo.Root, prRepo: link.Repo, pr: link.Number}
 	}

@@ -137,7 +137,7 @@ func (s *Service) PRCreate(ctx context.Context, req PRCreateRequest) (PRCreateRe
 // one the item's declaration names (graph_repos), and nothing else.
 func declaredTarget(sess *session, repo string) error {
 	origin := sess.rt.Origin
-	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	view := sess.rt.Trusted(sess.state, false)
 	allowed := runtime.DeclaredRepos(view.State.Repos)
 	if origin != "" && !slices.ContainsFunc(allowed, func(r string) bool { return runtime.SameRepo(r, origin) }) {
 		allowed = append([]string{origin}, allowed...)
@@ -201,7 +201,7 @@ func (s *Service) planTarget(sess *session, req PRCreateRequest) (pullPlan, erro
 	if err := workspace.ValidateBranch(p.base); err != nil {
 		return p, invalid(fmt.Errorf("base: %w", err))
 	}
-	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	view := sess.rt.Trusted(sess.state, false)
 	atOrigin := origin != "" && runtime.SameRepo(p.repo, origin)
 	contributing := !atOrigin || contributes(view.State, origin)
 	p.surface = atOrigin && surfaceOf(view.State) == checklist.SurfacePullRequest

@@ -196,11 +196,7 @@ func (d *runDriver) atHuman(ctx context.Context, sess *session, n *runtime.Node,
 		d.res.Finished = n.ID != "escalated"
 		d.res.Waits = "nothing: the walk is finished"
 		if !d.res.Finished {
-			reason := "a human decides how to go on"
-			if sess.state.Escalation != nil {
-				reason = sess.state.Escalation.Reason
-			}
-			d.res.Waits = "a human (escalated: " + reason + "); `the-loop graph force` moves it on"
+			d.res.Waits = escalatedWait(sess, d.req.WorkItem)
 		}
 		return false, nil
 	}

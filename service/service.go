@@ -58,6 +58,9 @@ type Deps struct {
 	// claims enter leave their entry chains (labels, review requests,
 	// notifications) to the poller, which holds the ticket integration.
 	DeferEntry bool
+	// OS is the account and host this process runs as, recorded, signed,
+	// with every operator act (zero: the process's own, runtime.CurrentOS).
+	OS runtime.OSIdentity
 }
 
 // Service is the core every CLI verb and MCP tool calls. It is safe for
@@ -85,6 +88,9 @@ func New(cfg *config.Config, deps Deps) *Service {
 	if deps.Log == nil {
 		deps.Log = slog.Default()
 	}
+	if deps.OS == (runtime.OSIdentity{}) {
+		deps.OS = runtime.CurrentOS()
+	}
 	return &Service{cfg: cfg, deps: deps}
 }
 
@@ -106,6 +112,13 @@ func (s *Service) Close() error { return s.deps.Store.Close() }
 func (s *Service) OpenStore(ctx context.Context) error {
 	_, err := s.deps.Store.Writable(ctx)
 	return err
+}
+
+// Store opens the state store now (read-write) and returns it: the HTTP
+// transport keeps its sessions there, and a webhook wakes the poller
+// through it (store.Waker).
+func (s *Service) Store(ctx context.Context) (*store.Store, error) {
+	return s.deps.Store.Writable(ctx)
 }
 
 // ErrNoIntegration marks an operation that needs a ticket integration on a
@@ -241,9 +254,10 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	}
 	signer, signWarns := s.signerFor(repo)
 	warns = append(warns, signWarns...)
-	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot,
+	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, OS: s.deps.OS,
 		Commands: repoCommands(repo), Tracker: s.tracker(repo, state), CodeHost: s.codeHost(), Origin: originOf(repo, state), Notifier: s.deps.Notifier,
 		Log: s.log(), DeferEntry: s.deps.DeferEntry}
+	rt.Hosts = s.hosts()
 	if s.deps.Sessions != nil {
 		rt.Assignments = desk{sup: s.deps.Sessions, repo: repo.Root}
 	}
@@ -280,6 +294,20 @@ func repoCommands(repo *repoconfig.Repo) runtime.RepoCommands {
 
 // signerFor is the signer for repo's decisions: the service's keys, plus the
 // public keys the repository commits where no key is pinned or held.
+// hosts are where the configured trackers' tickets live (integrations.*
+// .baseUrl); a runtime that talks to a GitHub provider takes that
+// provider's host. The decisions signed here name that repository. The
+// default GitHub root names no host: a check then compares a decision's
+// repository by owner and name unless told the host (check --repository).
+func (s *Service) hosts() runtime.TicketHosts {
+	i := s.cfg.Integrations
+	h := runtime.TicketHosts{Jira: runtime.JiraSite(i.Jira.BaseURL)}
+	if host := runtime.WebHost(i.GitHub.BaseURL); host != runtime.DefaultGitHubHost {
+		h.GitHub = host
+	}
+	return h
+}
+
 func (s *Service) signerFor(repo *repoconfig.Repo) (*runtime.Signer, []string) {
 	return s.deps.Signer.ForRepo(repo.Root)
 }

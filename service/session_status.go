@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/agents/sessions"
+	"github.com/the-loop/the-loop/runtime"
 )
 
 // SessionsReport is the session step of a poll cycle.
@@ -31,6 +32,12 @@ type itemView struct {
 	entered time.Time
 	// pulls are its pull request loops.
 	pulls []prLine
+	// always posts the status comment even where the loop launches no
+	// session (an item refused arming, or one with a condition).
+	always bool
+	// demoted are the handoff's files the import-handoff check refused,
+	// and the node each sent the walk back to.
+	demoted []runtime.Demotion
 }
 
 // visitOf is when the visit of the node w asks a session for began: the
@@ -64,9 +71,16 @@ type itemStatus struct {
 // postStatuses edits each item's status comment when what it says changed
 // — a transition or a session event — never on the figures alone, so the
 // ticket gets one comment kept current, not a stream.
-func (p *Poller) postStatuses(ctx context.Context, views map[sessionKey]*itemView, srep SessionsReport, held map[sessionKey]string) {
+func (p *Poller) postStatuses(ctx context.Context, views map[sessionKey]*itemView, srep SessionsReport, held map[sessionKey]string, all bool) {
 	byKey := statusesByItem(srep.Report, held)
 	for key, v := range views {
+		conds := p.conditionsOf(key.repo, key.item)
+		p.acts.mu.Lock()
+		was := p.acts.posted[key]
+		p.acts.mu.Unlock()
+		if !all && !v.always && len(conds) == 0 && was == "" {
+			continue // no session launched here, and nothing to say
+		}
 		st := byKey[key]
 		if st.waits == "" {
 			st.waits = v.waits
@@ -79,15 +93,12 @@ func (p *Poller) postStatuses(ctx context.Context, views map[sessionKey]*itemVie
 			sid = st.session.Session
 		}
 		pulls := pullLines(v, byKey)
-		sig := strings.Join([]string{v.node, st.state, sid, st.waits, pulls}, "\x00")
-		p.acts.mu.Lock()
-		same := p.acts.posted[key] == sig
-		p.acts.mu.Unlock()
-		if same {
+		sig := strings.Join([]string{v.node, st.state, sid, st.waits, pulls, conditionSig(conds), demotionLines(v.demoted)}, "\x00")
+		if was == sig {
 			continue
 		}
 		item := v.item
-		if item.prov == nil || p.upsert(ctx, &item, statusMarker, p.statusBody(ctx, v, st, pulls)) != nil {
+		if item.prov == nil || p.upsert(ctx, &item, statusMarker, p.statusBody(ctx, v, st, pulls, conds)) != nil {
 			continue
 		}
 		p.acts.mu.Lock()
@@ -145,6 +156,18 @@ func statusesByItem(rep sessions.Report, held map[sessionKey]string) map[session
 	return out
 }
 
+// demotionLines says why the walk of a handed-off item went back: each
+// carried file the import-handoff check refused, and the phase that
+// writes it again.
+func demotionLines(ds []runtime.Demotion) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, "- **handoff:** `%s` was not taken from the handoff (%s); the walk went back to `%s` to write it, and the phases after it run again\n",
+			d.Artifact, oneLine(d.Reason), d.Node)
+	}
+	return b.String()
+}
+
 // pullLines renders the item's pull request loops for its status comment:
 // where each stands, and its own session or what it waits for.
 func pullLines(v *itemView, byKey map[sessionKey]itemStatus) string {
@@ -173,14 +196,18 @@ func pullLines(v *itemView, byKey map[sessionKey]itemStatus) string {
 }
 
 // statusBody renders the status comment.
-func (p *Poller) statusBody(ctx context.Context, v *itemView, st itemStatus, pulls string) string {
+func (p *Poller) statusBody(ctx context.Context, v *itemView, st itemStatus, pulls string, conds []runtime.Condition) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "🤖 _the-loop_ — **status of %s**\n\n", v.key.item)
 	actor := v.actor
 	if actor == "" {
 		actor = "agent"
 	}
-	fmt.Fprintf(&b, "- **node:** `%s` (%s) of %s\n", v.node, actor, v.loop)
+	if v.node == "" {
+		fmt.Fprintf(&b, "- **node:** not armed yet (%s)\n", v.loop)
+	} else {
+		fmt.Fprintf(&b, "- **node:** `%s` (%s) of %s\n", v.node, actor, v.loop)
+	}
 	if s := st.session; s != nil {
 		fmt.Fprintf(&b, "- **session:** `%s` %s — attempt %d, harness %s, %s elapsed\n", s.Session, st.state, s.Attempt, s.Harness,
 			p.Svc.now().Sub(s.StartedAt).Round(time.Second))
@@ -197,6 +224,8 @@ func (p *Poller) statusBody(ctx context.Context, v *itemView, st itemStatus, pul
 		}
 	}
 	fmt.Fprintf(&b, "- **waiting for:** %s\n", st.waits)
+	b.WriteString(conditionLines(conds, p.Svc.now()))
+	b.WriteString(demotionLines(v.demoted))
 	b.WriteString(pulls)
 	b.WriteString("\n_The loop edits this comment in place at every transition and session event._\n")
 	return b.String()

@@ -25,11 +25,7 @@ func (s *Service) sessionWant(ctx context.Context, sess *session, id, workdir st
 	case hold != nil:
 		return nil, holdWait(hold)
 	case n.ID == "escalated" || (st.Escalation != nil && n.IsHuman() && n.Terminal):
-		reason := "a human decides how to go on"
-		if st.Escalation != nil {
-			reason = st.Escalation.Reason
-		}
-		return nil, "a human (escalated: " + reason + "); `the-loop graph force` moves it on"
+		return nil, escalatedWait(sess, id)
 	case n.Terminal:
 		return nil, "nothing: the walk is finished"
 	case n.IsHuman():
@@ -58,6 +54,20 @@ func (s *Service) sessionWant(ctx context.Context, sess *session, id, workdir st
 		Model: model, Effort: effort, Workdir: workdir, Order: armedAt(st), Visit: visit}, ""
 }
 
+// escalatedWait says what an escalated item waits for: a human, why, and
+// the operator's exact command that resumes it where it escalated from.
+func escalatedWait(sess *session, id string) string {
+	reason, from := "a human decides how to go on", "<node>"
+	if e := sess.state.Escalation; e != nil {
+		reason = oneLine(e.Reason)
+		if e.From != "" {
+			from = e.From
+		}
+	}
+	return fmt.Sprintf("a human (escalated: %s); resume it with `the-loop graph force %s --to %s --reason \"…\" --repo %s`",
+		reason, id, from, sess.repo.Root)
+}
+
 // humanWait says what a human gate waits for, for the status comment and
 // `the-loop run`.
 func humanWait(n *runtime.Node) string {
@@ -84,7 +94,7 @@ func gateHasFeedback(n *runtime.Node) bool {
 // decision counts, so a value written into the portable record by anyone
 // else is ignored.
 func frozenChoice(sess *session) (model, effort, harness string) {
-	view := runtime.Trusted(sess.state, sess.rt.Signer, false)
+	view := sess.rt.Trusted(sess.state, false)
 	for _, d := range view.State.Decisions {
 		if d == nil || d.Kind != runtime.KindSelection {
 			continue

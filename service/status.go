@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/the-loop/the-loop/agents/sandbox"
 	"github.com/the-loop/the-loop/runtime"
@@ -27,6 +28,11 @@ type GraphStatus struct {
 	// Control is what holds the item (nil when nothing does): the ticket's
 	// pause or stop, or an operator's takeover of the node it stands on.
 	Control *runtime.Control `json:"control,omitempty"`
+	// Conditions are why the poller finds the item stuck outside its walk
+	// (a refused push, a tree it cannot sync, a tracker or store it cannot
+	// reach, a session it cannot launch), as its event log records them;
+	// never null.
+	Conditions []runtime.Condition `json:"conditions"`
 	// GraphContext is the $graph_context block for the agent's prompt.
 	GraphContext string `json:"graphContext"`
 	// Sessions is the item's newest agent session, in one line.
@@ -75,7 +81,11 @@ func (s *Service) Status(ctx context.Context, req ItemRequest) (GraphStatus, err
 	if h := s.heldNow(ctx, st, repo.Root, req.WorkItem, state); h != nil {
 		hold, out.Control = strings.ToUpper(h.State())+": "+h.Error(), &h.Control
 	}
-	out.GraphContext = graphContext(g, n, state, out, hold)
+	out.Conditions = []runtime.Condition{}
+	if evs, err := (&persister{st: st, repo: repo}).Events(ctx, req.WorkItem); err == nil {
+		out.Conditions = append(out.Conditions, runtime.Conditions(evs)...)
+	}
+	out.GraphContext = graphContext(g, n, state, out, hold, s.now())
 	out.Sessions = s.sessionLine(ctx, st, repo.Root, req.WorkItem)
 	if s.cfg.SessionsEnabled() && s.cfg.Sessions.Confinement == sandbox.ModeNone {
 		out.Warnings = append(out.Warnings, UnconfinedWarning)
@@ -103,7 +113,7 @@ func (s *Service) heldNow(ctx context.Context, st *store.Store, repo, id string,
 }
 
 // graphContext renders the block an agent's prompt carries.
-func graphContext(g *runtime.Graph, n *runtime.Node, st *runtime.State, gs GraphStatus, hold string) string {
+func graphContext(g *runtime.Graph, n *runtime.Node, st *runtime.State, gs GraphStatus, hold string, now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "the-loop graph context for %s (%s):\n", gs.WorkItem, g.Name)
 	if !gs.Started {
@@ -151,6 +161,9 @@ func graphContext(g *runtime.Graph, n *runtime.Node, st *runtime.State, gs Graph
 	}
 	if hold != "" {
 		fmt.Fprintf(&b, "  %s. Stop working on it.\n", hold)
+	}
+	for _, c := range gs.Conditions {
+		fmt.Fprintf(&b, "  STUCK: %s\n", c.Line(now))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/the-loop/the-loop/agents/workspace"
 	"github.com/the-loop/the-loop/config"
@@ -170,6 +171,53 @@ func (t *Trees) Remove(ctx context.Context, checkout, container, id string) erro
 	delete(t.trees, treeKey(checkout, container, id))
 	t.mu.Unlock()
 	return m.Remove(ctx, id, false)
+}
+
+// Path is where item id's tree of container lives (whether or not it
+// exists), with the symbolic links of its folder resolved as a
+// repository's root is: the key its state is stored under.
+func (t *Trees) Path(container, id string) string {
+	dir := filepath.Join(t.root, containerDir(container))
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return filepath.Join(dir, id)
+}
+
+// Recreate re-creates item id's tree, gone from disk, on its branch (see
+// workspace.Manager.Recreate; candidates are the branches it may have).
+func (t *Trees) Recreate(ctx context.Context, checkout, container, id string, candidates ...string) (*workspace.Tree, error) {
+	m, err := t.manager(ctx, checkout, container)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := m.Recreate(ctx, id, candidates...)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.trees[treeKey(checkout, container, id)] = tr
+	t.mu.Unlock()
+	return tr, nil
+}
+
+// SetAside takes item id's tree away so it can be re-created: its
+// uncommitted files (or, for a broken tree, the whole folder) are kept in
+// a fresh folder under <root>/.aside/<container>/<id>/, named in the
+// result.
+func (t *Trees) SetAside(ctx context.Context, checkout, container, id string, at time.Time) (workspace.Aside, error) {
+	m, err := t.manager(ctx, checkout, container)
+	if err != nil {
+		return workspace.Aside{}, err
+	}
+	t.mu.Lock()
+	delete(t.trees, treeKey(checkout, container, id))
+	t.mu.Unlock()
+	aside := filepath.Join(t.root, ".aside", containerDir(container), id, at.UTC().Format("20060102T150405.000000000Z"))
+	return m.SetAside(ctx, id, aside)
 }
 
 // snapshot is the content of the files under dir, by path relative to

@@ -204,6 +204,11 @@ type ForceRequest struct {
 	ItemRequest
 	To     string `json:"to"`
 	Reason string `json:"reason"`
+	// PR, when set, moves the pointer of that pull request's loop instead
+	// of the work item's (how an escalated pull request loop is resumed);
+	// PRRepo is its repository (default: the origin repository).
+	PR     int    `json:"pr"`
+	PRRepo string `json:"prRepo"`
 	Actor  string `json:"-"`
 }
 
@@ -212,7 +217,10 @@ type ForceRequest struct {
 // the service's, printed on stderr.
 type ForceResult struct {
 	runtime.ForceResult
-	Warnings []string `json:"-"`
+	// PullRequest names the pull request whose loop was moved ("" for the
+	// work item's own loop).
+	PullRequest string   `json:"pullRequest,omitempty"`
+	Warnings    []string `json:"-"`
 }
 
 // Force moves the pointer without forging a verdict.
@@ -221,11 +229,25 @@ func (s *Service) Force(ctx context.Context, req ForceRequest) (ForceResult, err
 	if err != nil {
 		return ForceResult{}, err
 	}
+	pull := ""
+	if req.PR != 0 || req.PRRepo != "" {
+		if req.PR <= 0 {
+			return ForceResult{}, invalid(fmt.Errorf("pr must be the pull request's number (a positive whole number), got %d", req.PR))
+		}
+		link, err := s.innerFor(ctx, req.Repo, req.WorkItem, req.PRRepo, req.PR)
+		if err != nil {
+			return ForceResult{}, err
+		}
+		if sess, err = s.openInner(ctx, req.Repo, req.WorkItem, link); err != nil {
+			return ForceResult{}, err
+		}
+		pull = link.Key()
+	}
 	res, err := sess.rt.Force(ctx, req.WorkItem, req.To, req.Reason, req.Actor)
 	if _, known := sess.rt.Graph.Node(req.To); err != nil && (!known || errors.Is(err, runtime.ErrReasonRequired)) {
 		err = invalid(err) // the operator named no node of the loop, or no reason
 	}
-	return ForceResult{ForceResult: res, Warnings: sess.warns}, err
+	return ForceResult{ForceResult: res, PullRequest: pull, Warnings: sess.warns}, err
 }
 
 // SkipRequest declares skips, or withdraws declared ones (an operator

@@ -44,10 +44,10 @@ func TestUpdateConcurrentGoroutines(t *testing.T) {
 	assert.Equal(t, workers*n, assertCounterConsistent(t, s, "r", "shared"))
 }
 
-func TestUpdateConcurrentHandlesSameFile(t *testing.T) {
+func TestUpdateConcurrentHandlesSameStore(t *testing.T) {
 	const workers, n = 32, 20
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "shared.db")
+	path := tempLocation(t)
 	var stores []*Store
 	for range 2 {
 		s, err := Open(ctx, path)

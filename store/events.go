@@ -90,7 +90,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, repo, id string, evs []Event,
 			return nil, err
 		}
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO events (repo, work_item, at, name, node, data) VALUES (?, ?, ?, ?, ?, ?)`)
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO events (repo, work_item, at, name, node, data) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`)
 	if err != nil {
 		return nil, fmt.Errorf("append events: %w", err)
 	}
@@ -104,12 +104,8 @@ func insertEvents(ctx context.Context, tx *sql.Tx, repo, id string, evs []Event,
 		if len(ev.Data) > 0 {
 			data = string(ev.Data)
 		}
-		res, err := stmt.ExecContext(ctx, repo, id, ev.At, ev.Name, ev.Node, data)
-		if err != nil {
+		if err := stmt.QueryRowContext(ctx, repo, id, ev.At, ev.Name, ev.Node, data).Scan(&ev.Seq); err != nil {
 			return nil, fmt.Errorf("append event %d (%s): %w", i, ev.Name, err)
-		}
-		if ev.Seq, err = res.LastInsertId(); err != nil {
-			return nil, fmt.Errorf("append event %d (%s): read seq: %w", i, ev.Name, err)
 		}
 		ev.Repo, ev.WorkItem = repo, id
 		out[i] = ev

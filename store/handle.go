@@ -60,7 +60,10 @@ func (h *Handle) Reader(ctx context.Context) (*Store, func(), error) {
 		return st, func() {}, nil
 	}
 	h.mu.Unlock()
-	if _, err := os.Stat(h.path); errors.Is(err, os.ErrNotExist) {
+	if err := checkLocation(h.path); err != nil {
+		return nil, nil, err
+	}
+	if _, err := os.Stat(h.path); !IsURL(h.path) && errors.Is(err, os.ErrNotExist) {
 		return nil, func() {}, nil
 	}
 	st, err := OpenReadOnly(ctx, h.path)
@@ -72,7 +75,7 @@ func (h *Handle) Reader(ctx context.Context) (*Store, func(), error) {
 		return nil, func() {}, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("open the state store %s read-only: %w", h.path, err)
+		return nil, nil, fmt.Errorf("open the state store %s read-only: %w", Redact(h.path), err)
 	}
 	return st, func() { st.Close() }, nil
 }

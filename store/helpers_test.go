@@ -8,15 +8,28 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/store/storetest"
 )
 
-// openTemp opens a fresh store in t.TempDir and closes it at cleanup.
+// openTemp opens a fresh store of the backend under test (SQLite in
+// t.TempDir, or a schema of its own on LOOP_TEST_PG while the contract
+// suite runs on PostgreSQL) and closes it at cleanup.
 func openTemp(t testing.TB) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "state", "the-loop.db"))
+	s, err := Open(context.Background(), tempLocation(t))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
+}
+
+// tempLocation is a fresh, empty store location of the backend under test.
+func tempLocation(t testing.TB) string {
+	t.Helper()
+	if onPostgres {
+		return storetest.TempPostgres(t)
+	}
+	return filepath.Join(t.TempDir(), "state", "the-loop.db")
 }
 
 // counterState is the JSON blob the concurrency tests increment.

@@ -96,6 +96,12 @@ func (s *Store) Update(ctx context.Context, repo, id string, fn func(cur *WorkIt
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
+	if err := s.lockItem(ctx, tx, repo, id); err != nil {
+		return err
+	}
+	if _, err := s.checkFence(ctx, tx, repo, id); err != nil {
+		return fmt.Errorf("update %s: %w", id, err)
+	}
 	cur, found, err := getItem(ctx, tx, repo, id)
 	if err != nil {
 		return describe(s.path, "update", err)
@@ -282,7 +288,7 @@ func saveItem(ctx context.Context, tx *sql.Tx, repo, id string, it *WorkItem, no
 	}
 	defer func() { _ = stmt.Close() }()
 	for _, n := range it.Nodes {
-		if _, err := stmt.ExecContext(ctx, repo, id, n.Node, n.Attempts, n.Outcome, n.EnteredAt, n.ExitedAt, n.LastBlock, n.Forced); err != nil {
+		if _, err := stmt.ExecContext(ctx, repo, id, n.Node, n.Attempts, n.Outcome, n.EnteredAt, n.ExitedAt, n.LastBlock, boolInt(n.Forced)); err != nil {
 			return fmt.Errorf("save node row %s: %w", n.Node, err)
 		}
 	}
@@ -327,6 +333,9 @@ func (s *Store) Hold(ctx context.Context, repo, id string, fn func(cur *WorkItem
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
+	if err := s.lockItem(ctx, tx, repo, id); err != nil {
+		return err
+	}
 	cur, found, err := getItem(ctx, tx, repo, id)
 	if err != nil {
 		return describe(s.path, "read", err)

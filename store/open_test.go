@@ -347,3 +347,20 @@ func TestOpenAfterUncleanShutdownChecksFile(t *testing.T) {
 	assert.Contains(t, err.Error(), path)
 	assert.Contains(t, err.Error(), "docs/store.md")
 }
+
+// A location that is a URL of another database is refused, its password
+// hidden, instead of being taken for a SQLite file's path.
+func TestOpenRefusesAURLOfAnotherKind(t *testing.T) {
+	ctx := context.Background()
+	for _, loc := range []string{"mysql://loop:hunter2@db/loop", "sqlite://state.db"} {
+		_, err := Open(ctx, loc)
+		require.ErrorContains(t, err, "not a PostgreSQL URL; give postgres://USER@HOST:PORT/DATABASE, or a SQLite file's path")
+		assert.NotContains(t, err.Error(), "hunter2")
+		_, err = OpenReadOnly(ctx, loc)
+		require.ErrorContains(t, err, "not a PostgreSQL URL")
+		_, _, err = NewHandle(loc).Reader(ctx)
+		require.ErrorContains(t, err, "not a PostgreSQL URL")
+	}
+	_, err := Open(ctx, filepath.Join(t.TempDir(), "a.b://c", "state.db"))
+	require.NoError(t, err, "a path that merely holds :// is a path")
+}

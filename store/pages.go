@@ -247,7 +247,7 @@ func (s *Store) writePages(q map[string]pageOp) {
 			saves++
 		}
 		if before := s.pageSaves.Load(); s.pageSaves.Add(saves)/pruneEvery != before/pruneEvery {
-			if err := prunePages(ctx, tx, now); err != nil {
+			if err := s.prunePages(ctx, tx, now); err != nil {
 				return err
 			}
 		}
@@ -266,7 +266,7 @@ func (s *Store) PrunePages(ctx context.Context) error {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := prunePages(ctx, tx, s.now().UTC()); err != nil {
+	if err := s.prunePages(ctx, tx, s.now().UTC()); err != nil {
 		return describe(s.path, "prune cached pages in", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -275,10 +275,14 @@ func (s *Store) PrunePages(ctx context.Context) error {
 	return nil
 }
 
-func prunePages(ctx context.Context, tx *sql.Tx, now time.Time) error {
+func (s *Store) prunePages(ctx context.Context, tx *sql.Tx, now time.Time) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM http_pages WHERE used_at < ?`, now.Add(-PageRetention).Format(time.RFC3339Nano)); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM http_pages WHERE key IN (SELECT key FROM http_pages ORDER BY used_at DESC LIMIT -1 OFFSET ?)`, MaxPages)
+	all := `LIMIT -1 ` // SQLite's "no limit"; PostgreSQL needs none before OFFSET
+	if s.pg != nil {
+		all = ``
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM http_pages WHERE key IN (SELECT key FROM http_pages ORDER BY used_at DESC `+all+`OFFSET ?)`, MaxPages)
 	return err
 }

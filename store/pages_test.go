@@ -55,8 +55,8 @@ func TestCachedPagesAgeOutAndAreBounded(t *testing.T) {
 	tx, err := s.write.BeginTx(ctx, nil)
 	require.NoError(t, err)
 	for i := range MaxPages + 10 {
-		_, err := tx.ExecContext(ctx, `INSERT INTO http_pages (key, etag, header, body, used_at) VALUES (?, '1', '{}', x'', ?)`,
-			fmt.Sprintf("bulk-%05d", i), now.Add(time.Duration(i)*time.Millisecond).Format(time.RFC3339Nano))
+		_, err := tx.ExecContext(ctx, `INSERT INTO http_pages (key, etag, header, body, used_at) VALUES (?, '1', '{}', ?, ?)`,
+			fmt.Sprintf("bulk-%05d", i), []byte{}, now.Add(time.Duration(i)*time.Millisecond).Format(time.RFC3339Nano))
 		require.NoError(t, err)
 	}
 	require.NoError(t, tx.Commit())

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 )
@@ -17,6 +18,15 @@ func DefaultPath() string {
 	if p := os.Getenv(EnvDB); p != "" {
 		return p
 	}
+	if dir := defaultDir(); dir != "" {
+		return filepath.Join(dir, "the-loop.db")
+	}
+	return ""
+}
+
+// defaultDir is ${XDG_STATE_HOME:-~/.local/state}/the-loop ("" when the
+// home directory is unknown).
+func defaultDir() string {
 	base := os.Getenv("XDG_STATE_HOME")
 	if base == "" || !filepath.IsAbs(base) {
 		home, err := os.UserHomeDir()
@@ -25,5 +35,18 @@ func DefaultPath() string {
 		}
 		base = filepath.Join(home, ".local", "state")
 	}
-	return filepath.Join(base, "the-loop", "the-loop.db")
+	return filepath.Join(base, "the-loop")
+}
+
+// LocalDir is the folder of this host's own files beside the store at
+// loc (the poll heartbeat, session files): the database file's folder, or
+// for a PostgreSQL store ${XDG_STATE_HOME:-~/.local/state}/the-loop.
+func LocalDir(loc string) (string, error) {
+	if IsURL(loc) {
+		if dir := defaultDir(); dir != "" {
+			return dir, nil
+		}
+		return "", errors.New("the state folder is unknown (no home directory and no XDG_STATE_HOME); set sessions.stateDir and --status-file")
+	}
+	return filepath.Abs(filepath.Dir(loc))
 }

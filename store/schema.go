@@ -16,7 +16,8 @@ const applicationID = 0x544C4F50
 type migration struct {
 	version int
 	name    string
-	stmts   []string
+	stmts   []string // SQLite
+	pg      []string // PostgreSQL (schema_pg.go)
 }
 
 // migrations is the ordered schema history. A later release appends one
@@ -60,8 +61,8 @@ var migrations = []migration{
 		`CREATE TRIGGER events_no_delete BEFORE DELETE ON events
 		 BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE refused'); END`,
 		fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
-	}},
-	{version: 2, name: "agent sessions", stmts: sessionsSchema},
+	}, pg: pgInitial},
+	{version: 2, name: "agent sessions", stmts: sessionsSchema, pg: pgSessions},
 	{version: 3, name: "conditional-request cache", stmts: []string{
 		`CREATE TABLE http_pages (
 			key     TEXT NOT NULL PRIMARY KEY CHECK (key <> ''),
@@ -71,14 +72,17 @@ var migrations = []migration{
 			used_at TEXT NOT NULL
 		) STRICT`,
 		`CREATE INDEX http_pages_by_use ON http_pages (used_at)`,
-	}},
-	{version: 4, name: "critic runs", stmts: criticRunsSchema},
-	{version: 5, name: "dependency reads", stmts: dependencyReadsSchema},
-	{version: 6, name: "session stops", stmts: sessionStopsSchema},
-	{version: 7, name: "session stop requester", stmts: sessionStopsByMigration},
-	{version: 8, name: "pull request sessions", stmts: sessionPullsSchema},
-	{version: 9, name: "session confinement", stmts: sessionConfinementSchema},
-	{version: 10, name: "session usage of every harness", stmts: sessionUsageSchema},
+	}, pg: pgPages},
+	{version: 4, name: "critic runs", stmts: criticRunsSchema, pg: pgCriticRuns},
+	{version: 5, name: "dependency reads", stmts: dependencyReadsSchema, pg: pgDependencyReads},
+	{version: 6, name: "session stops", stmts: sessionStopsSchema, pg: pgSessionStops},
+	{version: 7, name: "session stop requester", stmts: sessionStopsByMigration, pg: pgSessionStopsBy},
+	{version: 8, name: "pull request sessions", stmts: sessionPullsSchema, pg: pgSessionPulls},
+	{version: 9, name: "session confinement", stmts: sessionConfinementSchema, pg: pgSessionConfinement},
+	{version: 10, name: "session usage of every harness", stmts: sessionUsageSchema, pg: pgSessionUsage},
+	{version: 11, name: "wakes", stmts: wakesSchema, pg: pgWakes},
+	{version: 12, name: "item leases", stmts: leasesSchema, pg: pgLeases},
+	{version: 13, name: "MCP HTTP sessions", stmts: mcpSessionsSchema, pg: pgMCPSessions},
 }
 
 // SchemaVersion is the schema version this build writes and reads.

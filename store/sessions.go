@@ -125,6 +125,9 @@ type Session struct {
 	// TranscriptCut is how many bytes were cut from the head of the
 	// transcript to hold it to sessions.maxTranscriptBytes (0: none).
 	TranscriptCut int64
+	// Owner is the poller instance whose item lease it was launched under
+	// ("" when none was).
+	Owner string
 }
 
 // SessionUsage is what a session's harness reported: its figures, where
@@ -179,10 +182,17 @@ func (s *Store) StartSession(ctx context.Context, sess Session, evs ...Event) er
 		return fmt.Errorf("record session %s: %w", sess.ID, err)
 	}
 	return s.sessionTx(ctx, "record session", sess, evs, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, repo, work_item, node, pr, pr_repo, harness, runner, model, effort, argv, pid,
-			attempt, started_at, transcript, attach, state, confinement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		// A session launched under an item's lease is the lease holder's:
+		// refused when the lease changed hands, and marked with its owner
+		// so another poller settles it only once that owner is gone.
+		owner, err := s.checkFence(ctx, tx, sess.Repo, sess.WorkItem)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, repo, work_item, node, pr, pr_repo, harness, runner, model, effort, argv, pid,
+			attempt, started_at, transcript, attach, state, confinement, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			sess.ID, sess.Repo, sess.WorkItem, sess.Node, sess.PR, sess.PRRepo, sess.Harness, sess.Runner, sess.Model, sess.Effort, string(argv), sess.PID,
-			max(sess.Attempt, 1), stamp(sess.StartedAt), sess.Transcript, sess.Attach, sess.State, sess.Confinement)
+			max(sess.Attempt, 1), stamp(sess.StartedAt), sess.Transcript, sess.Attach, sess.State, sess.Confinement, owner)
 		return err
 	})
 }
@@ -268,6 +278,9 @@ func (s *Store) sessionTx(ctx context.Context, op string, sess Session, evs []Ev
 		if errors.Is(err, ErrSessionNotRunning) {
 			return err
 		}
+		if errors.Is(err, ErrStaleFence) {
+			return fmt.Errorf("%s %s: %w", op, sess.ID, err)
+		}
 		return fmt.Errorf("%s %s in %s: %w", op, sess.ID, s.path, err)
 	}
 	if len(evs) > 0 {
@@ -289,7 +302,7 @@ func (s *Store) sessionTx(ctx context.Context, op string, sess Session, evs []Ev
 
 const sessionCols = `id, repo, work_item, node, pr, pr_repo, harness, runner, model, effort, argv, pid, attempt, started_at, ended_at,
 	exit_status, transcript, harness_session, attach, turns, tokens, input_tokens, output_tokens, cost_usd, cost_source, result, error,
-	state, reason, confinement, transcript_cut`
+	state, reason, confinement, transcript_cut, owner`
 
 // GetSession returns the session with id; found is false when there is none.
 func (s *Store) GetSession(ctx context.Context, id string) (Session, bool, error) {
@@ -354,10 +367,17 @@ type Spend struct {
 }
 
 // spendCols sums a selection of sessions.
-const spendCols = `count(*), coalesce(sum(turns), 0), coalesce(sum(tokens), 0),
+func (s *Store) spendCols() string {
+	// A session's wall time in seconds, never negative, in the store's dialect.
+	wall := `max(julianday(ended_at) - julianday(started_at), 0) * 86400`
+	if s.pg != nil {
+		wall = `greatest(extract(epoch from (ended_at::timestamptz - started_at::timestamptz)), 0)::double precision`
+	}
+	return `count(*), coalesce(sum(turns), 0), coalesce(sum(tokens), 0),
 	coalesce(sum(CASE WHEN cost_source <> '' THEN cost_usd ELSE 0 END), 0),
 	coalesce(sum(CASE WHEN cost_source = '' THEN 1 ELSE 0 END), 0),
-	coalesce(sum(CASE WHEN ended_at <> '' THEN max(julianday(ended_at) - julianday(started_at), 0) * 86400 ELSE 0 END), 0)`
+	coalesce(sum(CASE WHEN ended_at <> '' THEN ` + wall + ` ELSE 0 END), 0)`
+}
 
 func scanSpend(row interface{ Scan(...any) error }, sp *Spend) error {
 	return row.Scan(&sp.Sessions, &sp.Turns, &sp.Tokens, &sp.CostUSD, &sp.UnknownCost, &sp.WallSeconds)
@@ -369,7 +389,7 @@ func (s *Store) ItemSpend(ctx context.Context, repo, item string) (Spend, error)
 		return Spend{}, err
 	}
 	var sp Spend
-	if err := scanSpend(s.read.QueryRowContext(ctx, `SELECT `+spendCols+` FROM sessions WHERE repo = ? AND work_item = ?`, repo, item), &sp); err != nil {
+	if err := scanSpend(s.read.QueryRowContext(ctx, `SELECT `+s.spendCols()+` FROM sessions WHERE repo = ? AND work_item = ?`, repo, item), &sp); err != nil {
 		return Spend{}, describe(s.path, "sum session spend in", err)
 	}
 	return sp, nil
@@ -381,7 +401,7 @@ func (s *Store) ItemSpendByHarness(ctx context.Context, repo, item string) ([]Sp
 	if err := checkKey(repo, item); err != nil {
 		return nil, err
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT harness, `+spendCols+` FROM sessions WHERE repo = ? AND work_item = ?
+	rows, err := s.read.QueryContext(ctx, `SELECT harness, `+s.spendCols()+` FROM sessions WHERE repo = ? AND work_item = ?
 		GROUP BY harness ORDER BY harness`, repo, item)
 	if err != nil {
 		return nil, describe(s.path, "sum session spend in", err)
@@ -408,7 +428,7 @@ func (s *Store) RepoSpend(ctx context.Context, repo string, since time.Time) (Sp
 		return Spend{}, errors.New("repository spend: the repository is empty")
 	}
 	var sp Spend
-	if err := scanSpend(s.read.QueryRowContext(ctx, `SELECT `+spendCols+` FROM sessions WHERE repo = ? AND started_at >= ?`,
+	if err := scanSpend(s.read.QueryRowContext(ctx, `SELECT `+s.spendCols()+` FROM sessions WHERE repo = ? AND started_at >= ?`,
 		repo, stamp(since)), &sp); err != nil {
 		return Spend{}, describe(s.path, "sum repository spend in", err)
 	}
@@ -423,7 +443,8 @@ func scanSessions(rows *sql.Rows) ([]Session, error) {
 		var argv, started, ended string
 		if err := rows.Scan(&ss.ID, &ss.Repo, &ss.WorkItem, &ss.Node, &ss.PR, &ss.PRRepo, &ss.Harness, &ss.Runner, &ss.Model, &ss.Effort, &argv, &ss.PID,
 			&ss.Attempt, &started, &ended, &ss.ExitStatus, &ss.Transcript, &ss.HarnessSession, &ss.Attach, &ss.Turns, &ss.Tokens,
-			&ss.InputTokens, &ss.OutputTokens, &ss.CostUSD, &ss.CostSource, &ss.Result, &ss.Error, &ss.State, &ss.Reason, &ss.Confinement, &ss.TranscriptCut); err != nil {
+			&ss.InputTokens, &ss.OutputTokens, &ss.CostUSD, &ss.CostSource, &ss.Result, &ss.Error, &ss.State, &ss.Reason, &ss.Confinement, &ss.TranscriptCut,
+			&ss.Owner); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(argv), &ss.Argv); err != nil {

@@ -47,6 +47,10 @@ type Store struct {
 	stateOnce sync.Once
 	stateStmt *sql.Stmt // prepared once: the hot read of a server
 	stateErr  error
+
+	pg     *pgBackend // nil: SQLite
+	wakes  wakeHub    // the wakes' listeners and their feed
+	fences fences     // the leases this process works items under
 }
 
 // options are the tunables; only tests and benchmarks change them.
@@ -74,7 +78,16 @@ func defaultOptions() options {
 // file is refused with an error naming the path, and is left untouched: its
 // header is read over a read-only connection before any write connection
 // (which would switch the file to WAL) is opened.
+//
+// A PostgreSQL URL (postgres://… or postgresql://…, see IsURL) opens that
+// database instead, with the same schema history and the same behaviour.
 func Open(ctx context.Context, path string) (*Store, error) {
+	if err := checkLocation(path); err != nil {
+		return nil, err
+	}
+	if IsURL(path) {
+		return openPostgres(ctx, path, false, defaultOptions())
+	}
 	return openStore(ctx, path, defaultOptions())
 }
 
@@ -84,6 +97,9 @@ func openStore(ctx context.Context, path string, o options) (*Store, error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		if diskFault(err) {
+			return nil, describe(abs, "create", err)
+		}
 		return nil, fmt.Errorf("create store directory %s: %w; point --db or %s at a writable location", filepath.Dir(abs), err, EnvDB)
 	}
 	if err := createFile(abs); err != nil {
@@ -132,6 +148,12 @@ func openStore(ctx context.Context, path string, o options) (*Store, error) {
 // mode=ro and query_only. A missing (or empty) file yields an error wrapping
 // ErrNoStore; a schema other than SchemaVersion is refused.
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	if err := checkLocation(path); err != nil {
+		return nil, err
+	}
+	if IsURL(path) {
+		return openPostgres(ctx, path, true, defaultOptions())
+	}
 	return openReadOnly(ctx, path, defaultOptions())
 }
 
@@ -205,6 +227,7 @@ func openReadPool(ctx context.Context, name string, conns int, path string) (*sq
 // Close closes both connection pools. The last connection to close
 // checkpoints the WAL into the main file.
 func (s *Store) Close() error {
+	s.wakes.close()
 	s.pages.close()
 	var errs []error
 	if s.stateStmt != nil {
@@ -213,7 +236,7 @@ func (s *Store) Close() error {
 	if s.read != nil {
 		errs = append(errs, s.read.Close())
 	}
-	if s.write != nil {
+	if s.write != nil && s.write != s.read {
 		errs = append(errs, s.write.Close())
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -222,8 +245,12 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// Path returns the absolute path of the database file.
+// Path returns the absolute path of the database file, or the URL of a
+// PostgreSQL store with its password redacted.
 func (s *Store) Path() string { return s.path }
+
+// Postgres reports whether the store is a PostgreSQL database.
+func (s *Store) Postgres() bool { return s.pg != nil }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns nil only when
 // SQLite reports "ok"; otherwise the error lists the first problems found.
@@ -234,6 +261,13 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 func (s *Store) quickCheck(ctx context.Context) error { return s.check(ctx, "quick_check") }
 
 func (s *Store) check(ctx context.Context, pragma string) error {
+	if s.pg != nil {
+		// PostgreSQL checks its own pages; this only proves it answers.
+		if err := s.read.PingContext(ctx); err != nil {
+			return describe(s.path, pragma, err)
+		}
+		return nil
+	}
 	rows, err := s.read.QueryContext(ctx, "PRAGMA "+pragma+"(20)")
 	if err != nil {
 		return describe(s.path, pragma, err)
@@ -307,6 +341,9 @@ func createFile(path string) error {
 		return nil
 	}
 	if err != nil {
+		if diskFault(err) {
+			return describe(path, "create", err)
+		}
 		return fmt.Errorf("create store %s: %w; point --db or %s at a writable location", path, err, EnvDB)
 	}
 	if err := f.Close(); err != nil {

@@ -97,18 +97,22 @@ func (s *sessions) close(id string) {
 	delete(s.byID, sha256.Sum256([]byte(id)))
 }
 
-// tokenCheck compares a presented token with the configured one in
-// constant time.
+// tokenCheck compares a presented token with the configured ones (every
+// client's static token signs a browser in) in constant time.
 type tokenCheck struct {
-	sum [sha256.Size]byte
-	set bool
+	sums [][sha256.Size]byte
+	set  bool
 }
 
-func newTokenCheck(token string) tokenCheck {
-	if token == "" {
-		return tokenCheck{}
+func newTokenCheck(tokens []string) tokenCheck {
+	var t tokenCheck
+	for _, tok := range tokens {
+		if tok != "" {
+			t.sums = append(t.sums, sha256.Sum256([]byte(tok)))
+		}
 	}
-	return tokenCheck{sum: sha256.Sum256([]byte(token)), set: true}
+	t.set = len(t.sums) > 0
+	return t
 }
 
 func (t tokenCheck) ok(presented string) bool {
@@ -116,7 +120,11 @@ func (t tokenCheck) ok(presented string) bool {
 		return false
 	}
 	sum := sha256.Sum256([]byte(presented))
-	return subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
+	match := 0
+	for _, s := range t.sums {
+		match |= subtle.ConstantTimeCompare(sum[:], s[:])
+	}
+	return match == 1
 }
 
 // tokenInQuery reports a query string that carries a credential: a

@@ -20,7 +20,7 @@ func TestLiveStreamSaysWhenTheStoreChanges(t *testing.T) {
 	b := &fakeBackend{}
 	b.mark.Store("a")
 	stop := make(chan struct{})
-	h, err := New(Options{Backend: b, Token: testToken, LiveInterval: 10 * time.Millisecond, Stop: stop})
+	h, err := New(Options{Backend: b, Tokens: []string{testToken}, LiveInterval: 10 * time.Millisecond, Stop: stop})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	defer srv.Close()

@@ -47,9 +47,9 @@ type Backend interface {
 // Options configure the view.
 type Options struct {
 	Backend Backend
-	// Token is the bearer token a browser signs in with ("" refuses every
-	// sign-in, saying how to configure one).
-	Token string
+	// Tokens are the bearer tokens a browser signs in with, any of them
+	// (none refuses every sign-in, saying how to configure one).
+	Tokens []string
 	// TokenEnv names where the token is read from, for messages.
 	TokenEnv string
 	// AllowedOrigins are other origins whose requests are accepted
@@ -102,7 +102,7 @@ func New(o Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{opts: o, pages: pages, sessions: newSessions(o.SessionTTL, o.Now), token: newTokenCheck(o.Token),
+	h := &Handler{opts: o, pages: pages, sessions: newSessions(o.SessionTTL, o.Now), token: newTokenCheck(o.Tokens),
 		origins: map[string]bool{}, log: o.Logger}
 	for _, origin := range o.AllowedOrigins {
 		h.origins[strings.ToLower(strings.TrimRight(origin, "/"))] = true

@@ -69,7 +69,7 @@ var fixedNow = time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
 
 func newTestHandler(t testing.TB, b Backend) *Handler {
 	t.Helper()
-	h, err := New(Options{Backend: b, Token: testToken, Now: func() time.Time { return fixedNow }})
+	h, err := New(Options{Backend: b, Tokens: []string{testToken}, Now: func() time.Time { return fixedNow }})
 	require.NoError(t, err)
 	return h
 }
@@ -288,7 +288,7 @@ func TestSignOut(t *testing.T) {
 // TestSessionExpires: a cookie past its time signs nobody in.
 func TestSessionExpires(t *testing.T) {
 	now := fixedNow
-	h, err := New(Options{Backend: &fakeBackend{}, Token: testToken, SessionTTL: time.Hour, Now: func() time.Time { return now }})
+	h, err := New(Options{Backend: &fakeBackend{}, Tokens: []string{testToken}, SessionTTL: time.Hour, Now: func() time.Time { return now }})
 	require.NoError(t, err)
 	c := signedInCookie(t, h)
 	assert.Equal(t, http.StatusOK, get(t, h, "/ui/items", c).Code)
@@ -386,4 +386,15 @@ func TestNoTokenConfigured(t *testing.T) {
 	h.ServeHTTP(w, r)
 	assert.Equal(t, http.StatusUnauthorized, w.Code)
 	assert.Contains(t, w.Body.String(), MsgNoTokenSetUp+"MY_TOKEN")
+}
+
+// TestEveryClientTokenSignsIn: with several clients' tokens configured,
+// each of them signs a browser in, and nothing else does.
+func TestEveryClientTokenSignsIn(t *testing.T) {
+	other := "another-client-token-0123456789"
+	h, err := New(Options{Backend: &fakeBackend{}, Tokens: []string{testToken, other}})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, get(t, h, "/ui/items", nil, "Authorization", "Bearer "+other).Code)
+	assert.Equal(t, http.StatusOK, get(t, h, "/ui/items", nil, "Authorization", "Bearer "+testToken).Code)
+	assert.Equal(t, http.StatusSeeOther, get(t, h, "/ui/items", nil, "Authorization", "Bearer not-"+other).Code)
 }

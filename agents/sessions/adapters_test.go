@@ -245,6 +245,7 @@ func TestARepositoryOverItsBudgetHoldsItsItemsWithoutEscalating(t *testing.T) {
 		assert.Empty(t, rep.Escalations, "a repository's budget holds, it does not escalate")
 		require.Len(t, rep.Held, 1)
 		assert.Equal(t, "octo/widgets is over its repository budget: $0.09 of $0.05 allowed in the last 24h0m0s", rep.Held[0].Reason)
+		assert.False(t, rep.Held[0].Host, "a repository budget is no fault of the host")
 		rep, err = s.Cycle(ctx, []Want{third})
 		require.NoError(t, err)
 		assert.Empty(t, rep.Started)

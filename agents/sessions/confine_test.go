@@ -34,6 +34,7 @@ func TestSupervisorHoldsItemsItCannotConfine(t *testing.T) {
 		require.Len(t, rep.Held, 1)
 		assert.Contains(t, rep.Held[0].Reason, "sessions.confinement: auto cannot confine a session on this host")
 		assert.Contains(t, rep.Held[0].Reason, "sessions.confinement: none")
+		assert.True(t, rep.Held[0].Host, "the host holds it, not its figures")
 	}
 	assert.Equal(t, 0, r.runs("issue-1"))
 	refused := 0

@@ -76,30 +76,75 @@ func (s *Supervisor) Reset(repo, item string) {
 	}
 }
 
-// Shutdown stops every live session and records it as stopped. It returns
-// when all have ended, or when ctx ends first.
+// Forgive forgets the failed launches of an item's sessions (its own and
+// its pull requests') that are not held: they ended for a cause outside
+// them — a remote that refused their pushes — so they are not counted
+// towards the relaunches before an escalation, and the next may start at
+// once. A hold stays.
+func (s *Supervisor) Forgive(repo, item string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key, it := range s.items {
+		if key.repo == repo && key.item == item && it.hold == "" {
+			it.launches, it.lastExit, it.nextAt = 0, "", s.d.Now()
+		}
+	}
+}
+
+// Shutdown stops every live session and records how each ended. It
+// returns when all have ended and are recorded, or when ctx ends first: a
+// session still running then is recorded lost, saying it may still run,
+// so no session is ever left recorded as running.
 func (s *Supervisor) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	for _, l := range s.live {
-		l.stop(store.SessionStopped, "the supervisor shut down", s.cfg.StopGrace())
+		if l.end == nil {
+			l.stop(store.SessionStopped, "the supervisor shut down", s.cfg.StopGrace())
+		}
 	}
 	pending := make([]Handle, 0, len(s.live))
 	for _, l := range s.live {
 		pending = append(pending, l.h)
 	}
 	s.mu.Unlock()
+	var late error
 	for _, h := range pending {
 		select {
 		case <-h.Done():
+			continue
 		case <-ctx.Done():
-			return fmt.Errorf("sessions: shutdown: %w", ctx.Err())
+			late = fmt.Errorf("sessions: shutdown: %w", ctx.Err())
 		}
+		break
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &cycle{s: s, ctx: ctx, now: s.d.Now(), wants: map[itemID]Want{}}
+	c := &cycle{s: s, ctx: context.WithoutCancel(ctx), now: s.d.Now(), wants: map[itemID]Want{}}
 	c.reap()
-	return errors.Join(c.errs...)
+	rctx, cancel := recordingContext(ctx)
+	defer cancel()
+	for key, l := range s.live {
+		if l.end != nil {
+			continue // ended, its record not written: reported in c.errs
+		}
+		rec := l.rec
+		rec.EndedAt, rec.State, rec.ExitStatus = c.now, store.SessionLost, "unknown"
+		rec.Reason = fmt.Sprintf("the supervisor shut down and its process (pid %d) did not end within the stop grace; it may still run", rec.PID)
+		if err := l.readUsage(); err != nil {
+			c.errs = append(c.errs, fmt.Errorf("sessions: read transcript of %s: %w", rec.ID, err))
+		}
+		l.release()
+		u := l.usage()
+		rec.SessionUsage, rec.TranscriptCut = recorded(u), l.cut()
+		ev := event("session.exited", rec.Node, figures(map[string]any{"session": rec.ID, "state": rec.State, "reason": rec.Reason}, u))
+		if err := s.d.Store.FinishSession(rctx, rec, ev); err != nil && !errors.Is(err, store.ErrSessionNotRunning) {
+			c.errs = append(c.errs, fmt.Errorf("sessions: record %s as lost: %w", rec.ID, err))
+			continue
+		}
+		s.d.Log.Warn("a session outlived the shutdown", "session", rec.ID, "pid", rec.PID, "workItem", rec.WorkItem)
+		delete(s.live, key)
+	}
+	return errors.Join(append([]error{late}, c.errs...)...)
 }
 
 // Recover settles the sessions the store still records as running from an
@@ -107,6 +152,13 @@ func (s *Supervisor) Shutdown(ctx context.Context) error {
 // proven to be that session's, then recorded as lost with the figures its
 // transcript holds. Call it once, before the first Cycle.
 func (s *Supervisor) Recover(ctx context.Context) ([]Status, error) {
+	return s.RecoverWhere(ctx, nil)
+}
+
+// RecoverWhere is Recover for the running sessions settle accepts (nil:
+// all): a poller sharing its store with others settles only those whose
+// owner is gone, never another live poller's.
+func (s *Supervisor) RecoverWhere(ctx context.Context, settle func(store.Session) bool) ([]Status, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	recs, err := s.d.Store.ListSessions(ctx, store.SessionFilter{State: store.SessionRunning})
@@ -120,7 +172,7 @@ func (s *Supervisor) Recover(ctx context.Context) ([]Status, error) {
 	var out []Status
 	var errs []error
 	for _, rec := range recs {
-		if mine[rec.ID] {
+		if mine[rec.ID] || settle != nil && !settle(rec) {
 			continue
 		}
 		runner := s.d.Runner

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -20,57 +21,81 @@ import (
 // when the relaunches are spent.
 func (c *cycle) reap() {
 	s := c.s
+	ctx, cancel := recordingContext(c.ctx)
+	defer cancel()
 	for key, l := range s.live {
 		select {
 		case <-l.h.Done():
 		default:
 			continue
 		}
+		if l.end == nil {
+			l.end = c.ended(key, l)
+		}
+		// The end is recorded even when the cycle's context was cancelled
+		// (a SIGTERM): a session is never left recorded as running. One
+		// that could not be recorded stays here and is tried again.
+		if err := s.d.Store.FinishSession(ctx, l.end.rec, l.end.evs...); err != nil && !errors.Is(err, store.ErrSessionNotRunning) {
+			c.errs = append(c.errs, fmt.Errorf("sessions: record the end of %s: %w", l.rec.ID, err))
+			continue
+		}
 		delete(s.live, key)
-		exit := l.h.Exit()
-		if err := l.readUsage(); err != nil {
-			c.errs = append(c.errs, fmt.Errorf("sessions: read transcript of %s: %w", l.rec.ID, err))
-		}
-		l.release()
-		l.meter.Close()
-		u := l.usage()
-		c.warnUnknown(l, u)
-		rec := l.rec
-		rec.EndedAt, rec.ExitStatus, rec.SessionUsage = c.now, exit.String(), recorded(u)
-		rec.TranscriptCut = l.cut()
-		rec.State, rec.Reason = store.SessionExited, "ended on its own"
-		if u.Error != "" {
-			rec.Reason = "ended on its own; its last error: " + clip(u.Error, 300)
-		}
-		if l.stopState != "" {
-			rec.State, rec.Reason = l.stopState, l.stopReason
-		}
-		it := s.state(key)
-		if f, err := c.spent(rec.Repo, rec.WorkItem); err == nil {
-			*f = f.plus(u, c.now.Sub(rec.StartedAt))
-		}
-		evs := []store.Event{event("session.exited", rec.Node, figures(map[string]any{
-			"session": rec.ID, "exit": rec.ExitStatus, "state": rec.State, "reason": rec.Reason, "attempt": rec.Attempt,
-			"elapsedSeconds": int(c.now.Sub(rec.StartedAt).Seconds())}, u))}
-		w, wanted := c.wants[key]
-		if wanted && w.work() == recWork(rec) && (rec.State == store.SessionExited || rec.State == store.SessionTimedOut) {
-			it.lastExit = c.s.exitText(rec.Harness, exit, u)
-			if rec.State == store.SessionTimedOut {
-				it.lastExit = "timed out (" + rec.ExitStatus + ")"
-			}
-			if ev, held := c.afterIdle(it, w, l); held {
-				evs = append(evs, ev)
-			} else if ev, held := c.afterFailure(it, w); held {
-				evs = append(evs, ev)
-			}
-		}
-		if err := s.d.Store.FinishSession(c.ctx, rec, evs...); err != nil && !errors.Is(err, store.ErrSessionNotRunning) {
-			c.errs = append(c.errs, fmt.Errorf("sessions: record the end of %s: %w", rec.ID, err))
-		}
-		st := l.status()
-		st.State, st.Reason, st.ExitStatus, st.Usage = rec.State, rec.Reason, rec.ExitStatus, u
-		c.rep.Exited = append(c.rep.Exited, st)
 	}
+}
+
+// recordingContext bounds the recording of what already happened: it
+// outlives the cancellation of ctx (the poller's SIGTERM), never its
+// values.
+func recordingContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+}
+
+// ended settles what follows a session that ended, once: its figures,
+// the relaunch or escalation of its key, and the record and events of its
+// end (written by reap).
+func (c *cycle) ended(key itemID, l *live) *ending {
+	s := c.s
+	exit := l.h.Exit()
+	if err := l.readUsage(); err != nil {
+		c.errs = append(c.errs, fmt.Errorf("sessions: read transcript of %s: %w", l.rec.ID, err))
+	}
+	l.release()
+	l.meter.Close()
+	u := l.usage()
+	c.warnUnknown(l, u)
+	rec := l.rec
+	rec.EndedAt, rec.ExitStatus, rec.SessionUsage = c.now, exit.String(), recorded(u)
+	rec.TranscriptCut = l.cut()
+	rec.State, rec.Reason = store.SessionExited, "ended on its own"
+	if u.Error != "" {
+		rec.Reason = "ended on its own; its last error: " + clip(u.Error, 300)
+	}
+	if l.stopState != "" {
+		rec.State, rec.Reason = l.stopState, l.stopReason
+	}
+	it := s.state(key)
+	if f, err := c.spent(rec.Repo, rec.WorkItem); err == nil {
+		*f = f.plus(u, c.now.Sub(rec.StartedAt))
+	}
+	evs := []store.Event{event("session.exited", rec.Node, figures(map[string]any{
+		"session": rec.ID, "exit": rec.ExitStatus, "state": rec.State, "reason": rec.Reason, "attempt": rec.Attempt,
+		"elapsedSeconds": int(c.now.Sub(rec.StartedAt).Seconds())}, u))}
+	w, wanted := c.wants[key]
+	if wanted && w.work() == recWork(rec) && (rec.State == store.SessionExited || rec.State == store.SessionTimedOut) {
+		it.lastExit = c.s.exitText(rec.Harness, exit, u)
+		if rec.State == store.SessionTimedOut {
+			it.lastExit = "timed out (" + rec.ExitStatus + ")"
+		}
+		if ev, held := c.afterIdle(it, w, l); held {
+			evs = append(evs, ev)
+		} else if ev, held := c.afterFailure(it, w); held {
+			evs = append(evs, ev)
+		}
+	}
+	st := l.status()
+	st.State, st.Reason, st.ExitStatus, st.Usage = rec.State, rec.Reason, rec.ExitStatus, u
+	c.rep.Exited = append(c.rep.Exited, st)
+	return &ending{rec: rec, evs: evs}
 }
 
 // afterFailure schedules the next launch of a key whose session ended (or
@@ -152,6 +177,9 @@ func (c *cycle) holdSpent(it *itemState, w Want, reason string, nodeScoped bool,
 func (c *cycle) police() {
 	s := c.s
 	for key, l := range s.live {
+		if l.end != nil {
+			continue // ended; its record is written by reap
+		}
 		if err := l.readUsage(); err != nil {
 			c.errs = append(c.errs, fmt.Errorf("sessions: read transcript of %s: %w", l.rec.ID, err))
 		}
@@ -264,6 +292,9 @@ func (c *cycle) repoOver(repo string, at bool) string {
 // order, while slots are free.
 func (c *cycle) launch() {
 	s := c.s
+	if c.ctx.Err() != nil {
+		return // shutting down: nothing new is started
+	}
 	position := 0
 	for _, w := range c.order {
 		key := w.key()
@@ -308,7 +339,7 @@ func (c *cycle) refused(it *itemState, w Want) bool {
 			it.confRefused = true
 			c.append(w.Repo, w.WorkItem, event("session.refused", w.Node, map[string]any{"reason": err.Error()}))
 		}
-		c.rep.Held = append(c.rep.Held, Held{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own, Reason: err.Error()})
+		c.rep.Held = append(c.rep.Held, Held{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own, Reason: err.Error(), Host: true})
 		return true
 	}
 	if it.hold == "" {
@@ -393,6 +424,7 @@ func (c *cycle) start(w Want, it *itemState) {
 	transcript := filepath.Join(dir, "transcript.jsonl")
 	if err := touchPrivate(transcript); err != nil {
 		bx.close()
+		c.launchFailed(w, "the session's transcript could not be created: "+err.Error())
 		c.errs = append(c.errs, fmt.Errorf("sessions: %w", err))
 		return
 	}
@@ -429,6 +461,7 @@ func (c *cycle) start(w Want, it *itemState) {
 	h, err := s.d.Runner.Start(c.ctx, rl)
 	if err != nil {
 		closeAll()
+		c.launchFailed(w, "the session could not start: "+err.Error())
 		it.lastExit = "could not start: " + err.Error()
 		ev, held := c.afterFailure(it, w)
 		if !held {
@@ -457,7 +490,9 @@ func (c *cycle) start(w Want, it *itemState) {
 		h.Stop(0) // an unrecorded session must not run
 		<-h.Done()
 		closeAll()
-		c.errs = append(c.errs, fmt.Errorf("sessions: record the launch for %s %s (stopped it): %w", w.Repo, w.WorkItem, err))
+		err = fmt.Errorf("sessions: record the launch for %s %s (stopped it): %w", w.Repo, w.WorkItem, err)
+		c.launchFailed(w, err.Error())
+		c.errs = append(c.errs, err)
 		return
 	}
 	name, model := w.Harness, plan.Model
@@ -479,6 +514,11 @@ func (c *cycle) start(w Want, it *itemState) {
 	for _, n := range plan.Notes {
 		s.d.Log.Warn("session note", "session", id, "workItem", w.WorkItem, "harness", w.Harness, "note", n)
 	}
+}
+
+// launchFailed reports a wanted session that could not be started.
+func (c *cycle) launchFailed(w Want, why string) {
+	c.rep.LaunchFailed = append(c.rep.LaunchFailed, LaunchFailure{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own, Error: why})
 }
 
 func touchPrivate(path string) error {

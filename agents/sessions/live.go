@@ -37,6 +37,14 @@ type live struct {
 	// workdir is where the session works; head the commit its tree stood
 	// on at launch ("" when it could not be read).
 	workdir, head string
+	// end is set once the session ended: what to record (nil: running).
+	end *ending
+}
+
+// ending is the record of a session's end, kept until it is written.
+type ending struct {
+	rec store.Session
+	evs []store.Event
 }
 
 // release revokes a confined session's capability and closes its output

@@ -134,6 +134,9 @@ type Held struct {
 	PRRepo   string `json:"prRepo,omitempty"`
 	Own      bool   `json:"own,omitempty"`
 	Reason   string `json:"reason"`
+	// Host is set when the host holds the item, not its own figures: it
+	// cannot confine a session (a fault the operator fixes).
+	Host bool `json:"host,omitempty"`
 }
 
 // Figures are what sessions used: figures, the cost of those whose cost is
@@ -184,13 +187,29 @@ type Escalation struct {
 	Budget   Budget  `json:"budget"`
 }
 
+// LaunchFailure is a wanted session that could not be started: its
+// runner refused it, or its launch could not be recorded. The key is
+// relaunched after its backoff, and escalates once its relaunches are
+// spent.
+type LaunchFailure struct {
+	Repo     string `json:"repo"`
+	WorkItem string `json:"workItem"`
+	Node     string `json:"node"`
+	PR       int    `json:"pr,omitempty"`
+	PRRepo   string `json:"prRepo,omitempty"`
+	Own      bool   `json:"own,omitempty"`
+	Error    string `json:"error"`
+}
+
 // Report is what one cycle did and saw.
 type Report struct {
-	Started     []Status     `json:"started,omitempty"`
-	Exited      []Status     `json:"exited,omitempty"`
-	Live        []Status     `json:"live,omitempty"`
-	Queued      []Queued     `json:"queued,omitempty"`
-	Waiting     []Waiting    `json:"waiting,omitempty"`
-	Held        []Held       `json:"held,omitempty"`
-	Escalations []Escalation `json:"escalations,omitempty"`
+	Started []Status `json:"started,omitempty"`
+	// LaunchFailed are the sessions this cycle could not start.
+	LaunchFailed []LaunchFailure `json:"launchFailed,omitempty"`
+	Exited       []Status        `json:"exited,omitempty"`
+	Live         []Status        `json:"live,omitempty"`
+	Queued       []Queued        `json:"queued,omitempty"`
+	Waiting      []Waiting       `json:"waiting,omitempty"`
+	Held         []Held          `json:"held,omitempty"`
+	Escalations  []Escalation    `json:"escalations,omitempty"`
 }

@@ -193,9 +193,28 @@ func (t *Tree) pushOnce(ctx context.Context) error {
 	case containsAny(all, "[rejected]", "non-fast-forward", "fetch first"):
 		return &PushRejectedError{Branch: t.Branch, Reason: reasonNonFastForward}
 	case containsAny(all, "[remote rejected]"):
-		return &PushRejectedError{Branch: t.Branch, Reason: "the remote refused it", Detail: remoteReason(all)}
+		detail := remoteReason(all)
+		if said := remoteSaid(ge.res.err); said != "" {
+			detail += "; the remote said: " + said
+		}
+		return &PushRejectedError{Branch: t.Branch, Reason: "the remote refused it", Detail: detail}
 	}
 	return &PushRejectedError{Branch: t.Branch, Reason: "push failed", Detail: lastLines(ge.res.err, 3)}
+}
+
+// remoteSaid is what the remote's hooks printed (git's "remote: " lines),
+// at most three lines, already scrubbed of secrets.
+func remoteSaid(stderr string) string {
+	var said []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "remote:"); ok && strings.TrimSpace(rest) != "" {
+			said = append(said, strings.TrimSpace(rest))
+		}
+	}
+	if len(said) > 3 {
+		said = said[len(said)-3:]
+	}
+	return strings.Join(said, " / ")
 }
 
 // remoteReason extracts the parenthesised reason of a refused ref.

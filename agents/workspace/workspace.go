@@ -154,6 +154,9 @@ func (m *Manager) Add(ctx context.Context, id, branch string) (*Tree, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("work tree %s: %w", dir, err)
 	}
+	if err := m.prune(ctx); err != nil {
+		return nil, fmt.Errorf("add work tree for %s: forget the trees gone from disk: %w", id, err)
+	}
 	if _, err := m.git(ctx, m.source, nil, "fetch", "--quiet", m.remote); err != nil {
 		return nil, fmt.Errorf("add work tree for %s: fetch %s: %w", id, m.remote, err)
 	}

@@ -287,7 +287,7 @@ func TestCommitAndPushReportsARemoteRefusal(t *testing.T) {
 	var pr *PushRejectedError
 	require.True(t, errors.As(err, &pr), "%v", err)
 	assert.Equal(t, "the remote refused it", pr.Reason)
-	assert.Equal(t, "push of the-loop/issue-1 was refused: the remote refused it (pre-receive hook declined); "+
+	assert.Equal(t, "push of the-loop/issue-1 was refused: the remote refused it (pre-receive hook declined; the remote said: branch is protected); "+
 		"the loop never forces a push: fix the remote's rule or the branch, and the next cycle pushes again", err.Error())
 	assert.False(t, res.Pushed)
 	assert.NotEmpty(t, res.Commit)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/runtimetest"
 	"gopkg.in/yaml.v3"
 )
 
@@ -87,6 +88,10 @@ var expression = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
 type actionRun struct {
 	workspace, actionPath, runnerTemp, summary string
 	inputs                                     map[string]string
+	// github holds the github context the run sees (event_name,
+	// event.pull_request.base.sha, ...); anything else is "", as on a
+	// runner whose event lacks it.
+	github map[string]string
 }
 
 func (r *actionRun) eval(t *testing.T, s string) string {
@@ -102,6 +107,8 @@ func (r *actionRun) eval(t *testing.T, s string) string {
 			return r.runnerTemp
 		case strings.HasPrefix(expr, "inputs."):
 			return r.inputs[strings.TrimPrefix(expr, "inputs.")]
+		case strings.HasPrefix(expr, "github."):
+			return r.github[strings.TrimPrefix(expr, "github.")]
 		}
 		t.Fatalf("expression %q is outside what the local runner evaluates", expr)
 		return ""
@@ -122,6 +129,8 @@ func (r *actionRun) run(t *testing.T, a action) (stdout string, code int) {
 		inputs[k] = v
 	}
 	r.inputs = inputs
+	githubEnv := filepath.Join(r.runnerTemp, "github_env")
+	require.NoError(t, os.WriteFile(githubEnv, nil, 0o600))
 	for _, s := range a.Runs.Steps {
 		if s.Uses != "" {
 			for _, v := range s.With {
@@ -140,14 +149,23 @@ func (r *actionRun) run(t *testing.T, a action) (stdout string, code int) {
 		}
 		cmd.Env = append(actionEnv(), "GITHUB_WORKSPACE="+r.workspace, "GITHUB_ACTION_PATH="+r.actionPath,
 			"RUNNER_TEMP="+r.runnerTemp, "GITHUB_STEP_SUMMARY="+r.summary, "GITHUB_ACTIONS=true", "CI=true",
+			"GITHUB_ENV="+githubEnv,
 			// A runner starts with no state: never read the developer's own store.
 			"XDG_STATE_HOME="+filepath.Join(r.runnerTemp, "state"))
+		// What earlier steps appended to $GITHUB_ENV reaches the later ones.
+		set, err := os.ReadFile(githubEnv)
+		require.NoError(t, err)
+		for _, line := range strings.Split(strings.TrimSpace(string(set)), "\n") {
+			if line != "" {
+				cmd.Env = append(cmd.Env, line)
+			}
+		}
 		for k, v := range s.Env {
 			cmd.Env = append(cmd.Env, k+"="+r.eval(t, v))
 		}
 		var out, errOut strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
+		err = cmd.Run()
 		var exit *exec.ExitError
 		switch {
 		case err == nil:
@@ -176,18 +194,29 @@ func actionEnv() []string {
 	return env
 }
 
+// newActionRun lays out a workspace as actions/checkout leaves it for a
+// pull request: a git repository holding the fixture (under subdir) whose
+// one commit is the pull request's base; a test commits the change on top.
 func newActionRun(t *testing.T, subdir string, inputs map[string]string) *actionRun {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH: the action reads the base's keys with git")
+	}
 	ws := t.TempDir()
 	repo := ws
 	if subdir != "" {
 		repo = filepath.Join(ws, subdir)
 	}
 	require.NoError(t, os.CopyFS(repo, os.DirFS(fixtureRepo(t))))
+	gitIn(t, ws, "init", "-q", "-b", "main")
+	gitIn(t, ws, "add", "-A")
+	gitIn(t, ws, "commit", "-q", "-m", "base")
 	return &actionRun{workspace: ws, actionPath: root, runnerTemp: t.TempDir(),
-		summary: filepath.Join(t.TempDir(), "summary.md"), inputs: inputs}
+		summary: filepath.Join(t.TempDir(), "summary.md"), inputs: inputs,
+		github: map[string]string{"event_name": "pull_request", "event.pull_request.base.sha": gitIn(t, ws, "rev-parse", "HEAD"),
+			"event.repository.default_branch": "main", "server_url": "https://github.com", "repository": "acme/widgets"}}
 }
 
 func TestActionStepsRunLocally(t *testing.T) {
@@ -216,6 +245,49 @@ func TestActionStepsRunLocally(t *testing.T) {
 		assert.Contains(t, out, "which is not a key this repository trusts — ignored", "the public-key input reaches the check")
 		assert.Contains(t, out, "::error title=issue-4 · drift::the record stands at complete, but recomputation stops at phase-selection")
 		assert.Contains(t, out, "0/1 work items satisfied")
+	})
+
+	t.Run("a pull request appends a key and signs approvals with it: the base never trusted it", func(t *testing.T) {
+		r := newActionRun(t, "", map[string]string{"work-item": "issue-4"})
+		forger := testKeyFor("forger")
+		appendKey(t, r.workspace, forger.Public().(ed25519.PublicKey))
+		require.NoError(t, runtimetest.ResignState(filepath.Join(r.workspace, "docs", "specs", "issue-4"), forger))
+		gitIn(t, r.workspace, "commit", "-q", "-am", "forged approvals")
+		out, code := r.run(t, a)
+		assert.Equal(t, 1, code, out)
+		id := runtime.KeyID(forger.Public().(ed25519.PublicKey))
+		assert.Contains(t, out, "::warning title=the-loop check::.the-loop/signing.pub names key "+id+", which "+r.github["event.pull_request.base.sha"]+" does not trust")
+		assert.Contains(t, out, "is signed by key "+id+", which is not a key this repository trusts — ignored")
+		assert.Contains(t, out, "::error title=issue-4 · drift::the record stands at complete, but recomputation stops at phase-selection")
+	})
+
+	t.Run("a push: the keys of the commit before it", func(t *testing.T) {
+		r := newActionRun(t, "", map[string]string{"work-item": "issue-4"})
+		before := r.github["event.pull_request.base.sha"]
+		r.github = map[string]string{"event_name": "push", "event.before": before}
+		forger := testKeyFor("forger")
+		appendKey(t, r.workspace, forger.Public().(ed25519.PublicKey))
+		require.NoError(t, runtimetest.ResignState(filepath.Join(r.workspace, "docs", "specs", "issue-4"), forger))
+		gitIn(t, r.workspace, "commit", "-q", "-am", "forged approvals")
+		out, code := r.run(t, a)
+		assert.Equal(t, 1, code, out)
+		assert.Contains(t, out, "which "+before+" does not trust")
+	})
+
+	t.Run("a record copied from another repository: its decisions name that one", func(t *testing.T) {
+		r := newActionRun(t, "", map[string]string{"work-item": "issue-4"})
+		r.github["repository"] = "victim/app"
+		out, code := r.run(t, a)
+		assert.Equal(t, 1, code, out)
+		assert.Contains(t, out, "was recorded for github.com/acme/widgets, not github.com/victim/app — ignored")
+	})
+
+	t.Run("no base to anchor at: the job fails and says which input to set", func(t *testing.T) {
+		r := newActionRun(t, "", map[string]string{"work-item": "issue-4"})
+		r.github = map[string]string{"event_name": "workflow_dispatch"}
+		out, code := r.run(t, a)
+		assert.Equal(t, 1, code)
+		assert.Contains(t, out, "::error title=the-loop::cannot tell which commit's keys to trust")
 	})
 
 	t.Run("one item, legacy signing key and no committed public key: nothing verifies", func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/the-loop/the-loop/service"
 )
 
-const checkUsage = "check [<id>] [--repo DIR] [--all] [--recompute] [--format table|json|github] [--fail-on unmet|block] [--db FILE]"
+const checkUsage = "check [<id>] [--repo DIR] [--all] [--recompute] [--trusted-keys-from REF] [--repository [HOST/]OWNER/REPO] [--format table|json|github] [--fail-on unmet|block] [--db FILE]"
 
 // checkOptions are the flags of `the-loop check`.
 type checkOptions struct {
@@ -31,6 +31,8 @@ func checkCmd() *Command {
 			fs.StringVar(&opts.Repo, "repo", ".", "repository root")
 			fs.BoolVar(&opts.All, "all", false, "check every work item under the spec directory")
 			fs.BoolVar(&opts.Recompute, "recompute", false, "derive every verdict from the artifacts and verified decisions alone")
+			fs.StringVar(&opts.TrustedKeysFrom, "trusted-keys-from", "", "verify decisions with the keys .the-loop/signing.pub holds at this git ref (the base branch), plus keys a rotation signed by one of them vouches for")
+			fs.StringVar(&opts.Repository, "repository", "", "the repository the work items' GitHub tickets live in, [HOST/]OWNER/REPO (default: the repository config's ticketing.github); a decision bound to another is ignored")
 			fs.StringVar(&opts.Format, "format", "table", "output format: table, json, or github (workflow-command annotations and a job summary)")
 			fs.StringVar(&opts.FailOn, "fail-on", "unmet", "exit 1 when a work item is unmet, or only when a node blocks (block)")
 			fs.StringVar(&opts.DB, "db", "", "state database (default $THE_LOOP_DB, else ~/.local/state/the-loop/the-loop.db)")

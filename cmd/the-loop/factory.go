@@ -88,7 +88,8 @@ type ServiceOptions struct {
 	NoSigningKey bool
 	// Sessions builds the session supervisor when a harness is configured
 	// (the poller's daemon, `the-loop run`); Trees gives polled items their
-	// own working trees (the poller's daemon).
+	// own working trees (the poller's daemon), and tells `plan` where the
+	// poller keeps them.
 	Sessions, Trees bool
 	// Confined builds the core of a launched session's MCP server: no
 	// ticket integration, no notifier, and the entry chains its claims
@@ -159,8 +160,8 @@ func (f *Factory) Service(o ServiceOptions) (*service.Service, error) {
 	}), nil
 }
 
-// dbPath is --db, else $THE_LOOP_DB, else store.path ("" leaves the
-// default to the store).
+// dbPath is --db, else $THE_LOOP_DB, else store.url or store.path (""
+// leaves the default to the store).
 func (f *Factory) dbPath(flag string, cfg *config.Config) string {
 	if flag != "" {
 		return flag
@@ -168,5 +169,5 @@ func (f *Factory) dbPath(flag string, cfg *config.Config) string {
 	if p := f.Getenv(store.EnvDB); p != "" {
 		return p
 	}
-	return cfg.Store.Path
+	return cfg.Store.Location()
 }

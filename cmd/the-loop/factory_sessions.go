@@ -28,7 +28,7 @@ func sessionStateDir(cfg *config.Config, db *store.Handle) (string, error) {
 	if cfg.Sessions.StateDir != "" {
 		return cfg.Sessions.StateDir, nil
 	}
-	return filepath.Abs(filepath.Dir(db.Path()))
+	return store.LocalDir(db.Path())
 }
 
 // supervisor builds the session supervisor from the config: the harnesses,
@@ -40,9 +40,14 @@ func (f *Factory) supervisor(cfg *config.Config, db *store.Handle, log *slog.Log
 	if err != nil {
 		return nil, fmt.Errorf("sessions: find this program to serve the sessions' MCP server: %w", err)
 	}
-	dbPath, err := filepath.Abs(db.Path())
-	if err != nil {
-		return nil, err
+	// A session's server records its claims in the same store. A
+	// PostgreSQL URL reaches it without its password (the libpq password
+	// file gives it), so the MCP config a harness can read holds none.
+	dbPath := store.WithoutPassword(db.Path())
+	if !store.IsURL(dbPath) {
+		if dbPath, err = filepath.Abs(dbPath); err != nil {
+			return nil, err
+		}
 	}
 	serve := []string{exe, "serve"}
 	if cfg.Path != "" {

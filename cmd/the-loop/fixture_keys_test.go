@@ -23,24 +23,20 @@ func TestFixtureDecisionsAreSigned(t *testing.T) {
 	pubPath := filepath.Join(repo, runtime.PublicKeyFile)
 	files, err := filepath.Glob(filepath.Join(repo, "docs", "specs", "*", runtime.StateFile))
 	require.NoError(t, err)
+	inner, err := filepath.Glob(filepath.Join(repo, "docs", "specs", "*", "pr-loops", "*", runtime.StateFile))
+	require.NoError(t, err)
+	files = append(files, inner...)
 	sort.Strings(files)
 	require.NotEmpty(t, files)
 	if os.Getenv("UPDATE_FIXTURE_SIGNATURES") != "" {
 		require.NoError(t, os.WriteFile(pubPath, []byte("# the-loop decision signing key (Ed25519). Commit this file.\n"+
 			runtime.EncodePublicKey(priv.Public().(ed25519.PublicKey))+"\n"), 0o644))
-		signer := runtime.NewEd25519Signer(priv)
 		for _, f := range files {
-			b, err := os.ReadFile(f)
-			require.NoError(t, err)
-			st, err := runtime.ParseState(b, filepath.Base(filepath.Dir(f)))
-			require.NoError(t, err)
-			for _, d := range runtimetest.Decisions(st) {
-				d.WorkItem, d.Loop = st.WorkItem, st.Loop
-				require.NoError(t, signer.Sign(d))
+			specDir := filepath.Dir(f)
+			if filepath.Base(filepath.Dir(specDir)) == "pr-loops" {
+				specDir = filepath.Dir(filepath.Dir(specDir))
 			}
-			out, err := st.Marshal()
-			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(f, out, 0o644))
+			require.NoError(t, runtimetest.ResignRecord(f, specDir, priv))
 		}
 	}
 	pubs, err := runtime.ReadPublicKeyFile(pubPath)
@@ -52,6 +48,7 @@ func TestFixtureDecisionsAreSigned(t *testing.T) {
 		st, err := runtime.ParseState(b, filepath.Base(filepath.Dir(f)))
 		require.NoError(t, err)
 		for _, d := range runtimetest.Decisions(st) {
+			assert.NotEmpty(t, d.Repository, "%s %s: every decision names its repository (run UPDATE_FIXTURE_SIGNATURES=1 go test ./cmd/the-loop -run TestFixtureDecisionsAreSigned)", f, d.Node)
 			trust, why := verifier.Check(d)
 			assert.Equal(t, runtime.Verified, trust, "%s %s: %s (run UPDATE_FIXTURE_SIGNATURES=1 go test ./cmd/the-loop -run TestFixtureDecisionsAreSigned)", f, d.Node, why)
 		}

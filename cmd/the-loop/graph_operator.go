@@ -36,6 +36,9 @@ func graphSkipCmd() *Command {
 }
 
 func runGraphSkip(ctx context.Context, f *Factory, opts *graphSkipOptions) error {
+	if err := refuseInSession(f, "graph skip"); err != nil {
+		return err
+	}
 	res, err := call(ctx, f, opts.store(), (*service.Service).Skip, service.SkipRequest{ItemRequest: opts.ItemRequest, Nodes: opts.Nodes, Reason: opts.Reason, Withdraw: opts.Withdraw, Actor: opts.Actor})
 	if errors.Is(err, service.ErrInvalidRequest) {
 		return refused(err)
@@ -82,10 +85,12 @@ func runGraphSkip(ctx context.Context, f *Factory, opts *graphSkipOptions) error
 type graphForceOptions struct {
 	itemOptions
 	To, Reason, Actor string
+	PR                int
+	PRRepo            string
 }
 
 func graphForceCmd() *Command {
-	const usage = "graph force <id> --to NODE --reason R [--actor WHO] [--repo DIR]"
+	const usage = "graph force <id> --to NODE --reason R [--pr N [--pr-repo OWNER/REPO]] [--actor WHO] [--repo DIR]"
 	return &Command{Name: "force", Usage: usage, Summary: "operator act: move the pointer; never forges a verdict",
 		Run: func(ctx context.Context, f *Factory, args []string) error {
 			opts := &graphForceOptions{}
@@ -94,18 +99,27 @@ func graphForceCmd() *Command {
 			fs.StringVar(&opts.To, "to", "", "the node to move the pointer to (required)")
 			fs.StringVar(&opts.Reason, "reason", "", "why you are bypassing the gate (required)")
 			fs.StringVar(&opts.Actor, "actor", "", "who forces it (default (shell))")
+			fs.IntVar(&opts.PR, "pr", 0, "move the pointer of this pull request's loop (its number) instead of the work item's")
+			fs.StringVar(&opts.PRRepo, "pr-repo", "", "OWNER/REPO of that pull request (default: the origin repository)")
 			if err := opts.parse(f, fs, args, usage); err != nil {
 				return err
 			}
 			if opts.To == "" {
 				return usageErrorf("--to is required: name the node to move the pointer to")
 			}
+			if opts.PRRepo != "" && opts.PR == 0 {
+				return usageErrorf("--pr-repo names the repository of --pr: give --pr N too")
+			}
 			return runGraphForce(ctx, f, opts)
 		}}
 }
 
 func runGraphForce(ctx context.Context, f *Factory, opts *graphForceOptions) error {
-	res, err := call(ctx, f, opts.store(), (*service.Service).Force, service.ForceRequest{ItemRequest: opts.ItemRequest, To: opts.To, Reason: opts.Reason, Actor: opts.Actor})
+	if err := refuseInSession(f, "graph force"); err != nil {
+		return err
+	}
+	res, err := call(ctx, f, opts.store(), (*service.Service).Force, service.ForceRequest{ItemRequest: opts.ItemRequest, To: opts.To, Reason: opts.Reason,
+		PR: opts.PR, PRRepo: opts.PRRepo, Actor: opts.Actor})
 	if errors.Is(err, service.ErrInvalidRequest) {
 		return refused(err)
 	}
@@ -113,7 +127,11 @@ func runGraphForce(ctx context.Context, f *Factory, opts *graphForceOptions) err
 		return err
 	}
 	return f.emit(opts.Format, res.Warnings, res, func(w io.Writer) {
-		fmt.Fprintf(w, "forced %s: %s → %s\n  reason: %s\n", res.WorkItem, res.FromNode, res.ToNode, res.Reason)
+		what := res.WorkItem
+		if res.PullRequest != "" {
+			what += " (the loop of pull request " + res.PullRequest + ")"
+		}
+		fmt.Fprintf(w, "forced %s: %s → %s\n  reason: %s\n", what, res.FromNode, res.ToNode, res.Reason)
 		for _, warning := range res.ForceResult.Cautions {
 			fmt.Fprintf(w, "  WARNING: %s\n", warning)
 		}

@@ -42,6 +42,11 @@ func graphReposCmd() *Command {
 }
 
 func runGraphRepos(ctx context.Context, f *Factory, opts *graphReposOptions) error {
+	if opts.Clear || len(opts.Repositories) > 0 {
+		if err := refuseInSession(f, "graph repos"); err != nil {
+			return err
+		}
+	}
 	res, err := call(ctx, f, opts.store(), (*service.Service).GraphRepos,
 		service.GraphReposRequest{ItemRequest: opts.ItemRequest, Repositories: opts.Repositories, Clear: opts.Clear, Actor: opts.Actor})
 	if errors.Is(err, service.ErrInvalidRequest) {

@@ -19,7 +19,7 @@ import (
 // names a program that is missing. The list says which can run and why
 // not, and exits 1.
 func TestHarnessListSaysWhichHarnessesCanRun(t *testing.T) {
-	fake := testbin.BuildTemp(t, "github.com/the-loop/the-loop/agents/harness/fakeharness")
+	fake := testbin.Build(t, "github.com/the-loop/the-loop/agents/harness/fakeharness")
 	dir := t.TempDir()
 	yaml := "harnesses:\n"
 	for _, cli := range []string{"claude", "codex", "gemini", "opencode"} {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
@@ -12,8 +13,8 @@ import (
 
 func keysCmd() *Command {
 	return &Command{Name: "keys", Noun: "subcommand", Usage: "keys <subcommand> ...",
-		Summary: "make the decision-signing key pair on this host, show it, or re-sign legacy HMAC decisions",
-		Sub:     []*Command{keysInitCmd(), keysShowCmd(), keysResignCmd()}}
+		Summary: "make the decision-signing key pair on this host, show it, rotate it, or re-sign recorded decisions",
+		Sub:     []*Command{keysInitCmd(), keysShowCmd(), keysRotateCmd(), keysResignCmd()}}
 }
 
 func keysInitCmd() *Command {
@@ -121,7 +122,58 @@ func runKeysShow(ctx context.Context, f *Factory, opts *service.KeysShowRequest)
 	for _, k := range res.Committed {
 		fmt.Fprintf(f.Stdout, "%s trusts key %s\n", runtime.PublicKeyFile, k.ID)
 	}
+	for _, r := range res.Rotations {
+		fmt.Fprintf(f.Stdout, "%s records the rotation from key %s to key %s, signed by both\n", runtime.PublicKeyFile, r.From, r.To)
+	}
 	f.printWarnings(res.Warnings)
+	return nil
+}
+
+func keysRotateCmd() *Command {
+	const usage = "keys rotate [--repo DIR] [--key-file PATH]"
+	return &Command{Name: "rotate", Usage: usage, Summary: "hand trust from this host's key to a new one: the new key and a rotation both keys sign go into the repository's signing.pub",
+		Run: func(ctx context.Context, f *Factory, args []string) error {
+			opts := &service.KeysRotateRequest{}
+			fs := f.flagSet("keys rotate", usage)
+			fs.StringVar(&opts.Repo, "repo", ".", "repository whose .the-loop/signing.pub receives the new key and the rotation")
+			fs.StringVar(&opts.KeyFile, "key-file", "", "the new private key (made when absent, reused when it exists: the rotation of another repository; default signing-<date>.key beside signing.privateKeyFile)")
+			if pos, err := f.parseFlags(fs, args); err != nil {
+				return err
+			} else if len(pos) > 0 {
+				return usageErrorf("keys rotate takes no arguments, got %q", strings.Join(pos, " "))
+			}
+			opts.Repo = f.path(opts.Repo)
+			return runKeysRotate(ctx, f, opts)
+		}}
+}
+
+func runKeysRotate(ctx context.Context, f *Factory, opts *service.KeysRotateRequest) error {
+	svc, err := f.Service(ServiceOptions{})
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	current := svc.Config().Signing.PrivateKeyFile
+	if opts.KeyFile == "" && current != "" {
+		opts.KeyFile = filepath.Join(filepath.Dir(current), "signing-"+time.Now().UTC().Format("2006-01-02")+".key")
+	}
+	res, err := svc.KeysRotate(ctx, *opts)
+	if err != nil {
+		return err
+	}
+	f.printWarnings(res.Warnings)
+	made := "kept (already there)"
+	if res.Created {
+		made = "created"
+	}
+	where := svc.Config().Path
+	if where == "" {
+		where = "the config file"
+	}
+	fmt.Fprintf(f.Stdout, "rotated: key %s → key %s; %s lists both, with the rotation both keys signed — commit it\n", res.OldKeyID, res.NewKeyID, res.PublicKeyFile)
+	fmt.Fprintf(f.Stdout, "new private key: %s (mode 0600, %s) — it never leaves this host and is never given to a session\n", res.KeyFile, made)
+	fmt.Fprintf(f.Stdout, "next: rotate every other repository this host signs for (the-loop keys rotate --repo <checkout> --key-file %s), then set signing.privateKeyFile: %s in %s, restart the poller and delete %s\n",
+		res.KeyFile, res.KeyFile, where, current)
 	return nil
 }
 
@@ -133,7 +185,7 @@ type keysResignOptions struct {
 
 func keysResignCmd() *Command {
 	const usage = "keys resign (<id> | --all) [--repo DIR] [--db FILE]"
-	return &Command{Name: "resign", Usage: usage, Summary: "re-sign with Ed25519 the decisions the legacy HMAC key signed",
+	return &Command{Name: "resign", Usage: usage, Summary: "re-sign with this host's key the recorded decisions that verify: legacy HMAC ones, ones a rotated-from key signed, ones recorded before decisions named their repository",
 		Run: func(ctx context.Context, f *Factory, args []string) error {
 			opts := &keysResignOptions{}
 			fs := f.flagSet("keys resign", usage)
@@ -162,11 +214,19 @@ func runKeysResign(ctx context.Context, f *Factory, opts *keysResignOptions) err
 	f.printWarnings(res.Warnings)
 	left := 0
 	for _, it := range res.Items {
-		fmt.Fprintf(f.Stdout, "%s: %d decision(s) re-signed with Ed25519, %d left as they were\n", it.WorkItem, it.Resigned, it.Left)
+		name := it.WorkItem
+		if it.Loop != "" {
+			name += " (" + it.Loop + ")"
+		}
+		bound := ""
+		if it.Repository != "" {
+			bound = ", bound to " + it.Repository
+		}
+		fmt.Fprintf(f.Stdout, "%s: %d decision(s) re-signed with Ed25519%s, %d left as they were\n", name, it.Resigned, bound, it.Left)
 		left += it.Left
 	}
 	if left > 0 {
-		fmt.Fprintln(f.Stderr, "decisions left as they were do not verify with the HMAC key (set THE_LOOP_SIGNING_KEY or signing.keyFile) and stay unhonoured")
+		fmt.Fprintln(f.Stderr, "decisions left as they were verify with no key this host trusts (the HMAC key is THE_LOOP_SIGNING_KEY or signing.keyFile), name another repository, rest on a comment of another repository or ticket, or approved artifacts that no longer carry their lock: they stay unhonoured")
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ func TestKeysResignMigratesHMACDecisions(t *testing.T) {
 
 	out, errOut, code := runCLI(t, env, "keys", "resign", "issue-9", "--repo", repo)
 	require.Equal(t, 0, code, errOut)
-	assert.Equal(t, "issue-9: 10 decision(s) re-signed with Ed25519, 0 left as they were\n", out)
+	assert.Equal(t, "issue-9: 10 decision(s) re-signed with Ed25519, bound to github.com/acme/widgets, 0 left as they were\n", out)
 
 	delete(env, runtime.EnvSigningKey)
 	out, _, _ = runCLI(t, env, "check", "issue-9", "--recompute", "--format", "json", "--repo", repo)

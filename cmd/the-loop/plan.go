@@ -45,7 +45,7 @@ func planCmd() *Command {
 // runPlan reads the plan and prints it; a plan with cycles or held items is
 // still a plan read (exit 0).
 func runPlan(ctx context.Context, f *Factory, opts *planOptions) error {
-	res, err := call(ctx, f, ServiceOptions{DB: opts.DB}, (*service.Service).Plan, opts.PlanRequest)
+	res, err := call(ctx, f, ServiceOptions{DB: opts.DB, Trees: true}, (*service.Service).Plan, opts.PlanRequest)
 	if err != nil {
 		f.printWarnings(res.Warnings)
 		return err

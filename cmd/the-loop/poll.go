@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/service"
+	"github.com/the-loop/the-loop/store"
 )
 
 const pollUsage = "poll [--once] [--interval DURATION] [--status-file FILE] [--log-format text|json]"
@@ -54,11 +55,15 @@ func runPoll(ctx context.Context, f *Factory, opts *pollOptions) error {
 	if err != nil {
 		return err
 	}
-	lock, err := service.LockPoller(svc.DBPath())
-	if err != nil {
-		return fmt.Errorf("poll: %w", err)
+	// One poller per SQLite file; several share a PostgreSQL store, each
+	// item worked under its lease.
+	if !store.IsURL(svc.DBPath()) {
+		lock, err := service.LockPoller(svc.DBPath())
+		if err != nil {
+			return fmt.Errorf("poll: %w", err)
+		}
+		defer func() { _ = lock.Release() }()
 	}
-	defer func() { _ = lock.Release() }()
 	if opts.Once {
 		rep := p.RunOnce(ctx)
 		if err := writeJSON(f.Stdout, rep); err != nil {
@@ -124,7 +129,8 @@ func newPoller(svc *service.Service, opts *pollOptions, logger *slog.Logger) (*s
 		return nil, fmt.Errorf("poll: %w", err)
 	}
 	p := &service.Poller{Svc: svc, Sources: cfg.Polling.Sources, StatusPath: opts.StatusFile, Log: logger,
-		CycleTimeout: time.Duration(cfg.Polling.CycleTimeoutSeconds) * time.Second}
+		CycleTimeout: time.Duration(cfg.Polling.CycleTimeoutSeconds) * time.Second,
+		LeaseTTL:     time.Duration(cfg.Polling.LeaseSeconds) * time.Second}
 	if err := p.CheckSources(); err != nil {
 		return nil, fmt.Errorf("poll: %w", err)
 	}

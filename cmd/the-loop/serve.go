@@ -101,19 +101,20 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 // settings (mcp.http.*) and the flags'.
 func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *server.MCPServer, opts *serveOptions, logger *slog.Logger) error {
 	h := svc.Config().MCP.HTTP
-	token, source, err := transport.ResolveToken(opts.TokenFile, h.TokenEnv, f.Getenv)
+	tokens, source, err := transport.ResolveTokens(opts.TokenFile, h.TokenEnv, f.Getenv)
 	if err != nil {
 		return err
 	}
 	o := transport.HTTPOptions{
-		Addr:           opts.HTTP,
-		Token:          token,
-		TokenEnv:       h.TokenEnv,
-		AllowedOrigins: append(append([]string(nil), h.AllowedOrigins...), opts.Origins...),
-		MaxBodyBytes:   h.MaxBodyBytes,
-		MaxSessions:    h.MaxSessions,
-		MaxConnections: h.MaxConnections,
-		Logger:         logger,
+		Addr:                    opts.HTTP,
+		Tokens:                  tokens,
+		TokenEnv:                h.TokenEnv,
+		AllowedOrigins:          append(append([]string(nil), h.AllowedOrigins...), opts.Origins...),
+		MaxBodyBytes:            h.MaxBodyBytes,
+		MaxSessions:             h.MaxSessions,
+		MaxSessionsPerPrincipal: h.MaxSessionsPerPrincipal,
+		MaxConnections:          h.MaxConnections,
+		Logger:                  logger,
 		// Per-client cap: connections from one address.
 		MaxConnectionsPerClient: h.MaxConnectionsPerClient,
 		Ready: func(endpoint string) {
@@ -124,10 +125,22 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 	if a := h.OAuth; a.Issuer != "" || a.ResourceURL != "" {
 		o.OAuth = &transport.OAuthOptions{Issuer: a.Issuer, ResourceURL: a.ResourceURL, JWKSURL: a.JWKSURL, Scopes: a.Scopes}
 	}
-	if token != "" {
-		logger.Info("mcp http: bearer token configured", "source", source)
+	if len(tokens) > 0 {
+		logger.Info("mcp http: bearer tokens configured", "source", source, "clients", len(tokens))
 	}
-	ui, err := web.New(web.Options{Backend: svc, Token: token, TokenEnv: h.TokenEnv, AllowedOrigins: o.AllowedOrigins, Logger: logger, Stop: ctx.Done()})
+	// The sessions live in the store, so replicas on one store share them;
+	// a store that cannot be opened leaves them to this replica (the tools
+	// say why they cannot save, as they do without HTTP).
+	if st, err := svc.Store(ctx); err == nil {
+		o.Shared = st
+	} else {
+		logger.Warn("mcp http: the state store could not be opened; sessions live on this replica only", "err", err)
+	}
+	uiTokens := make([]string, 0, len(tokens))
+	for _, t := range tokens {
+		uiTokens = append(uiTokens, t.Token)
+	}
+	ui, err := web.New(web.Options{Backend: svc, Tokens: uiTokens, TokenEnv: h.TokenEnv, AllowedOrigins: o.AllowedOrigins, Logger: logger, Stop: ctx.Done()})
 	if err != nil {
 		return err
 	}
@@ -155,7 +168,7 @@ func newServeService(f *Factory, db, repoDir string, confined bool, logger *slog
 		}
 		allowed = append(allowed, r)
 	}
-	svc, err := f.Service(ServiceOptions{DB: db, Log: logger, DefaultRepo: repoDir, AllowedRepos: allowed, Confined: confined})
+	svc, err := f.Service(ServiceOptions{DB: db, Log: logger, DefaultRepo: repoDir, AllowedRepos: allowed, Confined: confined, Trees: true})
 	if err != nil {
 		return nil, err
 	}

@@ -2,8 +2,10 @@ package github
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -87,11 +89,22 @@ func (p *Provider) wrap(op integrations.Op, tgt string, err error) error {
 				out.Fields[key] = p.redact.String(strings.TrimSpace(fe.Code + " " + fe.Message))
 			}
 		}
+	case malformed(err):
+		out.Kind = integrations.ErrMalformed
+		out.Message = p.redact.String(err.Error())
 	default:
 		out.Kind = integrations.ErrUnavailable
 		out.Message = p.redact.String(err.Error())
 	}
 	return out
+}
+
+// malformed reports an answer that arrived but could not be decoded: JSON
+// that is cut short or invalid, or of a shape the client does not know.
+func malformed(err error) bool {
+	var syntax *json.SyntaxError
+	var shape *json.UnmarshalTypeError
+	return errors.As(err, &syntax) || errors.As(err, &shape) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 func statusOf(resp *http.Response) int {

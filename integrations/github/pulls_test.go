@@ -183,9 +183,10 @@ func TestReviewThreadsRefusePartialAnswers(t *testing.T) {
 			body: `{"data":{"repository":{"pullRequest":null}},"errors":[{"type":"NOT_FOUND","message":"Could not resolve to a PullRequest with the number of 1."}]}`},
 		{name: "forbidden is ErrForbidden", want: integrations.ErrForbidden,
 			body: `{"data":null,"errors":[{"type":"FORBIDDEN","message":"Resource not accessible by integration"}]}`},
-		{name: "a next page without a cursor stops the listing", want: integrations.ErrUnavailable,
+		{name: "a next page without a cursor stops the listing", want: integrations.ErrMalformed,
 			body: `{"data":{"repository":{"pullRequest":{"reviewThreads":{"totalCount":2,"pageInfo":{"hasNextPage":true,"endCursor":""},"nodes":[]}}}}}`},
-		{name: "an answer without data", want: integrations.ErrUnavailable, body: `{}`},
+		{name: "an answer without data", want: integrations.ErrMalformed, body: `{}`},
+		{name: "a truncated answer", want: integrations.ErrMalformed, body: `{"data":{"repository":{"pullRequest":{"reviewThr`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

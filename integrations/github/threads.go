@@ -129,7 +129,7 @@ func (p *Provider) ListReviewThreads(ctx context.Context, owner, repo string, nu
 			return out, nil
 		}
 		if conn.PageInfo.EndCursor == "" {
-			return nil, &integrations.APIError{System: System, Op: op, Target: tgt, Status: http.StatusOK, Kind: integrations.ErrUnavailable, Message: "GitHub said more review threads follow but gave no cursor"}
+			return nil, &integrations.APIError{System: System, Op: op, Target: tgt, Status: http.StatusOK, Kind: integrations.ErrMalformed, Message: "GitHub said more review threads follow but gave no cursor"}
 		}
 		cursor := conn.PageInfo.EndCursor
 		after = &cursor
@@ -197,16 +197,16 @@ func (p *Provider) graphQLOnce(ctx context.Context, op integrations.Op, tgt stri
 		Errors []gqlError      `json:"errors"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxGraphQLBody)).Decode(&env); err != nil {
-		return &integrations.APIError{System: System, Op: op, Target: tgt, Status: resp.StatusCode, Kind: integrations.ErrUnavailable, Message: "unreadable GraphQL answer: " + p.redact.String(err.Error())}
+		return &integrations.APIError{System: System, Op: op, Target: tgt, Status: resp.StatusCode, Kind: integrations.ErrMalformed, Message: "unreadable GraphQL answer: " + p.redact.String(err.Error())}
 	}
 	if len(env.Errors) > 0 {
 		return p.graphQLError(op, tgt, resp, env.Errors)
 	}
 	if len(env.Data) == 0 || string(env.Data) == "null" {
-		return &integrations.APIError{System: System, Op: op, Target: tgt, Status: resp.StatusCode, Kind: integrations.ErrUnavailable, Message: "GraphQL answer without data"}
+		return &integrations.APIError{System: System, Op: op, Target: tgt, Status: resp.StatusCode, Kind: integrations.ErrMalformed, Message: "GraphQL answer without data"}
 	}
 	if err := json.Unmarshal(env.Data, out); err != nil {
-		return &integrations.APIError{System: System, Op: op, Target: tgt, Status: resp.StatusCode, Kind: integrations.ErrUnavailable, Message: "unexpected GraphQL data: " + p.redact.String(err.Error())}
+		return &integrations.APIError{System: System, Op: op, Target: tgt, Status: resp.StatusCode, Kind: integrations.ErrMalformed, Message: "unexpected GraphQL data: " + p.redact.String(err.Error())}
 	}
 	return nil
 }

@@ -57,8 +57,8 @@ func (p *Provider) apiError(op integrations.Op, tgt string, resp *http.Response,
 	}
 	out.Status = resp.StatusCode
 	if resp.StatusCode < 300 {
-		out.Kind = integrations.ErrUnavailable
-		out.Message = "unreadable response: " + p.redact.String(err.Error())
+		out.Kind = integrations.ErrMalformed
+		out.Message = p.redact.String(err.Error())
 		return out
 	}
 	out.Kind = integrations.KindForStatus(resp.StatusCode)

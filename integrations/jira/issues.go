@@ -143,7 +143,7 @@ func (p *Provider) CreateIssue(ctx context.Context, in integrations.NewIssue) (i
 		return integrations.Issue{}, err
 	}
 	if err := ValidateIssueKey(created.Key); err != nil {
-		return integrations.Issue{}, &integrations.APIError{System: System, Op: op, Target: in.Project, Kind: integrations.ErrUnavailable, Message: "the created issue's key is not valid: " + err.Error()}
+		return integrations.Issue{}, &integrations.APIError{System: System, Op: op, Target: in.Project, Kind: integrations.ErrMalformed, Message: "the created issue's key is not valid: " + err.Error()}
 	}
 	return integrations.Issue{
 		Ref:    integrations.Ref{System: System, Key: created.Key},

@@ -84,7 +84,7 @@ func (p *Provider) search(ctx context.Context, op integrations.Op, tgt, jql, fie
 		}
 		for _, raw := range doc.Issues {
 			if err := visit(raw); err != nil {
-				return &integrations.APIError{System: System, Op: op, Target: tgt, Kind: integrations.ErrUnavailable, Message: "unreadable search result: " + err.Error()}
+				return &integrations.APIError{System: System, Op: op, Target: tgt, Kind: integrations.ErrMalformed, Message: "unreadable search result: " + err.Error()}
 			}
 		}
 		if p.auth == AuthCloud {

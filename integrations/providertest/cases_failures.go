@@ -110,6 +110,20 @@ func testStormExhausted(t *testing.T, h *rig) {
 	assert.Equal(t, 3, h.f.RequestCount(), "one attempt and two retries")
 }
 
+// testMalformed: an answer cut short reads as what it is, naming the
+// system, not as an outage.
+func testMalformed(t *testing.T, h *rig) {
+	h.f.MalformNext(1)
+	_, err := h.p.ListComments(h.ctx, h.ref())
+	require.ErrorIs(t, err, integrations.ErrMalformed)
+	assert.NotErrorIs(t, err, integrations.ErrUnavailable)
+	name := map[string]string{"github": "GitHub", "jira": "Jira"}[h.f.System()]
+	assert.Contains(t, err.Error(), "malformed response from "+name+" (")
+	assert.NotContains(t, err.Error(), "unavailable")
+	_, err = h.p.ListComments(h.ctx, h.ref())
+	require.NoError(t, err, "the next answer is read as usual")
+}
+
 func testSecondaryLimit(t *testing.T, h *rig) {
 	h.f.SecondaryLimitNext(7 * time.Second)
 	is, err := h.p.GetIssue(h.ctx, h.ref())

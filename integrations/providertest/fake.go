@@ -51,6 +51,15 @@ type Comment struct {
 	Created     time.Time
 	Updated     time.Time
 	Reactions   []string
+	// Revisions are every body the comment had, oldest first (its body
+	// as posted, then each edit): what a reader of the ticket saw meanwhile.
+	Revisions []string
+}
+
+// setBody edits c, keeping its earlier body among its revisions.
+func (c *Comment) setBody(body string) {
+	c.Body = body
+	c.Revisions = append(c.Revisions, body)
 }
 
 // Request is one request the fake received.
@@ -178,7 +187,7 @@ func (s *Server) Comments(ref integrations.Ref) []Comment {
 	var out []Comment
 	for _, c := range s.comments[keyOf(ref)] {
 		cp := *c
-		cp.Reactions = slices.Clone(c.Reactions)
+		cp.Reactions, cp.Revisions = slices.Clone(c.Reactions), slices.Clone(c.Revisions)
 		out = append(out, cp)
 	}
 	return out
@@ -223,7 +232,7 @@ func (s *Server) edited(at time.Time) time.Time {
 func (s *Server) addComment(key, author, association, body string) *Comment {
 	s.nextID++
 	at := s.at(s.nextID, time.Minute)
-	c := &Comment{ID: s.nextID, Author: author, Association: association, Body: body, Created: at, Updated: at}
+	c := &Comment{ID: s.nextID, Author: author, Association: association, Body: body, Created: at, Updated: at, Revisions: []string{body}}
 	s.comments[key] = append(s.comments[key], c)
 	s.touch(key)
 	return c
@@ -237,7 +246,7 @@ func (s *Server) EditComment(ref integrations.Ref, id int64, body string) (Comme
 	defer s.mu.Unlock()
 	for _, c := range s.comments[keyOf(ref)] {
 		if c.ID == id {
-			c.Body = body
+			c.setBody(body)
 			c.Updated = s.edited(c.Updated)
 			s.touch(keyOf(ref))
 			return *c, true

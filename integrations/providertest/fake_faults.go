@@ -21,6 +21,16 @@ func (s *Server) FailNext(n, status int) {
 	}
 }
 
+// MalformNext answers the next n requests with a 200 whose JSON body is cut
+// short: a tracker (or a proxy in front of it) that sends half an answer.
+func (s *Server) MalformNext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.queue = append(s.queue, canned{status: http.StatusOK, body: `[{"id": 1, "body": "cut sho`})
+	}
+}
+
 // TrickleNext answers the next n requests with a 200 whose headers arrive
 // at once and whose body then trickles in one byte at a time and never
 // ends: a slow or stuck tracker.

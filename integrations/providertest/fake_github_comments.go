@@ -71,7 +71,7 @@ func (s *Server) ghEditComment(w http.ResponseWriter, r *http.Request, repo stri
 	c, n, ok := s.ghComment(repo, r)
 	var doc map[string]any
 	if ok {
-		c.Body = in.Body
+		c.setBody(in.Body)
 		c.Updated = s.edited(c.Updated)
 		s.touch(fmt.Sprintf("%s#%d", repo, n))
 		doc = s.ghCommentJSON(repo, n, c)

@@ -306,7 +306,7 @@ func (s *Server) jiraEditComment(w http.ResponseWriter, r *http.Request) {
 	if ok {
 		for _, c := range s.comments[is.Key] {
 			if c.ID == id {
-				c.Body = in.Body
+				c.setBody(in.Body)
 				c.Updated = s.edited(c.Updated)
 				doc = s.jiraCommentJSON(is, c)
 			}

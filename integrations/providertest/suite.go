@@ -129,6 +129,7 @@ func Run(t *testing.T, target Target) {
 	t.Run("validation error is ErrInvalid with the field", func(t *testing.T) { testValidation(t, setup(t, target)) })
 	t.Run("5xx storm then success", func(t *testing.T) { testStorm(t, setup(t, target)) })
 	t.Run("5xx storm past the retries is ErrUnavailable", func(t *testing.T) { testStormExhausted(t, setup(t, target, withRetries(2))) })
+	t.Run("a truncated answer is ErrMalformed, never unavailable", func(t *testing.T) { testMalformed(t, setup(t, target)) })
 	t.Run("secondary rate limit honours Retry-After", func(t *testing.T) { testSecondaryLimit(t, setup(t, target)) })
 	t.Run("primary rate limit waits for the reset", func(t *testing.T) { testPrimaryLimit(t, setup(t, target)) })
 	t.Run("rate limit beyond the wait cap is ErrRateLimited", func(t *testing.T) { testLimitBeyondCap(t, setup(t, target)) })

@@ -91,3 +91,62 @@ func normalizeNewlines(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	return strings.ReplaceAll(s, "\r", "\n")
 }
+
+// BlankSections returns body with the content of every section titled one
+// of titles (exactly, as Sections reads titles) removed: the heading line
+// stays, what follows it up to the next heading of the same or a higher
+// level goes. Line ends are normalized to LF.
+func BlankSections(body string, titles []string) string {
+	if len(titles) == 0 {
+		return normalizeNewlines(body)
+	}
+	want := make(map[string]bool, len(titles))
+	for _, t := range titles {
+		want[strings.TrimSpace(t)] = true
+	}
+	body = normalizeNewlines(body)
+	var b strings.Builder
+	inFence := false
+	skipBelow := 0 // while > 0, drop lines until a heading of this level or higher
+	for raw := range strings.Lines(body) {
+		line := strings.TrimSuffix(raw, "\n")
+		if isFence(line) {
+			inFence = !inFence
+		} else if !inFence && len(line) > 0 && line[0] == '#' {
+			level := 0
+			for level < len(line) && line[level] == '#' {
+				level++
+			}
+			if skipBelow > 0 && level <= skipBelow {
+				skipBelow = 0
+			}
+			if skipBelow == 0 && want[strings.TrimSpace(line[level:])] {
+				b.WriteString(raw)
+				skipBelow = level
+				continue
+			}
+		}
+		if skipBelow == 0 {
+			b.WriteString(raw)
+		}
+	}
+	return b.String()
+}
+
+// ClearTicks returns text with every task box of a list item ("- [x]",
+// "* [X]", "+ [x]", indented or not) unticked: the form of a checklist
+// whose ticking is left to a later step.
+func ClearTicks(text string) string {
+	var b strings.Builder
+	for raw := range strings.Lines(text) {
+		trimmed := strings.TrimLeft(raw, " \t")
+		if len(trimmed) >= 5 && strings.ContainsRune("-*+", rune(trimmed[0])) && trimmed[1] == ' ' &&
+			(strings.HasPrefix(trimmed[2:], "[x]") || strings.HasPrefix(trimmed[2:], "[X]")) {
+			indent := raw[:len(raw)-len(trimmed)]
+			b.WriteString(indent + trimmed[:2] + "[ ]" + trimmed[5:])
+			continue
+		}
+		b.WriteString(raw)
+	}
+	return b.String()
+}

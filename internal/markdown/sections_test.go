@@ -182,3 +182,17 @@ func TestContainsFoldASCII(t *testing.T) {
 		}
 	}
 }
+
+func TestBlankSectionsKeepsEverythingElse(t *testing.T) {
+	body := "# Plan\n\nintro\n\n## Test matrix\n\n| a | b |\n\n## Verification results\n\n- [x] ran it\n\n### Detail\n\nlogs\n\n```\n## Verification results\n```\n\n## Evidence plan\n\nkeep\n"
+	got := BlankSections(body, []string{"Verification results"})
+	assert.Equal(t, "# Plan\n\nintro\n\n## Test matrix\n\n| a | b |\n\n## Verification results\n## Evidence plan\n\nkeep\n", got)
+	assert.Equal(t, strings.ReplaceAll(body, "\n", "\r\n"), strings.ReplaceAll(BlankSections(body, nil), "\n", "\r\n"))
+	assert.Equal(t, BlankSections(body, []string{"Verification results"}), BlankSections(strings.ReplaceAll(body, "\n", "\r\n"), []string{"Verification results"}), "line ends do not matter")
+	assert.Equal(t, body, BlankSections(body, []string{"Nope"}))
+}
+
+func TestClearTicksUnticksTaskBoxesOnly(t *testing.T) {
+	in := "- [x] a\n  * [X] b\n+ [ ] c\n- [x]\n> - [x] quoted\ntext [x] here\n-[x] no space\n- [x]"
+	assert.Equal(t, "- [ ] a\n  * [ ] b\n+ [ ] c\n- [ ]\n> - [x] quoted\ntext [x] here\n-[x] no space\n- [ ]", ClearTicks(in))
+}

@@ -1,8 +1,9 @@
 // Package sessionenv is the one definition of "inside a session the loop
 // launched": the variables the launcher sets in every session's
-// environment, and Inside, which commands read to forward their calls to
-// the poller (or to refuse an operator's act) instead of reaching the
-// store, the config or the key themselves.
+// environment; Inside and Endpoint, which commands read to forward their
+// calls to the poller instead of reaching the store, the config or the key
+// themselves; and SessionOfProcess, which also finds the marker in an
+// ancestor's environment, for refusing an operator's act.
 //
 // The variables are a courtesy, not the barrier: a confined session cannot
 // read the store, the config or the key whatever its environment says.

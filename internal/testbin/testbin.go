@@ -279,18 +279,3 @@ func removeUnused(base, keep string) {
 		}
 	}
 }
-
-// Cleanup does nothing: builds are shared and outlive the process (unused
-// ones are removed by a later Build).
-//
-// Deprecated: drop the call; it stays so tests written before the shared
-// builds still compile.
-func Cleanup() {}
-
-// BuildTemp is Build.
-//
-// Deprecated: call Build.
-func BuildTemp(tb testing.TB, pkg string) string {
-	tb.Helper()
-	return Build(tb, pkg)
-}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -22,36 +23,106 @@ const minTokenLength = 16
 // authenticate callers.
 var ErrNoAuth = errors.New("no authentication configured")
 
-// ResolveToken finds the static bearer token: the file named by tokenFile
-// (--token-file) first, else the environment variable tokenEnv (from
-// mcp.http.tokenEnv, default THE_LOOP_MCP_TOKEN). It returns "" with a nil
-// error when neither holds a token, and describes the source (never the
-// value) for logs.
+// StaticToken is one static bearer token and the client it names: each
+// token is a principal of its own ("bearer" for the one unnamed token).
+type StaticToken struct {
+	Name  string
+	Token string
+}
+
+// unnamedToken is the name of the token given without one.
+const unnamedToken = "bearer"
+
+// tokenName is the grammar of a static token's client name.
+var tokenName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+
+// ResolveToken finds the one unnamed static bearer token (see
+// ResolveTokens); a token file naming several clients is refused here.
 func ResolveToken(tokenFile, tokenEnv string, getenv func(string) string) (token, source string, err error) {
+	tokens, source, err := ResolveTokens(tokenFile, tokenEnv, getenv)
+	switch {
+	case err != nil || len(tokens) == 0:
+		return "", source, err
+	case len(tokens) > 1 || tokens[0].Name != unnamedToken:
+		return "", "", fmt.Errorf("%s names clients; read it with ResolveTokens", source)
+	}
+	return tokens[0].Token, source, nil
+}
+
+// ResolveTokens finds the static bearer tokens: the file named by tokenFile
+// (--token-file) first, else the environment variable tokenEnv (from
+// mcp.http.tokenEnv, default THE_LOOP_MCP_TOKEN), which holds one unnamed
+// token. Each line of the file is a token, or a client's name and its
+// token (`alice 3f9c…`), blank and # lines aside: every named token is a
+// principal of its own, whose HTTP sessions no other can use. It returns
+// none with a nil error when neither holds a token, and describes the
+// source (never a value) for logs.
+func ResolveTokens(tokenFile, tokenEnv string, getenv func(string) string) (tokens []StaticToken, source string, err error) {
 	if tokenEnv == "" {
 		tokenEnv = DefaultTokenEnv
 	}
-	if tokenFile != "" {
+	switch {
+	case tokenFile != "":
 		data, err := os.ReadFile(tokenFile)
 		if err != nil {
-			return "", "", fmt.Errorf("--token-file: %w", err)
-		}
-		token = strings.TrimSpace(string(data))
-		if token == "" {
-			return "", "", fmt.Errorf("--token-file %s is empty; write the token into it (for example: openssl rand -hex 32 > %s)", tokenFile, tokenFile)
+			return nil, "", fmt.Errorf("--token-file: %w", err)
 		}
 		source = "file " + tokenFile
-	} else if getenv != nil {
-		token = strings.TrimSpace(getenv(tokenEnv))
+		if tokens, err = parseTokenFile(string(data), tokenFile); err != nil {
+			return nil, "", err
+		}
+	case getenv != nil:
+		token := strings.TrimSpace(getenv(tokenEnv))
 		if token == "" {
-			return "", "", nil
+			return nil, "", nil
 		}
 		source = "environment variable " + tokenEnv
+		tokens = []StaticToken{{Name: unnamedToken, Token: token}}
 	}
-	if token != "" && len(token) < minTokenLength {
-		return "", "", fmt.Errorf("the bearer token from %s is shorter than %d characters; use a random one (for example: openssl rand -hex 32)", source, minTokenLength)
+	seen := map[string]bool{}
+	for _, t := range tokens {
+		if len(t.Token) < minTokenLength {
+			return nil, "", fmt.Errorf("the bearer token of %s from %s is shorter than %d characters; use a random one (for example: openssl rand -hex 32)", t.Name, source, minTokenLength)
+		}
+		if seen[t.Token] {
+			return nil, "", fmt.Errorf("%s gives two clients the same token; give each its own (for example: openssl rand -hex 32)", source)
+		}
+		seen[t.Token] = true
 	}
-	return token, source, nil
+	return tokens, source, nil
+}
+
+// parseTokenFile reads a token file: TOKEN, or NAME TOKEN, per line.
+func parseTokenFile(text, file string) ([]StaticToken, error) {
+	var out []StaticToken
+	names := map[string]bool{}
+	for i, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		t := StaticToken{Name: unnamedToken}
+		switch len(f) {
+		case 1:
+			t.Token = f[0]
+		case 2:
+			t.Name, t.Token = f[0], f[1]
+			if !tokenName.MatchString(t.Name) {
+				return nil, fmt.Errorf("--token-file %s line %d: a client's name is letters, digits, '.', '_', '@' or '-' (at most 64)", file, i+1)
+			}
+		default:
+			return nil, fmt.Errorf("--token-file %s line %d: each line is a token, or a client's name and its token", file, i+1)
+		}
+		if names[t.Name] {
+			return nil, fmt.Errorf("--token-file %s line %d: %s is named twice (the unnamed token is %s); give each client one token", file, i+1, t.Name, unnamedToken)
+		}
+		names[t.Name] = true
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--token-file %s is empty; write the token into it (for example: openssl rand -hex 32 > %s)", file, file)
+	}
+	return out, nil
 }
 
 // noAuthError explains the three ways to give a token (and OAuth).
@@ -66,33 +137,57 @@ func noAuthError(addr, tokenEnv string) error {
 	return fmt.Errorf("%w: the HTTP transport needs a bearer token: %s", ErrNoAuth, ways)
 }
 
-// authenticator checks the Authorization header. Exactly one of a static
-// token or an OAuth verifier (or both) is configured.
+// authenticator checks the Authorization header against the static tokens
+// and, when configured, the OAuth verifier.
 type authenticator struct {
-	tokenSum [sha256.Size]byte
-	hasToken bool
+	tokens   []tokenSum
 	tokenEnv string // where the static token is read from, for messages
 	oauth    *oauthVerifier
 	logger   *slog.Logger
+	// preflight answers CORS preflight requests (the CORS handler); they
+	// carry no credentials, and no byte of their body is read.
+	preflight http.Handler
 }
 
-func newAuthenticator(token, tokenEnv string, oauth *oauthVerifier, logger *slog.Logger) *authenticator {
+// tokenSum is a static token's hash and its client's name.
+type tokenSum struct {
+	sum  [sha256.Size]byte
+	name string
+}
+
+func newAuthenticator(tokens []StaticToken, tokenEnv string, oauth *oauthVerifier, logger *slog.Logger) *authenticator {
 	a := &authenticator{tokenEnv: tokenEnv, oauth: oauth, logger: logger}
-	if token != "" {
-		a.tokenSum = sha256.Sum256([]byte(token))
-		a.hasToken = true
+	for _, t := range tokens {
+		a.tokens = append(a.tokens, tokenSum{sum: sha256.Sum256([]byte(t.Token)), name: t.Name})
 	}
 	return a
 }
 
+// staticClient is the client whose static token raw is ("" for none). Every
+// token is compared, in constant time, whatever matches.
+func (a *authenticator) staticClient(raw string) string {
+	sum := sha256.Sum256([]byte(raw))
+	name := ""
+	for _, t := range a.tokens {
+		if subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1 {
+			name = t.name
+		}
+	}
+	return name
+}
+
 // middleware answers 401 with a WWW-Authenticate challenge when the bearer
 // token is missing or wrong, 403 when an OAuth token lacks a scope, and
-// otherwise records the Principal in the request context. CORS preflight
-// requests carry no credentials by design and pass through.
+// otherwise records the Principal in the request context and marks the
+// connection as one an authenticated client holds. A CORS preflight
+// carries no credentials by design: it goes to the CORS handler without
+// its body, which is never read.
 func (a *authenticator) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			next.ServeHTTP(w, r)
+			closeIfBody(w, r)
+			r.Body, r.ContentLength = http.NoBody, 0
+			a.preflight.ServeHTTP(w, r)
 			return
 		}
 		raw, ok := bearerToken(r)
@@ -100,17 +195,14 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 			a.refuse(w, r, http.StatusUnauthorized, "", "", "authentication required: "+a.howToAuthenticate())
 			return
 		}
-		if a.hasToken {
-			sum := sha256.Sum256([]byte(raw))
-			if subtle.ConstantTimeCompare(sum[:], a.tokenSum[:]) == 1 {
-				next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), Principal{Subject: "bearer", Method: "bearer"})))
-				return
-			}
+		if name := a.staticClient(raw); name != "" {
+			a.admit(next, w, r, Principal{Subject: name, Method: "bearer"})
+			return
 		}
 		if a.oauth != nil {
 			p, fail := a.oauth.verify(r.Context(), raw)
 			if fail == nil {
-				next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
+				a.admit(next, w, r, p)
 				return
 			}
 			a.logger.Warn("mcp http: access token refused", "reason", fail.logReason, "remote", r.RemoteAddr)
@@ -119,6 +211,20 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 		}
 		a.refuse(w, r, http.StatusUnauthorized, "invalid_token", "the bearer token is not valid", "the bearer token is not valid: "+a.howToAuthenticate())
 	})
+}
+
+// admit serves an authenticated request, once its connection has a place
+// among its client's authenticated connections.
+func (a *authenticator) admit(next http.Handler, w http.ResponseWriter, r *http.Request, p Principal) {
+	if c, ok := r.Context().Value(connKey{}).(*limitedConn); ok && !c.prove() {
+		closeIfBody(w, r)
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Retry-After", "5")
+		a.logger.Warn("mcp http: authenticated connection limit reached", "client", c.client, "remote", r.RemoteAddr)
+		writeRefusal(w, http.StatusServiceUnavailable, fmt.Sprintf("too many authenticated connections from %s (mcp.http.maxConnectionsPerClient); close one or retry shortly", c.client))
+		return
+	}
+	next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
 }
 
 // howToAuthenticate names the header to send and where its value comes

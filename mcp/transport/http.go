@@ -39,8 +39,12 @@ const (
 type HTTPOptions struct {
 	// Addr is HOST:PORT; a bare port or ":PORT" binds 127.0.0.1.
 	Addr string
-	// Token is the static bearer token (see ResolveToken); "" means none.
+	// Token is the unnamed static bearer token (see ResolveToken); ""
+	// means none.
 	Token string
+	// Tokens are further static tokens, each a client of its own name
+	// (see ResolveTokens).
+	Tokens []StaticToken
 	// TokenEnv is the variable the token is read from, named in the
 	// refusal message when no token is configured.
 	TokenEnv string
@@ -50,8 +54,11 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// MaxBodyBytes caps a request body (413 beyond it).
 	MaxBodyBytes int64
-	// MaxSessions caps concurrent sessions (503 beyond it).
-	MaxSessions int
+	// MaxSessions caps concurrent sessions (503 beyond it);
+	// MaxSessionsPerPrincipal caps those one principal holds (0, or more
+	// than MaxSessions: MaxSessions). Whatever the caps, a principal never
+	// evicts the session of one that holds as many sessions as it or fewer.
+	MaxSessions, MaxSessionsPerPrincipal int
 	// MaxConnections caps open connections; MaxConnectionsPerClient caps
 	// them per client address. A connection past either cap is closed at
 	// once.
@@ -73,6 +80,9 @@ type HTTPOptions struct {
 	// pattern (e.g. "/ui/" for the web view). Each authenticates its own
 	// requests; the body limit applies to them too.
 	Mounts map[string]http.Handler
+	// Shared keeps the sessions where every replica serving the same
+	// store sees them (nil: this process alone knows its sessions).
+	Shared SharedSessions
 }
 
 func (o *HTTPOptions) applyDefaults() {
@@ -86,6 +96,9 @@ func (o *HTTPOptions) applyDefaults() {
 	}
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxSessionsPerPrincipal <= 0 || o.MaxSessionsPerPrincipal > o.MaxSessions {
+		o.MaxSessionsPerPrincipal = o.MaxSessions
 	}
 	if o.MaxConnections <= 0 {
 		o.MaxConnections = DefaultMaxConnections
@@ -144,7 +157,11 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 	if addr == "" {
 		addr = DefaultHTTPHost + ":0"
 	}
-	if opts.Token == "" && opts.OAuth == nil {
+	tokens := opts.Tokens
+	if opts.Token != "" {
+		tokens = append([]StaticToken{{Name: unnamedToken, Token: opts.Token}}, tokens...)
+	}
+	if len(tokens) == 0 && opts.OAuth == nil {
 		return nil, noAuthError(addr, opts.TokenEnv)
 	}
 	logger := opts.Logger
@@ -158,7 +175,8 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 			return nil, err
 		}
 	}
-	sessions := newSessionTable(opts.MaxSessions, logger)
+	sessions := newSessionTable(opts.MaxSessions, opts.MaxSessionsPerPrincipal, logger)
+	sessions.shared, sessions.idle = opts.Shared, opts.SessionIdleTTL
 	streamOpts := []server.StreamableHTTPOption{
 		server.WithStreamableHTTPLogger(logger),
 		server.WithSessionIdManagerResolver(sessions),
@@ -177,7 +195,8 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 	streamable := server.NewStreamableHTTPServer(srv, streamOpts...)
 	sessions.evict = evictInto(streamable)
 
-	auth := newAuthenticator(opts.Token, opts.TokenEnv, oauth, logger)
+	auth := newAuthenticator(tokens, opts.TokenEnv, oauth, logger)
+	auth.preflight = streamable
 	endpoint := origins.middleware(
 		auth.middleware(
 			bodyLimit(opts.MaxBodyBytes, logger,
@@ -253,6 +272,7 @@ func ServeHTTP(ctx context.Context, srv *server.MCPServer, opts HTTPOptions) err
 	conns := &connTracker{states: map[net.Conn]http.ConnState{}}
 	httpSrv := &http.Server{
 		ConnState:         conns.track,
+		ConnContext:       func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) },
 		Handler:           handler,
 		ReadHeaderTimeout: opts.ReadHeaderTimeout,
 		ReadTimeout:       opts.ReadTimeout,

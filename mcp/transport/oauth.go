@@ -189,7 +189,7 @@ func (v *oauthVerifier) verify(ctx context.Context, raw string) (Principal, *aut
 			return Principal{}, &authFailure{http.StatusForbidden, "insufficient_scope", "the access token lacks scope " + want, "missing scope " + want}
 		}
 	}
-	return Principal{Subject: tok.Subject, Method: "oauth", Scopes: have}, nil
+	return Principal{Subject: tok.Subject, Method: "oauth", Issuer: tok.Issuer, Scopes: have}, nil
 }
 
 // tokenScopes reads "scope" (space-separated, RFC 9068) or "scp" (a list

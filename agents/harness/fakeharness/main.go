@@ -18,6 +18,7 @@
 //	artifact: <path>                  write, commit and push this file
 //	fake: fail-runs=N                 runs 1..N exit 1 without working
 //	fake: hang-runs=N                 runs 1..N report usage, then hang
+//	fake: wait-for=NAME               report usage, then work only once the file NAME exists in --state
 //	fake: usage turns=T tokens=N cost=X
 //	fake: env-dump                    write the environment and argv to the state dir
 //	fake: probe                       try to reach another item and post a handoff through the MCP server
@@ -93,6 +94,9 @@ type directives struct {
 	cost                      float64
 	envDump, probe, prCreate  bool
 	critic, replay            string
+	// waitFor names a file in the state directory the run waits for
+	// before it works (a test's cue).
+	waitFor string
 	// loopDir and records are a pull request loop's own folder and the
 	// files it keeps there, as the prompt names them.
 	loopDir string
@@ -201,6 +205,15 @@ func run(o options) error {
 	case n <= d.failRuns:
 		return fmt.Errorf("run %d fails on purpose", n)
 	}
+	if d.waitFor != "" {
+		cue := filepath.Join(o.state, filepath.Base(d.waitFor))
+		for {
+			if _, err := os.Stat(cue); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	for _, a := range d.artifacts {
 		if err := publish(o, a, n); err != nil {
 			return err
@@ -297,6 +310,8 @@ func parse(prompt string) directives {
 				d.prCreate = true
 			case "critic":
 				d.critic = v
+			case "wait-for":
+				d.waitFor = v
 			case "replay":
 				d.replay = v
 			}

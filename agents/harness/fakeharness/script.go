@@ -104,8 +104,10 @@ func playScript(o options, node string, asked directives) error {
 	return commitAndPush(o, written, msg)
 }
 
-// commitAndPush commits paths (when they changed anything) and pushes the
-// branch.
+// commitAndPush commits paths when they changed anything (a run after an
+// earlier one's work was committed for it finds nothing new, as a real
+// agent would) and pushes the branch: a commit an earlier run could not
+// push (a refusing remote) goes out with the next.
 func commitAndPush(o options, paths []string, msg string) error {
 	git := func(args ...string) ([]byte, error) {
 		return exec.Command("git", append([]string{"-C", o.workdir}, args...)...).CombinedOutput()
@@ -113,13 +115,11 @@ func commitAndPush(o options, paths []string, msg string) error {
 	if out, err := git(append([]string{"add", "--"}, paths...)...); err != nil {
 		return fmt.Errorf("git add: %v: %s", err, out)
 	}
-	if _, err := git("diff", "--cached", "--quiet"); err == nil {
-		return nil // nothing changed: the work is already on the branch
+	steps := [][]string{{"push", "--quiet"}}
+	if _, err := git("diff", "--cached", "--quiet"); err != nil {
+		steps = append([][]string{{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", msg}}, steps...)
 	}
-	for _, args := range [][]string{
-		{"-c", "user.name=Fake Agent", "-c", "user.email=agent@example.invalid", "commit", "--quiet", "-m", msg},
-		{"push", "--quiet"},
-	} {
+	for _, args := range steps {
 		if out, err := git(args...); err != nil {
 			return fmt.Errorf("git %s: %v: %s", args[0], err, out)
 		}

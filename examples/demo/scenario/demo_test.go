@@ -514,42 +514,6 @@ func TestAnItemOverItsBudgetEscalatesWithTheFigures(t *testing.T) {
 	assert.LessOrEqual(t, len(sessionsOf(t, l, "issue-1")), 2, "no session past the budget")
 }
 
-// TestARefusedPushIsReportedOnceAndNeverForced: the remote refuses the
-// loop's commits; the poller records the refusal and keeps one marked
-// comment about it — edited, never repeated — and never forces. Once the
-// remote accepts again, the next cycle pushes and says so in that comment.
-func TestARefusedPushIsReportedOnceAndNeverForced(t *testing.T) {
-	t.Parallel()
-	l := newLoop(t, scenario.Options{})
-	require.NoError(t, l.ScriptNode("requirements-definition", "hang-runs=9"))
-	require.NoError(t, l.Start())
-	l.Say(1, "the-loop start")
-	wait(t, "the checklist", posted(l, 1, "<!-- the-loop:phase-selection -->"))
-	branch := "refs/heads/the-loop/issue-1-seeded-ticket"
-	wait(t, "the armed branch", func() bool {
-		return exec.Command("git", "-C", l.Remote, "rev-parse", "--verify", "--quiet", branch).Run() == nil
-	})
-	before := gitOut(t, l.Remote, "rev-parse", branch)
-	hook := filepath.Join(l.Remote, "hooks", "pre-receive")
-	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\necho 'this branch is frozen for review' >&2\nexit 1\n"), 0o755))
-	l.Say(1, execute)
-	wait(t, "the refusal comment", posted(l, 1, "<!-- the-loop:working-tree -->"))
-	c, _ := l.Posted(1, "<!-- the-loop:working-tree -->")
-	assert.Contains(t, c.Body, "was refused")
-	assert.Contains(t, c.Body, "never forces")
-	time.Sleep(3 * time.Second) // more cycles, each pushing again
-	assert.Len(t, markerComments(l, 1, "<!-- the-loop:working-tree -->"), 1, "one comment, never a stream")
-	assert.Equal(t, before, gitOut(t, l.Remote, "rev-parse", branch), "nothing was forced onto the remote")
-
-	require.NoError(t, os.Remove(hook))
-	wait(t, "the push once the remote accepts", func() bool { return gitOut(t, l.Remote, "rev-parse", branch) != before })
-	wait(t, "the comment to say it is resolved", func() bool {
-		c, _ := l.Posted(1, "<!-- the-loop:working-tree -->")
-		return strings.Contains(c.Body, "syncs and pushes again")
-	})
-	assert.Len(t, markerComments(l, 1, "<!-- the-loop:working-tree -->"), 1)
-}
-
 func markerComments(l *scenario.Loop, n int, marker string) []string {
 	var out []string
 	for _, b := range commentBodies(l, n) {

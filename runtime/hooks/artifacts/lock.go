@@ -90,38 +90,37 @@ func LockArtifacts(hc *runtime.HookContext) (runtime.Result, error) {
 	return runtime.OK(HookLock, map[string]any{"locked": locked, "approvedBy": decision.approvers}), nil
 }
 
-// recordLockedHashes puts the hash of every file just locked into the gate's
-// decision (signed by the engine when the chain passes), so what the human
-// approved stays tied to those exact bytes: a front-matter field the agent
-// edits afterwards (riskTier, say) no longer carries the approval.
+// recordLockedHashes puts, for every file just locked, the hash of its
+// bytes (lockedHashes) and of its approved form (boundHashes) into the
+// gate's decision (signed by the engine when the chain passes), so what the
+// human approved stays tied to those exact bytes: a front-matter field the
+// agent edits afterwards (riskTier, say) no longer carries the approval, and
+// check finds the gate open again (CheckBinding).
 func recordLockedHashes(hc *runtime.HookContext, d *specdir.Dir, names []string) {
 	for i := len(hc.Results) - 1; i >= 0; i-- {
 		dec, ok := hc.Results[i].Data["decision"].(*runtime.Decision)
 		if !ok || dec == nil {
 			continue
 		}
-		hashes := map[string]any{}
+		hashes, bound := map[string]any{}, map[string]any{}
 		for _, n := range names {
 			if b, err := d.Bytes(n); err == nil {
 				hashes[n] = handoff.HashLF(b)
+				bound[n] = boundHash(hc.Graph, hc.Node, n, b)
 			}
 		}
 		if dec.Data == nil {
 			dec.Data = map[string]any{}
 		}
-		dec.Data["lockedHashes"] = hashes
+		dec.Data[lockedHashesKey] = hashes
+		dec.Data[boundHashesKey] = bound
 		return
 	}
 }
 
 // LockedHashOf is the hash a gate decision recorded for name ("" when none).
 func LockedHashOf(dec *runtime.Decision, name string) string {
-	if dec == nil || dec.Data == nil {
-		return ""
-	}
-	m, _ := dec.Data["lockedHashes"].(map[string]any)
-	h, _ := m[name].(string)
-	return h
+	return hashesOf(dec, lockedHashesKey)[name]
 }
 
 // decision is the gate verdict an earlier hook of the chain reported.

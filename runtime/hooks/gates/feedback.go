@@ -3,12 +3,14 @@ package gates
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/authz"
 	"github.com/the-loop/the-loop/runtime/classify"
+	"github.com/the-loop/the-loop/runtime/hooks/artifacts"
 )
 
 const HookClassifyFeedback = "classify-feedback"
@@ -52,6 +54,9 @@ const gateReasonLimit = 500
 // comment per visit saying which phrasings it reads.
 func ClassifyFeedback(hc *runtime.HookContext) (runtime.Result, error) {
 	if d, ok := hc.Recorded(); ok {
+		if r, stale, err := gateStaleApproval(hc, HookClassifyFeedback, d); err != nil || stale {
+			return r, err
+		}
 		return gateRecordedOutcome(hc, HookClassifyFeedback, d, runtime.OutcomeChangesRequested, "changes requested by %s; the gate asks again once the artifact is revised"), nil
 	}
 	subject := hc.Param("subject")
@@ -136,6 +141,39 @@ func externalVerdict(hc *runtime.HookContext, subject string, comments []integra
 	}
 	ext := classify.External{Command: cfg.Command, Timeout: time.Duration(cfg.TimeoutSeconds) * time.Second, Retries: cfg.Retries}
 	return ext.Classify(ctx, in)
+}
+
+// gateStaleApproval keeps a gate open whose recorded approval no longer
+// covers what it approved: an artifact it locked changed or went since
+// (artifacts.CheckBinding), or, under --recompute, the approval records no
+// hash of what it approved. The wait carries runtime.StaleKey.
+func gateStaleApproval(hc *runtime.HookContext, hook string, d *runtime.Decision) (runtime.Result, bool, error) {
+	if d.Outcome != runtime.OutcomeApproved && d.Outcome != runtime.OutcomeApprovedWithComments {
+		return runtime.Result{}, false, nil
+	}
+	b, err := artifacts.CheckBinding(hc, d)
+	if err != nil {
+		return runtime.Result{}, false, fmt.Errorf("read what the approval by %s covers: %w", d.By, err)
+	}
+	var parts []string
+	if len(b.Changed) > 0 {
+		parts = append(parts, fmt.Sprintf("%s changed after %s approved it", strings.Join(b.Changed, ", "), d.By))
+	}
+	if len(b.Gone) > 0 {
+		parts = append(parts, fmt.Sprintf("%s is gone since %s approved it", strings.Join(b.Gone, ", "), d.By))
+	}
+	var msg string
+	switch {
+	case len(parts) > 0:
+		msg = strings.Join(parts, "; ") + ": the approval no longer counts, and the gate asks again"
+	case b.Unbound && hc.Strict:
+		msg = fmt.Sprintf("the approval by %s records no hash of what it approved (it was recorded before approvals were bound to the approved bytes), so under --recompute it does not count; re-sign it on the poller's host with `the-loop keys resign`, or the gate asks again", d.By)
+	default:
+		return runtime.Result{}, false, nil
+	}
+	r := runtime.Waiting(hook, msg)
+	r.Data = gateData(runtime.StaleKey, b.Stale())
+	return r, true, nil
 }
 
 // gateRecordedOutcome answers a gate from its recorded decision. Under check

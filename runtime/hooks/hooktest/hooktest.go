@@ -53,6 +53,10 @@ func (f *Fake) record(call string) {
 // Name implements integrations.Provider.
 func (f *Fake) Name() string { return "fake" }
 
+// Host is the GitHub host the fake speaks as: its comments and pull
+// requests live on github.test.
+func (f *Fake) Host() string { return "github.test" }
+
 // Operations implements integrations.Provider.
 func (f *Fake) Operations() []integrations.Op {
 	return []integrations.Op{integrations.OpListComments, integrations.OpCreateComment, integrations.OpGetIssue, integrations.OpAddLabels, integrations.OpRemoveLabel}

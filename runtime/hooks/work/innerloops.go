@@ -20,6 +20,8 @@ const (
 	innerDone = "complete"
 	// innerApproval is the inner loop's human gate.
 	innerApproval = "pr-approval"
+	// innerEscalated is where an inner loop waits for an operator.
+	innerEscalated = "escalated"
 )
 
 // innerLoop is one pull request's inner-loop state found on disk.
@@ -27,6 +29,8 @@ type innerLoop struct {
 	label   string // "pr-16" or "octo__infra/pr-7"
 	key     string // "" for the origin repository, else the owner__repo folder
 	current string // "" when the state is unreadable: not finished
+	// escalation is why the loop stands escalated (nil when it does not).
+	escalation *runtime.Escalation
 }
 
 // AwaitInnerLoops holds the outer loop until every pull request's inner
@@ -59,7 +63,7 @@ func AwaitInnerLoops(hc *runtime.HookContext) (runtime.Result, error) {
 		return runtime.Result{}, err
 	}
 	abandoned := abandonedLoops(hc.State)
-	var pending, dropped []string
+	var pending, dropped, escalated []string
 	topLevel := false
 	byKey := map[string]bool{}
 	for _, l := range loops {
@@ -69,6 +73,9 @@ func AwaitInnerLoops(hc *runtime.HookContext) (runtime.Result, error) {
 		}
 		if l.current != innerDone {
 			pending = append(pending, l.label)
+		}
+		if l.escalation != nil {
+			escalated = append(escalated, escalatedLine(hc.WorkItem.ID, l))
 		}
 		if l.key == "" {
 			topLevel = true
@@ -105,6 +112,7 @@ func AwaitInnerLoops(hc *runtime.HookContext) (runtime.Result, error) {
 	if len(pending) > 0 {
 		parts = append(parts, fmt.Sprintf("waiting for %d inner loop(s) to finish: %s", len(pending), strings.Join(pending, ", ")))
 	}
+	parts = append(parts, escalated...)
 	if len(missing) > 0 {
 		what := "declared repository(ies) have"
 		if !declared {
@@ -122,8 +130,27 @@ func AwaitInnerLoops(hc *runtime.HookContext) (runtime.Result, error) {
 	r := runtime.Waiting(HookInnerLoops, strings.Join(parts, "; ")+
 		" — each pull request completes its pdlc-pr-loop (docs/specs/<id>/pr-loops/) before the work item moves past implementation")
 	data["pending"], data["missing_repos"] = pending, missing
+	if len(escalated) > 0 {
+		data["escalated"] = escalated
+	}
 	r.Data = data
 	return r, nil
+}
+
+// escalatedLine names an escalated inner loop, why, and the operator's
+// command that resumes it where it escalated from.
+func escalatedLine(id string, l innerLoop) string {
+	n := strings.TrimPrefix(path.Base(l.label), "pr-")
+	cmd := fmt.Sprintf("the-loop graph force %s --pr %s", id, n)
+	if l.key != "" {
+		cmd += " --pr-repo " + strings.Replace(l.key, "__", "/", 1)
+	}
+	from := l.escalation.From
+	if from == "" {
+		from = "<node>"
+	}
+	return fmt.Sprintf("%s is escalated from %s (%s); an operator resumes it with `%s --to %s --reason \"…\"`",
+		l.label, from, strings.Join(strings.Fields(l.escalation.Reason), " "), cmd, from)
 }
 
 // requiredRepos are the repositories the item must have a pull request in:
@@ -193,9 +220,9 @@ func findInnerLoops(d *specdir.Dir, hc *runtime.HookContext) ([]innerLoop, error
 		if seen[label] {
 			return
 		}
-		if cur, ok := innerState(d, hc, dir, label); ok {
+		if cur, esc, ok := innerState(d, hc, dir, label); ok {
 			seen[label] = true
-			out = append(out, innerLoop{label: label, key: key, current: cur})
+			out = append(out, innerLoop{label: label, key: key, current: cur, escalation: esc})
 		}
 	}
 	for _, name := range top {
@@ -232,13 +259,14 @@ func innerApproved(hc *runtime.HookContext, st *runtime.State) bool {
 	if why != "" {
 		return true // no key configured (and not under --recompute): honoured, as every decision is
 	}
-	return d.WorkItem == st.WorkItem && st.WorkItem == hc.WorkItem.ID
+	return d.WorkItem == st.WorkItem && st.WorkItem == hc.WorkItem.ID && (hc.InnerFault == nil || hc.InnerFault(st, d) == "")
 }
 
-// innerState reads one inner loop's current node. ok is false when the
-// folder holds no state file; a state that cannot be read or decoded is
-// reported as "" (not finished), never as finished.
-func innerState(d *specdir.Dir, hc *runtime.HookContext, dir, label string) (current string, ok bool) {
+// innerState reads one inner loop's current node, and why it escalated
+// when it stands escalated. ok is false when the folder holds no state
+// file; a state that cannot be read or decoded is reported as "" (not
+// finished), never as finished.
+func innerState(d *specdir.Dir, hc *runtime.HookContext, dir, label string) (current string, esc *runtime.Escalation, ok bool) {
 	for _, name := range []string{runtime.StateFile, runtime.LegacyStateFile} {
 		p := path.Join(dir, name)
 		if !d.Present(p) {
@@ -246,18 +274,21 @@ func innerState(d *specdir.Dir, hc *runtime.HookContext, dir, label string) (cur
 		}
 		text, err := d.Read(p)
 		if err != nil {
-			return "", true
+			return "", nil, true
 		}
 		st, err := runtime.ParseState([]byte(text), label)
 		if err != nil {
-			return "", true
+			return "", nil, true
 		}
 		if st.CurrentNode == innerDone && !innerApproved(hc, st) {
-			return "", true // a pointer anyone can write is not a finished loop
+			return "", nil, true // a pointer anyone can write is not a finished loop
 		}
-		return st.CurrentNode, true
+		if st.CurrentNode == innerEscalated && st.Escalation != nil {
+			esc = st.Escalation
+		}
+		return st.CurrentNode, esc, true
 	}
-	return "", false
+	return "", nil, false
 }
 
 // repoStateKey turns "owner/repo" into the inner-loop folder name

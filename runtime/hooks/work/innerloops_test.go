@@ -242,3 +242,26 @@ func TestAwaitInnerLoopsRejectsABadOriginParam(t *testing.T) {
 	_, err := AwaitInnerLoops(hc)
 	assert.ErrorContains(t, err, "originRepo: ")
 }
+
+// An escalated inner loop is named with why it escalated and the exact
+// operator command that resumes it — for the origin repository's pull
+// request and for another repository's.
+func TestAwaitInnerLoopsNamesAnEscalatedLoopAndItsResume(t *testing.T) {
+	esc := func(from, reason string) string {
+		return `{"version": 1, "workItem": "issue-1", "currentNode": "escalated", "escalation": {"from": "` + from + `", "reason": "` + reason + `"}}` + "\n"
+	}
+	hc := hooktest.NewContext(t, &runtime.Node{ID: "implementation"}, nil)
+	hc.TicketRef = origin
+	hooktest.WriteArtifact(t, hc, "pr-loops/pr-2/work-item-state.json", esc("reviewer-briefing", "reviewer-briefing failed 3 time(s)\\n(maxAttempts 3)"))
+	hooktest.WriteArtifact(t, hc, "pr-loops/octo__infra/pr-7/work-item-state.json", esc("implementation", "the session ended 4 times"))
+	r, err := AwaitInnerLoops(hc)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Wait, r.Status)
+	require.Len(t, r.Messages, 1)
+	msg := r.Messages[0].Text
+	assert.Contains(t, msg, "waiting for 2 inner loop(s) to finish: octo__infra/pr-7, pr-2")
+	assert.Contains(t, msg, "octo__infra/pr-7 is escalated from implementation (the session ended 4 times); an operator resumes it with "+
+		"`the-loop graph force issue-1 --pr 7 --pr-repo octo/infra --to implementation --reason \"…\"`")
+	assert.Contains(t, msg, "pr-2 is escalated from reviewer-briefing (reviewer-briefing failed 3 time(s) (maxAttempts 3)); an operator resumes it with "+
+		"`the-loop graph force issue-1 --pr 2 --to reviewer-briefing --reason \"…\"`")
+}
