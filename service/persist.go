@@ -290,6 +290,11 @@ func (p *persister) Events(ctx context.Context, id string) ([]runtime.EventRecor
 	if err != nil {
 		return nil, err
 	}
+	return eventRecords(evs), nil
+}
+
+// eventRecords reads stored events as the engine's records.
+func eventRecords(evs []store.Event) []runtime.EventRecord {
 	out := make([]runtime.EventRecord, 0, len(evs))
 	for _, e := range evs {
 		r := runtime.EventRecord{Seq: e.Seq, At: e.At, Name: e.Name, Node: e.Node}
@@ -300,5 +305,5 @@ func (p *persister) Events(ctx context.Context, id string) ([]runtime.EventRecor
 		}
 		out = append(out, r)
 	}
-	return out, nil
+	return out
 }

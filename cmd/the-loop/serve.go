@@ -20,6 +20,7 @@ import (
 	"github.com/the-loop/the-loop/service"
 	"github.com/the-loop/the-loop/web/probe"
 	"github.com/the-loop/the-loop/web/webhook"
+	"github.com/the-loop/the-loop/web"
 )
 
 const serveUsage = "serve [--repo DIR] [--work-item ID] [--http ADDR [--token-file FILE] [--allow-origin ORIGIN]... [--metrics-addr ADDR]] [--config FILE]"
@@ -129,6 +130,7 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 		MaxConnectionsPerClient: h.MaxConnectionsPerClient,
 		Ready: func(endpoint string) {
 			fmt.Fprintf(f.Stderr, "the-loop serve: listening on %s\n", endpoint)
+			fmt.Fprintf(f.Stderr, "the-loop serve: web view on %s\n", strings.TrimSuffix(endpoint, transport.EndpointPath)+web.Prefix)
 		},
 	}
 	if o.Routes, err = webhookRoutes(f, svc, logger, m); err != nil {
@@ -156,6 +158,15 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 	} else {
 		logger.Warn("mcp http: the state store could not be opened; sessions live on this replica only", "err", err)
 	}
+	uiTokens := make([]string, 0, len(tokens))
+	for _, t := range tokens {
+		uiTokens = append(uiTokens, t.Token)
+	}
+	ui, err := web.New(web.Options{Backend: svc, Tokens: uiTokens, TokenEnv: h.TokenEnv, AllowedOrigins: o.AllowedOrigins, Logger: logger, Stop: ctx.Done()})
+	if err != nil {
+		return err
+	}
+	o.Mounts = map[string]http.Handler{web.Prefix: ui}
 	return transport.ServeHTTP(ctx, srv, o)
 }
 

@@ -43,7 +43,7 @@ var Layers = [][]Room{
 	{{Path: "poller", Holds: "the daemon over the core", Planned: "the poller split out of service"}},
 	{
 		{Path: "mcp", Holds: "the MCP tools and their transports (stdio, streamable HTTP, OAuth)"},
-		{Path: "web", Holds: "the HTTP surfaces of serve --http beside MCP: the webhook feed (web/webhook); the web view (issue 27)"},
+		{Path: "web", Holds: "the HTTP surfaces of serve --http beside MCP: the read-only web view under /ui/ (web), the webhook feed (web/webhook), the probes and metrics (web/probe)"},
 	},
 	{{Path: "cmd", Holds: "the-loop's verbs: where the core is built, exit codes mapped and output printed"}},
 	{

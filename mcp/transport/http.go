@@ -76,6 +76,10 @@ type HTTPOptions struct {
 	Logger *slog.Logger
 	// Ready, when set, is called with the endpoint URL once listening.
 	Ready func(endpoint string)
+	// Mounts are other handlers served on the same listener, by ServeMux
+	// pattern (e.g. "/ui/" for the web view). Each authenticates its own
+	// requests; the body limit applies to them too.
+	Mounts map[string]http.Handler
 	// Shared keeps the sessions where every replica serving the same
 	// store sees them (nil: this process alone knows its sessions).
 	Shared SharedSessions
@@ -208,6 +212,9 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 		mux.Handle(path, h)
 	}
 	mux.Handle(EndpointPath, endpoint)
+	for pattern, m := range opts.Mounts {
+		mux.Handle(pattern, bodyLimit(opts.MaxBodyBytes, logger, m))
+	}
 	mux.Handle(HealthPath, bodyLimit(opts.MaxBodyBytes, logger, origins.middleware(http.HandlerFunc(health))))
 	if oauth != nil {
 		// Discovery metadata is public and read cross-origin by design;
