@@ -18,9 +18,9 @@ import (
 	"github.com/the-loop/the-loop/mcp/transport"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/service"
+	"github.com/the-loop/the-loop/web"
 	"github.com/the-loop/the-loop/web/probe"
 	"github.com/the-loop/the-loop/web/webhook"
-	"github.com/the-loop/the-loop/web"
 )
 
 const serveUsage = "serve [--repo DIR] [--work-item ID] [--http ADDR [--token-file FILE] [--allow-origin ORIGIN]... [--metrics-addr ADDR]] [--config FILE]"
