@@ -93,11 +93,20 @@ func (s *Service) Board(ctx context.Context, req BoardRequest) (BoardResult, err
 	if err != nil {
 		return out, err
 	}
+	condEvents, err := st.EventsNamed(ctx, "condition.")
+	if err != nil {
+		return out, err
+	}
 	type key struct{ repo, id string }
 	bySess := map[key][]store.Session{}
 	for _, r := range sessions {
 		k := key{r.Repo, r.WorkItem}
 		bySess[k] = append(bySess[k], r)
+	}
+	byCond := map[key][]store.Event{}
+	for _, e := range condEvents {
+		k := key{e.Repo, e.WorkItem}
+		byCond[k] = append(byCond[k], e)
 	}
 	for _, it := range items {
 		if !slices.Contains(out.Repos, it.Repo) {
@@ -107,6 +116,12 @@ func (s *Service) Board(ctx context.Context, req BoardRequest) (BoardResult, err
 			continue
 		}
 		row := s.boardItem(it, bySess[key{it.Repo, it.ID}], stops)
+		if row.State != BoardComplete {
+			// what keeps it stuck outside its walk, as graph status says it
+			for _, c := range runtime.Conditions(eventRecords(byCond[key{it.Repo, it.ID}])) {
+				row.Stuck = append(row.Stuck, c.Line(s.now()))
+			}
+		}
 		if req.State != "" && row.State != req.State {
 			continue
 		}

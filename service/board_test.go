@@ -93,6 +93,47 @@ func TestBoardListsEveryItemNeedsAHumanFirst(t *testing.T) {
 	assert.ErrorContains(t, err, `state "asleep" is not one of escalated, waiting for a human`)
 }
 
+// TestBoardShowsTheConditionsThatHoldAnItem: a condition raised and not
+// cleared is in the item's stuck column as graph status words it; a
+// cleared one, another item's, and a completed item's are not.
+func TestBoardShowsTheConditionsThatHoldAnItem(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "state.db")
+	h := store.NewHandle(db)
+	now := time.Date(2026, 5, 1, 9, 10, 0, 0, time.UTC)
+	svc := testService(t, config.Default(), Deps{Store: h, Clock: func() time.Time { return now }})
+	st, err := h.Writable(ctx)
+	require.NoError(t, err)
+	seedBoardItem(t, st, "/repos/a", "issue-1", "implementation", nil)
+	seedBoardItem(t, st, "/repos/a", "issue-2", "design", nil)
+	seedBoardItem(t, st, "/repos/a", "issue-3", "complete", nil)
+	push := runtime.Condition{Kind: "push-refused", Since: "2026-05-01T09:00:00Z", Message: "the remote refused the push", Clears: "clears once a push goes through"}
+	tree := runtime.Condition{Kind: "tree", Since: "2026-05-01T08:00:00Z", Message: "the tree was deleted"}
+	stored := func(evs ...runtime.EventRecord) []store.Event {
+		var out []store.Event
+		for _, e := range evs {
+			data, err := json.Marshal(e.Data)
+			require.NoError(t, err)
+			out = append(out, store.Event{Name: e.Name, Data: data})
+		}
+		return out
+	}
+	require.NoError(t, st.AppendEvents(ctx, "/repos/a", "issue-1", stored(
+		runtime.ConditionEvent(runtime.EventConditionRaised, tree), runtime.ConditionEvent(runtime.EventConditionRaised, push),
+		runtime.ConditionEvent(runtime.EventConditionCleared, tree))))
+	require.NoError(t, st.AppendEvents(ctx, "/repos/a", "issue-3", stored(runtime.ConditionEvent(runtime.EventConditionRaised, push))))
+
+	board, err := svc.Board(ctx, BoardRequest{})
+	require.NoError(t, err)
+	stuck := map[string][]string{}
+	for _, it := range board.Items {
+		stuck[it.WorkItem] = it.Stuck
+	}
+	assert.Equal(t, []string{"`push-refused` since 2026-05-01 09:00:00 UTC, 10m0s ago: the remote refused the push — clears once a push goes through"}, stuck["issue-1"])
+	assert.Empty(t, stuck["issue-2"], "another item's condition is not this one's")
+	assert.Empty(t, stuck["issue-3"], "a completed item is stuck nowhere")
+}
+
 // TestBoardItemReadsOneItem: the item's page data marks the pointer,
 // judges decisions, lists sessions newest first with the transcript's
 // tail redacted, and pages the event log newest first.

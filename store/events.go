@@ -126,3 +126,34 @@ func validateEvent(repo, id string, i int, ev Event) error {
 	}
 	return nil
 }
+
+// EventsNamed returns the events of every item whose name starts with
+// prefix (e.g. "condition."), in append order, each with its Repo and
+// WorkItem: one read where a view folds one kind of event over all items.
+func (s *Store) EventsNamed(ctx context.Context, prefix string) ([]Event, error) {
+	if prefix == "" {
+		return nil, fmt.Errorf("read events by name from %s: the name prefix is empty", s.path)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT seq, repo, work_item, at, name, node, data FROM events
+		WHERE substr(name, 1, ?) = ? ORDER BY seq`, len(prefix), prefix)
+	if err != nil {
+		return nil, describe(s.path, "read events from", err)
+	}
+	defer func() { _ = rows.Close() }()
+	var out []Event
+	for rows.Next() {
+		var ev Event
+		var data sql.NullString
+		if err := rows.Scan(&ev.Seq, &ev.Repo, &ev.WorkItem, &ev.At, &ev.Name, &ev.Node, &data); err != nil {
+			return nil, describe(s.path, "read events from", err)
+		}
+		if data.Valid {
+			ev.Data = json.RawMessage(data.String)
+		}
+		out = append(out, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, describe(s.path, "read events from", err)
+	}
+	return out, nil
+}

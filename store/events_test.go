@@ -96,3 +96,28 @@ func TestEventsValidation(t *testing.T) {
 		})
 	}
 }
+
+func TestEventsNamedSpanItemsInAppendOrder(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	require.NoError(t, s.AppendEvents(ctx, "r1", "a", []Event{{Name: "condition.raised", Data: json.RawMessage(`{"kind":"git"}`)}, {Name: "node.entered"}}))
+	require.NoError(t, s.AppendEvents(ctx, "r2", "b", []Event{{Name: "conditional"}, {Name: "condition.cleared", Node: "design"}}))
+	require.NoError(t, s.AppendEvents(ctx, "r1", "a", []Event{{Name: "condition.notified"}}))
+
+	got, err := s.EventsNamed(ctx, "condition.")
+	require.NoError(t, err)
+	var seen []string
+	for i, ev := range got {
+		seen = append(seen, ev.Repo+"/"+ev.WorkItem+" "+ev.Name)
+		if i > 0 {
+			assert.Greater(t, ev.Seq, got[i-1].Seq)
+		}
+	}
+	assert.Equal(t, []string{"r1/a condition.raised", "r2/b condition.cleared", "r1/a condition.notified"}, seen,
+		"only names with the prefix, from every item, in append order")
+	assert.JSONEq(t, `{"kind":"git"}`, string(got[0].Data))
+	assert.Equal(t, "design", got[1].Node)
+
+	_, err = s.EventsNamed(ctx, "")
+	assert.ErrorContains(t, err, "the name prefix is empty")
+}
