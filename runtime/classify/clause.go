@@ -225,11 +225,11 @@ func approvalIn(words []string) (ok, withComment, goAhead bool) {
 			}
 			core := words[a:b]
 			switch {
-			case matchesAny(core, withComments):
+			case matchesAny(core, withComments()):
 				return true, true, false
-			case matchesAny(core, approvalCore):
+			case matchesAny(core, approvalCore()):
 				return true, false, false
-			case matchesAny(core, goAheads):
+			case matchesAny(core, goAheads()):
 				return true, false, true
 			}
 		}

@@ -1,17 +1,22 @@
 package classify
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // doneCore are the statements that declare a task complete.
-var doneCore = compileAll(
-	"[{SUBJ_BE}|{SUBJ}|that's|thats|that_is|it's|its|it_is|this_is|all|we're_all|i'm_all] [{ADV}] (done|finished|complete|completed) [here|now|with_it|with_this|for_now_and_for_good] [{TAIL}]",
-	"(all|we're|we_are|i'm|i_am) set [{TAIL}]",
-	"(that's|thats|that_is|that_was) (all|it|everything) [{TAIL}]",
-	"(nothing|no) (else|more|further) [needed|required|to_do|from_me] [{TAIL}]",
-	"[you_can|please|go_ahead_and|feel_free_to] close (it|this|the_issue|the_ticket|it_out|this_out) [{TAIL}]",
-	"(works|working) [{DEG}] (well|fine|great|now) [{TAIL}]",
-	"task (done|complete|completed|finished) [{TAIL}]",
-)
+var doneCore = sync.OnceValue(func() []pattern {
+	return compileAll(
+		"[{SUBJ_BE}|{SUBJ}|that's|thats|that_is|it's|its|it_is|this_is|all|we're_all|i'm_all] [{ADV}] (done|finished|complete|completed) [here|now|with_it|with_this|for_now_and_for_good] [{TAIL}]",
+		"(all|we're|we_are|i'm|i_am) set [{TAIL}]",
+		"(that's|thats|that_is|that_was) (all|it|everything) [{TAIL}]",
+		"(nothing|no) (else|more|further) [needed|required|to_do|from_me] [{TAIL}]",
+		"[you_can|please|go_ahead_and|feel_free_to] close (it|this|the_issue|the_ticket|it_out|this_out) [{TAIL}]",
+		"(works|working) [{DEG}] (well|fine|great|now) [{TAIL}]",
+		"task (done|complete|completed|finished) [{TAIL}]",
+	)
+})
 
 // DoneOutcome is what a reply to finished work asks for.
 type DoneOutcome string
@@ -44,7 +49,7 @@ func ReadDone(body string) (DoneOutcome, string) {
 	}
 	done := 0
 	for _, c := range r.clauses {
-		if !inCore(c.words, doneCore) {
+		if !inCore(c.words, doneCore()) {
 			if ok, _, _ := approvalIn(c.words); !ok {
 				continue
 			}
@@ -65,7 +70,7 @@ func ReadDone(body string) (DoneOutcome, string) {
 		done++
 	}
 	for _, c := range r.clauses {
-		if inCore(c.words, doneCore) {
+		if inCore(c.words, doneCore()) {
 			continue
 		}
 		if ok, _, _ := approvalIn(c.words); ok {

@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // pattern is a sequence of slots a clause must match completely. Each slot
 // is a set of alternatives (word sequences); an optional slot may match
@@ -20,7 +23,7 @@ type slot struct {
 const maxCoreWords = 16
 
 // macros name alternative lists a pattern spec refers to as {NAME}.
-var macros = buildMacros()
+var macros = sync.OnceValue(buildMacros)
 
 func buildMacros() map[string][]string {
 	m := map[string][]string{
@@ -201,7 +204,7 @@ func expand(spec string) [][]string {
 			case strings.HasPrefix(part, "("):
 				opts = expand(part)
 			case strings.HasPrefix(part, "{") && strings.HasSuffix(part, "}"):
-				list, ok := macros[part[1:len(part)-1]]
+				list, ok := macros()[part[1:len(part)-1]]
 				if !ok {
 					panic("classify: unknown macro " + part)
 				}
@@ -333,90 +336,100 @@ func containsPhrase(words []string, list [][]string) (string, int, bool) {
 // author's own voice (first person, the artifact as subject, or the verdict
 // word alone) or as a go-ahead, naming nothing but the artifact, affirmative,
 // unconditional.
-var approvalCore = compileAll(
-	"{SUBJ} [{ADV}] [{ADV}] approve [{OBJ}] [{TAIL}] [{TAIL}]",
-	"[{SUBJ_BE}] [{ADV}] approving [{OBJ}] [{TAIL}] [{TAIL}]",
-	"[{SUBJ_HAVE}] [{ADV}] approved [{OBJ}] [{TAIL}] [{TAIL}]",
-	"{OBJ_BE} [{BE}] [{ADV}] (approved|accepted) [{TAIL}] [{TAIL}]",
-	"(lgtm|sgtm|+1|shipit|ship_it|lgtm_+1|accepted|approved|lgtm_approved|approved_lgtm|approved_+1|+1_approved) [{TAIL}] [{TAIL}]",
-	"[{OBJ}] (looks|look|looking|reads|is_looking|are_looking|look_to_be|looks_to_be|all_look|both_look) [{DEG}] [{DEG}] {GOOD} [to_(merge|go|ship|proceed|land|implement)] [{TAIL}] [{TAIL}]",
-	"[{SUBJ_BE}] [{DEG}] (happy|fine|ok|okay|glad|content|comfortable) (for|to_let|letting) {OBJ} (to_go_ahead|to_proceed|to_merge|to_ship|to_go_in|to_land|go_ahead|proceed|go_in|land) [{TAIL}]",
-	"[{OBJ_BE}] [{BE}] [{DEG}] (good|ready|clear|cleared|ok|okay|fine|set|all_set) to (go|merge|ship|land|proceed|move_forward|move_on|implement|build|start|continue|lock|freeze) [{TAIL}] [{TAIL}]",
-	"[{YOU_BE}] [{DEG}] (good|clear|cleared|ok|okay|fine|free) to (go|merge|ship|land|proceed|move_forward|move_on|implement|start|continue) [{TAIL}] [{TAIL}]",
-	"[{OBJ_BE}] [{BE}] ready (to_merge|to_go|to_ship|to_proceed|to_move_on|to_move_forward|to_lock|for_implementation|for_the_next_phase|for_the_next_step|for_design|for_the_design|for_tasks|for_the_tasks|for_testing|for_the_testing_plan|for_merge|for_merging|to_implement|for_implementing) [{TAIL}] [{TAIL}]",
-	"[{SUBJ_BE}] [{ADV}] [{DEG}] (happy|fine|ok|okay|good|comfortable|satisfied|content|pleased|all_good) with [{OBJ}] [{TAIL}] [{TAIL}]",
-	"[{OBJ}] (works|work) (for|with) (me|us) [{TAIL}]",
-	"(fine|ok|okay|good|alright|all_right|great|cool|all_good) (by|with|for) (me|us) [{TAIL}]",
-	"all_good (from_me|from_my_side|on_my_side|on_my_end|from_my_end|from_our_side|here|by_me|with_me|to_me) [{TAIL}]",
-	"(you|{OBJ}) (have|has) (my|our) [full] (approval|blessing|sign-off|signoff|go-ahead|ok|okay|+1|vote|thumbs_up|seal_of_approval|support) [{TAIL}]",
-	"(my|our) (approval|+1|vote|blessing|sign-off|signoff) [(is|is_hereby|is_given)] [{TAIL}]",
-	"(approval|sign-off|signoff) (granted|given|confirmed) [{TAIL}]",
-	"consider (it|this|them|these|{NOUN}) (approved|accepted|signed_off) [{TAIL}]",
-	"(marking|mark|marked) (it|this|{NOUN}) [as] approved [{TAIL}]",
-	"thumbs_up [{TAIL}]",
-	"{SUBJ} [{ADV}] (sign|signed) off [on_{OBJ}] [{TAIL}] [{TAIL}]",
-	"[{SUBJ_BE}] [{ADV}] signing off [on_{OBJ}] [{TAIL}] [{TAIL}]",
-	"[{SUBJ_HAVE}] [{ADV}] signed off [on_{OBJ}] [{TAIL}] [{TAIL}]",
-	"[{SUBJ_BE}] [{ADV}] (happy|glad|pleased) to (approve|sign_off_on|sign_off|accept) [{OBJ}] [{TAIL}] [{TAIL}]",
-	"{SUBJ} [{ADV}] (accept|accepted) [{OBJ}] [{TAIL}] [{TAIL}]",
-)
+var approvalCore = sync.OnceValue(func() []pattern {
+	return compileAll(
+		"{SUBJ} [{ADV}] [{ADV}] approve [{OBJ}] [{TAIL}] [{TAIL}]",
+		"[{SUBJ_BE}] [{ADV}] approving [{OBJ}] [{TAIL}] [{TAIL}]",
+		"[{SUBJ_HAVE}] [{ADV}] approved [{OBJ}] [{TAIL}] [{TAIL}]",
+		"{OBJ_BE} [{BE}] [{ADV}] (approved|accepted) [{TAIL}] [{TAIL}]",
+		"(lgtm|sgtm|+1|shipit|ship_it|lgtm_+1|accepted|approved|lgtm_approved|approved_lgtm|approved_+1|+1_approved) [{TAIL}] [{TAIL}]",
+		"[{OBJ}] (looks|look|looking|reads|is_looking|are_looking|look_to_be|looks_to_be|all_look|both_look) [{DEG}] [{DEG}] {GOOD} [to_(merge|go|ship|proceed|land|implement)] [{TAIL}] [{TAIL}]",
+		"[{SUBJ_BE}] [{DEG}] (happy|fine|ok|okay|glad|content|comfortable) (for|to_let|letting) {OBJ} (to_go_ahead|to_proceed|to_merge|to_ship|to_go_in|to_land|go_ahead|proceed|go_in|land) [{TAIL}]",
+		"[{OBJ_BE}] [{BE}] [{DEG}] (good|ready|clear|cleared|ok|okay|fine|set|all_set) to (go|merge|ship|land|proceed|move_forward|move_on|implement|build|start|continue|lock|freeze) [{TAIL}] [{TAIL}]",
+		"[{YOU_BE}] [{DEG}] (good|clear|cleared|ok|okay|fine|free) to (go|merge|ship|land|proceed|move_forward|move_on|implement|start|continue) [{TAIL}] [{TAIL}]",
+		"[{OBJ_BE}] [{BE}] ready (to_merge|to_go|to_ship|to_proceed|to_move_on|to_move_forward|to_lock|for_implementation|for_the_next_phase|for_the_next_step|for_design|for_the_design|for_tasks|for_the_tasks|for_testing|for_the_testing_plan|for_merge|for_merging|to_implement|for_implementing) [{TAIL}] [{TAIL}]",
+		"[{SUBJ_BE}] [{ADV}] [{DEG}] (happy|fine|ok|okay|good|comfortable|satisfied|content|pleased|all_good) with [{OBJ}] [{TAIL}] [{TAIL}]",
+		"[{OBJ}] (works|work) (for|with) (me|us) [{TAIL}]",
+		"(fine|ok|okay|good|alright|all_right|great|cool|all_good) (by|with|for) (me|us) [{TAIL}]",
+		"all_good (from_me|from_my_side|on_my_side|on_my_end|from_my_end|from_our_side|here|by_me|with_me|to_me) [{TAIL}]",
+		"(you|{OBJ}) (have|has) (my|our) [full] (approval|blessing|sign-off|signoff|go-ahead|ok|okay|+1|vote|thumbs_up|seal_of_approval|support) [{TAIL}]",
+		"(my|our) (approval|+1|vote|blessing|sign-off|signoff) [(is|is_hereby|is_given)] [{TAIL}]",
+		"(approval|sign-off|signoff) (granted|given|confirmed) [{TAIL}]",
+		"consider (it|this|them|these|{NOUN}) (approved|accepted|signed_off) [{TAIL}]",
+		"(marking|mark|marked) (it|this|{NOUN}) [as] approved [{TAIL}]",
+		"thumbs_up [{TAIL}]",
+		"{SUBJ} [{ADV}] (sign|signed) off [on_{OBJ}] [{TAIL}] [{TAIL}]",
+		"[{SUBJ_BE}] [{ADV}] signing off [on_{OBJ}] [{TAIL}] [{TAIL}]",
+		"[{SUBJ_HAVE}] [{ADV}] signed off [on_{OBJ}] [{TAIL}] [{TAIL}]",
+		"[{SUBJ_BE}] [{ADV}] (happy|glad|pleased) to (approve|sign_off_on|sign_off|accept) [{OBJ}] [{TAIL}] [{TAIL}]",
+		"{SUBJ} [{ADV}] (accept|accepted) [{OBJ}] [{TAIL}] [{TAIL}]",
+	)
+})
 
 // goAheads are approvals said as a go-ahead: they may name what comes next
 // ("go ahead with the implementation"), which is not another artifact
 // under review.
-var goAheads = compileAll(
-	"[please] [(you|we)_(can|may)] [please] [feel_free_to] (go_ahead|proceed|move_forward|move_on|continue|carry_on) [(with|to|on_to|onto)_{NEXT}] [{TAIL}] [{TAIL}]",
-	"(let's|lets|let_us) (proceed|go_ahead|move_forward|move_on|go|do_it|do_this|ship_it|merge_it|go_with_it|go_with_this|roll|start|get_going|get_started|get_moving|keep_going) [(with|to|on_to|onto)_{NEXT}] [{TAIL}] [{TAIL}]",
-	"(let's|lets|let_us) (go|move_forward|proceed) with {OBJ} [{TAIL}]",
-	"(go_for_it|full_steam_ahead|merge_it|merge_away|ship_away|green_light|greenlit|green-lit|greenlighted|ship_it|send_it|full_speed_ahead) [{TAIL}] [{TAIL}]",
-	"[you] [(have|got)] the_green_light [{TAIL}]",
-	"(let's|lets|let_us) get (this|it|them|these) (shipped|merged|going|moving|started|done|in|landed|implemented|built) [{TAIL}]",
-	"[please] [feel_free_to] (merge|ship|land) [(it|this)] [(when|whenever)_(ready|you're_ready|you_are_ready|green)] [{TAIL}]",
-	"go_ahead_and (implement|build|merge|ship|proceed|start|continue|move_on|move_forward|lock_it|lock_this) [{NEXT}] [{TAIL}]",
-)
+var goAheads = sync.OnceValue(func() []pattern {
+	return compileAll(
+		"[please] [(you|we)_(can|may)] [please] [feel_free_to] (go_ahead|proceed|move_forward|move_on|continue|carry_on) [(with|to|on_to|onto)_{NEXT}] [{TAIL}] [{TAIL}]",
+		"(let's|lets|let_us) (proceed|go_ahead|move_forward|move_on|go|do_it|do_this|ship_it|merge_it|go_with_it|go_with_this|roll|start|get_going|get_started|get_moving|keep_going) [(with|to|on_to|onto)_{NEXT}] [{TAIL}] [{TAIL}]",
+		"(let's|lets|let_us) (go|move_forward|proceed) with {OBJ} [{TAIL}]",
+		"(go_for_it|full_steam_ahead|merge_it|merge_away|ship_away|green_light|greenlit|green-lit|greenlighted|ship_it|send_it|full_speed_ahead) [{TAIL}] [{TAIL}]",
+		"[you] [(have|got)] the_green_light [{TAIL}]",
+		"(let's|lets|let_us) get (this|it|them|these) (shipped|merged|going|moving|started|done|in|landed|implemented|built) [{TAIL}]",
+		"[please] [feel_free_to] (merge|ship|land) [(it|this)] [(when|whenever)_(ready|you're_ready|you_are_ready|green)] [{TAIL}]",
+		"go_ahead_and (implement|build|merge|ship|proceed|start|continue|move_on|move_forward|lock_it|lock_this) [{NEXT}] [{TAIL}]",
+	)
+})
 
 // withComments is the explicit verdict "approved with comments".
-var withComments = compileAll(
-	"[{SUBJ_HAVE}|{SUBJ}] [{ADV}] (approved|approve|approving|lgtm|accepted) (with|w|w/) [{CQUANT}] [(minor|small|tiny|light|non-blocking|optional|cosmetic)] (comments|comment|nits|nit|notes|note|suggestions|suggestion|remarks|caveats|caveat|nitpicks|reservations|follow-ups|followups|tweaks|typos|questions) [{CWHERE}] [{TAIL}]",
-	"[{SUBJ_HAVE}|{SUBJ}] [{ADV}] (approved|approve|approving|lgtm|accepted) (with|w|w/) [(a_few|some|minor|small|a_couple_of|two|three|a_couple|several|light|non-blocking|optional)] (comments|comment|nits|nit|notes|note|suggestions|suggestion|remarks|caveats|caveat|minor_comments|nitpicks|reservations|minor_reservations|follow-ups|followups|a_few_nits) [{TAIL}] [{TAIL}]",
-	"approved-with-comments",
-	"(approved|lgtm|approve) (but|with) (see|minor|small|a_few|some) (comments|nits|notes|suggestions) (below|above|inline)",
-)
+var withComments = sync.OnceValue(func() []pattern {
+	return compileAll(
+		"[{SUBJ_HAVE}|{SUBJ}] [{ADV}] (approved|approve|approving|lgtm|accepted) (with|w|w/) [{CQUANT}] [(minor|small|tiny|light|non-blocking|optional|cosmetic)] (comments|comment|nits|nit|notes|note|suggestions|suggestion|remarks|caveats|caveat|nitpicks|reservations|follow-ups|followups|tweaks|typos|questions) [{CWHERE}] [{TAIL}]",
+		"[{SUBJ_HAVE}|{SUBJ}] [{ADV}] (approved|approve|approving|lgtm|accepted) (with|w|w/) [(a_few|some|minor|small|a_couple_of|two|three|a_couple|several|light|non-blocking|optional)] (comments|comment|nits|nit|notes|note|suggestions|suggestion|remarks|caveats|caveat|minor_comments|nitpicks|reservations|minor_reservations|follow-ups|followups|a_few_nits) [{TAIL}] [{TAIL}]",
+		"approved-with-comments",
+		"(approved|lgtm|approve) (but|with) (see|minor|small|a_few|some) (comments|nits|notes|suggestions) (below|above|inline)",
+	)
+})
 
 // refusalCore are approvals refused in the reviewer's own voice, present
 // and unconditional: "Not approved", "I can't approve this as written".
-var refusalCore = compileAll(
-	"{SUBJ} [really|just|simply|still|definitely|certainly] (don't|do_not|dont|can't|cannot|cant|can_not|won't|will_not|wont|wouldn't|would_not|couldn't|could_not|do_not_and_will_not) [{ADV}] (approve|accept|sign_off_on|sign_off|lgtm) [{OBJ}] [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form|in_the_current_form|in_its_current_form|as_proposed)]",
-	"(can't|cannot|cant|can_not|won't|will_not|wont|couldn't|could_not) [{ADV}] (approve|accept|sign_off_on|sign_off|lgtm) [{OBJ}] [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form|in_the_current_form|in_its_current_form|as_proposed)]",
-	"[{SUBJ_BE}] [definitely|certainly] (not|unable_to|not_able_to|refusing_to|not_going_to|not_in_a_position_to) (approve|approving|accept|accepting|sign_off|sign_off_on|signing_off|signing_off_on) [{OBJ}] [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form)]",
-	"{SUBJ} (refuse|decline|must_decline|have_to_decline|need_to_decline|will_not|cannot) to (approve|accept|sign_off_on|sign_off) [{OBJ}] [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form)]",
-	"[{OBJ_BE}] [{BE}] [definitely|certainly|absolutely|clearly|just|simply|still|really] (not|far_from|nowhere_near|anything_but|not_at_all|not_even_close_to|definitely_not|certainly_not|clearly_not|absolutely_not) [{DEG}] (approved|approvable|acceptable|ready|ready_to_merge|ready_to_go|good_to_go|good_enough|lgtm|ok|okay|fine|good|correct|right|approved_by_me|sgtm|mergeable|shippable|ready_for_implementation|there) [{TAIL}] [{TAIL}]",
-	"(not|no|definitely_not|certainly_not|absolutely_not) (lgtm|sgtm|+1|approval|approve|approved|ship_it|go|good_to_go) [{TAIL}] [{TAIL}]",
-	"[{OBJ}] (doesn't|does_not|don't|do_not|doesnt|dont) (look|seem|read|sound) [{DEG}] {GOOD} [{TAIL}] [{TAIL}]",
-	"[{OBJ}] (doesn't|does_not|don't|do_not|doesnt|dont) (work|pass) (for|with) (me|us) [{TAIL}]",
-	"(approval|sign-off|signoff|lgtm) (denied|refused|withheld|rejected|declined) [{TAIL}]",
-	"[{SUBJ_BE}] (withholding|not_giving|not_granting|holding_back) (my|our) (approval|sign-off|signoff|lgtm|+1) [{TAIL}]",
-	"{SUBJ} (disapprove|reject|veto|must_reject|have_to_reject|object_to) [{OBJ}] [{TAIL}]",
-	"(not_happy|unhappy|not_satisfied|dissatisfied|not_comfortable|uncomfortable) with [{OBJ}] [{TAIL}]",
-	"[{SUBJ_BE}] [really|definitely|still] (not_happy|unhappy|not_satisfied|dissatisfied|not_comfortable|uncomfortable|not_ok|not_okay|not_fine) with [{OBJ}] [{TAIL}]",
-	"{SUBJ} (can't|cannot|can_not|won't) (give|grant) (my|our|an|any) (approval|sign-off|signoff|+1|blessing) [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form)]",
-)
+var refusalCore = sync.OnceValue(func() []pattern {
+	return compileAll(
+		"{SUBJ} [really|just|simply|still|definitely|certainly] (don't|do_not|dont|can't|cannot|cant|can_not|won't|will_not|wont|wouldn't|would_not|couldn't|could_not|do_not_and_will_not) [{ADV}] (approve|accept|sign_off_on|sign_off|lgtm) [{OBJ}] [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form|in_the_current_form|in_its_current_form|as_proposed)]",
+		"(can't|cannot|cant|can_not|won't|will_not|wont|couldn't|could_not) [{ADV}] (approve|accept|sign_off_on|sign_off|lgtm) [{OBJ}] [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form|in_the_current_form|in_its_current_form|as_proposed)]",
+		"[{SUBJ_BE}] [definitely|certainly] (not|unable_to|not_able_to|refusing_to|not_going_to|not_in_a_position_to) (approve|approving|accept|accepting|sign_off|sign_off_on|signing_off|signing_off_on) [{OBJ}] [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form)]",
+		"{SUBJ} (refuse|decline|must_decline|have_to_decline|need_to_decline|will_not|cannot) to (approve|accept|sign_off_on|sign_off) [{OBJ}] [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form)]",
+		"[{OBJ_BE}] [{BE}] [definitely|certainly|absolutely|clearly|just|simply|still|really] (not|far_from|nowhere_near|anything_but|not_at_all|not_even_close_to|definitely_not|certainly_not|clearly_not|absolutely_not) [{DEG}] (approved|approvable|acceptable|ready|ready_to_merge|ready_to_go|good_to_go|good_enough|lgtm|ok|okay|fine|good|correct|right|approved_by_me|sgtm|mergeable|shippable|ready_for_implementation|there) [{TAIL}] [{TAIL}]",
+		"(not|no|definitely_not|certainly_not|absolutely_not) (lgtm|sgtm|+1|approval|approve|approved|ship_it|go|good_to_go) [{TAIL}] [{TAIL}]",
+		"[{OBJ}] (doesn't|does_not|don't|do_not|doesnt|dont) (look|seem|read|sound) [{DEG}] {GOOD} [{TAIL}] [{TAIL}]",
+		"[{OBJ}] (doesn't|does_not|don't|do_not|doesnt|dont) (work|pass) (for|with) (me|us) [{TAIL}]",
+		"(approval|sign-off|signoff|lgtm) (denied|refused|withheld|rejected|declined) [{TAIL}]",
+		"[{SUBJ_BE}] (withholding|not_giving|not_granting|holding_back) (my|our) (approval|sign-off|signoff|lgtm|+1) [{TAIL}]",
+		"{SUBJ} (disapprove|reject|veto|must_reject|have_to_reject|object_to) [{OBJ}] [{TAIL}]",
+		"(not_happy|unhappy|not_satisfied|dissatisfied|not_comfortable|uncomfortable) with [{OBJ}] [{TAIL}]",
+		"[{SUBJ_BE}] [really|definitely|still] (not_happy|unhappy|not_satisfied|dissatisfied|not_comfortable|uncomfortable|not_ok|not_okay|not_fine) with [{OBJ}] [{TAIL}]",
+		"{SUBJ} (can't|cannot|can_not|won't) (give|grant) (my|our|an|any) (approval|sign-off|signoff|+1|blessing) [{TAIL}] [(as_is|as_written|as_it_stands|in_this_state|in_its_current_state|like_this|in_this_form)]",
+	)
+})
 
 // benignNegations are negated statements that are company, not a
 // withholding: "no concerns", "nothing to add", "I don't see any issues".
-var benignNegations = compileAll(
-	"[there_are|there_is|there's|theres|i_have|i've_got|ive_got|we_have|i_see|i_found|we_see|found|with|i_had|have|got|i've_found|i_can_see] (no|zero) [{CQUAL}] [{CQUAL}] {CONCERN} [{CTAIL}] [{CTAIL}]",
-	"{SUBJ} (don't|do_not|didn't|did_not|dont|didnt|can't|cannot|cant|couldn't|could_not|couldnt) (have|see|find|spot|expect|foresee|think_of|come_up_with) (any|anything|a_single) [{CQUAL}] [{CQUAL}] [{CONCERN}] [{CTAIL}] [{CTAIL}]",
-	"nothing [(else|further|more|major|blocking|wrong|missing|concerning|problematic|significant|substantive|big|serious|to_add|to_change|to_flag|to_report|to_fix|to_object_to|to_complain_about|stands_out|jumps_out|sticks_out|from_me|here|blocking_from_me|else_from_me|further_from_me|more_from_me|to_add_from_me|to_add_here|much_to_add|to_note)] [{CTAIL}] [{CTAIL}]",
-	"(not_much|nothing_much|little) to (add|change|say|flag|report|note) [{CTAIL}]",
-	"(no_rush|no_worries|no_problem|no_pressure|no_doubt|not_bad|not_too_shabby|can't_wait|cant_wait|can_not_wait|couldn't_be_happier|could_not_be_happier|no_complaints|no_complaints_here|no_notes|no_notes_from_me|no_further_questions|no_questions|no_questions_from_me|none_from_me|none_here|nope_none|none|n/a|na)",
-	"(no|zero) (changes|further_changes|more_changes|edits|further_edits|corrections|additions) [(needed|required|requested|necessary|from_me|from_my_side|on_my_side|here|to_request|to_suggest)] [{CTAIL}]",
-	"{SUBJ} (have|had) (nothing|no_more|no_further|no_other|no_additional) [(to_add|to_say|to_change|to_flag|comments|concerns|notes|feedback|questions|objections|issues|remarks|nits)] [{CTAIL}]",
-	"{SUBJ} (don't|do_not|dont) (have|see) (any|anything) (more|further|else|other|additional) [{CONCERN}] [{CTAIL}]",
-	"(nothing|none|no_issues|no_concerns|no_blockers|no_objections) (that_i_can_see|i_can_see|that_i_see|i_see|as_far_as_i_can_tell|afaict|i_could_find|that_i_could_find|i_found|that_i_found) [{CTAIL}]",
-	"(don't|dont|do_not) see (any|anything) [{CQUAL}] [{CONCERN}] [{CTAIL}]",
-	"(doesn't|does_not|doesnt) (need|require) (any|anything|further|more) [(changes|change|work|edits|else|more)] [{CTAIL}]",
-	"{OBJ} (doesn't|does_not|doesnt) (need|require) (any|anything|further|more) [(changes|change|work|edits|else|more)] [{CTAIL}]",
-	"(no|none) (of_my|of_the|of_these) (concerns|comments|nits|notes|remarks) (are|is) (blocking|blockers|a_blocker)",
-	"[{OBJ_BE}] [{BE}] (not|isn't|isnt) [(exactly|quite|entirely)] (perfect|ideal|flawless|pretty|elegant|beautiful|glamorous|exciting|my_favorite|my_favourite|how_i'd_do_it|what_i'd_have_done|the_approach_i'd_take) [{TAIL}]",
-)
+var benignNegations = sync.OnceValue(func() []pattern {
+	return compileAll(
+		"[there_are|there_is|there's|theres|i_have|i've_got|ive_got|we_have|i_see|i_found|we_see|found|with|i_had|have|got|i've_found|i_can_see] (no|zero) [{CQUAL}] [{CQUAL}] {CONCERN} [{CTAIL}] [{CTAIL}]",
+		"{SUBJ} (don't|do_not|didn't|did_not|dont|didnt|can't|cannot|cant|couldn't|could_not|couldnt) (have|see|find|spot|expect|foresee|think_of|come_up_with) (any|anything|a_single) [{CQUAL}] [{CQUAL}] [{CONCERN}] [{CTAIL}] [{CTAIL}]",
+		"nothing [(else|further|more|major|blocking|wrong|missing|concerning|problematic|significant|substantive|big|serious|to_add|to_change|to_flag|to_report|to_fix|to_object_to|to_complain_about|stands_out|jumps_out|sticks_out|from_me|here|blocking_from_me|else_from_me|further_from_me|more_from_me|to_add_from_me|to_add_here|much_to_add|to_note)] [{CTAIL}] [{CTAIL}]",
+		"(not_much|nothing_much|little) to (add|change|say|flag|report|note) [{CTAIL}]",
+		"(no_rush|no_worries|no_problem|no_pressure|no_doubt|not_bad|not_too_shabby|can't_wait|cant_wait|can_not_wait|couldn't_be_happier|could_not_be_happier|no_complaints|no_complaints_here|no_notes|no_notes_from_me|no_further_questions|no_questions|no_questions_from_me|none_from_me|none_here|nope_none|none|n/a|na)",
+		"(no|zero) (changes|further_changes|more_changes|edits|further_edits|corrections|additions) [(needed|required|requested|necessary|from_me|from_my_side|on_my_side|here|to_request|to_suggest)] [{CTAIL}]",
+		"{SUBJ} (have|had) (nothing|no_more|no_further|no_other|no_additional) [(to_add|to_say|to_change|to_flag|comments|concerns|notes|feedback|questions|objections|issues|remarks|nits)] [{CTAIL}]",
+		"{SUBJ} (don't|do_not|dont) (have|see) (any|anything) (more|further|else|other|additional) [{CONCERN}] [{CTAIL}]",
+		"(nothing|none|no_issues|no_concerns|no_blockers|no_objections) (that_i_can_see|i_can_see|that_i_see|i_see|as_far_as_i_can_tell|afaict|i_could_find|that_i_could_find|i_found|that_i_found) [{CTAIL}]",
+		"(don't|dont|do_not) see (any|anything) [{CQUAL}] [{CONCERN}] [{CTAIL}]",
+		"(doesn't|does_not|doesnt) (need|require) (any|anything|further|more) [(changes|change|work|edits|else|more)] [{CTAIL}]",
+		"{OBJ} (doesn't|does_not|doesnt) (need|require) (any|anything|further|more) [(changes|change|work|edits|else|more)] [{CTAIL}]",
+		"(no|none) (of_my|of_the|of_these) (concerns|comments|nits|notes|remarks) (are|is) (blocking|blockers|a_blocker)",
+		"[{OBJ_BE}] [{BE}] (not|isn't|isnt) [(exactly|quite|entirely)] (perfect|ideal|flawless|pretty|elegant|beautiful|glamorous|exciting|my_favorite|my_favourite|how_i'd_do_it|what_i'd_have_done|the_approach_i'd_take) [{TAIL}]",
+	)
+})

@@ -191,7 +191,7 @@ func (r *reply) addSentence(s string, line int, question bool, block string) {
 			cur = &clause{sentence: sen, label: label}
 			return
 		}
-		if colon && inCore(cur.words, withComments) {
+		if colon && inCore(cur.words, withComments()) {
 			// "Approved with comments: …": what follows are the comments
 			sen.clauses = append(sen.clauses, cur)
 			label, trailing = withCommentsLabel, withCommentsLabel
@@ -262,7 +262,7 @@ func isVerdict(words []string) bool {
 	if ok, _, _ := approvalIn(words); ok {
 		return true
 	}
-	return inCore(words, refusalCore)
+	return inCore(words, refusalCore())
 }
 
 // labelVerbs are words a label never holds: "R4 is ambiguous:" is a

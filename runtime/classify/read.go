@@ -178,7 +178,7 @@ func read(c *clause, subjects []string) reading {
 		}
 		return reading{role: roleApprove}
 	}
-	if inCore(w, refusalCore) {
+	if inCore(w, refusalCore()) {
 		switch {
 		case question:
 			return withhold(kindQuestion, qcue)
@@ -190,7 +190,7 @@ func read(c *clause, subjects []string) reading {
 		return reading{role: roleRefuse, cue: "not approved"}
 	}
 	core := stripLeading(w)
-	if inCore(core, benignNegations) || inCore(w, benignNegations) {
+	if inCore(core, benignNegations()) || inCore(w, benignNegations()) {
 		if lk == labelBlocking || lk == labelLater || lk == labelNone || lk == labelVerdict {
 			return reading{role: roleCompany}
 		}

@@ -1,22 +1,28 @@
 package classify
 
+import "sync"
+
 // signOffCore are the statements that give a security sign-off.
-var signOffCore = compileAll(
-	"[my|our|the] security (sign-off|signoff|sign_off) [(is|:)] [(granted|given|done|ok|okay|approved|complete)] [{TAIL}]",
-	"{SUBJ} [{ADV}] (sign|signed) off [on] [the] security [review] [{TAIL}]",
-	"[{SUBJ_BE}] [{ADV}] signing off [on] [the] security [review] [{TAIL}]",
-	"[{SUBJ_HAVE}] [{ADV}] signed off [on] [the] security [review] [{TAIL}]",
-	"{SUBJ} [{ADV}] (give|grant) [my|our|the] security (sign-off|signoff|sign_off) [{TAIL}]",
-)
+var signOffCore = sync.OnceValue(func() []pattern {
+	return compileAll(
+		"[my|our|the] security (sign-off|signoff|sign_off) [(is|:)] [(granted|given|done|ok|okay|approved|complete)] [{TAIL}]",
+		"{SUBJ} [{ADV}] (sign|signed) off [on] [the] security [review] [{TAIL}]",
+		"[{SUBJ_BE}] [{ADV}] signing off [on] [the] security [review] [{TAIL}]",
+		"[{SUBJ_HAVE}] [{ADV}] signed off [on] [the] security [review] [{TAIL}]",
+		"{SUBJ} [{ADV}] (give|grant) [my|our|the] security (sign-off|signoff|sign_off) [{TAIL}]",
+	)
+})
 
 // signOffLabels introduce a sign-off given in the clause after them
 // ("Security sign-off: granted").
 var signOffLabels = set("security sign-off", "security signoff", "security sign off")
 
 // signOffGrants are what may follow such a label.
-var signOffGrants = compileAll(
-	"(granted|given|done|ok|okay|approved|yes|signed_off|signed-off|lgtm|complete)",
-)
+var signOffGrants = sync.OnceValue(func() []pattern {
+	return compileAll(
+		"(granted|given|done|ok|okay|approved|yes|signed_off|signed-off|lgtm|complete)",
+	)
+})
 
 // SignsOff reports whether a reply gives a named security sign-off, with
 // the reason. It does when a clause is, in full, a sign-off statement ("Security
@@ -36,9 +42,9 @@ func SignsOff(body string) (bool, string) {
 	for i, c := range r.clauses {
 		s := c.sentence
 		switch {
-		case inCore(c.words, signOffCore):
+		case inCore(c.words, signOffCore()):
 			granted++
-		case signOffLabels[c.label] && inCore(c.words, signOffGrants):
+		case signOffLabels[c.label] && inCore(c.words, signOffGrants()):
 			granted++
 		case signOffLabels[c.label] && len(c.words) >= 3:
 			noted = true
