@@ -55,17 +55,23 @@ func (s *Store) Events(ctx context.Context, repo, id string) ([]Event, error) {
 	if err := checkKey(repo, id); err != nil {
 		return nil, err
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT seq, at, name, node, data FROM events
+	return s.queryEvents(ctx, `SELECT seq, repo, work_item, at, name, node, data FROM events
 		WHERE repo = ? AND work_item = ? ORDER BY seq`, repo, id)
+}
+
+// queryEvents reads the events a query selects (seq, repo, work_item, at,
+// name, node, data, in that order).
+func (s *Store) queryEvents(ctx context.Context, query string, args ...any) ([]Event, error) {
+	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, describe(s.path, "read events from", err)
 	}
 	defer func() { _ = rows.Close() }()
 	var out []Event
 	for rows.Next() {
-		ev := Event{Repo: repo, WorkItem: id}
+		var ev Event
 		var data sql.NullString
-		if err := rows.Scan(&ev.Seq, &ev.At, &ev.Name, &ev.Node, &data); err != nil {
+		if err := rows.Scan(&ev.Seq, &ev.Repo, &ev.WorkItem, &ev.At, &ev.Name, &ev.Node, &data); err != nil {
 			return nil, describe(s.path, "read events from", err)
 		}
 		if data.Valid {
@@ -134,26 +140,6 @@ func (s *Store) EventsNamed(ctx context.Context, prefix string) ([]Event, error)
 	if prefix == "" {
 		return nil, fmt.Errorf("read events by name from %s: the name prefix is empty", s.path)
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT seq, repo, work_item, at, name, node, data FROM events
+	return s.queryEvents(ctx, `SELECT seq, repo, work_item, at, name, node, data FROM events
 		WHERE substr(name, 1, ?) = ? ORDER BY seq`, len(prefix), prefix)
-	if err != nil {
-		return nil, describe(s.path, "read events from", err)
-	}
-	defer func() { _ = rows.Close() }()
-	var out []Event
-	for rows.Next() {
-		var ev Event
-		var data sql.NullString
-		if err := rows.Scan(&ev.Seq, &ev.Repo, &ev.WorkItem, &ev.At, &ev.Name, &ev.Node, &data); err != nil {
-			return nil, describe(s.path, "read events from", err)
-		}
-		if data.Valid {
-			ev.Data = json.RawMessage(data.String)
-		}
-		out = append(out, ev)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, describe(s.path, "read events from", err)
-	}
-	return out, nil
 }
