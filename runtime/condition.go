@@ -108,13 +108,18 @@ func Conditions(evs []EventRecord) []Condition {
 	for _, c := range open {
 		out = append(out, *c)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Since != out[j].Since {
-			return out[i].Since < out[j].Since
-		}
-		return out[i].Kind < out[j].Kind
-	})
+	SortConditions(out)
 	return out
+}
+
+// SortConditions orders conditions oldest first, then by kind.
+func SortConditions(cs []Condition) {
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].Since != cs[j].Since {
+			return cs[i].Since < cs[j].Since
+		}
+		return cs[i].Kind < cs[j].Kind
+	})
 }
 
 // Line renders the condition as the status comment and graph status show

@@ -276,12 +276,7 @@ func (p *Poller) conditionsOf(repo, item string) []runtime.Condition {
 			out = append(out, *c)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Since != out[j].Since {
-			return out[i].Since < out[j].Since
-		}
-		return out[i].Kind < out[j].Kind
-	})
+	runtime.SortConditions(out)
 	return out
 }
 

@@ -305,13 +305,7 @@ func (s *Service) innerPrompt(ctx context.Context, sess *session, l innerLoop, n
 	}
 	fmt.Fprintf(&b, " Then claim the node with the graph_complete tool of the `the-loop` MCP server (workItem=%s, %s). Once the claim is answered, end the session: "+
 		"the loop launches the next session for the next node, and stops for the humans at the pull request's review.\n\n", id, claim)
-	gs, err := s.Status(ctx, ItemRequest{Repo: sess.repo.Root, WorkItem: id})
-	if err != nil {
-		return "", err
-	}
-	b.WriteString(gs.GraphContext)
-	b.WriteString("\n")
-	return b.String(), nil
+	return s.withGraphContext(ctx, &b, sess.repo.Root, id)
 }
 
 func firstNonEmpty(vals ...string) string {

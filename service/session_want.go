@@ -183,7 +183,13 @@ func (s *Service) sessionPrompt(ctx context.Context, sess *session, id string, n
 	b.WriteString(gates.AssignmentText(sess.rt.Graph, n, gates.Assignment{WorkItem: id, Surface: sess.state.Surface}))
 	writeVisit(&b, sess.state, n.ID, s.cfg.CI.MaxFixAttempts)
 	fmt.Fprintf(&b, "\nThis session works %s only, in this working tree. Commit what you write; the loop pushes the branch (this session has no credentials to push with, and needs none). Then claim the node with the graph_complete tool of the `the-loop` MCP server. Once the claim is answered, end the session: the loop launches the next session for the next node, and stops for the humans at the gates.\n\n", n.ID)
-	gs, err := s.Status(ctx, ItemRequest{Repo: sess.repo.Root, WorkItem: id})
+	return s.withGraphContext(ctx, &b, sess.repo.Root, id)
+}
+
+// withGraphContext ends a session's prompt b with where item id stands
+// (graph status's context block).
+func (s *Service) withGraphContext(ctx context.Context, b *strings.Builder, repo, id string) (string, error) {
+	gs, err := s.Status(ctx, ItemRequest{Repo: repo, WorkItem: id})
 	if err != nil {
 		return "", err
 	}

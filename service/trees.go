@@ -151,13 +151,7 @@ func (t *Trees) Add(ctx context.Context, checkout, container, id, branch string)
 		return nil, err
 	}
 	tr, err := m.Add(ctx, id, branch)
-	if err != nil {
-		return nil, err
-	}
-	t.mu.Lock()
-	t.trees[treeKey(checkout, container, id)] = tr
-	t.mu.Unlock()
-	return tr, nil
+	return t.keep(checkout, container, id, tr, err)
 }
 
 // Remove deletes item id's tree; a tree holding work the remote lacks is
@@ -195,6 +189,11 @@ func (t *Trees) Recreate(ctx context.Context, checkout, container, id string, ca
 		return nil, err
 	}
 	tr, err := m.Recreate(ctx, id, candidates...)
+	return t.keep(checkout, container, id, tr, err)
+}
+
+// keep remembers tree tr of item id (made or re-made), or passes err on.
+func (t *Trees) keep(checkout, container, id string, tr *workspace.Tree, err error) (*workspace.Tree, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -521,7 +521,12 @@ func (l *Loop) Tree(id string) string { return filepath.Join(l.State, "trees", "
 // State is item id's portable record as its tree holds it (nil when it has
 // none yet).
 func (l *Loop) StateOf(id string) map[string]any {
-	b, err := os.ReadFile(filepath.Join(l.Tree(id), "docs", "specs", id, "work-item-state.json"))
+	return readJSON(filepath.Join(l.Tree(id), "docs", "specs", id, "work-item-state.json"))
+}
+
+// readJSON is the JSON object in file path (nil when it cannot be read).
+func readJSON(path string) map[string]any {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}

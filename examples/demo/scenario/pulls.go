@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -102,15 +101,7 @@ func refsSignature(gitDir string) string {
 // Inner is the record of the loop of item id's pull request n, as the
 // item's working tree holds it (nil before it starts).
 func (l *Loop) Inner(id string, n int) map[string]any {
-	b, err := os.ReadFile(filepath.Join(l.Tree(id), "docs", "specs", id, "pr-loops", fmt.Sprintf("pr-%d", n), "work-item-state.json"))
-	if err != nil {
-		return nil
-	}
-	var st map[string]any
-	if json.Unmarshal(b, &st) != nil {
-		return nil
-	}
-	return st
+	return readJSON(filepath.Join(l.Tree(id), "docs", "specs", id, "pr-loops", fmt.Sprintf("pr-%d", n), "work-item-state.json"))
 }
 
 // FixRounds are the times the loop sent item id's pull request n back to
