@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/internal/testbin"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/runtimetest"
 	"gopkg.in/yaml.v3"
@@ -140,6 +141,7 @@ func (r *actionRun) run(t *testing.T, a action) (stdout string, code int) {
 			require.NoError(t, err, "setup-go is replaced by the Go on PATH")
 			continue
 		}
+		r.seedBuildOutput(t, s)
 		script := filepath.Join(r.runnerTemp, "step.sh")
 		require.NoError(t, os.WriteFile(script, []byte(s.Run), 0o600))
 		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
@@ -179,6 +181,28 @@ func (r *actionRun) run(t *testing.T, a action) (stdout string, code int) {
 		}
 	}
 	return stdout, code
+}
+
+// buildOutput is the executable the action's build step writes under
+// $RUNNER_TEMP.
+var buildOutput = regexp.MustCompile(`^go build -trimpath -o "\$RUNNER_TEMP/([^"]+)" \./cmd/the-loop\n?$`)
+
+// seedBuildOutput puts the binary testbin built the way the build step
+// builds (CGO_ENABLED=0 -trimpath, in the action's folder) where step s
+// writes it. The step still runs `go build`, which finds its output up to
+// date (the same build ID) instead of linking 27 MB again in every subtest;
+// a binary of another source state or flags is linked anew, as on a runner.
+func (r *actionRun) seedBuildOutput(t *testing.T, s actionStep) {
+	t.Helper()
+	m := buildOutput.FindStringSubmatch(s.Run)
+	if m == nil || s.Env["CGO_ENABLED"] != "0" {
+		return
+	}
+	built, err := os.ReadFile(testbin.BuildWith(t, testbin.Module+"/cmd/the-loop", testbin.Options{Static: true}))
+	require.NoError(t, err)
+	out := filepath.Join(r.runnerTemp, filepath.FromSlash(m[1]))
+	require.NoError(t, os.MkdirAll(filepath.Dir(out), 0o755))
+	require.NoError(t, os.WriteFile(out, built, 0o755))
 }
 
 // actionEnv is the test's environment without the loop's own variables.
