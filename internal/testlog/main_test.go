@@ -46,6 +46,30 @@ func TestTheReportIsWhatPlainGoTestPrintsThenSkipsAndTheSlowest(t *testing.T) {
 	assert.Contains(t, got, "1 tests skipped:\n  example.com/a TestPostgres: pg_test.go:5: no PostgreSQL: LOOP_TEST_PG is unset\n")
 	assert.Contains(t, got, "the 3 slowest tests:\n     3.50s  example.com/a TestSlow\n     0.20s  example.com/b TestQuick\n     0.01s  example.com/a TestBroken\n",
 		"top-level tests only, slowest first")
+	assert.Contains(t, got, "the 2 slowest packages:\n     3.60s  example.com/a\n     0.30s  example.com/b\n")
+}
+
+// Two runs at once (plain and -race) are read side by side: every line of
+// each reaches the report whole, whichever run writes first.
+func TestTwoRunsAreReadLineByLine(t *testing.T) {
+	lines := strings.SplitAfter(run, "\n")
+	var a, b strings.Builder
+	for i, l := range lines {
+		if strings.Contains(l, "example.com/b") {
+			b.WriteString(l)
+		} else if i < len(lines)-1 || l != "" {
+			a.WriteString(l)
+		}
+	}
+	var out strings.Builder
+	failed, err := report(merge(strings.NewReader(a.String()), strings.NewReader(strings.TrimSuffix(b.String(), "\n"))), &out, 10)
+	require.NoError(t, err)
+	assert.True(t, failed)
+	got := out.String()
+	assert.Contains(t, got, "    a_test.go:9: want 2, got 3\n--- FAIL: TestBroken (0.01s)\n")
+	assert.Contains(t, got, "ok  \texample.com/b\t0.3s\n")
+	assert.Contains(t, got, "the 3 slowest tests:\n     3.50s  example.com/a TestSlow\n     0.20s  example.com/b TestQuick\n")
+	assert.Contains(t, got, "the 2 slowest packages:\n     3.60s  example.com/a\n     0.30s  example.com/b\n", "a last line without its newline is read too")
 }
 
 func TestAPassingRunIsNotAFailure(t *testing.T) {
