@@ -70,6 +70,13 @@ type grant struct {
 	used                                             bool
 }
 
+// The issuers of one test binary share a key: generating one takes long.
+var (
+	keyOnce    sync.Once
+	signingKey *rsa.PrivateKey
+	keyErr     error
+)
+
 // New starts an issuer on a loopback port, at http://localhost:PORT (not
 // 127.0.0.1, so that a browser treats it as another site than a view
 // served on 127.0.0.1), until the test ends.
@@ -79,11 +86,11 @@ func New(t interface {
 	Fatalf(string, ...any)
 }) *Issuer {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatalf("oauthtest: generate key: %v", err)
+	keyOnce.Do(func() { signingKey, keyErr = rsa.GenerateKey(rand.Reader, 2048) })
+	if keyErr != nil {
+		t.Fatalf("oauthtest: generate key: %v", keyErr)
 	}
-	is := &Issuer{key: key, Subject: "alice", ClientID: "the-loop-ui", codes: map[string]*grant{}}
+	is := &Issuer{key: signingKey, Subject: "alice", ClientID: "the-loop-ui", codes: map[string]*grant{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", is.discovery)
 	mux.HandleFunc("GET /jwks", is.jwks)
