@@ -315,7 +315,9 @@ func TestOAuthReplayedCode(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	assert.Contains(t, body, MsgOAuthReplay)
 	assert.Nil(t, rig.sessionCookie(resp))
-	rig.is.Set(func(is *oauthtest.Issuer) { assert.Len(t, is.TokenRequests, 1, "the replayed code never reached the issuer") })
+	rig.is.Set(func(is *oauthtest.Issuer) {
+		assert.Len(t, is.TokenRequests, 1, "the replayed code never reached the issuer")
+	})
 }
 
 // TestOAuthSigninPage: signed out, the page offers the issuer instead of

@@ -210,7 +210,7 @@ type page struct {
 	Title    string
 	SignedIn bool
 	// Who names the signed-in principal.
-	Who     string
+	Who string
 	// Live loads the script that reloads the page when the store changes.
 	Live    bool
 	Message string
