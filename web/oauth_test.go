@@ -330,6 +330,8 @@ func TestOAuthSigninPage(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, body, `<a id="oauth-signin" class="button" href="/ui/signin?next=%2fui%2fitems">Sign in through `+rig.is.URL+`</a>`)
 	assert.NotContains(t, body, `id="token"`)
+	assert.Contains(t, body, "Signed out.")
+	assert.Contains(t, body, `<a id="token-signin" href="/ui/signin?with=token&amp;next=%2fui%2fitems">`)
 
 	resp, body = rig.get("/ui/signin?with=token")
 	require.Equal(t, http.StatusOK, resp.StatusCode)

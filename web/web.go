@@ -253,7 +253,12 @@ func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	view.TokenForm = h.token.set && (h.oauth == nil || q.Get("with") == "token")
-	h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Data: view})
+	view.TokenLink = h.token.set && !view.TokenForm
+	msg := ""
+	if q.Get("signedout") != "" {
+		msg = "Signed out."
+	}
+	h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Message: msg, Data: view})
 }
 
 // signinView is what the sign-in page shows.
@@ -261,9 +266,9 @@ type signinView struct {
 	Next, TokenEnv string
 	NoToken        bool
 	// Issuer names the authorization server when browsers sign in
-	// through it; TokenForm shows the token form.
-	Issuer    string
-	TokenForm bool
+	// through it; TokenForm shows the token form, TokenLink a link to it.
+	Issuer               string
+	TokenForm, TokenLink bool
 }
 
 func (h *Handler) signinView(next string) signinView {
