@@ -333,7 +333,11 @@ func (a *OAuth) exchange(ctx context.Context, code, verifier string) (tokens, er
 		return tokens{}, fmt.Errorf("POST %s: status %d, and its body is not a token response: %w", a.tokenURL, resp.StatusCode, err)
 	}
 	if resp.StatusCode != http.StatusOK || t.Error != "" {
-		return tokens{}, fmt.Errorf("POST %s: status %d: %s", a.tokenURL, resp.StatusCode, printable(strings.TrimSpace(t.Error+" "+t.Description)))
+		said := t.Error
+		if t.Description != "" {
+			said += ": " + t.Description
+		}
+		return tokens{}, fmt.Errorf("POST %s: status %d: %s", a.tokenURL, resp.StatusCode, printable(said))
 	}
 	if t.AccessToken == "" || (t.TokenType != "" && !strings.EqualFold(t.TokenType, "Bearer")) {
 		return tokens{}, fmt.Errorf("POST %s: the answer carries no bearer access token", a.tokenURL)

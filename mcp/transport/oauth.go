@@ -184,8 +184,12 @@ func NewAccessTokenVerifier(ctx context.Context, o OAuthOptions) (*AccessTokenVe
 // it is refused (never the token).
 func (a *AccessTokenVerifier) Verify(ctx context.Context, raw string) (Principal, time.Time, error) {
 	p, exp, fail := a.v.verifyToken(ctx, raw)
-	if fail != nil {
-		return Principal{}, time.Time{}, fmt.Errorf("%s (%s)", fail.description, fail.logReason)
+	switch {
+	case fail == nil:
+	case fail.logReason == "expired" || fail.logReason == "no sub claim" || strings.HasPrefix(fail.logReason, "missing scope"):
+		return Principal{}, time.Time{}, errors.New(fail.description)
+	default: // the verifier's own words say which check failed
+		return Principal{}, time.Time{}, fmt.Errorf("%s: %s", fail.description, fail.logReason)
 	}
 	return p, exp, nil
 }
