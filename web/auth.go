@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -151,21 +152,29 @@ func (t tokenCheck) client(presented string) (Principal, bool) {
 }
 
 // tokenInQuery reports a query string that carries a credential: a
-// parameter whose name looks secret, or any value equal to the token.
-func (h *Handler) tokenInQuery(q url.Values) bool {
-	for name, vals := range q {
+// parameter whose name looks secret, any value equal to a static token,
+// or any value shaped like a JSON Web Token (an OAuth access or ID token)
+// — but the code and state the issuer sends to the callback.
+func (h *Handler) tokenInQuery(r *http.Request) bool {
+	for name, vals := range r.URL.Query() {
 		n := strings.ReplaceAll(strings.ToUpper(name), "-", "_")
 		if envvar.LooksSecret(n) || strings.Contains(n, "BEARER") || n == "JWT" {
 			return true
 		}
+		issuers := r.URL.Path == CallbackPath && (name == "code" || name == "state")
 		for _, v := range vals {
-			if h.token.ok(v) || h.token.ok(strings.TrimPrefix(v, "Bearer ")) {
+			v = strings.TrimPrefix(v, "Bearer ")
+			if h.token.ok(v) || (!issuers && jwtShape.MatchString(v)) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// jwtShape is a compact JWS or JWE: a base64url JSON header ("eyJ") and
+// two or four more dot-separated base64url parts.
+var jwtShape = regexp.MustCompile(`^eyJ[A-Za-z0-9_-]*(\.[A-Za-z0-9_-]*){2}((\.[A-Za-z0-9_-]*){2})?$`)
 
 // sameOrigin says whether a request comes from the view's own pages: an
 // Origin header, when sent, must be the request's own origin or one the

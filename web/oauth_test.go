@@ -357,10 +357,13 @@ func TestOAuthSigninPage(t *testing.T) {
 // at the callback.
 func TestOAuthCallbackWithoutOAuth(t *testing.T) {
 	h := newTestHandler(t, &fakeBackend{})
-	w := get(t, h, CallbackPath+"?code=x&state=y", nil)
-	assert.Equal(t, http.StatusNotFound, w.Code)
+	w := get(t, h, CallbackPath+"?code=eyJhbGciOiJSUzI1NiJ9.eyJjIjoxfQ.c2ln&state=y", nil)
+	assert.Equal(t, http.StatusNotFound, w.Code, "an issuer's code shaped like a JWT is its code, not a token in a URL")
 	assert.Contains(t, w.Body.String(), "mcp.http.oauth.webClientId is not set")
 	assert.Equal(t, "no-referrer", w.Header().Get("Referrer-Policy"))
+	w = get(t, h, CallbackPath+"?code=x&access_token=y", nil)
+	assert.Equal(t, http.StatusBadRequest, w.Code)
+	assert.Equal(t, "no-referrer", w.Header().Get("Referrer-Policy"), "even refused, the callback's URL is sent to no one")
 }
 
 // TestNewOAuthRefusesWhatItCannotUse: no client, an issuer without

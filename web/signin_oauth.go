@@ -38,8 +38,6 @@ func (h *Handler) oauthStart(w http.ResponseWriter, r *http.Request, next string
 // browser holds a session of that principal, ending with the access token
 // or the TTL, whichever comes first.
 func (h *Handler) oauthCallback(w http.ResponseWriter, r *http.Request) {
-	// The URL carries the code: the page sends it to no one.
-	w.Header().Set("Referrer-Policy", "no-referrer")
 	http.SetCookie(w, &http.Cookie{Name: flowCookie, Value: "", Path: Prefix + "oauth/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
 	if h.oauth == nil {
 		h.fail(w, r, http.StatusNotFound, "this server does not sign browsers in through OAuth (mcp.http.oauth.webClientId is not set): sign in at /ui/signin")
@@ -74,9 +72,9 @@ func (h *Handler) oauthCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 	defer cancel()
-	who, until, status, msg, reason := h.oauth.finish(ctx, q.Get("code"), f)
-	if msg != "" {
-		h.refuseSignin(w, r, status, msg, reason)
+	who, until, no := h.oauth.finish(ctx, q.Get("code"), f)
+	if no != nil {
+		h.refuseSignin(w, r, no.status, no.msg, no.reason)
 		return
 	}
 	if !h.openSession(w, r, who, until) {
@@ -87,33 +85,40 @@ func (h *Handler) oauthCallback(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "error", page{Title: "Signed in", Refresh: f.next, Message: "Signed in as " + who.String() + "; opening the page…"})
 }
 
+// refusal is a refused sign-in: its status, the page's message and the
+// log's reason.
+type refusal struct {
+	status      int
+	msg, reason string
+}
+
 // finish exchanges the code and checks both tokens. It returns the
-// principal and the access token's expiry, or the status, the page's
-// message and the log's reason of a refusal.
-func (a *OAuth) finish(ctx context.Context, code string, f *flow) (who Principal, until time.Time, status int, msg, reason string) {
+// principal and the access token's expiry, or why the sign-in is refused.
+func (a *OAuth) finish(ctx context.Context, code string, f *flow) (Principal, time.Time, *refusal) {
+	const again = "; start again at /ui/signin"
 	toks, err := a.exchange(ctx, code, f.verifier)
 	if err != nil {
-		return Principal{}, time.Time{}, http.StatusBadGateway, MsgOAuthExchange + err.Error() + "; start again at /ui/signin", "exchange: " + err.Error()
+		return Principal{}, time.Time{}, &refusal{http.StatusBadGateway, MsgOAuthExchange + err.Error() + again, "exchange: " + err.Error()}
 	}
 	id, err := a.idTokens.Verify(ctx, toks.IDToken)
 	if err != nil {
 		var expired *oidc.TokenExpiredError
 		if errors.As(err, &expired) {
-			return Principal{}, time.Time{}, http.StatusUnauthorized, MsgOAuthIDToken + "it has expired (at " + expired.Expiry.UTC().Format(time.RFC3339) + "); check the clocks of this host and the issuer, then start again at /ui/signin", "id token expired"
+			return Principal{}, time.Time{}, &refusal{http.StatusUnauthorized, MsgOAuthIDToken + "it has expired (at " + expired.Expiry.UTC().Format(time.RFC3339) + "); check the clocks of this host and the issuer, then start again at /ui/signin", "id token expired"}
 		}
-		return Principal{}, time.Time{}, http.StatusUnauthorized, MsgOAuthIDToken + err.Error() + "; start again at /ui/signin", "id token: " + err.Error()
+		return Principal{}, time.Time{}, &refusal{http.StatusUnauthorized, MsgOAuthIDToken + err.Error() + again, "id token: " + err.Error()}
 	}
 	if subtle.ConstantTimeCompare([]byte(id.Nonce), []byte(f.nonce)) != 1 {
-		return Principal{}, time.Time{}, http.StatusUnauthorized, MsgOAuthNonce, "nonce mismatch"
+		return Principal{}, time.Time{}, &refusal{http.StatusUnauthorized, MsgOAuthNonce, "nonce mismatch"}
 	}
-	who, until, err = a.o.Verify(ctx, toks.AccessToken)
+	who, until, err := a.o.Verify(ctx, toks.AccessToken)
 	if err != nil {
-		return Principal{}, time.Time{}, http.StatusUnauthorized, MsgOAuthAccessToken + err.Error() + "; start again at /ui/signin", "access token: " + err.Error()
+		return Principal{}, time.Time{}, &refusal{http.StatusUnauthorized, MsgOAuthAccessToken + err.Error() + again, "access token: " + err.Error()}
 	}
 	if who.Subject != id.Subject {
-		return Principal{}, time.Time{}, http.StatusUnauthorized, MsgOAuthSubject, "subjects differ"
+		return Principal{}, time.Time{}, &refusal{http.StatusUnauthorized, MsgOAuthSubject, "subjects differ"}
 	}
-	return who, until, 0, "", ""
+	return who, until, nil
 }
 
 // refuseSignin answers a refused sign-in with its page, and logs why

@@ -170,7 +170,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Referrer-Policy", "same-origin") // "no-referrer" makes Chromium send "Origin: null" with the sign-in form
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Cache-Control", "no-store")
-	if h.tokenInQuery(r.URL.Query()) {
+	if r.URL.Path == CallbackPath {
+		hd.Set("Referrer-Policy", "no-referrer") // its URL carries the issuer's code
+	}
+	if h.tokenInQuery(r) {
 		h.log.Warn("web: a token in a URL was refused", "path", r.URL.Path, "remote", r.RemoteAddr)
 		h.fail(w, r, http.StatusBadRequest, MsgTokenInURL)
 		return
