@@ -2,8 +2,9 @@
 // `the-loop serve --http` under /ui/: every work item the store knows, one
 // item's loop drawn with its pointer lit, its decisions, sessions and
 // event log. Pages are rendered on the server with html/template from
-// embedded files; there is no script. A browser signs in once with the
-// bearer token and holds an HttpOnly, SameSite=Strict cookie.
+// embedded files. A browser signs in once, with the bearer token or
+// through the OAuth authorization server (oauth.go), and holds an
+// HttpOnly, SameSite=Strict cookie.
 package web
 
 import (
