@@ -121,6 +121,10 @@ func report(r io.Reader, w io.Writer, slowest int) (bool, error) {
 		}
 		key := e.Package + " " + e.Test
 		switch e.Action {
+		case "build-output": // the compiler's messages for a package that did not build
+			fmt.Fprint(w, e.Output)
+		case "build-fail":
+			failed = true
 		case "output":
 			if e.Test == "" {
 				if !strings.HasPrefix(e.Output, "=== ") && !strings.HasPrefix(e.Output, "PASS\n") {

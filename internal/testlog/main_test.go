@@ -79,3 +79,19 @@ func TestAPassingRunIsNotAFailure(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, failed)
 }
+
+// A package that does not build: the compiler's messages are printed (go
+// test -json reports them as build-output) and the run fails.
+func TestABuildFailureIsPrintedAndFails(t *testing.T) {
+	var out strings.Builder
+	failed, err := report(strings.NewReader(`{"ImportPath":"x [x.test]","Action":"build-output","Output":"# x [x.test]\n"}
+{"ImportPath":"x [x.test]","Action":"build-output","Output":"./x.go:3:12: undefined: undefined\n"}
+{"ImportPath":"x [x.test]","Action":"build-fail"}
+{"Action":"start","Package":"x"}
+{"Action":"output","Package":"x","Output":"FAIL\tx [build failed]\n"}
+{"Action":"fail","Package":"x","Elapsed":0,"FailedBuild":"x [x.test]"}
+`), &out, 10)
+	require.NoError(t, err)
+	assert.True(t, failed)
+	assert.Contains(t, out.String(), "# x [x.test]\n./x.go:3:12: undefined: undefined\nFAIL\tx [build failed]\n")
+}
