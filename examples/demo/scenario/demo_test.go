@@ -570,6 +570,13 @@ func TestAnOperatorStopsASessionAndTakesTheWorkOver(t *testing.T) {
 		}
 		return id != ""
 	})
+	// Stopped before the harness printed its first event, the session would
+	// leave no transcript (and no resume command) to read: on a loaded
+	// machine a running session may not have printed yet.
+	wait(t, "the session's first event in its transcript", func() bool {
+		logs, err := l.Run(ctx, "sessions", "logs", id, "--config", l.Config)
+		return err == nil && strings.Contains(logs, `"type":"system"`)
+	})
 	out, err := l.Run(ctx, "sessions", "stop", id, "--reason", "taking it over by hand", "--actor", "carol", "--config", l.Config)
 	l.Kick()
 	require.NoError(t, err)
