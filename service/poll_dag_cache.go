@@ -48,6 +48,7 @@ type relEntry struct {
 	err     error
 	readAt  time.Time
 	cycle   int      // the cycle of the read
+	stale   bool     // a listing showed it may have changed
 	used    int      // the last cycle that asked for it
 	repo    string   // lower-case OWNER/REPO ("" for another host)
 	related []string // keys of the tickets the read names
@@ -90,9 +91,9 @@ func (c *relationCache) repoOf(ref integrations.Ref) string {
 }
 
 // listedRepo notes a complete listing of the open issues of OWNER/REPO and
-// drops every kept read it shows may have changed. The first listing of a
-// repository drops every read of it: they were made before there was a
-// listing to compare with.
+// marks stale every kept read it shows may have changed. The first listing
+// of a repository marks every read of it: they were made before there was
+// a listing to compare with.
 func (c *relationCache) listedRepo(container string, issues []integrations.Issue) {
 	owner, repo, ok := strings.Cut(container, "/")
 	if !ok {
@@ -124,7 +125,7 @@ func (c *relationCache) listedRepo(container string, issues []integrations.Issue
 	}
 	for k, e := range c.entries {
 		if (!had && e.repo == name) || changed[k] || namesAny(e.related, changed) {
-			delete(c.entries, k)
+			e.stale = true
 		}
 	}
 }
@@ -141,7 +142,7 @@ func namesAny(keys []string, set map[string]bool) bool {
 // fresh reports whether e answers this cycle, under c.mu.
 func (c *relationCache) fresh(e *relEntry) bool {
 	switch {
-	case e == nil:
+	case e == nil || e.stale:
 		return false
 	case e.cycle == c.cycle:
 		return true
