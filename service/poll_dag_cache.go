@@ -266,3 +266,15 @@ func (p *Poller) listedForDependencies(system, container string, issues []integr
 		p.rels.listedRepo(container, issues)
 	}
 }
+
+// batchOnce is a GitHub reader for one collection: the tickets of each
+// level of the graph read in one batch when the provider reads in batches.
+func (s *Service) batchOnce(rr integrations.RelationReader, host string) integrations.RelationReader {
+	br, ok := rr.(integrations.RelationBatchReader)
+	if !ok {
+		return rr
+	}
+	c := newRelationCache(br, host, 0, s.now, s.log)
+	c.begin(0)
+	return c
+}
