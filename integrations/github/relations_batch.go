@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -116,6 +117,13 @@ func (p *Provider) readChunk(ctx context.Context, refs []integrations.Ref, idx [
 		tgt = target(refs[idx[0]])
 	}
 	ans, err := p.graphQLRelations(ctx, op, tgt, query, vars)
+	var api *integrations.APIError
+	if errors.As(err, &api) && api.Status == http.StatusNotFound {
+		why := "its GraphQL endpoint answered HTTP 404"
+		p.gqlOff.why.CompareAndSwap(nil, &why)
+		p.readEachREST(ctx, refs, idx, reads)
+		return
+	}
 	if err == nil {
 		if why := missingFields(ans.errs); why != "" {
 			p.gqlOff.why.CompareAndSwap(nil, &why)

@@ -26,6 +26,8 @@ func TestBatchedReadEqualsReadingEachIssue(t *testing.T) {
 		// rest is how many REST requests the batch may send besides its query.
 		rest     int
 		fallback bool
+		// before runs just before the batched read.
+		before func(f *providertest.Server)
 	}{
 		{name: "a parent, its children across repositories, done, dropped and duplicate", build: func(f *providertest.Server) []integrations.Ref {
 			parent := f.Ticket()
@@ -74,6 +76,13 @@ func TestBatchedReadEqualsReadingEachIssue(t *testing.T) {
 			f.AddSubIssue(f.Ticket(), child)
 			return []integrations.Ref{f.Ticket(), child}
 		}},
+		{name: "a server whose GraphQL endpoint answers 404 reads each issue over REST", rest: 9, fallback: true,
+			before: func(f *providertest.Server) { f.FailNext(1, 404) },
+			build: func(f *providertest.Server) []integrations.Ref {
+				child := f.SeedIssue("Child", nil, true)
+				f.AddSubIssue(f.Ticket(), child)
+				return []integrations.Ref{f.Ticket(), child}
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,6 +94,9 @@ func TestBatchedReadEqualsReadingEachIssue(t *testing.T) {
 			for _, ref := range refs {
 				rel, err := one.ReadRelations(ctx, ref)
 				want = append(want, integrations.RelationsRead{Relations: rel, Err: err})
+			}
+			if tt.before != nil {
+				tt.before(f)
 			}
 			restBefore, gqlBefore := f.RelationReads()
 			got := newFromFake(t, f, providertest.Env{Token: f.Token()}).ReadRelationsBatch(ctx, refs)
@@ -102,7 +114,7 @@ func TestBatchedReadEqualsReadingEachIssue(t *testing.T) {
 			assert.Equal(t, 1, gql-gqlBefore, "one query for the whole batch")
 			assert.Equal(t, tt.rest, rest-restBefore, "REST requests besides the query")
 			if tt.fallback {
-				assert.Contains(t, got.Fallback, "lacks sub-issues or issue dependencies")
+				assert.Regexp(t, "lacks sub-issues or issue dependencies|GraphQL endpoint answered HTTP 404", got.Fallback)
 			} else {
 				assert.Empty(t, got.Fallback)
 			}
@@ -136,5 +148,17 @@ func TestBatchedReadFailsWholeOnAnUnreadableAnswer(t *testing.T) {
 	for _, r := range got.Reads {
 		assert.ErrorIs(t, r.Err, integrations.ErrRateLimited)
 		assert.Empty(t, r.Relations.Item.Title)
+	}
+}
+
+// TestBatchedReadFailsWholeOnAMalformedAnswer: half an answer is no answer
+// for any ticket of the batch.
+func TestBatchedReadFailsWholeOnAMalformedAnswer(t *testing.T) {
+	f := providertest.NewGitHub(t)
+	other := f.SeedIssue("Other", nil, true)
+	f.MalformNext(1)
+	got := newFromFake(t, f, providertest.Env{Token: f.Token()}).ReadRelationsBatch(context.Background(), []integrations.Ref{f.Ticket(), other})
+	for _, r := range got.Reads {
+		assert.ErrorIs(t, r.Err, integrations.ErrMalformed)
 	}
 }
