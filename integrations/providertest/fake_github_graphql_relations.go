@@ -123,8 +123,9 @@ func (s *Server) gqlRelated(repo string, is *Issue) map[string]any {
 	}
 }
 
-// RelationReads counts the requests a dependency read sent: the REST
-// relationship listings and issue reads, and the GraphQL relations queries.
+// RelationReads counts the requests a dependency read sends: REST issue
+// reads and relationship listings, and GraphQL queries (every POST to the
+// GraphQL endpoint, whatever it asked).
 func (s *Server) RelationReads() (rest, graphQL int) {
 	for _, r := range s.Requests() {
 		switch {
