@@ -54,6 +54,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&c.Polling.CycleTimeoutSeconds, 600)
 	orDefault(&c.Polling.LeaseSeconds, 30)
 	orDefault(&c.DAG.MaxItems, 500)
+	orDefault(&c.DAG.FullReadMinutes, 15)
 	orDefault(&c.Notify.StuckAfter, "30m")
 	orDefault(&c.Gates.MaxRouteBacks, 5)
 	orDefault(&c.CI.MaxFixAttempts, 3)
@@ -220,6 +221,7 @@ func (c *Config) validate() error {
 		{"mcp.http.maxConnections", c.MCP.HTTP.MaxConnections},
 		{"mcp.http.maxConnectionsPerClient", c.MCP.HTTP.MaxConnectionsPerClient},
 		{"dag.maxItems", c.DAG.MaxItems},
+		{"dag.fullReadMinutes", c.DAG.FullReadMinutes},
 		{"gates.maxRouteBacks", c.Gates.MaxRouteBacks},
 		{"ci.maxFixAttempts", c.CI.MaxFixAttempts},
 	} {

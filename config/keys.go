@@ -272,7 +272,15 @@ type DAG struct {
 	// MaxItems bounds the tickets one read of the dependency graph may
 	// reach (default 500); a larger graph is an error, never a partial one.
 	MaxItems int `yaml:"maxItems"`
+	// FullReadMinutes is how long the poller answers a GitHub ticket's
+	// relations from its last read while the issue listing shows the ticket
+	// unchanged (default 15); after it, the ticket is read again whatever
+	// the listing says.
+	FullReadMinutes int `yaml:"fullReadMinutes"`
 }
+
+// FullReadInterval is DAG.FullReadMinutes as a duration.
+func (d DAG) FullReadInterval() time.Duration { return time.Duration(d.FullReadMinutes) * time.Minute }
 
 // Gates configures the human gates.
 type Gates struct {

@@ -92,3 +92,27 @@ type RelationReader interface {
 	// named in Warnings; any other failure is an error.
 	ReadRelations(ctx context.Context, ref Ref) (Relations, error)
 }
+
+// RelationsRead is one ticket's answer in a batched read.
+type RelationsRead struct {
+	Relations Relations
+	Err       error
+}
+
+// RelationBatchReader is implemented by providers that can read the
+// relations of many tickets in a few requests. Each answer means exactly
+// what ReadRelations would have answered for that ref.
+type RelationBatchReader interface {
+	RelationReader
+	// ReadRelationsBatch reads every ref; the answers are in refs' order.
+	ReadRelationsBatch(ctx context.Context, refs []Ref) RelationsBatch
+}
+
+// RelationsBatch is the answer of a batched read.
+type RelationsBatch struct {
+	// Reads are the answers, in the order of the refs asked for.
+	Reads []RelationsRead
+	// Fallback says why the tickets were read one by one instead ("" when
+	// they were read in batches).
+	Fallback string
+}

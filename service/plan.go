@@ -46,6 +46,7 @@ func (s *Service) Plan(ctx context.Context, req PlanRequest) (PlanResult, error)
 		return PlanResult{}, err
 	}
 	t, warns := s.trackers()
+	t.GitHub = s.batchOnce(t.GitHub, t.GitHubHost)
 	warns = append(append([]string(nil), repo.Warnings...), warns...)
 	st, release, err := s.readStore(ctx)
 	if err != nil {

@@ -42,8 +42,10 @@ type Poller struct {
 	// of at the interval (the poll command feeds it SIGUSR1).
 	Wake <-chan struct{}
 
-	memo   commentMemo
-	deps   dependencyStep
+	memo commentMemo
+	deps dependencyStep
+	// rels keeps the GitHub relation reads from cycle to cycle.
+	rels   *relationCache
 	acts   pollerActs
 	pulls  pullWatch
 	leases pollLeases
@@ -235,6 +237,7 @@ func (p *Poller) pollContainer(ctx context.Context, src config.Source, container
 		}
 		return fail(fmt.Errorf("list open issues of %s: %w", container, err))
 	}
+	p.listedForDependencies(src.System, container, issues)
 	issues, pullsListed := splitPulls(issues)
 	p.memo.keepOnly(memoScope{src.System, container}, issues)
 	pullActs := p.pollPulls(ctx, src, container, prov, issues, pullsListed)

@@ -24,7 +24,8 @@ const (
 
 // dependencyStep is the poller's reading of the dependency graph between
 // work items (docs/dag.md). Every cycle it re-reads the graph around each
-// armed item — each ticket once per cycle, through conditional requests —
+// armed item — each GitHub ticket from the kept reads unless the listing
+// shows it changed (relationCache), each Jira ticket once per cycle —
 // records the item's place in it before its gate is evaluated, refuses to
 // arm an item in a dependency cycle, and arms the children of a parent whose
 // recorded selection ticked arm-children as their blockers finish.
@@ -63,14 +64,17 @@ type itemDeps struct {
 // that answer each ticket once per cycle.
 func (p *Poller) beginDependencies() {
 	if !p.Svc.cfg.DependenciesOn() {
-		p.deps = dependencyStep{}
+		p.deps, p.rels = dependencyStep{}, nil
 		return
 	}
 	t, warns := p.Svc.trackers()
 	for _, w := range warns {
 		p.log().Warn(w)
 	}
-	t.GitHub, t.Jira = onceEach(t.GitHub), onceEach(t.Jira)
+	if t.GitHub != nil {
+		t.GitHub = p.relationsFor(t.GitHub, t.GitHubHost)
+	}
+	t.Jira = onceEach(t.Jira)
 	p.deps.lastToArm, p.deps.toArm = p.deps.toArm, map[string]armRequest{}
 	p.deps.trackers, p.deps.seen, p.deps.progress = t, checkouts{}, map[string]dag.Progress{}
 }

@@ -163,6 +163,9 @@ func TestThePlanToolWritesNothing(t *testing.T) {
 	ghSent, jiraSent := len(p.gh.Requests()), len(p.jira.Requests())
 	side.tool(p.repo, "plan", map[string]any{"item": "#1"})
 	for _, r := range append(p.gh.Requests()[ghSent:], p.jira.Requests()[jiraSent:]...) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/graphql") {
+			continue // the batched relations read: a query (the fake answers no mutation)
+		}
 		assert.Equal(t, http.MethodGet, r.Method, "%s %s", r.Method, r.Path)
 	}
 	after, _ := p.run(t, exitUnmet, "check", "--all", "--format", "json")

@@ -47,6 +47,7 @@ type Provider struct {
 	sleep     func(context.Context, time.Duration) error
 	maxWait   time.Duration
 	now       func() time.Time
+	gqlOff    gqlRelationsOff
 }
 
 var _ integrations.Provider = (*Provider)(nil)

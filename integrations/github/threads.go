@@ -150,8 +150,12 @@ func graphqlEndpoint(rest *url.URL) string {
 }
 
 type gqlError struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
+	Type       string `json:"type"`
+	Message    string `json:"message"`
+	Path       []any  `json:"path"`
+	Extensions struct {
+		Code string `json:"code"`
+	} `json:"extensions"`
 }
 
 // graphQL posts one query and decodes its data into out. The POST is marked
@@ -177,38 +181,62 @@ func (p *Provider) graphQL(ctx context.Context, op integrations.Op, tgt, query s
 }
 
 func (p *Provider) graphQLOnce(ctx context.Context, op integrations.Op, tgt string, body []byte, out any) error {
+	ans, err := p.graphQLPost(ctx, op, tgt, body)
+	if err != nil {
+		return err
+	}
+	if len(ans.errs) > 0 {
+		return p.graphQLError(op, tgt, ans.resp, ans.errs)
+	}
+	return ans.decode(p, op, tgt, out)
+}
+
+// gqlAnswer is one GraphQL answer as sent: data (maybe partial) and errors.
+type gqlAnswer struct {
+	data json.RawMessage
+	errs []gqlError
+	resp *http.Response
+}
+
+// decode reads the answer's data into out; an answer without data is
+// malformed.
+func (a gqlAnswer) decode(p *Provider, op integrations.Op, tgt string, out any) error {
+	if len(a.data) == 0 || string(a.data) == "null" {
+		return &integrations.APIError{System: System, Op: op, Target: tgt, Status: a.resp.StatusCode, Kind: integrations.ErrMalformed, Message: "GraphQL answer without data"}
+	}
+	if err := json.Unmarshal(a.data, out); err != nil {
+		return &integrations.APIError{System: System, Op: op, Target: tgt, Status: a.resp.StatusCode, Kind: integrations.ErrMalformed, Message: "unexpected GraphQL data: " + p.redact.String(err.Error())}
+	}
+	return nil
+}
+
+// graphQLPost posts one query through the provider's transport. An error
+// is a failed exchange (HTTP status, transport, unreadable body); the
+// errors of an HTTP 200 answer come back in the answer.
+func (p *Provider) graphQLPost(ctx context.Context, op integrations.Op, tgt string, body []byte) (gqlAnswer, error) {
 	req, err := http.NewRequestWithContext(httpx.RetrySafe(ctx), http.MethodPost, graphqlEndpoint(p.client.BaseURL), bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("github %s %s: build request: %w", op, tgt, err)
+		return gqlAnswer{}, fmt.Errorf("github %s %s: build request: %w", op, tgt, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", p.client.UserAgent)
 	resp, err := p.client.Client().Do(req)
 	if err != nil {
-		return err
+		return gqlAnswer{}, err
 	}
 	defer resp.Body.Close()
 	if err := gh.CheckResponse(resp); err != nil {
-		return err
+		return gqlAnswer{}, err
 	}
 	var env struct {
 		Data   json.RawMessage `json:"data"`
 		Errors []gqlError      `json:"errors"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxGraphQLBody)).Decode(&env); err != nil {
-		return &integrations.APIError{System: System, Op: op, Target: tgt, Status: resp.StatusCode, Kind: integrations.ErrMalformed, Message: "unreadable GraphQL answer: " + p.redact.String(err.Error())}
+		return gqlAnswer{}, &integrations.APIError{System: System, Op: op, Target: tgt, Status: resp.StatusCode, Kind: integrations.ErrMalformed, Message: "unreadable GraphQL answer: " + p.redact.String(err.Error())}
 	}
-	if len(env.Errors) > 0 {
-		return p.graphQLError(op, tgt, resp, env.Errors)
-	}
-	if len(env.Data) == 0 || string(env.Data) == "null" {
-		return &integrations.APIError{System: System, Op: op, Target: tgt, Status: resp.StatusCode, Kind: integrations.ErrMalformed, Message: "GraphQL answer without data"}
-	}
-	if err := json.Unmarshal(env.Data, out); err != nil {
-		return &integrations.APIError{System: System, Op: op, Target: tgt, Status: resp.StatusCode, Kind: integrations.ErrMalformed, Message: "unexpected GraphQL data: " + p.redact.String(err.Error())}
-	}
-	return nil
+	return gqlAnswer{data: env.Data, errs: env.Errors, resp: resp}, nil
 }
 
 // graphQLError maps the errors of an HTTP 200 GraphQL answer by their type:

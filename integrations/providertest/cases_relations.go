@@ -1,6 +1,8 @@
 package providertest
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -31,7 +33,26 @@ func reader(t *testing.T, h *rig) integrations.RelationReader {
 	t.Helper()
 	r, ok := h.p.(integrations.RelationReader)
 	require.True(t, ok, "a provider declaring read-relations must implement integrations.RelationReader")
+	if h.batched {
+		b, ok := h.p.(integrations.RelationBatchReader)
+		require.True(t, ok, "the batched cases run only where the provider reads in batches")
+		return batchOfOne{b}
+	}
 	return r
+}
+
+// batchOfOne reads one ticket through a provider's batched read, so every
+// relations case holds for it too.
+type batchOfOne struct {
+	integrations.RelationBatchReader
+}
+
+func (b batchOfOne) ReadRelations(ctx context.Context, ref integrations.Ref) (integrations.Relations, error) {
+	got := b.ReadRelationsBatch(ctx, []integrations.Ref{ref})
+	if len(got.Reads) != 1 {
+		return integrations.Relations{}, fmt.Errorf("a batched read of one ticket gave %d answers", len(got.Reads))
+	}
+	return got.Reads[0].Relations, got.Reads[0].Err
 }
 
 func refsOf(rs []integrations.Related) []integrations.Ref {
@@ -99,11 +120,21 @@ func testRelations(t *testing.T, target Target) {
 	if !integrations.Supports(h.p, integrations.OpReadRelations) {
 		t.Skip("the provider does not declare read-relations")
 	}
-	t.Run("pagination across three pages", func(t *testing.T) { testRelationsPagination(t, setup(t, target)) })
-	t.Run("a tracker without the features reads none, with a warning", func(t *testing.T) { testRelationsMissing(t, setup(t, target)) })
-	t.Run("a missing ticket is ErrNotFound", func(t *testing.T) { testRelationsNotFound(t, setup(t, target)) })
+	testRelationsWith(t, target)
+	if _, ok := h.p.(integrations.RelationBatchReader); ok {
+		t.Run("batched", func(t *testing.T) {
+			t.Run("the relations case", func(t *testing.T) { caseReadRelations(t, setup(t, target, batched)) })
+			testRelationsWith(t, target, batched)
+		})
+	}
+}
+
+func testRelationsWith(t *testing.T, target Target, opts ...option) {
+	t.Run("pagination across three pages", func(t *testing.T) { testRelationsPagination(t, setup(t, target, opts...)) })
+	t.Run("a tracker without the features reads none, with a warning", func(t *testing.T) { testRelationsMissing(t, setup(t, target, opts...)) })
+	t.Run("a missing ticket is ErrNotFound", func(t *testing.T) { testRelationsNotFound(t, setup(t, target, opts...)) })
 	t.Run("401 is ErrUnauthorized", func(t *testing.T) {
-		testRelationsUnauthorized(t, setup(t, target, withToken("wrong-token-value-123")))
+		testRelationsUnauthorized(t, setup(t, target, append(opts, withToken("wrong-token-value-123"))...))
 	})
 }
 
@@ -151,7 +182,11 @@ func testRelationsMissing(t *testing.T, h *rig) {
 func testRelationsNotFound(t *testing.T, h *rig) {
 	_, err := reader(t, h).ReadRelations(h.ctx, h.f.Missing())
 	assert.ErrorIs(t, err, integrations.ErrNotFound)
-	assert.Equal(t, 1, h.f.RequestCount(), "a missing ticket stops at its own read")
+	want := 1
+	if h.batched {
+		want = 2 // the batch's query, then the ticket's own read says why
+	}
+	assert.Equal(t, want, h.f.RequestCount(), "a missing ticket stops at its own read")
 }
 
 func testRelationsUnauthorized(t *testing.T, h *rig) {

@@ -33,15 +33,17 @@ type gqlRequest struct {
 }
 
 type gqlError struct {
-	Type    string   `json:"type,omitempty"`
-	Path    []string `json:"path,omitempty"`
-	Message string   `json:"message"`
+	Type       string         `json:"type,omitempty"`
+	Path       []string       `json:"path,omitempty"`
+	Extensions map[string]any `json:"extensions,omitempty"`
+	Message    string         `json:"message"`
 }
 
 // ghGraphQL serves POST /api/graphql (GitHub Enterprise) and POST /graphql
-// (github.com). It answers one query shape: a pull request's reviewThreads
+// (github.com). It answers two query shapes: a pull request's reviewThreads
 // with variables owner, name, number, first and after, paged by an opaque
-// cursor and capped at the fake's page size.
+// cursor and capped at the fake's page size; and the batched relations read
+// (see gqlRelations).
 func (s *Server) ghGraphQL(w http.ResponseWriter, r *http.Request) {
 	if !s.ghAuthorized(r) {
 		s.gqlRate(w, false)
@@ -65,8 +67,12 @@ func (s *Server) ghGraphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.gqlRate(w, true)
+	if strings.Contains(in.Query, "subIssues") {
+		writeJSON(w, http.StatusOK, s.gqlRelations(r, in))
+		return
+	}
 	if !strings.Contains(in.Query, "reviewThreads") {
-		writeJSON(w, http.StatusOK, map[string]any{"errors": []gqlError{{Message: "the fake answers only the reviewThreads query"}}})
+		writeJSON(w, http.StatusOK, map[string]any{"errors": []gqlError{{Message: "the fake answers only the reviewThreads and relations queries"}}})
 		return
 	}
 	data, errs := s.gqlReviewThreads(r, in.Variables)

@@ -94,7 +94,15 @@ func (s *Server) AddSubIssue(parent, child integrations.Ref) {
 	p := keyOf(parent)
 	if c := keyOf(child); !slices.Contains(s.rel.subIssues[p], c) {
 		s.rel.subIssues[p] = append(s.rel.subIssues[p], c)
+		s.touchRelated(p, c)
 	}
+}
+
+// touchRelated moves the updated time of both ends of a changed GitHub
+// relationship: GitHub records the change in both issues' timelines.
+func (s *Server) touchRelated(a, b string) {
+	s.touch(a)
+	s.touch(b)
 }
 
 // AddBlocker records that item waits for blocker (GitHub: a "blocked by"
@@ -110,6 +118,7 @@ func (s *Server) AddBlocker(item, blocker integrations.Ref) {
 	i, b := keyOf(item), keyOf(blocker)
 	if !slices.Contains(s.rel.blockedBy[i], b) {
 		s.rel.blockedBy[i] = append(s.rel.blockedBy[i], b)
+		s.touchRelated(i, b)
 	}
 }
 
@@ -125,7 +134,10 @@ func (s *Server) RemoveBlocker(item, blocker integrations.Ref) {
 		})
 		return
 	}
-	s.rel.blockedBy[i] = slices.DeleteFunc(s.rel.blockedBy[i], func(k string) bool { return k == b })
+	if slices.Contains(s.rel.blockedBy[i], b) {
+		s.rel.blockedBy[i] = slices.DeleteFunc(s.rel.blockedBy[i], func(k string) bool { return k == b })
+		s.touchRelated(i, b)
+	}
 }
 
 // ghRelated lists the issues of keys under s.mu, skipping unknown ones.

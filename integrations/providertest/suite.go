@@ -25,6 +25,9 @@ type Env struct {
 	Token string
 	// MaxRetries is the retry bound to configure (0: the provider default).
 	MaxRetries int
+	// batched runs the relations cases through the batched read (the
+	// harness's, not the factory's).
+	batched bool
 }
 
 // Target is one provider under contract.
@@ -45,6 +48,8 @@ type rig struct {
 	sleeps []time.Duration
 	logs   *bytes.Buffer
 	ctx    context.Context
+	// batched: reader reads through ReadRelationsBatch.
+	batched bool
 }
 
 func (h *rig) slept() []time.Duration {
@@ -57,6 +62,7 @@ type option func(*Env)
 
 func withToken(tok string) option    { return func(e *Env) { e.Token = tok } }
 func withRetries(n int) option       { return func(e *Env) { e.MaxRetries = n } }
+func batched(e *Env)                 { e.batched = true }
 func (h *rig) ref() integrations.Ref { return h.f.Ticket() }
 
 func setup(t *testing.T, target Target, opts ...option) *rig {
@@ -75,7 +81,7 @@ func setup(t *testing.T, target Target, opts ...option) *rig {
 	for _, o := range opts {
 		o(&env)
 	}
-	h.token = env.Token
+	h.token, h.batched = env.Token, env.batched
 	h.p = target.New(t, f, env)
 	require.NotNil(t, h.p, "the factory returned no provider")
 	t.Cleanup(func() {

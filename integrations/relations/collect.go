@@ -91,12 +91,14 @@ func Collect(ctx context.Context, t Trackers, roots []integrations.Ref, opts Opt
 	for _, r := range roots {
 		push(r)
 	}
+	prefetched := map[string]bool{}
 	for len(queue) > 0 {
 		ref := queue[0]
-		queue = queue[1:]
 		if len(res.Items) >= limit {
 			return Result{}, fmt.Errorf("more than %d tickets are reachable from %s; refusing a partial dependency graph (narrow the plan to a smaller parent)", limit, roots[0])
 		}
+		t.prefetch(ctx, queue[:min(len(queue), limit-len(res.Items))], prefetched)
+		queue = queue[1:]
 		rel, err := t.read(ctx, ref, warn)
 		if err != nil {
 			return Result{}, err
@@ -110,6 +112,43 @@ func Collect(ctx context.Context, t Trackers, roots []integrations.Ref, opts Opt
 		}
 	}
 	return res, nil
+}
+
+// Prefetcher is a RelationReader that reads many tickets ahead of their
+// turn in fewer requests; ReadRelations then answers each from that read
+// (its errors included).
+type Prefetcher interface {
+	Prefetch(ctx context.Context, refs []integrations.Ref)
+}
+
+// prefetch hands every queued ticket not yet handed to its reader, when
+// that reader reads ahead: a collection then costs a batch per layer of
+// the graph, not a read per ticket. The order of the reads, and so of the
+// result, is unchanged.
+func (t Trackers) prefetch(ctx context.Context, queue []integrations.Ref, done map[string]bool) {
+	if done[Key(queue[0])] {
+		return
+	}
+	batches := map[Prefetcher][]integrations.Ref{}
+	var order []Prefetcher
+	for _, ref := range queue {
+		k := Key(ref)
+		if done[k] {
+			continue
+		}
+		done[k] = true
+		pf, ok := t.reader(ref).(Prefetcher)
+		if !ok {
+			continue
+		}
+		if _, seen := batches[pf]; !seen {
+			order = append(order, pf)
+		}
+		batches[pf] = append(batches[pf], ref)
+	}
+	for _, pf := range order {
+		pf.Prefetch(ctx, batches[pf])
+	}
 }
 
 // read asks ref's tracker; an unreadable ticket comes back with state
