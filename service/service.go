@@ -1,8 +1,6 @@
 package service
 
 import (
-	"os"
-	"runtime/debug"
 	"context"
 	"errors"
 	"fmt"
@@ -358,9 +356,6 @@ func (s *Service) repoDir(dir string) string {
 // when that is set: a subdirectory of a served repository is not a root.
 func (s *Service) openRepo(dir string) (*repoconfig.Repo, error) {
 	s.repoOpens.Add(1)
-	if os.Getenv("DBG_OPEN") != "" {
-		fmt.Fprintf(os.Stderr, "OPENREPO %s\n", debug.Stack())
-	}
 	if err := s.allowedRoot(s.repoDir(dir)); err != nil {
 		return nil, err
 	}
