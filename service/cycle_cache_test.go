@@ -184,3 +184,53 @@ func TestAWriteOverAStateTheCycleReadStaleIsRefused(t *testing.T) {
 	require.NoError(t, touch(sess))
 	assert.False(t, errors.Is(touch(sess), errStaleCycleRead))
 }
+
+// A state that moves between the cycle's read and the poller's decision
+// (here a human forces the item from its gate back to an agent's node
+// while the poller lists the item's comments) is not decided on: the
+// gate's write is refused, the item is read again and left to its agent —
+// the poller never evaluates an agent's node.
+func TestAGateIsNotDecidedOnAStateThatMovedDuringTheCycle(t *testing.T) {
+	ctx := context.Background()
+	r := newPollRig(t, "alice")
+	var hook func()
+	prov, err := github.New(github.Options{BaseURL: r.fake.URL(), Token: r.fake.Token()})
+	require.NoError(t, err)
+	r.svc.deps.Providers = func(string) (integrations.Provider, error) {
+		return &listHook{Provider: prov, on: func(ref integrations.Ref) {
+			if h := hook; h != nil {
+				hook = nil
+				h()
+			}
+		}}, nil
+	}
+	r.fake.AddComment(r.ref, "alice", "OWNER", "the-loop start")
+	require.Equal(t, "started", r.cycle().Action)
+	act := r.cycle()
+	require.Equal(t, "gate", act.Action, act.Detail)
+	require.Equal(t, "phase-selection", act.Node)
+
+	other := testService(t, r.svc.cfg, Deps{Store: r.svc.deps.Store, Signer: runtime.NewSigner([]byte("test-key"))})
+	hook = func() {
+		_, err := other.Force(ctx, ForceRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: "issue-1"}, To: "brainstorming", Reason: "a human moved it"})
+		require.NoError(t, err)
+	}
+	st, err := r.svc.writableStore(ctx)
+	require.NoError(t, err)
+	evs, err := st.Events(ctx, r.repo, "issue-1")
+	require.NoError(t, err)
+	seen := len(evs)
+	r.fake.AddComment(r.ref, "bob", "NONE", "any news?")
+	act = r.cycle()
+	require.Nil(t, hook, "the hook ran")
+	assert.Equal(t, "idle", act.Action, "%+v", act)
+	assert.Equal(t, "brainstorming", act.Node)
+	evs, err = st.Events(ctx, r.repo, "issue-1")
+	require.NoError(t, err)
+	for _, e := range evs[seen:] {
+		if e.Name == "graph.forced" {
+			continue // the human's move
+		}
+		assert.NotEqual(t, "brainstorming", e.Node, "nothing evaluated the agent's node: %s %s", e.Name, e.Data)
+	}
+}
