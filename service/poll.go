@@ -50,6 +50,9 @@ type Poller struct {
 	conds  conditionBook
 	// memoProgress keeps the dependency step's reads of unchanged states.
 	memoProgress progressMemo
+	// perItemReads turns the cycle's one read off (the benchmarks' floor:
+	// each item opens its repository and reads its state on its own).
+	perItemReads bool
 }
 
 // ItemAction is what one cycle did for one work item.
@@ -166,8 +169,11 @@ func (p *Poller) listenWakes(ctx context.Context) <-chan string {
 func (p *Poller) RunOnce(ctx context.Context) CycleReport {
 	start := p.Svc.now()
 	rep := CycleReport{At: runtime.Now(), Sources: []SourceReport{}}
-	ctx, cycle := withCycleCache(ctx)
-	defer cycle.end()
+	var cycle *cycleCache
+	if !p.perItemReads {
+		ctx, cycle = withCycleCache(ctx)
+		defer cycle.end()
+	}
 	p.cleanCheckouts(ctx)
 	p.beginLeases(ctx)
 	p.markCycleStart()
