@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/repoconfig"
 	"github.com/the-loop/the-loop/store"
 )
@@ -35,6 +36,7 @@ type cycleCache struct {
 	repos   map[string]*repoconfig.Repo // by the directory asked for
 	states  map[string]*repoStates      // by repository key
 	trusted map[[2]string]bool          // (repository dir or key, item id)
+	signers map[string]cycleSigner      // by repository key
 	// reads counts the store queries the cache made (tests).
 	reads int
 }
@@ -70,7 +72,7 @@ func (c *cycleCache) end() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ended = true
-	c.repos, c.states, c.trusted = nil, nil, nil
+	c.repos, c.states, c.trusted, c.signers = nil, nil, nil, nil
 }
 
 // repo returns the repository at dir, opened once per cycle.
@@ -97,6 +99,36 @@ func (c *cycleCache) repo(dir string, open func(string) (*repoconfig.Repo, error
 	return r, nil
 }
 
+// cycleSigner is a repository's signer and what reading its keys warned.
+type cycleSigner struct {
+	signer *runtime.Signer
+	warns  []string
+}
+
+// signer returns the signer of the repository at root, read once per
+// cycle.
+func (c *cycleCache) signer(root string, read func() (*runtime.Signer, []string)) (*runtime.Signer, []string) {
+	if c == nil {
+		return read()
+	}
+	c.mu.Lock()
+	sg, ok := c.signers[root]
+	c.mu.Unlock()
+	if ok {
+		return sg.signer, sg.warns
+	}
+	sg.signer, sg.warns = read()
+	c.mu.Lock()
+	if !c.ended {
+		if c.signers == nil {
+			c.signers = map[string]cycleSigner{}
+		}
+		c.signers[root] = sg
+	}
+	c.mu.Unlock()
+	return sg.signer, sg.warns
+}
+
 // forgetRepo drops what the cycle read of the repository at dir (a tree
 // that was just synced may hold another config).
 func (c *cycleCache) forgetRepo(dir string) {
@@ -109,9 +141,11 @@ func (c *cycleCache) forgetRepo(dir string) {
 		if d == dir || r.Root == dir {
 			delete(c.repos, d)
 			delete(c.states, r.Root)
+			delete(c.signers, r.Root)
 		}
 	}
 	delete(c.states, dir)
+	delete(c.signers, dir)
 }
 
 // trust lets the cycle's read of the states answer for item id of the

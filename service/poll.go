@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -310,7 +311,8 @@ func itemFor(system, container string, is integrations.Issue) (string, string) {
 	if n == 0 {
 		n = is.Ref.Number
 	}
-	return fmt.Sprintf("issue-%d", n), fmt.Sprintf("github:%s#%d", container, n)
+	num := strconv.Itoa(n)
+	return "issue-" + num, "github:" + container + "#" + num
 }
 
 func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src config.Source, container string, is integrations.Issue) (act ItemAction) {

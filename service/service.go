@@ -268,7 +268,7 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	if warn != "" {
 		warns = append(warns, warn)
 	}
-	signer, signWarns := s.signerFor(repo)
+	signer, signWarns := cycle.signer(repo.Root, func() (*runtime.Signer, []string) { return s.signerFor(repo) })
 	warns = append(warns, signWarns...)
 	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, OS: s.deps.OS,
 		Commands: repoCommands(repo), Tracker: s.tracker(repo, state), CodeHost: s.codeHost(), Origin: originOf(repo, state), Notifier: s.deps.Notifier,
