@@ -37,8 +37,6 @@ type cycleCache struct {
 	states  map[string]*repoStates      // by repository key
 	trusted map[[2]string]bool          // (repository dir or key, item id)
 	signers map[string]cycleSigner      // by repository key
-	// reads counts the store queries the cache made (tests).
-	reads int
 }
 
 // repoStates is one repository's stored states and spec folders as the
@@ -161,6 +159,17 @@ func (c *cycleCache) trust(dir, id string) {
 	}
 }
 
+// untrust ends trust: item id of the repository at dir is read from the
+// store from now on.
+func (c *cycleCache) untrust(dir, id string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.trusted, [2]string{dir, id})
+}
+
 // trusts reports whether the cycle's read answers for item id of the
 // repository asked for at dir and rooted at root.
 func (c *cycleCache) trusts(dir, root, id string) bool {
@@ -197,7 +206,6 @@ func (c *cycleCache) read(ctx context.Context, st *store.Store, repo *repoconfig
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.reads++
 	if c.ended {
 		return nil
 	}

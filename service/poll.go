@@ -358,7 +358,10 @@ func (p *Poller) workIssue(ctx context.Context, it *polledItem, is integrations.
 	}
 	p.fenceItem(ctx, repo, id, lease)
 	if p.heldSinceCycleStart(refStr, lease) {
+		// Only this step reads the item from the snapshot: the session
+		// step after it reads the store.
 		cycleOf(ctx).trust(repo, id)
+		defer cycleOf(ctx).untrust(repo, id)
 	}
 	lease.TakenOver = false
 	sess, err := p.Svc.open(ctx, repo, id, control.LoopFor(last))
