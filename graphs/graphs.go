@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"github.com/the-loop/the-loop/internal/nearest"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 //go:embed *.yaml
@@ -17,8 +19,12 @@ var files embed.FS
 // Default is the loop a work item walks unless its arming keyword chose another.
 const Default = "pdlc-work-item-loop"
 
-// Names lists the shipped loops, sorted.
-func Names() []string {
+// Names lists the shipped loops, sorted (a fresh slice each call).
+func Names() []string { return slices.Clone(names()) }
+
+// names lists the shipped loops once: they are embedded, so they never
+// change while the program runs.
+var names = sync.OnceValue(func() []string {
 	entries, err := fs.Glob(files, "*.yaml")
 	if err != nil {
 		panic(err)
@@ -29,6 +35,12 @@ func Names() []string {
 	}
 	sort.Strings(names)
 	return names
+})
+
+// Shipped reports whether name is a shipped loop.
+func Shipped(name string) bool {
+	_, found := slices.BinarySearch(names(), name)
+	return found
 }
 
 // Source returns the YAML of a shipped loop.

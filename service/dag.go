@@ -172,7 +172,7 @@ func (s *Service) progressLookup(ctx context.Context, st *store.Store, t relatio
 		}
 		cv, ok := seen[at.checkout]
 		if !ok {
-			repo, err := s.openRepo(at.checkout)
+			repo, err := s.openItemRepo(ctx, at.checkout)
 			if err != nil {
 				s.log().Debug("a dependency's checkout cannot be opened", "checkout", at.checkout, "err", err)
 			} else {
@@ -231,7 +231,7 @@ func (m *progressMemo) progressOf(ctx context.Context, st *store.Store, cv *chec
 	if m == nil || st == nil {
 		return progressOf(ctx, st, cv, id)
 	}
-	blob, ok, err := st.StateBlob(ctx, cv.repo.Root, id)
+	blob, ok, err := storedState(ctx, st, cv.repo, id)
 	if err != nil || !ok {
 		return progressOf(ctx, st, cv, id)
 	}
@@ -270,7 +270,7 @@ func progressOf(ctx context.Context, st *store.Store, cv *checkoutView, id strin
 	var state *runtime.State
 	inStore := false
 	if st != nil {
-		blob, ok, err := st.StateBlob(ctx, cv.repo.Root, id)
+		blob, ok, err := storedState(ctx, st, cv.repo, id)
 		if err != nil {
 			return dag.Progress{}, err
 		}

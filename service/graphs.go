@@ -58,13 +58,7 @@ func CompileAll() error {
 func loopFor(st *runtime.State) (*runtime.Graph, string, error) {
 	name := st.Loop
 	warn := ""
-	known := false
-	for _, n := range Loops() {
-		if n == name {
-			known = true
-		}
-	}
-	if name != "" && !known {
+	if name != "" && !graphs.Shipped(name) {
 		warn = fmt.Sprintf("%s: recorded loop %q is not shipped; using %s", st.WorkItem, name, graphs.Default)
 		name = ""
 	}

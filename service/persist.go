@@ -29,7 +29,24 @@ type persister struct {
 	// folder (pr-loops/pr-7): its state is stored under the item's id and
 	// sub, and its portable record lives in that folder.
 	sub string
+	// cache is the poll cycle's one read of the repository's states (nil
+	// outside a cycle, or for an item the cycle does not trust it for).
+	cache *cycleCache
+	// read is what Load took from the cycle's read (nil: it read the
+	// store): the first Update checks the store still holds it.
+	read *cachedRead
 }
+
+// cachedRead is a state as a poll cycle's one read of the store gave it.
+type cachedRead struct {
+	blob  []byte
+	found bool
+}
+
+// errStaleCycleRead refuses a write about an item whose stored state moved
+// after the poll cycle read it: the poller works the item again from a
+// fresh read.
+var errStaleCycleRead = errors.New("the item's stored state changed after this poll cycle read it; it is read again")
 
 func (p *persister) key() string { return p.repo.Root }
 
@@ -52,10 +69,20 @@ func (p *persister) recordDir(id string) string {
 
 // loadState returns the state of id from the store, else the portable record
 // (current or legacy name), else a fresh state, with warnings.
-func (p *persister) loadState(ctx context.Context, id string) (*runtime.State, []string, error) {
+func (p *persister) loadState(ctx context.Context, id string, cycle *cycleCache) (*runtime.State, []string, error) {
 	var warns []string
 	if p.st != nil {
-		blob, ok, err := p.st.StateBlob(ctx, p.key(), p.itemKey(id))
+		blob, ok, noRecord, known := cycle.state(ctx, p.st, p.repo, p.itemKey(id))
+		if known {
+			p.read = &cachedRead{blob: blob, found: ok}
+			if !ok && noRecord && p.sub == "" {
+				return runtime.NewState(id), nil, nil // neither stored nor recorded: a fresh item
+			}
+		}
+		var err error
+		if !known {
+			blob, ok, err = p.st.StateBlob(ctx, p.key(), p.itemKey(id))
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("read state of %s from %s: %w", id, p.st.Path(), err)
 		}
@@ -100,7 +127,8 @@ func readPortable(specDir, id string) (*runtime.State, string, error) {
 
 // Load implements runtime.Persister.
 func (p *persister) Load(ctx context.Context, id string) (*runtime.State, []string, error) {
-	return p.loadState(ctx, id)
+	p.read = nil
+	return p.loadState(ctx, id, p.cache)
 }
 
 // Update implements runtime.Persister: one write transaction per call. The
@@ -112,7 +140,12 @@ func (p *persister) Update(ctx context.Context, id string, fn func(st *runtime.S
 	if p.st == nil {
 		return fmt.Errorf("no state store is open; a read-only command cannot change state")
 	}
+	read := p.read
+	p.read = nil // checked once: later updates follow this one's own write
 	err := p.st.Update(ctx, p.key(), p.itemKey(id), func(cur *store.WorkItem) (*store.WorkItem, []store.Event, error) {
+		if read != nil && (read.found != (cur != nil) || (cur != nil && !bytes.Equal(read.blob, cur.State))) {
+			return nil, nil, fmt.Errorf("update %s: %w", id, errStaleCycleRead)
+		}
 		var s *runtime.State
 		if cur != nil {
 			parsed, err := runtime.ParseState(cur.State, id)
@@ -121,7 +154,7 @@ func (p *persister) Update(ctx context.Context, id string, fn func(st *runtime.S
 			}
 			s = parsed
 		} else {
-			loaded, _, err := p.loadState(ctx, id)
+			loaded, _, err := p.loadState(ctx, id, nil) // the store has none: the portable record as it is now
 			if err != nil {
 				return nil, nil, err
 			}
@@ -155,6 +188,7 @@ func (p *persister) Update(ctx context.Context, id string, fn func(st *runtime.S
 		}
 		return item, sevs, nil
 	})
+	p.cache.forget(p.key(), p.itemKey(id)) // read it from the store next time, written or not
 	if err != nil {
 		return err
 	}

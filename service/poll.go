@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,6 +53,9 @@ type Poller struct {
 	conds  conditionBook
 	// memoProgress keeps the dependency step's reads of unchanged states.
 	memoProgress progressMemo
+	// perItemReads turns the cycle's one read off (the benchmarks' floor:
+	// each item opens its repository and reads its state on its own).
+	perItemReads bool
 }
 
 // ItemAction is what one cycle did for one work item.
@@ -168,8 +172,14 @@ func (p *Poller) listenWakes(ctx context.Context) <-chan string {
 func (p *Poller) RunOnce(ctx context.Context) CycleReport {
 	start := p.Svc.now()
 	rep := CycleReport{At: runtime.Now(), Sources: []SourceReport{}}
-	p.cleanCheckouts()
+	var cycle *cycleCache
+	if !p.perItemReads {
+		ctx, cycle = withCycleCache(ctx)
+		defer cycle.end()
+	}
+	p.cleanCheckouts(ctx)
 	p.beginLeases(ctx)
+	p.markCycleStart()
 	p.beginDependencies()
 	p.pulls.reset()
 	if p.CycleTimeout > 0 {
@@ -274,14 +284,14 @@ func splitPulls(listed []integrations.Issue) ([]integrations.Issue, map[int]inte
 
 // cleanCheckouts removes what killed writes left in the spec folders of
 // every polled checkout (see CleanTempFiles), before the cycle reads them.
-func (p *Poller) cleanCheckouts() {
+func (p *Poller) cleanCheckouts(ctx context.Context) {
 	seen := map[string]bool{}
 	for _, src := range p.Sources {
 		if src.Checkout == "" || seen[src.Checkout] {
 			continue
 		}
 		seen[src.Checkout] = true
-		removed, err := p.Svc.CleanTempFiles(src.Checkout)
+		removed, err := p.Svc.cleanTempFiles(ctx, src.Checkout)
 		if err != nil {
 			p.log().Warn("could not clean temporary files", "checkout", src.Checkout, "err", err)
 		}
@@ -304,7 +314,8 @@ func itemFor(system, container string, is integrations.Issue) (string, string) {
 	if n == 0 {
 		n = is.Ref.Number
 	}
-	return fmt.Sprintf("issue-%d", n), fmt.Sprintf("github:%s#%d", container, n)
+	num := strconv.Itoa(n)
+	return "issue-" + num, "github:" + container + "#" + num
 }
 
 func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src config.Source, container string, is integrations.Issue) (act ItemAction) {
@@ -319,6 +330,20 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		return act
 	}
 	defer func() { p.itemDone(it, act) }()
+	act = p.workIssue(ctx, it, is, act, lease)
+	if errors.Is(act.err, errStaleCycleRead) {
+		// Its state moved after the cycle read it (nothing was written):
+		// work it again from the store as it is now.
+		p.log().Debug("an item's state changed after the cycle read it; reading it again", "workItem", id)
+		it = &polledItem{prov: prov, src: src, container: container, id: id, updated: is.UpdatedAt, title: is.Title}
+		act = p.workIssue(ctx, it, is, ItemAction{WorkItem: id, Ref: refStr, Action: "none"}, lease)
+	}
+	return act
+}
+
+// workIssue works one issue whose lease this poller holds.
+func (p *Poller) workIssue(ctx context.Context, it *polledItem, is integrations.Issue, act ItemAction, lease store.Lease) ItemAction {
+	prov, src, container, id, refStr := it.prov, it.src, it.container, it.id, act.Ref
 	ref, err := runtime.ParseTicketRef(refStr)
 	if err != nil {
 		return failed(act, err)
@@ -335,6 +360,12 @@ func (p *Poller) pollIssue(ctx context.Context, prov integrations.Provider, src 
 		return failed(act, err)
 	}
 	p.fenceItem(ctx, repo, id, lease)
+	if p.heldSinceCycleStart(refStr, lease) {
+		// Only this step reads the item from the snapshot: the session
+		// step after it reads the store.
+		cycleOf(ctx).trust(repo, id)
+		defer cycleOf(ctx).untrust(repo, id)
+	}
 	lease.TakenOver = false
 	sess, err := p.Svc.open(ctx, repo, id, control.LoopFor(last))
 	if err != nil {

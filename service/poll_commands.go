@@ -12,11 +12,14 @@ import (
 // authorized person labelled for auto-execution (by its author).
 func (p *Poller) lastCommand(src config.Source, is integrations.Issue, comments []integrations.Comment) (control.Command, integrations.Comment) {
 	cfg := p.Svc.cfg
-	parser := control.New(cfg)
+	var parser *control.Parser // made at the first comment it reads
 	last, by := control.None, integrations.Comment{}
 	for _, c := range AuthorizedComments(cfg, comments) {
 		if isHandoffComment(c.Body) || authz.Edited(c) {
 			continue // a record carries conversation text, and an edited comment is never a command
+		}
+		if parser == nil {
+			parser = control.New(cfg)
 		}
 		res := parser.Parse(c.Body)
 		if res.Ambiguous || res.Command == control.None || res.Command == control.Execute {

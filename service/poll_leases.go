@@ -36,6 +36,33 @@ type pollLeases struct {
 	elsewhere map[string]store.Lease
 	tookOver  bool
 	broken    bool // SQLite: the leases of earlier pollers were ended once
+	// atStart are the fences of the leases held when the cycle began:
+	// an item still held under the same fence was written by no other
+	// poller since, so the cycle's one read of the states answers for it.
+	atStart map[string]int64
+}
+
+// markCycleStart notes the leases this poller holds as a cycle begins
+// (after beginLeases renewed them).
+func (p *Poller) markCycleStart() {
+	l := &p.leases
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.atStart = make(map[string]int64, len(l.held))
+	for k, h := range l.held {
+		l.atStart[k] = h.Fence
+	}
+}
+
+// heldSinceCycleStart reports whether lease is the one this poller held
+// on ref when the cycle began: no other poller can have written the item
+// since. A lease taken, taken over or changed this cycle is not.
+func (p *Poller) heldSinceCycleStart(ref string, lease store.Lease) bool {
+	l := &p.leases
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f, ok := l.atStart[ref]
+	return ok && !lease.TakenOver && lease.Owner == l.owner && f == lease.Fence
 }
 
 // Instance names this poller in the leases it takes: the host, the

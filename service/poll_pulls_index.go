@@ -9,6 +9,8 @@ import (
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
+	"github.com/the-loop/the-loop/store"
 )
 
 // ReadyRecheck is how long a node parked on ready-to-ship waits, with
@@ -232,14 +234,14 @@ func (p *Poller) indexCheckout(ctx context.Context, checkout string, containers 
 		}
 	}
 	for _, pl := range places {
-		repo, err := p.Svc.openRepo(pl.dir)
+		repo, err := p.Svc.openItemRepo(ctx, pl.dir)
 		if err != nil {
 			if pl.dir == checkout {
 				return err
 			}
 			continue // a tree being created or removed
 		}
-		items, err := st.List(ctx, repo.Root)
+		items, err := p.storedStates(ctx, st, repo)
 		if err != nil {
 			return err
 		}
@@ -264,4 +266,14 @@ func (p *Poller) indexCheckout(ctx context.Context, checkout string, containers 
 		}
 	}
 	return nil
+}
+
+// storedStates are the stored states of repo's items: the cycle's one read
+// of them when there is one (the index is made as the cycle begins), else
+// a read of the store.
+func (p *Poller) storedStates(ctx context.Context, st *store.Store, repo *repoconfig.Repo) ([]store.ItemState, error) {
+	if rs := cycleOf(ctx).read(ctx, st, repo); rs != nil {
+		return rs.items, nil
+	}
+	return st.States(ctx, repo.Root)
 }

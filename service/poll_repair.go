@@ -154,6 +154,7 @@ func (p *Poller) liveIn(repo string) bool {
 // in it and nothing holds the item; a diverged branch is a human's. The
 // gate never reads files the loop could not bring up to date.
 func (p *Poller) syncTree(ctx context.Context, it *polledItem, sess *session) error {
+	defer cycleOf(ctx).forgetRepo(it.tree.Dir) // the sync may have brought another config
 	_, err := it.tree.Sync(ctx)
 	var conflict *workspace.ConflictError
 	if errors.As(err, &conflict) && conflict.Kind == workspace.LocalChanges && p.mayRepair(it, sess) {

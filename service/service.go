@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/the-loop/the-loop/agents/critic"
@@ -75,6 +77,9 @@ type Deps struct {
 type Service struct {
 	cfg  *config.Config
 	deps Deps
+	// repoOpens counts the repository configs opened (tests count them
+	// per poll cycle).
+	repoOpens atomic.Int64
 }
 
 // New returns the service over cfg (nil: the defaults) and deps, filling
@@ -233,19 +238,22 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	if err := validID(id); err != nil {
 		return nil, err
 	}
-	repo, err := s.openRepo(repoDir)
+	cycle := cycleOf(ctx)
+	repo, err := s.openItemRepo(ctx, repoDir)
 	if err != nil {
 		return nil, err
 	}
 	if err := repo.CheckItemDir(id); err != nil {
 		return nil, err
 	}
-	protectCommands(ctx, repo)
 	st, err := s.writableStore(ctx)
 	if err != nil {
 		return nil, err
 	}
 	p := &persister{st: st, repo: repo, log: s.log()}
+	if cycle.trusts(repoDir, repo.Root, id) {
+		p.cache = cycle
+	}
 	state, warns, err := p.Load(ctx, id)
 	if err != nil {
 		return nil, err
@@ -260,7 +268,7 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	if warn != "" {
 		warns = append(warns, warn)
 	}
-	signer, signWarns := s.signerFor(repo)
+	signer, signWarns := cycle.signer(repo.Root, func() (*runtime.Signer, []string) { return s.signerFor(repo) })
 	warns = append(warns, signWarns...)
 	rt := &runtime.Runtime{Graph: g, Persist: p, Config: s.cfg, Signer: signer, Repo: repo.Root, SpecRoot: repo.SpecRoot, OS: s.deps.OS,
 		Commands: repoCommands(repo), Tracker: s.tracker(repo, state), CodeHost: s.codeHost(), Origin: originOf(repo, state), Notifier: s.deps.Notifier,
@@ -272,7 +280,20 @@ func (s *Service) open(ctx context.Context, repoDir, id, loop string) (*session,
 	p.adopt = func(ctx context.Context, st *runtime.State) []runtime.EventRecord {
 		return rt.VetAdoptedPointer(ctx, id, st)
 	}
-	return &session{store: st, repo: repo, rt: rt, state: state, warns: append(repo.Warnings, warns...)}, nil
+	return &session{store: st, repo: repo, rt: rt, state: state, warns: slices.Concat(repo.Warnings, warns)}, nil
+}
+
+// openItemRepo opens the repository at dir with the commands its default
+// branch protects: once per poll cycle inside one (the cycle's read is
+// shared, so callers never change it).
+func (s *Service) openItemRepo(ctx context.Context, dir string) (*repoconfig.Repo, error) {
+	return cycleOf(ctx).repo(dir, func(dir string) (*repoconfig.Repo, error) {
+		repo, err := s.openRepo(dir)
+		if err == nil {
+			protectCommands(ctx, repo)
+		}
+		return repo, err
+	})
 }
 
 // openKnown is open for an item that must already exist: a spec folder or
@@ -334,6 +355,7 @@ func (s *Service) repoDir(dir string) string {
 // working directory), refusing one that is not exactly one of AllowedRepos
 // when that is set: a subdirectory of a served repository is not a root.
 func (s *Service) openRepo(dir string) (*repoconfig.Repo, error) {
+	s.repoOpens.Add(1)
 	if err := s.allowedRoot(s.repoDir(dir)); err != nil {
 		return nil, err
 	}

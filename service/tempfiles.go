@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,7 +22,13 @@ const TempGrace = time.Minute
 // `git add -A` would commit. Files younger than TempGrace are kept. It
 // returns the removed paths, relative to the repository root.
 func (s *Service) CleanTempFiles(repoDir string) ([]string, error) {
-	repo, err := s.openRepo(repoDir)
+	return s.cleanTempFiles(context.Background(), repoDir)
+}
+
+// cleanTempFiles is CleanTempFiles with the repository opened through ctx
+// (once per poll cycle).
+func (s *Service) cleanTempFiles(ctx context.Context, repoDir string) ([]string, error) {
+	repo, err := s.openItemRepo(ctx, repoDir)
 	if err != nil {
 		return nil, err
 	}

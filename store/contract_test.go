@@ -32,6 +32,7 @@ var contract = []struct {
 	{"EventsValidation", TestEventsValidation},
 	{"EventsNamedSpanItemsInAppendOrder", TestEventsNamedSpanItemsInAppendOrder},
 	{"ListAllSpansRepositories", TestListAllSpansRepositories},
+	{"StatesReadARepositoryInOneQuery", TestStatesReadARepositoryInOneQuery},
 	{"ChangeMarkMoves", TestChangeMarkMoves},
 	{"ADeliveryIsRecordedOnce", TestADeliveryIsRecordedOnce},
 	{"ADeliveryWithoutAnIDIsRefused", TestADeliveryWithoutAnIDIsRefused},

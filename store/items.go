@@ -43,6 +43,7 @@ type NodeRow struct {
 // Get returns the item stored under (repo, id); found is false when there is
 // none. The item and its node rows come from one read snapshot.
 func (s *Store) Get(ctx context.Context, repo, id string) (WorkItem, bool, error) {
+	s.stateReads.Add(1)
 	if err := checkKey(repo, id); err != nil {
 		return WorkItem{}, false, err
 	}
@@ -61,6 +62,7 @@ func (s *Store) Get(ctx context.Context, repo, id string) (WorkItem, bool, error
 // List returns every item stored for repo, sorted by id, each with its node
 // rows, all from one read snapshot.
 func (s *Store) List(ctx context.Context, repo string) ([]WorkItem, error) {
+	s.stateReads.Add(1)
 	if repo == "" {
 		return nil, errors.New("list work items: repo is empty; pass the repository key")
 	}
@@ -299,6 +301,7 @@ func saveItem(ctx context.Context, tx *sql.Tx, repo, id string, it *WorkItem, no
 // hot read of a server answering check, which needs neither the node rows
 // nor a snapshot across tables.
 func (s *Store) StateBlob(ctx context.Context, repo, id string) ([]byte, bool, error) {
+	s.stateReads.Add(1)
 	if err := checkKey(repo, id); err != nil {
 		return nil, false, err
 	}
@@ -317,6 +320,45 @@ func (s *Store) StateBlob(ctx context.Context, repo, id string) ([]byte, bool, e
 		return nil, false, describe(s.path, "read", err)
 	}
 	return state, true, nil
+}
+
+// StateReads is how many queries reading items' states (StateBlob,
+// States, Get, List) this store has run: what tests and benchmarks
+// count per poll cycle.
+func (s *Store) StateReads() int64 { return s.stateReads.Load() }
+
+// ItemState is one item's stored pointer and state, as States reads them.
+type ItemState struct {
+	ID          string
+	CurrentNode string
+	State       []byte
+}
+
+// States returns the stored state of every item of repo (inner loops
+// included, under their ids), sorted by id, in one query: what a poll
+// cycle reads once instead of once per item.
+func (s *Store) States(ctx context.Context, repo string) ([]ItemState, error) {
+	s.stateReads.Add(1)
+	if repo == "" {
+		return nil, errors.New("read states: repo is empty; pass the repository key")
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT id, current_node, state FROM work_items WHERE repo = ? ORDER BY id`, repo)
+	if err != nil {
+		return nil, describe(s.path, "read the states from", err)
+	}
+	var out []ItemState
+	for rows.Next() {
+		var it ItemState
+		if err := rows.Scan(&it.ID, &it.CurrentNode, &it.State); err != nil {
+			_ = rows.Close()
+			return nil, describe(s.path, "read the states from", err)
+		}
+		out = append(out, it)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, describe(s.path, "read the states from", err)
+	}
+	return out, nil
 }
 
 // Hold runs fn with the committed item of (repo, id) (nil when there is

@@ -57,3 +57,31 @@ func TestChangeMarkMoves(t *testing.T) {
 	require.NoError(t, s.UpdateSessionUsage(ctx, "s-1", SessionUsage{Tokens: 10}))
 	assert.NotEqual(t, m3, mark(), "a session metered")
 }
+
+// TestStatesReadARepositoryInOneQuery: States returns the pointer and
+// state of every item of one repository (inner loops included), sorted by
+// id, and nothing of another; each call counts as one state read; an empty
+// repository key is refused.
+func TestStatesReadARepositoryInOneQuery(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	none, err := s.States(ctx, "/a")
+	require.NoError(t, err)
+	assert.Empty(t, none)
+	for _, k := range [][3]string{{"/a", "issue-9", "design"}, {"/b", "issue-2", "design"}, {"/a", "issue-1", ""}, {"/a", "issue-1/pr-loops/pr-3", "review"}} {
+		require.NoError(t, s.Update(ctx, k[0], k[1], func(*WorkItem) (*WorkItem, []Event, error) {
+			return &WorkItem{Loop: "feature", CurrentNode: k[2], State: []byte(`{"at":"` + k[2] + `"}`)}, nil, nil
+		}))
+	}
+	before := s.StateReads()
+	got, err := s.States(ctx, "/a")
+	require.NoError(t, err)
+	assert.Equal(t, before+1, s.StateReads())
+	assert.Equal(t, []ItemState{
+		{ID: "issue-1", CurrentNode: "", State: []byte(`{"at":""}`)},
+		{ID: "issue-1/pr-loops/pr-3", CurrentNode: "review", State: []byte(`{"at":"review"}`)},
+		{ID: "issue-9", CurrentNode: "design", State: []byte(`{"at":"design"}`)},
+	}, got)
+	_, err = s.States(ctx, "")
+	require.ErrorContains(t, err, "repo is empty")
+}

@@ -44,6 +44,8 @@ type Store struct {
 	pageSaves atomic.Int64 // counts saved pages between prunes
 	pages     pageWriter   // writes the conditional-request cache
 
+	stateReads atomic.Int64 // the queries that read items' states
+
 	stateOnce sync.Once
 	stateStmt *sql.Stmt // prepared once: the hot read of a server
 	stateErr  error

@@ -10,9 +10,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -351,9 +353,73 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func etagOf(v any) string {
-	data, _ := json.Marshal(v)
-	sum := sha256.Sum256(data)
-	return `W/"` + hex.EncodeToString(sum[:8]) + `"`
+	j := jsonHasher{h: sha256.New(), buf: make([]byte, 0, 256)}
+	j.value(v)
+	var sum [sha256.Size]byte
+	return `W/"` + hex.EncodeToString(j.h.Sum(sum[:0])[:8]) + `"`
+}
+
+// jsonHasher writes a value to h as its JSON would read, map keys sorted,
+// without building the JSON: what the fake's ETags are taken of.
+type jsonHasher struct {
+	h    hash.Hash
+	keys []string // scratch space reused across the maps it walks
+	buf  []byte
+}
+
+func (j *jsonHasher) write(b []byte) { _, _ = j.h.Write(b) }
+
+func (j *jsonHasher) value(v any) {
+	switch v := v.(type) {
+	case nil:
+		j.write(append(j.buf[:0], "null"...))
+	case string:
+		j.buf = strconv.AppendQuote(j.buf[:0], v)
+		j.write(j.buf)
+	case int:
+		j.buf = strconv.AppendInt(j.buf[:0], int64(v), 10)
+		j.write(j.buf)
+	case int64:
+		j.buf = strconv.AppendInt(j.buf[:0], v, 10)
+		j.write(j.buf)
+	case bool:
+		j.buf = strconv.AppendBool(j.buf[:0], v)
+		j.write(j.buf)
+	case map[string]any:
+		start := len(j.keys)
+		for k := range v {
+			j.keys = append(j.keys, k)
+		}
+		slices.Sort(j.keys[start:])
+		end := len(j.keys)
+		j.write(append(j.buf[:0], '{'))
+		for i := start; i < end; i++ {
+			k := j.keys[i]
+			j.buf = append(strconv.AppendQuote(j.buf[:0], k), ':')
+			j.write(j.buf)
+			j.value(v[k])
+			j.write(append(j.buf[:0], ','))
+		}
+		j.write(append(j.buf[:0], '}'))
+		j.keys = j.keys[:start]
+	case []map[string]any:
+		j.write(append(j.buf[:0], '['))
+		for _, e := range v {
+			j.value(e)
+			j.write(append(j.buf[:0], ','))
+		}
+		j.write(append(j.buf[:0], ']'))
+	case []any:
+		j.write(append(j.buf[:0], '['))
+		for _, e := range v {
+			j.value(e)
+			j.write(append(j.buf[:0], ','))
+		}
+		j.write(append(j.buf[:0], ']'))
+	default:
+		data, _ := json.Marshal(v)
+		j.write(data)
+	}
 }
 
 func keyOf(ref integrations.Ref) string {

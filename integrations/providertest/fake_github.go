@@ -279,14 +279,21 @@ func (s *Server) ghSlice(r *http.Request, all []map[string]any) (items []map[str
 	s.mu.Lock()
 	size := s.pageSize
 	s.mu.Unlock()
-	per = min(atoiOr(r.URL.Query().Get("per_page"), 30), 100, size)
-	page = max(atoiOr(r.URL.Query().Get("page"), 1), 1)
-	last = max((len(all)+per-1)/per, 1)
-	items = []map[string]any{}
-	for i := (page - 1) * per; i < min(page*per, len(all)); i++ {
-		items = append(items, all[i])
-	}
+	lo, hi, per, page, last := pageRange(r, len(all), size)
+	items = make([]map[string]any, 0, hi-lo)
+	items = append(items, all[lo:hi]...)
 	return items, per, page, last
+}
+
+// pageRange is the [lo, hi) of n items that the page r asks for holds, at
+// most size a page.
+func pageRange(r *http.Request, n, size int) (lo, hi, per, page, last int) {
+	q := r.URL.Query()
+	per = min(atoiOr(q.Get("per_page"), 30), 100, size)
+	page = max(atoiOr(q.Get("page"), 1), 1)
+	last = max((n+per-1)/per, 1)
+	lo = min((page-1)*per, n)
+	return lo, min(page*per, n), per, page, last
 }
 
 // ghPage serves one page of docs the way GitHub does: per_page (default 30,
@@ -342,14 +349,13 @@ func (s *Server) ghListIssues(w http.ResponseWriter, r *http.Request, repo strin
 		s.ghError(w, r, 404, "Not Found", nil)
 		return
 	}
-	var docs []map[string]any
+	// Which numbers are listed first, then the documents of the page asked
+	// for only: a listing of many issues renders one page, not all.
+	var listed []string
 	for n := s.nextNumber[repo]; n >= 1; n-- {
-		key := fmt.Sprintf("%s#%d", repo, n)
-		if p, ok := s.pulls[key]; ok && state != "closed" && len(want) == 0 {
-			doc := s.ghPullJSON(repo, p)
-			doc["pull_request"] = map[string]any{"url": s.URL() + "repos/" + repo + "/pulls/" + strconv.Itoa(n)}
-			doc["comments"] = len(s.comments[key])
-			docs = append(docs, doc)
+		key := repo + "#" + strconv.Itoa(n)
+		if _, ok := s.pulls[key]; ok && state != "closed" && len(want) == 0 {
+			listed = append(listed, key)
 			continue
 		}
 		is, ok := s.issues[key]
@@ -361,8 +367,21 @@ func (s *Server) ghListIssues(w http.ResponseWriter, r *http.Request, repo strin
 			match = match && slices.Contains(is.Labels, l)
 		}
 		if match {
-			docs = append(docs, s.ghIssueJSON(repo, is))
+			listed = append(listed, key)
 		}
+	}
+	lo, hi, _, _, _ := pageRange(r, len(listed), s.pageSize)
+	docs := make([]map[string]any, len(listed))
+	for i := lo; i < hi; i++ {
+		key := listed[i]
+		if p, ok := s.pulls[key]; ok && state != "closed" && len(want) == 0 {
+			doc := s.ghPullJSON(repo, p)
+			doc["pull_request"] = map[string]any{"url": s.URL() + "repos/" + repo + "/pulls/" + strconv.Itoa(p.Number)}
+			doc["comments"] = len(s.comments[key])
+			docs[i] = doc
+			continue
+		}
+		docs[i] = s.ghIssueJSON(repo, s.issues[key])
 	}
 	s.mu.Unlock()
 	s.ghPage(w, r, docs)

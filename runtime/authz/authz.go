@@ -63,7 +63,7 @@ func IsAuthorized(cfg *config.Config, login string) bool {
 // routing.authorizedUsers (compared with NormalizeLogin). An empty
 // authorized list reads nothing. Order is kept.
 func AuthorizedComments(cfg *config.Config, comments []integrations.Comment) []integrations.Comment {
-	if cfg == nil {
+	if cfg == nil || len(comments) == 0 {
 		return nil
 	}
 	allowed := loginSet(cfg.Routing.AuthorizedUsers)
