@@ -3,8 +3,8 @@ package scenario_test
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/json"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -448,4 +448,51 @@ func actions(t *testing.T, h *scenario.Replica) string {
 	}
 	out, _ := json.Marshal(map[string]any{"count": count, "detail": detail})
 	return string(out)
+}
+
+// TestATeamLaunchesEachSessionOnce: with the scripted agent configured, two
+// hosts' pollers on one PostgreSQL store arm items in working trees of
+// their own; each reply, delivered by webhook to replica B, is decided by
+// whichever poller holds the item, which launches the node's session: one
+// session per item, run once by the agent, its claim acted on once.
+func TestATeamLaunchesEachSessionOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two pollers launching sessions on PostgreSQL: not in -short")
+	}
+	const n = 6
+	tm := newTeam(t, 5*time.Second, false)
+	for i := 2; i <= n; i++ {
+		tm.l.GitHub.SeedIssue(fmt.Sprintf("Ticket %d", i), nil, true)
+	}
+	for i := 1; i <= n; i++ {
+		tm.l.GitHub.AddComment(scenario.Ref(i), scenario.Human, "OWNER", "the-loop start")
+	}
+	tm.pollA = tm.run(t)(tm.hostA.Poll())
+	tm.pollB = tm.run(t)(tm.hostB.Poll())
+	tm.httpB = tm.run(t)(tm.hostB.Serve())
+	wait(t, "every checklist", func() bool { return tm.checklists(n) == n })
+	for i := 1; i <= n; i++ {
+		tm.l.GitHub.AddComment(scenario.Ref(i), scenario.Human, "OWNER", execute)
+		tm.deliver(t, tm.httpB.URL, i)
+	}
+	for i := 1; i <= n; i++ {
+		wait(t, "each item's claim", reviewRequested(tm.l, i, "requirements-approval"))
+	}
+
+	tm.assertPostedOnce(t, n)
+	tm.assertDecidedOnce(t, n)
+	sessions, err := tm.st.ListSessions(ctx, store.SessionFilter{})
+	require.NoError(t, err)
+	launched, owners := map[string]int{}, map[string]bool{}
+	for _, s := range sessions {
+		launched[s.WorkItem+" "+s.Node]++
+		owners[s.Owner] = true
+	}
+	for i := 1; i <= n; i++ {
+		assert.Equal(t, 1, launched[fmt.Sprintf("issue-%d requirements-definition", i)], "issue-%d: one session", i)
+		runs, _ := filepath.Glob(filepath.Join(tm.l.FakeState, fmt.Sprintf("issue-%d.run-*.pid", i)))
+		assert.Len(t, runs, 1, "issue-%d: the agent ran once", i)
+	}
+	assert.Len(t, launched, n, "no other session: %v", launched)
+	t.Logf("sessions launched by %d pollers: %v", len(owners), launched)
 }
