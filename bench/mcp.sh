@@ -2,7 +2,9 @@
 # Benchmarks the MCP server in one run: p50/p99 latency of `check` on one
 # work item over stdio and over HTTP against a no-op tool on the same
 # server (the floor), and HTTP throughput with 16 concurrent clients (check
-# and the no-op). Prints the check/noop ratios and the targets.
+# and the no-op). Prints the check/noop ratios and the targets. The clients
+# speak JSON-RPC themselves and decode only the answer's envelope, so the
+# figures are the server's cost, not a client library's.
 #
 #   bench/mcp.sh            (CALLS=3000 calls per benchmark; COUNT=1 runs)
 set -euo pipefail
@@ -37,4 +39,5 @@ printf '%-22s %10s %10s %10s\n' "16 HTTP clients" calls/s p50_us p99_us
 for b in HTTPThroughput16 NoopHTTPThroughput16; do
   printf '%-22s %10s %10s %10s\n' "$b" "$(metric "$b" calls/s)" "$(metric "$b" p50-µs)" "$(metric "$b" p99-µs)"
 done
-echo "target: check at least 2000 calls/s with 16 clients ($(nproc) CPUs here)"
+ct=$(metric HTTPThroughput16 calls/s); nt=$(metric NoopHTTPThroughput16 calls/s)
+echo "check/no-op throughput: $(ratio "$ct" "$nt") (target: at least 0.80; $(nproc) CPUs here)"

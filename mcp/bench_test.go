@@ -1,10 +1,14 @@
 package mcp
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -12,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	clienttransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/require"
@@ -65,7 +67,79 @@ func benchServer(b *testing.B) *server.MCPServer {
 	return NewServer(Deps{Backend: svc, DefaultRepo: repo}, append(AllTools(), noopTool), "bench")
 }
 
-func benchStdioClient(b *testing.B) *client.Client {
+// benchCaller makes one tool call and returns once the whole answer is read;
+// a protocol error or an error result is an error.
+type benchCaller interface {
+	call(tool string) error
+}
+
+// The benchmark clients speak JSON-RPC themselves: they write the request,
+// read the whole response and decode only its envelope (id, error,
+// isError), so the figures are the server's cost and not a client
+// library's decoding of the result into maps.
+type rpcEnvelope struct {
+	ID     int64           `json:"id"`
+	Error  json.RawMessage `json:"error"`
+	Result struct {
+		IsError bool `json:"isError"`
+	} `json:"result"`
+}
+
+func callBody(id int64, tool string) []byte {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": benchArgs}})
+	return b
+}
+
+func checkEnvelope(raw []byte, id int64, tool string) error {
+	var env rpcEnvelope
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return fmt.Errorf("%s: undecodable answer: %w", tool, err)
+	}
+	switch {
+	case env.ID != id:
+		return fmt.Errorf("%s: answer to id %d, want %d", tool, env.ID, id)
+	case len(env.Error) > 0 && string(env.Error) != "null":
+		return fmt.Errorf("%s: %s", tool, env.Error)
+	case env.Result.IsError:
+		return fmt.Errorf("%s: error result %s", tool, raw)
+	}
+	return nil
+}
+
+// benchStdio speaks to ServeStdio over two pipes, one line per message.
+type benchStdio struct {
+	w  io.Writer
+	r  *bufio.Reader
+	id int64
+}
+
+func (c *benchStdio) send(body []byte) error {
+	_, err := c.w.Write(append(body, '\n'))
+	return err
+}
+
+func (c *benchStdio) roundTrip(body []byte, id int64, tool string) error {
+	if err := c.send(body); err != nil {
+		return err
+	}
+	for {
+		line, err := c.r.ReadBytes('\n')
+		if err != nil {
+			return fmt.Errorf("%s: %w", tool, err)
+		}
+		if bytes.Contains(line, []byte(`"id"`)) {
+			return checkEnvelope(line, id, tool)
+		}
+	}
+}
+
+func (c *benchStdio) call(tool string) error {
+	c.id++
+	return c.roundTrip(callBody(c.id, tool), c.id, tool)
+}
+
+func benchStdioClient(b *testing.B) benchCaller {
 	b.Helper()
 	srv := benchServer(b)
 	stdinR, stdinW := io.Pipe()
@@ -76,15 +150,24 @@ func benchStdioClient(b *testing.B) *client.Client {
 		defer close(done)
 		_ = transport.ServeStdio(ctx, srv, stdinR, stdoutW, nil)
 	}()
-	c := client.NewClient(clienttransport.NewIO(stdoutR, stdinW, io.NopCloser(strings.NewReader(""))))
-	initClient(b, c)
+	c := &benchStdio{w: stdinW, r: bufio.NewReaderSize(stdoutR, 64<<10)}
 	b.Cleanup(func() {
 		cancel()
 		_ = stdinW.Close()
 		_ = stdoutW.Close()
 		<-done
 	})
+	c.id++
+	require.NoError(b, c.roundTrip(initializeBody(c.id), c.id, "initialize"))
+	require.NoError(b, c.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)))
 	return c
+}
+
+func initializeBody(id int64) []byte {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "initialize",
+		"params": map[string]any{"protocolVersion": mcp.LATEST_LEGACY_PROTOCOL_VERSION,
+			"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "bench", "version": "1"}}})
+	return b
 }
 
 func benchHTTPURL(b *testing.B) string {
@@ -92,53 +175,83 @@ func benchHTTPURL(b *testing.B) string {
 	return loopHTTPWith(b, benchServer(b))
 }
 
-func benchHTTPClient(b *testing.B, url string) *client.Client {
-	b.Helper()
-	tr, err := clienttransport.NewStreamableHTTP(url, clienttransport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + testToken}))
-	require.NoError(b, err)
-	c := client.NewClient(tr)
-	initClient(b, c)
-	return c
+// benchHTTP posts each message to the streamable HTTP endpoint under one
+// MCP session and reads the whole answer (JSON or one SSE event).
+type benchHTTP struct {
+	url, session string
+	hc           *http.Client
+	id           atomic.Int64
 }
 
-func initClient(b *testing.B, c *client.Client) {
-	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	require.NoError(b, c.Start(ctx))
-	_, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION,
-		ClientInfo:      mcp.Implementation{Name: "bench", Version: "1"},
-	}})
-	require.NoError(b, err)
-	b.Cleanup(func() { _ = c.Close() })
+func (c *benchHTTP) post(body []byte) (*http.Response, []byte, error) {
+	req, err := http.NewRequest(http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, raw)
+	}
+	// An SSE answer carries the message on its data: line.
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		for _, line := range bytes.Split(raw, []byte("\n")) {
+			if d, ok := bytes.CutPrefix(line, []byte("data:")); ok && bytes.Contains(d, []byte(`"id"`)) {
+				raw = bytes.TrimSpace(d)
+				break
+			}
+		}
+	}
+	return resp, raw, nil
 }
 
-// callOnce makes one call; any protocol error or error result is an error.
-func callOnce(c *client.Client, tool string) error {
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool
-	req.Params.Arguments = benchArgs
-	res, err := c.CallTool(context.Background(), req)
+func (c *benchHTTP) call(tool string) error {
+	id := c.id.Add(1)
+	_, raw, err := c.post(callBody(id, tool))
 	if err != nil {
 		return fmt.Errorf("%s: %w", tool, err)
 	}
-	if res.IsError {
-		return fmt.Errorf("%s: error result %v", tool, res.Content)
-	}
-	return nil
+	return checkEnvelope(raw, id, tool)
+}
+
+func benchHTTPClient(b *testing.B, url string) benchCaller {
+	b.Helper()
+	c := &benchHTTP{url: url, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
+	id := c.id.Add(1)
+	resp, raw, err := c.post(initializeBody(id))
+	require.NoError(b, err)
+	require.NoError(b, checkEnvelope(raw, id, "initialize"))
+	c.session = resp.Header.Get("Mcp-Session-Id")
+	_, _, err = c.post([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	require.NoError(b, err)
+	b.Cleanup(c.hc.CloseIdleConnections)
+	return c
 }
 
 // callOK makes one call from the benchmark goroutine and stops the
 // benchmark on failure.
-func callOK(b *testing.B, c *client.Client, tool string) {
-	if err := callOnce(c, tool); err != nil {
+func callOK(b *testing.B, c benchCaller, tool string) {
+	if err := c.call(tool); err != nil {
 		b.Fatal(err)
 	}
 }
 
 // benchLatency calls tool b.N times in sequence and reports p50 and p99.
-func benchLatency(b *testing.B, c *client.Client, tool string) {
+func benchLatency(b *testing.B, c benchCaller, tool string) {
 	callOK(b, c, tool) // warm: graph compiled, files cached
 	lat := make([]time.Duration, b.N)
 	b.ReportAllocs()
@@ -187,7 +300,7 @@ func BenchmarkNoopHTTPThroughput16(b *testing.B) { benchThroughput(b, "noop") }
 
 func benchThroughput(b *testing.B, tool string) {
 	url := benchHTTPURL(b)
-	clients := make([]*client.Client, throughputClients)
+	clients := make([]benchCaller, throughputClients)
 	for i := range clients {
 		clients[i] = benchHTTPClient(b, url)
 		callOK(b, clients[i], tool)
@@ -199,7 +312,7 @@ func benchThroughput(b *testing.B, tool string) {
 	start := time.Now()
 	for _, c := range clients {
 		wg.Add(1)
-		go func(c *client.Client) {
+		go func(c benchCaller) {
 			defer wg.Done()
 			for {
 				i := next.Add(1) - 1
@@ -207,7 +320,7 @@ func benchThroughput(b *testing.B, tool string) {
 					return
 				}
 				t0 := time.Now()
-				if err := callOnce(c, tool); err != nil {
+				if err := c.call(tool); err != nil {
 					b.Error(err)
 					return
 				}
