@@ -59,6 +59,12 @@ func (l *Loop) NewReplica(ctx context.Context, name string) (*Replica, error) {
 			return nil, err
 		}
 	}
+	if !l.opts.Unconfined {
+		// The sessions' account walks to the trees under state.
+		if err := letThrough(filepath.Join(r.Dir, "state")); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := l.git(ctx, r.Dir, "clone", "--quiet", l.Remote, filepath.Join(r.Dir, "checkout")); err != nil {
 		return nil, err
 	}
