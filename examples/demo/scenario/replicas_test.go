@@ -257,6 +257,7 @@ func mcp(t *testing.T, method, base, id, body string) (int, string, string) {
 // replica B. Last, with both pollers on an hour's interval, a reply
 // delivered by webhook is decided in about one idle cycle.
 func TestATeamOnPostgreSQLWorksEveryItemOnceWhenAPollerDies(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("two pollers and two replicas on PostgreSQL with 200 items: not in -short")
 	}
@@ -456,6 +457,7 @@ func actions(t *testing.T, h *scenario.Replica) string {
 // whichever poller holds the item, which launches the node's session: one
 // session per item, run once by the agent, its claim acted on once.
 func TestATeamLaunchesEachSessionOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("two pollers launching sessions on PostgreSQL: not in -short")
 	}
@@ -495,4 +497,85 @@ func TestATeamLaunchesEachSessionOnce(t *testing.T) {
 	}
 	assert.Len(t, launched, n, "no other session: %v", launched)
 	t.Logf("sessions launched by %d pollers: %v", len(owners), launched)
+}
+
+// TestADeadPollersSessionsAreLaunchedAgainOnce: host A's poller is
+// SIGKILLed while the sessions it launched run (they die with it). Host B
+// takes A's items over once their leases ran out, settles A's sessions and
+// launches each of those nodes again once; no two sessions of an item ever
+// run at once, and the other items' sessions are launched once.
+func TestADeadPollersSessionsAreLaunchedAgainOnce(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("two pollers launching sessions on PostgreSQL: not in -short")
+	}
+	const n = 6
+	tm := newTeam(t, 5*time.Second, false)
+	for i := 2; i <= n; i++ {
+		tm.l.GitHub.SeedIssue(fmt.Sprintf("Ticket %d", i), nil, true)
+	}
+	// Every session waits for a file before it works: A dies while they run.
+	require.NoError(t, tm.l.ScriptNode("requirements-definition", "wait-for=go"))
+	for i := 1; i <= n; i++ {
+		tm.l.GitHub.AddComment(scenario.Ref(i), scenario.Human, "OWNER", "the-loop start")
+	}
+	tm.pollA = tm.run(t)(tm.hostA.Poll())
+	tm.pollB = tm.run(t)(tm.hostB.Poll())
+	tm.httpB = tm.run(t)(tm.hostB.Serve())
+	wait(t, "every checklist", func() bool { return tm.checklists(n) == n })
+	for i := 1; i <= n; i++ {
+		tm.l.GitHub.AddComment(scenario.Ref(i), scenario.Human, "OWNER", execute)
+		tm.deliver(t, tm.httpB.URL, i)
+	}
+	ofA := fmt.Sprintf("/%d/", tm.pollA.PID())
+	running := func() map[string]string {
+		ss, err := tm.st.ListSessions(ctx, store.SessionFilter{State: store.SessionRunning})
+		require.NoError(t, err)
+		out := map[string]string{}
+		for _, s := range ss {
+			out[s.WorkItem] = s.Owner
+		}
+		return out
+	}
+	wait(t, "every item's session running", func() bool { return len(running()) == n })
+	killedItems := map[string]bool{}
+	for item, owner := range running() {
+		if strings.Contains(owner, ofA) {
+			killedItems[item] = true
+		}
+	}
+	require.NotEmpty(t, killedItems, "poller A runs sessions")
+	tm.pollA.Kill()
+	require.NoError(t, os.WriteFile(filepath.Join(tm.l.FakeState, "go"), nil, 0o644))
+	for i := 1; i <= n; i++ {
+		wait(t, "each item's claim", reviewRequested(tm.l, i, "requirements-approval"))
+	}
+
+	tm.assertPostedOnce(t, n)
+	tm.assertDecidedOnce(t, n)
+	sessions, err := tm.st.ListSessions(ctx, store.SessionFilter{})
+	require.NoError(t, err)
+	byItem := map[string][]store.Session{}
+	for _, s := range sessions {
+		require.Equal(t, "requirements-definition", s.Node)
+		byItem[s.WorkItem] = append(byItem[s.WorkItem], s)
+	}
+	for i := 1; i <= n; i++ {
+		item := fmt.Sprintf("issue-%d", i)
+		ss := byItem[item]
+		if !killedItems[item] {
+			assert.Len(t, ss, 1, "%s: its poller lived; one session", item)
+			continue
+		}
+		require.Len(t, ss, 2, "%s: the session that died with A, and one more by B", item)
+		first, second := ss[0], ss[1]
+		if second.StartedAt.Before(first.StartedAt) {
+			first, second = second, first
+		}
+		assert.Contains(t, first.Owner, ofA)
+		assert.NotContains(t, second.Owner, ofA)
+		assert.False(t, first.EndedAt.IsZero(), "%s: A's session is settled", item)
+		assert.False(t, second.StartedAt.Before(first.EndedAt), "%s: B launched only once A's session was settled", item)
+	}
+	t.Logf("A died running %d sessions; each was launched again once", len(killedItems))
 }
