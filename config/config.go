@@ -247,6 +247,9 @@ func (c *Config) validate() error {
 	if err := c.validateSessions(); err != nil {
 		return err
 	}
+	if err := c.MCP.HTTP.OAuth.validate(); err != nil {
+		return err
+	}
 	if err := c.Webhooks.validate(); err != nil {
 		return err
 	}

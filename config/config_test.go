@@ -83,6 +83,14 @@ func TestParseRefusesBadInputNamingKeyAndLine(t *testing.T) {
 			"store.url: store.url and store.path are both set; give one: url for PostgreSQL, path for a SQLite file"},
 		{"store url of another database", "store:\n  url: mysql://loop:ghp_x@db/loop\n",
 			`store.url: "mysql://loop:xxxxx@db/loop" is not a PostgreSQL URL; give postgres://USER@HOST:PORT/DATABASE (a SQLite file goes in store.path)`},
+		{"web client without an issuer", "mcp:\n  http:\n    oauth:\n      webClientId: the-loop-ui\n",
+			"line 4: mcp.http.oauth.webClientId: is set but mcp.http.oauth.issuer is not"},
+		{"web client without a resource url", "mcp:\n  http:\n    oauth:\n      issuer: https://id.example.com\n      webClientId: the-loop-ui\n",
+			"mcp.http.oauth.webClientId: is set but mcp.http.oauth.resourceUrl is not"},
+		{"web client secret without a client", "mcp:\n  http:\n    oauth:\n      issuer: https://id.example.com\n      webClientSecretEnv: UI_SECRET\n",
+			"mcp.http.oauth.webClientSecretEnv: is set but mcp.http.oauth.webClientId is not"},
+		{"web client secret in the file", "mcp:\n  http:\n    oauth:\n      webClientId: ui\n      webClientSecretEnv: ghp_x/y\n",
+			"mcp.http.oauth.webClientSecretEnv: does not look like an environment variable name"},
 		{"store url that is a file", "store:\n  url: /var/lib/the-loop/state.db\n", "store.url: \"/var/lib/the-loop/state.db\" is not a PostgreSQL URL"},
 	}
 	for _, tt := range tests {

@@ -211,6 +211,12 @@ type OAuth struct {
 	JWKSURL string `yaml:"jwksUrl"`
 	// Scopes lists the scopes a token must carry (empty: none required).
 	Scopes []string `yaml:"scopes"`
+	// WebClientID is the OAuth client the web view signs browsers in as
+	// (the authorization-code flow with PKCE); empty keeps the token form.
+	WebClientID string `yaml:"webClientId"`
+	// WebClientSecretEnv names the variable holding that client's secret,
+	// for a confidential client (empty: a public client, PKCE alone).
+	WebClientSecretEnv string `yaml:"webClientSecretEnv"`
 }
 
 // Polling configures the poller daemon.

@@ -332,3 +332,32 @@ func TestAGetStreamIsBoundToItsSessionsPrincipal(t *testing.T) {
 	assert.Equal(t, http.StatusOK, stream.StatusCode)
 	assert.Equal(t, "text/event-stream", stream.Header.Get("Content-Type"))
 }
+
+// TestAccessTokenVerifierIsTheEndpointsCheck: the verifier another
+// surface (the web view) shares admits and refuses what /mcp does, and
+// says when the token ends.
+func TestAccessTokenVerifierIsTheEndpointsCheck(t *testing.T) {
+	as := newFakeAS(t, true, false)
+	v, err := transport.NewAccessTokenVerifier(context.Background(), *as.options())
+	require.NoError(t, err)
+	c := as.claims("alice")
+	exp := time.Now().Add(20 * time.Minute).Truncate(time.Second)
+	c["exp"] = exp.Unix()
+	p, until, err := v.Verify(context.Background(), as.sign(t, "k1", c))
+	require.NoError(t, err)
+	assert.Equal(t, transport.Principal{Subject: "alice", Method: "oauth", Issuer: as.srv.URL, Scopes: []string{"loop:use", "openid"}}, p)
+	assert.True(t, exp.Equal(until), until)
+
+	for name, edit := range map[string]func(map[string]any){
+		"the access token is not valid for this resource: oidc: expected audience": func(c map[string]any) { c["aud"] = "https://other.example.com/mcp" },
+		"the access token has expired":                                             func(c map[string]any) { c["exp"] = time.Now().Add(-time.Hour).Unix() },
+		"the access token lacks scope loop:use":                                    func(c map[string]any) { c["scope"] = "openid" },
+		"the access token has no subject":                                          func(c map[string]any) { delete(c, "sub") },
+	} {
+		c := as.claims("alice")
+		edit(c)
+		_, _, err := v.Verify(context.Background(), as.sign(t, "k1", c))
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), name)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -33,20 +34,27 @@ const (
 )
 
 // sessions holds the signed-in browsers: a random id (the cookie's value)
-// to its expiry. Ids are stored hashed.
+// to who signed in and until when. Ids are stored hashed.
 type sessions struct {
 	mu   sync.Mutex
-	byID map[[sha256.Size]byte]time.Time
+	byID map[[sha256.Size]byte]session
 	ttl  time.Duration
 	now  func() time.Time
 }
 
-func newSessions(ttl time.Duration, now func() time.Time) *sessions {
-	return &sessions{byID: map[[sha256.Size]byte]time.Time{}, ttl: ttl, now: now}
+// session is one signed-in browser.
+type session struct {
+	who Principal
+	exp time.Time
 }
 
-// open starts a session and returns its cookie value.
-func (s *sessions) open() (string, time.Time, error) {
+func newSessions(ttl time.Duration, now func() time.Time) *sessions {
+	return &sessions{byID: map[[sha256.Size]byte]session{}, ttl: ttl, now: now}
+}
+
+// open starts a session of who, ending after the TTL or at until (when
+// not zero), whichever comes first, and returns its cookie value.
+func (s *sessions) open(who Principal, until time.Time) (string, time.Time, error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", time.Time{}, err
@@ -55,40 +63,36 @@ func (s *sessions) open() (string, time.Time, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	for k, exp := range s.byID {
-		if !exp.After(now) {
+	for k, v := range s.byID {
+		if !v.exp.After(now) {
 			delete(s.byID, k)
 		}
 	}
 	if len(s.byID) >= maxSessions {
-		var oldest [sha256.Size]byte
-		var at time.Time
-		for k, exp := range s.byID {
-			if at.IsZero() || exp.Before(at) {
-				oldest, at = k, exp
-			}
-		}
-		delete(s.byID, oldest)
+		dropOldest(s.byID, func(v session) time.Time { return v.exp })
 	}
 	exp := now.Add(s.ttl)
-	s.byID[sha256.Sum256([]byte(id))] = exp
+	if !until.IsZero() && until.Before(exp) {
+		exp = until
+	}
+	s.byID[sha256.Sum256([]byte(id))] = session{who: who, exp: exp}
 	return id, exp, nil
 }
 
-// valid reports whether id names a live session.
-func (s *sessions) valid(id string) bool {
+// lookup returns who holds the live session id.
+func (s *sessions) lookup(id string) (Principal, bool) {
 	if id == "" {
-		return false
+		return Principal{}, false
 	}
 	k := sha256.Sum256([]byte(id))
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	exp, ok := s.byID[k]
-	if ok && !exp.After(s.now()) {
+	v, ok := s.byID[k]
+	if ok && !v.exp.After(s.now()) {
 		delete(s.byID, k)
-		return false
+		return Principal{}, false
 	}
-	return ok
+	return v.who, ok
 }
 
 func (s *sessions) close(id string) {
@@ -100,15 +104,23 @@ func (s *sessions) close(id string) {
 // tokenCheck compares a presented token with the configured ones (every
 // client's static token signs a browser in) in constant time.
 type tokenCheck struct {
-	sums [][sha256.Size]byte
-	set  bool
+	sums  [][sha256.Size]byte
+	names []string
+	set   bool
 }
 
-func newTokenCheck(tokens []string) tokenCheck {
+// newTokenCheck holds tokens; names[i] names the client of tokens[i]
+// ("bearer", the one unnamed token, where names has no entry).
+func newTokenCheck(tokens, names []string) tokenCheck {
 	var t tokenCheck
-	for _, tok := range tokens {
+	for i, tok := range tokens {
 		if tok != "" {
+			name := "bearer"
+			if i < len(names) && names[i] != "" {
+				name = names[i]
+			}
 			t.sums = append(t.sums, sha256.Sum256([]byte(tok)))
+			t.names = append(t.names, name)
 		}
 	}
 	t.set = len(t.sums) > 0
@@ -116,33 +128,53 @@ func newTokenCheck(tokens []string) tokenCheck {
 }
 
 func (t tokenCheck) ok(presented string) bool {
+	_, ok := t.client(presented)
+	return ok
+}
+
+// client is the principal whose token presented is. Every token is
+// compared, whatever matches.
+func (t tokenCheck) client(presented string) (Principal, bool) {
 	if !t.set || presented == "" {
-		return false
+		return Principal{}, false
 	}
 	sum := sha256.Sum256([]byte(presented))
-	match := 0
-	for _, s := range t.sums {
-		match |= subtle.ConstantTimeCompare(sum[:], s[:])
+	found := -1
+	for i, s := range t.sums {
+		if subtle.ConstantTimeCompare(sum[:], s[:]) == 1 {
+			found = i
+		}
 	}
-	return match == 1
+	if found < 0 {
+		return Principal{}, false
+	}
+	return Principal{Subject: t.names[found], Method: "bearer"}, true
 }
 
 // tokenInQuery reports a query string that carries a credential: a
-// parameter whose name looks secret, or any value equal to the token.
-func (h *Handler) tokenInQuery(q url.Values) bool {
-	for name, vals := range q {
+// parameter whose name looks secret, any value equal to a static token,
+// or any value shaped like a JSON Web Token (an OAuth access or ID token)
+// — but the code and state the issuer sends to the callback.
+func (h *Handler) tokenInQuery(r *http.Request) bool {
+	for name, vals := range r.URL.Query() {
 		n := strings.ReplaceAll(strings.ToUpper(name), "-", "_")
 		if envvar.LooksSecret(n) || strings.Contains(n, "BEARER") || n == "JWT" {
 			return true
 		}
+		issuers := r.URL.Path == CallbackPath && (name == "code" || name == "state")
 		for _, v := range vals {
-			if h.token.ok(v) || h.token.ok(strings.TrimPrefix(v, "Bearer ")) {
+			v = strings.TrimPrefix(v, "Bearer ")
+			if h.token.ok(v) || (!issuers && jwtShape.MatchString(v)) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// jwtShape is a compact JWS or JWE: a base64url JSON header ("eyJ") and
+// two or four more dot-separated base64url parts.
+var jwtShape = regexp.MustCompile(`^eyJ[A-Za-z0-9_-]*(\.[A-Za-z0-9_-]*){2}((\.[A-Za-z0-9_-]*){2})?$`)
 
 // sameOrigin says whether a request comes from the view's own pages: an
 // Origin header, when sent, must be the request's own origin or one the
@@ -170,14 +202,36 @@ func (h *Handler) sameOrigin(r *http.Request) bool {
 	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.Header.Get("Sec-Fetch-Mode") == "navigate"
 }
 
-// signedIn reports a request carrying a live session cookie or the bearer
+// signedIn reports a request carrying a live session cookie or a bearer
 // token in its Authorization header.
 func (h *Handler) signedIn(r *http.Request) bool {
-	if c, err := r.Cookie(CookieName); err == nil && h.sessions.valid(c.Value) {
-		return true
+	_, ok := h.principal(r)
+	return ok
+}
+
+// principal is who the request is signed in as: the session its cookie
+// names, else the bearer token of its Authorization header (a static
+// token, or under OAuth an access token the MCP endpoint would take).
+func (h *Handler) principal(r *http.Request) (Principal, bool) {
+	if c, err := r.Cookie(CookieName); err == nil {
+		if who, ok := h.sessions.lookup(c.Value); ok {
+			return who, true
+		}
 	}
 	scheme, rest, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	return ok && strings.EqualFold(scheme, "Bearer") && h.token.ok(strings.TrimSpace(rest))
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return Principal{}, false
+	}
+	raw := strings.TrimSpace(rest)
+	if who, ok := h.token.client(raw); ok {
+		return who, true
+	}
+	if h.oauth != nil && raw != "" {
+		if who, _, err := h.oauth.o.Verify(r.Context(), raw); err == nil {
+			return who, true
+		}
+	}
+	return Principal{}, false
 }
 
 // safeNext keeps a post-sign-in destination inside the view.

@@ -2,8 +2,9 @@
 // `the-loop serve --http` under /ui/: every work item the store knows, one
 // item's loop drawn with its pointer lit, its decisions, sessions and
 // event log. Pages are rendered on the server with html/template from
-// embedded files; there is no script. A browser signs in once with the
-// bearer token and holds an HttpOnly, SameSite=Strict cookie.
+// embedded files. A browser signs in once, with the bearer token or
+// through the OAuth authorization server (oauth.go), and holds an
+// HttpOnly, SameSite=Strict cookie.
 package web
 
 import (
@@ -50,6 +51,12 @@ type Options struct {
 	// Tokens are the bearer tokens a browser signs in with, any of them
 	// (none refuses every sign-in, saying how to configure one).
 	Tokens []string
+	// TokenNames names the client of each of Tokens ("bearer" where
+	// absent), the principal a browser signed in with it is.
+	TokenNames []string
+	// OAuth, when set, signs browsers in through the authorization server
+	// (NewOAuth); the token form then stays at /ui/signin?with=token.
+	OAuth *OAuth
 	// TokenEnv names where the token is read from, for messages.
 	TokenEnv string
 	// AllowedOrigins are other origins whose requests are accepted
@@ -74,6 +81,7 @@ type Handler struct {
 	pages    map[string]*template.Template
 	sessions *sessions
 	token    tokenCheck
+	oauth    *OAuth
 	origins  map[string]bool
 	log      *slog.Logger
 }
@@ -102,8 +110,8 @@ func New(o Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{opts: o, pages: pages, sessions: newSessions(o.SessionTTL, o.Now), token: newTokenCheck(o.Tokens),
-		origins: map[string]bool{}, log: o.Logger}
+	h := &Handler{opts: o, pages: pages, sessions: newSessions(o.SessionTTL, o.Now), token: newTokenCheck(o.Tokens, o.TokenNames),
+		oauth: o.OAuth, origins: map[string]bool{}, log: o.Logger}
 	for _, origin := range o.AllowedOrigins {
 		h.origins[strings.ToLower(strings.TrimRight(origin, "/"))] = true
 	}
@@ -115,6 +123,7 @@ func New(o Options) (*Handler, error) {
 	m.Handle("GET "+Prefix+"static/", http.StripPrefix(Prefix+"static/", http.FileServerFS(static)))
 	m.HandleFunc("GET "+Prefix+"signin", h.signinPage)
 	m.HandleFunc("POST "+Prefix+"signin", h.signin)
+	m.HandleFunc("GET "+CallbackPath, h.oauthCallback)
 	m.HandleFunc("POST "+Prefix+"signout", h.signedInOnly(h.signout))
 	m.HandleFunc("GET "+Prefix+"items", h.signedInOnly(h.items))
 	m.HandleFunc("GET "+Prefix+"item", h.signedInOnly(h.item))
@@ -162,7 +171,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Referrer-Policy", "same-origin") // "no-referrer" makes Chromium send "Origin: null" with the sign-in form
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Cache-Control", "no-store")
-	if h.tokenInQuery(r.URL.Query()) {
+	if r.URL.Path == CallbackPath {
+		hd.Set("Referrer-Policy", "no-referrer") // its URL carries the issuer's code
+	}
+	if h.tokenInQuery(r) {
 		h.log.Warn("web: a token in a URL was refused", "path", r.URL.Path, "remote", r.RemoteAddr)
 		h.fail(w, r, http.StatusBadRequest, MsgTokenInURL)
 		return
@@ -201,6 +213,8 @@ func (h *Handler) signedInOnly(next http.HandlerFunc) http.HandlerFunc {
 type page struct {
 	Title    string
 	SignedIn bool
+	// Who names the signed-in principal.
+	Who string
 	// Live loads the script that reloads the page when the store changes.
 	Live    bool
 	Message string
@@ -210,6 +224,9 @@ type page struct {
 }
 
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	if who, ok := h.principal(r); ok && p.SignedIn {
+		p.Who = who.String()
+	}
 	var buf bytes.Buffer
 	if err := h.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
 		h.log.Error("web: render", "page", name, "err", err)
@@ -233,12 +250,37 @@ func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
 		return
 	}
-	h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Data: signinView{Next: safeNext(r.URL.Query().Get("next")), TokenEnv: h.opts.TokenEnv, NoToken: !h.token.set}})
+	q := r.URL.Query()
+	view := h.signinView(safeNext(q.Get("next")))
+	if h.oauth != nil && !(q.Get("with") == "token" && h.token.set) && q.Get("signedout") == "" {
+		h.oauthStart(w, r, view.Next)
+		return
+	}
+	view.TokenForm = h.token.set && (h.oauth == nil || q.Get("with") == "token")
+	view.TokenLink = h.token.set && !view.TokenForm
+	msg := ""
+	if q.Get("signedout") != "" {
+		msg = "Signed out."
+	}
+	h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Message: msg, Data: view})
 }
 
+// signinView is what the sign-in page shows.
 type signinView struct {
 	Next, TokenEnv string
 	NoToken        bool
+	// Issuer names the authorization server when browsers sign in
+	// through it; TokenForm shows the token form, TokenLink a link to it.
+	Issuer               string
+	TokenForm, TokenLink bool
+}
+
+func (h *Handler) signinView(next string) signinView {
+	v := signinView{Next: next, TokenEnv: h.opts.TokenEnv, NoToken: !h.token.set && h.oauth == nil, TokenForm: h.oauth == nil}
+	if h.oauth != nil {
+		v.Issuer = h.oauth.o.Issuer
+	}
+	return v
 }
 
 // signin takes the token once, from a form body, and sets the cookie.
@@ -249,25 +291,37 @@ func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next := safeNext(r.PostForm.Get("next"))
-	view := signinView{Next: next, TokenEnv: h.opts.TokenEnv, NoToken: !h.token.set}
+	view := h.signinView(next)
+	view.TokenForm = h.token.set
 	if !h.token.set {
 		h.render(w, r, http.StatusUnauthorized, "signin", page{Title: "Sign in", Message: MsgNoTokenSetUp + h.opts.TokenEnv + " (or pass --token-file) and restart serve", Data: view})
 		return
 	}
-	if !h.token.ok(strings.TrimSpace(r.PostForm.Get("token"))) {
+	who, ok := h.token.client(strings.TrimSpace(r.PostForm.Get("token")))
+	if !ok {
 		h.log.Warn("web: sign-in with a wrong token", "remote", r.RemoteAddr)
 		h.render(w, r, http.StatusUnauthorized, "signin", page{Title: "Sign in", Message: MsgWrongToken + h.opts.TokenEnv, Data: view})
 		return
 	}
-	id, exp, err := h.sessions.open()
-	if err != nil {
-		h.fail(w, r, http.StatusInternalServerError, "could not start a session: "+err.Error())
+	if !h.openSession(w, r, who, time.Time{}) {
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: id, Path: Prefix, Expires: exp, MaxAge: int(h.opts.SessionTTL.Seconds()),
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-	h.log.Info("web: a browser signed in", "remote", r.RemoteAddr, "expires", exp.UTC().Format(time.RFC3339))
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// openSession starts who's session, ending at the TTL or until (when not
+// zero), and sets its cookie; false when it could not (the answer is
+// written).
+func (h *Handler) openSession(w http.ResponseWriter, r *http.Request, who Principal, until time.Time) bool {
+	id, exp, err := h.sessions.open(who, until)
+	if err != nil {
+		h.fail(w, r, http.StatusInternalServerError, "could not start a session: "+err.Error())
+		return false
+	}
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: id, Path: Prefix, Expires: exp, MaxAge: int(exp.Sub(h.opts.Now()).Seconds()),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	h.log.Info("web: a browser signed in", "who", who.String(), "remote", r.RemoteAddr, "expires", exp.UTC().Format(time.RFC3339))
+	return true
 }
 
 func (h *Handler) signout(w http.ResponseWriter, r *http.Request) {
@@ -275,5 +329,5 @@ func (h *Handler) signout(w http.ResponseWriter, r *http.Request) {
 		h.sessions.close(c.Value)
 	}
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: Prefix, MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-	http.Redirect(w, r, Prefix+"signin", http.StatusSeeOther)
+	http.Redirect(w, r, Prefix+"signin?signedout=1", http.StatusSeeOther)
 }

@@ -315,7 +315,9 @@ func TestSecureCookieOverTLS(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	h := newTestHandler(t, &fakeBackend{board: boardOf(1, "x")})
 	c := signedInCookie(t, h)
-	for _, target := range []string{"/ui/items?token=" + testToken, "/ui/items?access_token=abc", "/ui/signin?Bearer=x", "/ui/items?q=" + testToken, "/ui/item?api_key=1"} {
+	for _, target := range []string{"/ui/items?token=" + testToken, "/ui/items?access_token=abc", "/ui/signin?Bearer=x", "/ui/items?q=" + testToken, "/ui/item?api_key=1",
+		"/ui/items?repo=eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln", CallbackPath + "?code=x&state=y&id_token=eyJ",
+		CallbackPath + "?code=x&state=y&session=eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln"} {
 		w := get(t, h, target, c)
 		assert.Equal(t, http.StatusBadRequest, w.Code, target)
 		assert.Contains(t, w.Body.String(), "a token in a URL is refused", target)

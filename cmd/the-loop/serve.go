@@ -158,11 +158,15 @@ func serveHTTP(ctx context.Context, f *Factory, svc *service.Service, srv *serve
 	} else {
 		logger.Warn("mcp http: the state store could not be opened; sessions live on this replica only", "err", err)
 	}
-	uiTokens := make([]string, 0, len(tokens))
+	uiTokens, uiNames := make([]string, 0, len(tokens)), make([]string, 0, len(tokens))
 	for _, t := range tokens {
-		uiTokens = append(uiTokens, t.Token)
+		uiTokens, uiNames = append(uiTokens, t.Token), append(uiNames, t.Name)
 	}
-	ui, err := web.New(web.Options{Backend: svc, Tokens: uiTokens, TokenEnv: h.TokenEnv, AllowedOrigins: o.AllowedOrigins, Logger: logger, Stop: ctx.Done()})
+	uiOAuth, err := webOAuth(ctx, f, h.OAuth, logger)
+	if err != nil {
+		return err
+	}
+	ui, err := web.New(web.Options{Backend: svc, Tokens: uiTokens, TokenNames: uiNames, OAuth: uiOAuth, TokenEnv: h.TokenEnv, AllowedOrigins: o.AllowedOrigins, Logger: logger, Stop: ctx.Done()})
 	if err != nil {
 		return err
 	}

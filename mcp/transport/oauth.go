@@ -163,33 +163,71 @@ func oauthServerMetadata(ctx context.Context, client *http.Client, issuer string
 	return meta.JWKSURI, nil
 }
 
+// AccessTokenVerifier checks OAuth access tokens exactly as the MCP
+// endpoint does (signature, issuer, audience equal to the resource URL,
+// expiry, a subject, every required scope), for another surface of the
+// same server that must admit the same principals (the web view's
+// browser sign-in).
+type AccessTokenVerifier struct{ v *oauthVerifier }
+
+// NewAccessTokenVerifier discovers the issuer's keys (or uses o.JWKSURL)
+// as the MCP endpoint's verifier does.
+func NewAccessTokenVerifier(ctx context.Context, o OAuthOptions) (*AccessTokenVerifier, error) {
+	v, err := newOAuthVerifier(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return &AccessTokenVerifier{v: v}, nil
+}
+
+// Verify returns the token's principal and expiry, or an error saying why
+// it is refused (never the token).
+func (a *AccessTokenVerifier) Verify(ctx context.Context, raw string) (Principal, time.Time, error) {
+	p, exp, fail := a.v.verifyToken(ctx, raw)
+	switch {
+	case fail == nil:
+	case fail.logReason == "expired" || fail.logReason == "no sub claim" || strings.HasPrefix(fail.logReason, "missing scope"):
+		return Principal{}, time.Time{}, errors.New(fail.description)
+	default: // the verifier's own words say which check failed
+		return Principal{}, time.Time{}, fmt.Errorf("%s: %s", fail.description, fail.logReason)
+	}
+	return p, exp, nil
+}
+
 // verify checks one access token and returns the caller.
 func (v *oauthVerifier) verify(ctx context.Context, raw string) (Principal, *authFailure) {
+	p, _, fail := v.verifyToken(ctx, raw)
+	return p, fail
+}
+
+// verifyToken checks one access token and returns the caller and when
+// the token expires.
+func (v *oauthVerifier) verifyToken(ctx context.Context, raw string) (Principal, time.Time, *authFailure) {
 	tok, err := v.verifier.Verify(ctx, raw)
 	if err != nil {
 		var expired *oidc.TokenExpiredError
 		if errors.As(err, &expired) {
-			return Principal{}, &authFailure{http.StatusUnauthorized, "invalid_token", "the access token has expired", "expired"}
+			return Principal{}, time.Time{}, &authFailure{http.StatusUnauthorized, "invalid_token", "the access token has expired", "expired"}
 		}
-		return Principal{}, &authFailure{http.StatusUnauthorized, "invalid_token", "the access token is not valid for this resource", err.Error()}
+		return Principal{}, time.Time{}, &authFailure{http.StatusUnauthorized, "invalid_token", "the access token is not valid for this resource", err.Error()}
 	}
 	if tok.Subject == "" {
-		return Principal{}, &authFailure{http.StatusUnauthorized, "invalid_token", "the access token has no subject", "no sub claim"}
+		return Principal{}, time.Time{}, &authFailure{http.StatusUnauthorized, "invalid_token", "the access token has no subject", "no sub claim"}
 	}
 	var claims struct {
 		Scope string          `json:"scope"`
 		Scp   json.RawMessage `json:"scp"`
 	}
 	if err := tok.Claims(&claims); err != nil {
-		return Principal{}, &authFailure{http.StatusUnauthorized, "invalid_token", "the access token claims are malformed", err.Error()}
+		return Principal{}, time.Time{}, &authFailure{http.StatusUnauthorized, "invalid_token", "the access token claims are malformed", err.Error()}
 	}
 	have := tokenScopes(claims.Scope, claims.Scp)
 	for _, want := range v.scopes {
 		if !slices.Contains(have, want) {
-			return Principal{}, &authFailure{http.StatusForbidden, "insufficient_scope", "the access token lacks scope " + want, "missing scope " + want}
+			return Principal{}, time.Time{}, &authFailure{http.StatusForbidden, "insufficient_scope", "the access token lacks scope " + want, "missing scope " + want}
 		}
 	}
-	return Principal{Subject: tok.Subject, Method: "oauth", Issuer: tok.Issuer, Scopes: have}, nil
+	return Principal{Subject: tok.Subject, Method: "oauth", Issuer: tok.Issuer, Scopes: have}, tok.Expiry, nil
 }
 
 // tokenScopes reads "scope" (space-separated, RFC 9068) or "scp" (a list
