@@ -133,11 +133,20 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 	defer t.Stop()
 	ended := p.sessionEnded()
 	leaseCtx, stopLeases := context.WithCancel(ctx)
-	defer stopLeases()
-	go p.keepLeases(leaseCtx)
-	defer p.releaseLeases()
+	kept := make(chan struct{})
+	go func() { defer close(kept); p.keepLeases(leaseCtx) }()
+	defer func() {
+		// The keeper stops before the leases are released: a renewal
+		// after the release would hold the items another lease long.
+		stopLeases()
+		<-kept
+		p.releaseLeases()
+	}()
 	wakes := p.listenWakes(leaseCtx)
 	for {
+		if ctx.Err() != nil {
+			return p.stopSessions()
+		}
 		rep := p.RunOnce(ctx)
 		p.log().Info("poll cycle", "sources", len(rep.Sources), "duration", rep.Duration)
 		select {
@@ -145,7 +154,11 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
 			return p.stopSessions()
 		case <-t.C:
 		case <-ended: // a session ended: what it claimed is acted on now
-		case ref := <-wakes: // something changed in the store: evaluate it now
+		case ref, ok := <-wakes: // something changed in the store: evaluate it now
+			if !ok { // the listener ended (the poller stops): the loop's top says so
+				wakes = nil
+				continue
+			}
 			p.log().Debug("woken", "ref", ref)
 			p.woken(ref)
 		case <-p.Wake: // SIGUSR1

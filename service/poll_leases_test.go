@@ -110,6 +110,15 @@ func TestPollersSharingAStoreWorkEachItemOnce(t *testing.T) {
 	act = issueOne(t, a.RunOnce(ctx))
 	assert.Equal(t, "gate", act.Action, act.Detail)
 	assert.Len(t, filterMarker(r.fake.Comments(r.ref), "<!-- the-loop:phase-selection -->"), 1, "still posted once")
+	evs, err = st.Events(ctx, r.repo, "issue-1")
+	require.NoError(t, err)
+	takeovers = 0
+	for _, e := range evs {
+		if e.Name == "lease.taken_over" {
+			takeovers++
+		}
+	}
+	assert.Equal(t, 1, takeovers, "an item its poller released is handed over, not taken over")
 }
 
 // A write by a poller whose lease another took over is refused with

@@ -49,6 +49,7 @@ var contract = []struct {
 	{"CachedPagesAgeOutAndAreBounded", TestCachedPagesAgeOutAndAreBounded},
 	{"SavingAPageInsideAnUpdateDoesNotWait", TestSavingAPageInsideAnUpdateDoesNotWait},
 	{"ACachedPageBeingWrittenIsStillFound", TestACachedPageBeingWrittenIsStillFound},
+	{"ACachedPageKeyMayHoldAnyByte", TestACachedPageKeyMayHoldAnyByte},
 	{"DependencyReadsKeepTheLatestReadOfEachItem", TestDependencyReadsKeepTheLatestReadOfEachItem},
 	{"SessionStopIsRecordedOnceAndApplied", TestSessionStopIsRecordedOnceAndApplied},
 	{"UpdateConcurrentGoroutines", TestUpdateConcurrentGoroutines},

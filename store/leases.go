@@ -91,11 +91,12 @@ func (s *Store) TakeLease(ctx context.Context, key, owner string, ttl time.Durat
 	}
 	defer func() { _ = tx.Rollback() }()
 	var prev sql.NullString
+	var prevExpires int64
 	lock := ""
 	if s.pg != nil {
 		lock = ` FOR UPDATE`
 	}
-	err = tx.QueryRowContext(ctx, `SELECT owner FROM item_leases WHERE key = ?`+lock, key).Scan(&prev)
+	err = tx.QueryRowContext(ctx, `SELECT owner, expires_ms FROM item_leases WHERE key = ?`+lock, key).Scan(&prev, &prevExpires)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return Lease{}, false, describe(s.path, "take a lease in", err)
 	}
@@ -122,7 +123,9 @@ func (s *Store) TakeLease(ctx context.Context, key, owner string, ttl time.Durat
 		return Lease{}, false, describe(s.path, "take a lease in", err)
 	}
 	l.Expires = time.UnixMilli(expires).UTC()
-	if prev.Valid && prev.String != owner {
+	if prev.Valid && prev.String != owner && prevExpires != releasedMillis {
+		// A lease its owner released was handed over, not taken over:
+		// that owner stopped what it ran before it let go.
 		l.TakenOver, l.From = true, prev.String
 	}
 	return l, true, nil
@@ -171,7 +174,7 @@ func (s *Store) ReleaseLeases(ctx context.Context, owner string, keys ...string)
 	if owner == "" {
 		return errors.New("release leases: the owner is empty")
 	}
-	q, args := `UPDATE item_leases SET expires_ms = 0 WHERE owner = ?`, []any{owner}
+	q, args := `UPDATE item_leases SET expires_ms = ? WHERE owner = ?`, []any{releasedMillis, owner}
 	if len(keys) > 0 {
 		q += ` AND key IN (?` + strings.Repeat(`, ?`, len(keys)-1) + `)`
 		for _, k := range keys {
@@ -183,6 +186,11 @@ func (s *Store) ReleaseLeases(ctx context.Context, owner string, keys ...string)
 	}
 	return nil
 }
+
+// releasedMillis is the expiry of a lease its owner released: taking it is
+// no takeover. A lease that ran out, or one BreakLeases ended, keeps an
+// expiry of 0 or more.
+const releasedMillis = -1
 
 // BreakLeases ends every lease not owned by keep. Only for a store one
 // poller owns (SQLite, under the poll lock): the leases a killed poller

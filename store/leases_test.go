@@ -58,6 +58,15 @@ func TestALeaseIsHeldByOneOwnerAndChangesHandsOnlyWhenItExpires(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok, "a released lease is taken at once")
 	assert.Equal(t, int64(3), c.Fence)
+	assert.False(t, c.TakenOver, "a released lease is handed over, not taken over")
+	assert.Empty(t, c.From)
+
+	require.NoError(t, s.BreakLeases(ctx, "poller-d"))
+	d, ok, err := s.TakeLease(ctx, "github:acme/widgets#7", "poller-d", time.Hour)
+	require.NoError(t, err)
+	require.True(t, ok, "a broken lease is taken at once")
+	assert.True(t, d.TakenOver, "a lease another poller ended (its owner may have been killed) is taken over")
+	assert.Equal(t, "poller-c", d.From)
 }
 
 func TestAStaleFenceIsRefusedAndTheNewHolderWrites(t *testing.T) {

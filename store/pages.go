@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -42,7 +43,7 @@ func (s *Store) LoadPage(ctx context.Context, key string) (Page, bool, error) {
 	}
 	var p Page
 	var header string
-	err := s.read.QueryRowContext(ctx, `SELECT etag, header, body FROM http_pages WHERE key = ?`, key).Scan(&p.ETag, &header, &p.Body)
+	err := s.read.QueryRowContext(ctx, `SELECT etag, header, body FROM http_pages WHERE key = ?`, storedPageKey(key)).Scan(&p.ETag, &header, &p.Body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Page{}, false, nil
 	}
@@ -197,6 +198,14 @@ func (w *pageWriter) flush(s *Store) {
 
 // FlushPages writes the queued cache pages now. It must not be called
 // from inside an Update callback (the write connection is taken there).
+// pageKeyEscapes writes a page's key so that any byte of it can be stored:
+// PostgreSQL's text holds no NUL, and the HTTP cache separates the URL from
+// the Accept header with one. Injective: a backslash is doubled first.
+var pageKeyEscapes = strings.NewReplacer(`\`, `\\`, "\x00", `\0`)
+
+// storedPageKey is the key column's value for the cache key key.
+func storedPageKey(key string) string { return pageKeyEscapes.Replace(key) }
+
 func (s *Store) FlushPages() { s.pages.flush(s) }
 
 // close flushes the queue and stops the writer (a no-op when it never ran;
@@ -226,7 +235,7 @@ func (s *Store) writePages(q map[string]pageOp) {
 		saves := int64(0)
 		for key, op := range q {
 			if op.page == nil {
-				if _, err := tx.ExecContext(ctx, `UPDATE http_pages SET used_at = ? WHERE key = ?`, stamp, key); err != nil {
+				if _, err := tx.ExecContext(ctx, `UPDATE http_pages SET used_at = ? WHERE key = ?`, stamp, storedPageKey(key)); err != nil {
 					return err
 				}
 				continue
@@ -241,7 +250,7 @@ func (s *Store) writePages(q map[string]pageOp) {
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO http_pages (key, etag, header, body, used_at) VALUES (?, ?, ?, ?, ?)
 				ON CONFLICT (key) DO UPDATE SET etag = excluded.etag, header = excluded.header, body = excluded.body, used_at = excluded.used_at`,
-				key, op.page.ETag, string(header), body, stamp); err != nil {
+				storedPageKey(key), op.page.ETag, string(header), body, stamp); err != nil {
 				return err
 			}
 			saves++

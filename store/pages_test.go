@@ -133,3 +133,32 @@ func TestACachedPageBeingWrittenIsStillFound(t *testing.T) {
 	assert.True(t, found, "committed: found in the database")
 	assert.Equal(t, page.ETag, got.ETag)
 }
+
+// A page's key may hold any byte — the HTTP cache's keys hold a NUL between
+// the URL and the Accept header, which PostgreSQL's text cannot — and keys
+// that differ only in how they would be escaped stay apart.
+func TestACachedPageKeyMayHoldAnyByte(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	keys := []string{
+		"https://api.github.com/repos/octo/widgets/issues?page=2\x00application/vnd.github+json",
+		`a\0b`, "a\x00b", `a\\0b`, "a\\\x00b",
+	}
+	for i, k := range keys {
+		require.NoError(t, s.SavePage(ctx, k, Page{ETag: fmt.Sprintf(`"%d"`, i), Header: http.Header{}, Body: []byte{0, byte(i)}}))
+	}
+	s.FlushPages()
+	require.NoError(t, s.Close())
+	again, err := Open(ctx, s.Path())
+	require.NoError(t, err)
+	defer again.Close()
+	for i, k := range keys {
+		require.NoError(t, again.TouchPage(ctx, k))
+		got, found, err := again.LoadPage(ctx, k)
+		require.NoError(t, err, "key %q", k)
+		require.True(t, found, "key %q", k)
+		assert.Equal(t, fmt.Sprintf(`"%d"`, i), got.ETag, "key %q is its own entry", k)
+		assert.Equal(t, []byte{0, byte(i)}, got.Body)
+	}
+	again.FlushPages()
+}

@@ -95,12 +95,21 @@ func (f *Factory) confiner(cfg *config.Config, exe, dbPath string) *sandbox.Conf
 }
 
 // protectedPaths are what no session may reach even where a read-only
-// system directory holds it: the config, the signing key, the store and
-// the credentials.
+// system directory holds it: the config, the signing key, the store (its
+// files for SQLite; for PostgreSQL, whose location is a URL, the libpq
+// password file) and the credentials.
 func protectedPaths(cfg *config.Config, dbPath string, getenv func(string) string) []string {
-	out := []string{dbPath, dbPath + "-wal", dbPath + "-shm", dbPath + "-journal",
-		"/etc/credstore", "/etc/credstore.encrypted", "/run/credentials", "/etc/the-loop"}
-	for _, p := range []string{cfg.Path, cfg.Signing.PrivateKeyFile, cfg.Signing.KeyFile, getenv("CREDENTIALS_DIRECTORY")} {
+	out := []string{"/etc/credstore", "/etc/credstore.encrypted", "/run/credentials", "/etc/the-loop"}
+	secrets := []string{cfg.Path, cfg.Signing.PrivateKeyFile, cfg.Signing.KeyFile, getenv("CREDENTIALS_DIRECTORY")}
+	if store.IsURL(dbPath) {
+		secrets = append(secrets, getenv("PGPASSFILE"))
+		if home := getenv("HOME"); home != "" {
+			secrets = append(secrets, filepath.Join(home, ".pgpass"))
+		}
+	} else {
+		out = append(out, dbPath, dbPath+"-wal", dbPath+"-shm", dbPath+"-journal")
+	}
+	for _, p := range secrets {
 		if p == "" {
 			continue
 		}

@@ -61,6 +61,17 @@ type Options struct {
 	Log io.Writer
 	// PollArgs are added to the poller's command line, e.g. --log-format json.
 	PollArgs []string
+	// StoreURL, when set, is the PostgreSQL store (store.url) every process
+	// of the loop and of its replicas shares instead of the SQLite file.
+	StoreURL string
+	// LeaseSeconds is polling.leaseSeconds (0: the default).
+	LeaseSeconds int
+	// Config is YAML added at the config's top level (mcp:, webhooks:, …).
+	Config string
+	// GatesOnly configures no harness: items are armed in the poller's
+	// checkout, no working tree is made and no session launched; the
+	// poller runs the gates.
+	GatesOnly bool
 }
 
 // Loop is one running demo.
@@ -72,6 +83,7 @@ type Loop struct {
 	TheLoop                                                           string
 
 	env      []string
+	opts     Options
 	log      io.Writer
 	pollArgs []string
 	mu       sync.Mutex
@@ -85,7 +97,7 @@ type Loop struct {
 // New prepares a loop: the fake GitHub, the repositories, the signing key,
 // the scripted agent and the config. Close releases it.
 func New(ctx context.Context, o Options) (*Loop, error) {
-	l := &Loop{Dir: o.Dir, TheLoop: o.TheLoop, log: o.Log, pollArgs: o.PollArgs}
+	l := &Loop{Dir: o.Dir, TheLoop: o.TheLoop, log: o.Log, pollArgs: o.PollArgs, opts: o}
 	if l.log == nil {
 		l.log = io.Discard
 	}
@@ -317,6 +329,12 @@ func (l *Loop) personaHarnesses(o Options) string {
 }
 
 func (l *Loop) writeConfig(_ context.Context, o Options) error {
+	return os.WriteFile(l.Config, []byte(l.config(o, l.Checkout, l.State)), 0o600)
+}
+
+// config is the loop's config for a poller working in checkout and keeping
+// its sessions, trees and (SQLite) database in state.
+func (l *Loop) config(o Options, checkout, state string) string {
 	harness := o.Harness
 	if harness == "" {
 		harness = fmt.Sprintf(`    adapter: command
@@ -350,6 +368,14 @@ func (l *Loop) writeConfig(_ context.Context, o Options) error {
 	if len(models) == 0 {
 		models = []string{"opus-5", "haiku-4"}
 	}
+	db := fmt.Sprintf("path: %q", filepath.Join(state, "the-loop.db"))
+	if o.StoreURL != "" {
+		db = fmt.Sprintf("url: %q", o.StoreURL)
+	}
+	lease := o.LeaseSeconds
+	if lease == 0 {
+		lease = 30
+	}
 	cfg := fmt.Sprintf(`integrations:
   github:
     baseUrl: %q
@@ -361,14 +387,17 @@ routing:
 signing:
   privateKeyFile: %q
 store:
-  path: %q
+  %s
 polling:
   intervalSeconds: 1
+  leaseSeconds: %d
   sources:
     - system: github
       repos: [octo/widgets]
       checkout: %q
-harnesses:
+`, l.GitHub.URL(), Human, l.GitHub.BotLogin(), strings.Join(models, ", "), filepath.Join(l.Home, "signing.key"), db, lease, checkout)
+	if !o.GatesOnly {
+		cfg += fmt.Sprintf(`harnesses:
   agent:
 %scritics:
   - name: codex
@@ -383,9 +412,10 @@ sessions:
     max: %d
     backoffSeconds: 1
     maxBackoffSeconds: 2
-%s`, l.GitHub.URL(), Human, l.GitHub.BotLogin(), strings.Join(models, ", "), filepath.Join(l.Home, "signing.key"), l.DB, l.Checkout, harness, o.FakeCritic, l.State,
-		o.RelaunchMax, indent(sessions))
-	return os.WriteFile(l.Config, []byte(cfg), 0o600)
+%s`, harness, o.FakeCritic, state, o.RelaunchMax, indent(sessions))
+	}
+	cfg += o.Config
+	return cfg
 }
 
 func indent(yaml string) string {
