@@ -159,7 +159,7 @@ func TestAWriteOverAStateTheCycleReadStaleIsRefused(t *testing.T) {
 	cctx, cycle := cycled()
 	sess, err := r.svc.open(cctx, r.repo, "issue-1", "")
 	require.NoError(t, err)
-	require.NotNil(t, sess.rt.Persist.(*persister).read, "the state came from the cycle's read")
+	require.NotNil(t, cycleReadOf(sess.rt.Persist, "issue-1"), "the state came from the cycle's read")
 	require.NoError(t, touch(sess), "nothing moved: the write goes through")
 	cycle.end()
 
@@ -174,13 +174,13 @@ func TestAWriteOverAStateTheCycleReadStaleIsRefused(t *testing.T) {
 	fresh, err := r.svc.open(cctx, r.repo, "issue-1", "")
 	require.NoError(t, err)
 	assert.Equal(t, "brainstorming", fresh.state.CurrentNode, "read again from the store after the refusal (was %s)", before)
-	assert.Nil(t, fresh.rt.Persist.(*persister).read)
+	assert.Nil(t, cycleReadOf(fresh.rt.Persist, "issue-1"))
 	cycle.end()
 
 	// Outside a cycle (and after it ended) nothing is served from a read.
 	sess, err = r.svc.open(cctx, r.repo, "issue-1", "")
 	require.NoError(t, err)
-	assert.Nil(t, sess.rt.Persist.(*persister).read)
+	assert.Nil(t, cycleReadOf(sess.rt.Persist, "issue-1"))
 	require.NoError(t, touch(sess))
 	assert.False(t, errors.Is(touch(sess), errStaleCycleRead))
 }
@@ -233,4 +233,13 @@ func TestAGateIsNotDecidedOnAStateThatMovedDuringTheCycle(t *testing.T) {
 		}
 		assert.NotEqual(t, "brainstorming", e.Node, "nothing evaluated the agent's node: %s %s", e.Name, e.Data)
 	}
+}
+
+// cycleReadOf is what the persister's Load took from the cycle's read for
+// the item key (nil: it read the store).
+func cycleReadOf(p runtime.Persister, key string) *cachedRead {
+	pp := p.(*persister)
+	pp.readsMu.Lock()
+	defer pp.readsMu.Unlock()
+	return pp.reads[key]
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sync"
 
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/repoconfig"
@@ -32,9 +33,35 @@ type persister struct {
 	// cache is the poll cycle's one read of the repository's states (nil
 	// outside a cycle, or for an item the cycle does not trust it for).
 	cache *cycleCache
-	// read is what Load took from the cycle's read (nil: it read the
-	// store): the first Update checks the store still holds it.
-	read *cachedRead
+	// reads holds, by item key, what Load took from the cycle's read (none:
+	// it read the store): the item's first Update checks the store still
+	// holds it. One persister may load several items at once (check --all).
+	readsMu sync.Mutex
+	reads   map[string]*cachedRead
+}
+
+// setRead records (nil: forgets) what Load took from the cycle's read for
+// key.
+func (p *persister) setRead(key string, r *cachedRead) {
+	p.readsMu.Lock()
+	defer p.readsMu.Unlock()
+	if r == nil {
+		delete(p.reads, key)
+		return
+	}
+	if p.reads == nil {
+		p.reads = map[string]*cachedRead{}
+	}
+	p.reads[key] = r
+}
+
+// takeRead returns and forgets what Load took from the cycle's read for key.
+func (p *persister) takeRead(key string) *cachedRead {
+	p.readsMu.Lock()
+	defer p.readsMu.Unlock()
+	r := p.reads[key]
+	delete(p.reads, key)
+	return r
 }
 
 // cachedRead is a state as a poll cycle's one read of the store gave it.
@@ -74,7 +101,7 @@ func (p *persister) loadState(ctx context.Context, id string, cycle *cycleCache)
 	if p.st != nil {
 		blob, ok, noRecord, known := cycle.state(ctx, p.st, p.repo, p.itemKey(id))
 		if known {
-			p.read = &cachedRead{blob: blob, found: ok}
+			p.setRead(p.itemKey(id), &cachedRead{blob: blob, found: ok})
 			if !ok && noRecord && p.sub == "" {
 				return runtime.NewState(id), nil, nil // neither stored nor recorded: a fresh item
 			}
@@ -127,7 +154,7 @@ func readPortable(specDir, id string) (*runtime.State, string, error) {
 
 // Load implements runtime.Persister.
 func (p *persister) Load(ctx context.Context, id string) (*runtime.State, []string, error) {
-	p.read = nil
+	p.setRead(p.itemKey(id), nil)
 	return p.loadState(ctx, id, p.cache)
 }
 
@@ -140,8 +167,7 @@ func (p *persister) Update(ctx context.Context, id string, fn func(st *runtime.S
 	if p.st == nil {
 		return fmt.Errorf("no state store is open; a read-only command cannot change state")
 	}
-	read := p.read
-	p.read = nil // checked once: later updates follow this one's own write
+	read := p.takeRead(p.itemKey(id)) // checked once: later updates follow this one's own write
 	err := p.st.Update(ctx, p.key(), p.itemKey(id), func(cur *store.WorkItem) (*store.WorkItem, []store.Event, error) {
 		if read != nil && (read.found != (cur != nil) || (cur != nil && !bytes.Equal(read.blob, cur.State))) {
 			return nil, nil, fmt.Errorf("update %s: %w", id, errStaleCycleRead)
