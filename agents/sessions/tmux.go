@@ -245,6 +245,7 @@ func (h *tmuxHandle) watch() {
 	}
 	// Whatever the pane left in its group goes with it.
 	_ = syscall.Kill(-h.pid, syscall.SIGKILL)
+	h.pipe.settle() // tmux copies the pane's last output after its process ended
 	_, _ = h.r.tmux(ctx, "kill-session", "-t", h.name)
 	h.pipe.close() // what tmux copied last reaches the transcript before done
 	close(h.done)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -17,12 +18,22 @@ func (*TmuxRunner) TakesWriters() bool { return true }
 // reading what tmux's copy left in the FIFO.
 const transcriptDrain = 300 * time.Millisecond
 
+// transcriptQuiet is how long the FIFO must stay empty, once the pane's
+// process has ended, before the runner ends the tmux session: tmux copies
+// the pane's last output after the process is gone, later on a loaded
+// machine. transcriptSettleMax bounds that wait.
+const (
+	transcriptQuiet     = 500 * time.Millisecond
+	transcriptSettleMax = 10 * time.Second
+)
+
 // transcriptPipe is the FIFO tmux's pipe-pane writes a session's output
 // to, copied into the session's capped transcript.
 type transcriptPipe struct {
 	path   string
 	f      *os.File
 	copied chan struct{}
+	last   atomic.Int64 // when the copy last read something, Unix nanoseconds
 }
 
 // openTranscriptPipe makes the FIFO at path and copies what is written to
@@ -40,12 +51,14 @@ func openTranscriptPipe(path string, out io.Writer) (*transcriptPipe, error) {
 		return nil, fmt.Errorf("the transcript's pipe: %w", err)
 	}
 	p := &transcriptPipe{path: path, f: f, copied: make(chan struct{})}
+	p.last.Store(time.Now().UnixNano())
 	go func() {
 		defer close(p.copied)
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := f.Read(buf)
 			if n > 0 {
+				p.last.Store(time.Now().UnixNano())
 				_, _ = out.Write(buf[:n])
 			}
 			if err != nil {
@@ -54,6 +67,23 @@ func openTranscriptPipe(path string, out io.Writer) (*transcriptPipe, error) {
 		}
 	}()
 	return p, nil
+}
+
+// settle waits until nothing has come through the FIFO for
+// transcriptQuiet (at most transcriptSettleMax), so what tmux still had to
+// copy reaches the transcript before its session is ended. Nil-safe.
+func (p *transcriptPipe) settle() {
+	if p == nil {
+		return
+	}
+	deadline := time.Now().Add(transcriptSettleMax)
+	for time.Now().Before(deadline) {
+		idle := time.Since(time.Unix(0, p.last.Load()))
+		if idle >= transcriptQuiet {
+			return
+		}
+		time.Sleep(transcriptQuiet - idle)
+	}
 }
 
 // close reads what is left in the FIFO (until it stays empty for
