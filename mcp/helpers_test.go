@@ -1,13 +1,11 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/internal/syncbuf"
 	"github.com/the-loop/the-loop/mcp/transport"
 )
 
@@ -90,26 +89,11 @@ var echoTool = Tool{
 	},
 }
 
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// syncBuffer is a log or stderr several goroutines write and the test reads.
+type syncBuffer = syncbuf.Buffer
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// logLines decodes JSON log lines.
-func (s *syncBuffer) logLines(t *testing.T) []map[string]any {
+// logLines decodes the JSON log lines in s.
+func logLines(t *testing.T, s *syncBuffer) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(s.String()), "\n") {

@@ -108,7 +108,7 @@ func TestCallLogging(t *testing.T) {
 
 	assert.NotContains(t, logs.String(), "hunter2", "argument bodies are never logged")
 	var calls []map[string]any
-	for _, l := range logs.logLines(t) {
+	for _, l := range logLines(t, &logs) {
 		if l["msg"] == "mcp tool call" {
 			calls = append(calls, l)
 		}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/internal/syncbuf"
 	"github.com/the-loop/the-loop/mcp/transport"
 	"github.com/the-loop/the-loop/web/oauthtest"
 )
@@ -34,22 +34,8 @@ type oauthRig struct {
 	now    time.Time
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log or stderr several goroutines write and the test reads.
+type syncBuffer = syncbuf.Buffer
 
 const oauthSecret = "view-client-secret-0123456789"
 

@@ -10,33 +10,18 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/internal/syncbuf"
 	loopmcp "github.com/the-loop/the-loop/mcp"
 )
 
-// lockedBuffer is a goroutine-safe writer for a server's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer is a log or stderr several goroutines write and the test reads.
+type lockedBuffer = syncbuf.Buffer
 
 // serveEnv returns an Env with an empty config file and the given
 // environment variables.

@@ -26,6 +26,7 @@ import (
 	"github.com/the-loop/the-loop/integrations/github"
 	"github.com/the-loop/the-loop/integrations/providertest"
 	"github.com/the-loop/the-loop/internal/metrics"
+	"github.com/the-loop/the-loop/internal/syncbuf"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/repoconfig"
 	"github.com/the-loop/the-loop/service"
@@ -34,23 +35,8 @@ import (
 
 const secret = "It's a Secret to Everybody"
 
-// syncBuffer is a log sink the handler and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log or stderr several goroutines write and the test reads.
+type syncBuffer = syncbuf.Buffer
 
 // rig is serve --http's webhook feed over a real store and a real HTTP
 // server, with the fake GitHub the poller reads.

@@ -1,7 +1,6 @@
 package scenario_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,28 +15,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/examples/demo/scenario"
+	"github.com/the-loop/the-loop/internal/syncbuf"
 	"github.com/the-loop/the-loop/internal/testbin"
 )
 
 var ctx = context.Background()
 
-// syncBuffer collects the poller's log for a failing test's report.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log or stderr several goroutines write and the test reads.
+type syncBuffer = syncbuf.Buffer
 
 // newLoop builds the binaries and a demo loop in a fresh directory, and
 // starts its poller.
