@@ -262,7 +262,14 @@ type watcher struct {
 	l    *scenario.Loop
 	step func(format string, args ...any)
 	seen map[string]string
+	// listed is when the sessions were last listed: each list runs
+	// `the-loop sessions list`, a process, so it runs every listEvery
+	// while the cheap conditions are checked more often.
+	listed time.Time
 }
+
+// listEvery is how often the watcher lists the sessions while it waits.
+const listEvery = 500 * time.Millisecond
 
 // promptWith is a session seen so far whose prompt holds text ("" when
 // none).
@@ -275,14 +282,26 @@ func (w *watcher) promptWith(text string) string {
 	return ""
 }
 
+// until waits for cond, printing the sessions that start and end
+// meanwhile; once cond holds it lists them a last time, so what happened
+// before it is printed before the step that follows.
 func (w *watcher) until(ctx context.Context, what string, cond func() bool) error {
 	return scenario.WaitFor(ctx, 10*time.Minute, what, func() bool {
+		if time.Since(w.listed) >= listEvery {
+			w.sessions(ctx)
+		}
+		if !cond() {
+			return false
+		}
 		w.sessions(ctx)
-		return cond()
+		return true
 	})
 }
 
+// sessions prints each session's start and end once; a session that
+// started and ended between two lists is printed as started, then ended.
 func (w *watcher) sessions(ctx context.Context) {
+	w.listed = time.Now()
 	out, err := w.l.Run(ctx, "sessions", "list", "--config", w.l.Config, "--format", "json")
 	if err != nil {
 		return
@@ -306,9 +325,10 @@ func (w *watcher) sessions(ctx context.Context) {
 		if s.PR > 0 {
 			s.Node = fmt.Sprintf("%s of %s#%d", s.Node, s.PRRepo, s.PR)
 		}
-		if s.State == "running" {
+		if _, seen := w.seen[s.ID]; !seen {
 			w.step("session: %s started for %s (model %s)", s.ID, s.Node, s.Model)
-		} else {
+		}
+		if s.State != "running" {
 			w.step("session: %s for %s ended: %s (%s), %d tokens, $%.2f", s.ID, s.Node, s.State, s.ExitStatus, s.Tokens, s.CostUSD)
 		}
 		w.seen[s.ID] = s.State
