@@ -119,6 +119,7 @@ func entryTimeout(e *ChainEntry, def time.Duration, cmds RepoCommands) time.Dura
 
 func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {
 	failed := func(err string) Result {
+		noteHookFailure(hc.Context)
 		return Result{Status: Block, Hook: e.Hook, Retriable: false,
 			Messages: []Message{{Text: fmt.Sprintf("the %s hook failed to run: %s", e.Hook, err), Severity: SevError}}}
 	}
