@@ -180,7 +180,9 @@ func TestReadOnlyHooksRunInlineWithTheSameGuarantees(t *testing.T) {
 	}
 	t.Run("a hook that blocks on its own is no failure", func(t *testing.T) {
 		ctx, failed := WatchHookFailures(context.Background())
-		blocks := func(*HookContext) (Result, error) { return Result{Status: Block, Messages: []Message{{Text: "missing"}}}, nil }
+		blocks := func(*HookContext) (Result, error) {
+			return Result{Status: Block, Messages: []Message{{Text: "missing"}}}, nil
+		}
 		oc := RunChain([]ChainEntry{entry("h", blocks)}, &HookContext{ReadOnly: true, Context: ctx}, time.Second)
 		assert.Equal(t, Block, oc.Status)
 		assert.False(t, failed())
