@@ -16,7 +16,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 go test ./mcp -run '^$' \
-  -bench '^Benchmark((Check|CheckChanged|Noop)(Stdio|HTTP)|(Noop)?HTTPThroughput16)$' \
+  -bench '^Benchmark((Check|CheckChanged|Noop|NoopSized)(Stdio|HTTP)|(Noop)?HTTPThroughput16)$' \
   -benchtime "${calls}x" -count "$count" | tee "$out" >&2
 
 # metric NAME UNIT: the median over -count runs of the value before UNIT.
@@ -39,6 +39,16 @@ for kind in Check CheckChanged; do
 done
 echo "unchanged: the same item asked again (answered from the server's memo); changed: the item's folder changes before each call"
 echo "target: check p50 within 2x the no-op floor"
+echo
+echo "the answer's size: a no-op that answers with check's report, encoded the same way (noop_sized)"
+printf '%-14s %-6s %12s %12s %8s\n' check transport check_p50_us sized_p50_us ratio
+for kind in Check CheckChanged; do
+  label=unchanged; [ "$kind" = CheckChanged ] && label="changed"
+  for tr in Stdio HTTP; do
+    cp50=$(metric "$kind$tr" p50-µs); sp50=$(metric "NoopSized$tr" p50-µs)
+    printf '%-14s %-6s %12s %12s %8s\n' "$label" "$tr" "$cp50" "$sp50" "$(ratio "$cp50" "$sp50")"
+  done
+done
 echo
 printf '%-22s %10s %10s %10s\n' "16 HTTP clients" calls/s p50_us p99_us
 for b in HTTPThroughput16 NoopHTTPThroughput16; do

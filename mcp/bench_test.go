@@ -46,6 +46,23 @@ var noopTool = Tool{
 	},
 }
 
+// sizedAnswer is what the sized no-op answers every call with: the report
+// check gives for the benchmarked item, computed once by benchServer.
+var sizedAnswer service.CheckResult
+
+// sizedNoopTool decodes check's arguments and answers with sizedAnswer,
+// encoded as check's answer is: the floor of a call whose answer is as
+// large as check's (decoding, encoding, transport), without the check.
+var sizedNoopTool = Tool{
+	Def: NewToolDef("noop_sized", Annotations{Title: "Sized no-op (benchmark floor)", ReadOnly: true, Idempotent: true},
+		mcp.WithDescription("Benchmark floor: answers with a fixed report."),
+		mcp.WithString(ArgWorkItem, mcp.Description("Ignored.")),
+	),
+	Handler: handle(func(_ context.Context, _ Deps, _ service.CheckRequest) *mcp.CallToolResult {
+		return result(sizedAnswer.Reports[0], checkSummary(sizedAnswer), sizedAnswer.Warnings)
+	}),
+}
+
 // benchArgs name the work item check evaluates: issue-2, blocked at
 // requirements-definition, with a stored state record.
 var benchArgs = map[string]any{ArgWorkItem: "issue-2"}
@@ -69,8 +86,10 @@ func benchServer(b *testing.B) (*server.MCPServer, string) {
 	svc := newLoopService(b, repo)
 	_, err := svc.Complete(context.Background(), service.CompleteRequest{ItemRequest: service.ItemRequest{WorkItem: "issue-3"}})
 	require.NoError(b, err)
+	sizedAnswer, err = svc.Check(context.Background(), service.CheckRequest{WorkItem: benchArgs[ArgWorkItem].(string)})
+	require.NoError(b, err)
 	time.Sleep(service.CheckMemoSettle + 100*time.Millisecond)
-	return NewServer(Deps{Backend: svc, DefaultRepo: repo}, append(AllTools(), noopTool), "bench"), repo
+	return NewServer(Deps{Backend: svc, DefaultRepo: repo}, append(AllTools(), noopTool, sizedNoopTool), "bench"), repo
 }
 
 // changeItem returns a function that changes the benchmarked item's
@@ -314,6 +333,16 @@ func BenchmarkCheckChangedStdio(b *testing.B) {
 func BenchmarkNoopStdio(b *testing.B) {
 	srv, _ := benchServer(b)
 	benchLatency(b, benchStdioClient(b, srv), "noop", nil)
+}
+
+func BenchmarkNoopSizedStdio(b *testing.B) {
+	srv, _ := benchServer(b)
+	benchLatency(b, benchStdioClient(b, srv), "noop_sized", nil)
+}
+
+func BenchmarkNoopSizedHTTP(b *testing.B) {
+	srv, _ := benchServer(b)
+	benchLatency(b, benchHTTPClient(b, benchHTTPURL(b, srv)), "noop_sized", nil)
 }
 
 func BenchmarkCheckHTTP(b *testing.B) {
