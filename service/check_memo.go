@@ -37,7 +37,7 @@ type checkMemo struct {
 
 // CheckMemoSettle is how long before a check every file it reads must
 // have last changed for its report to be kept.
-const CheckMemoSettle = time.Second
+const CheckMemoSettle = filestamp.Settle
 
 // memoSettle is CheckMemoSettle; tests shorten it.
 var memoSettle = CheckMemoSettle

@@ -17,6 +17,10 @@ import (
 	"time"
 )
 
+// Settle is how old every stamped time must be before a stamp is trusted:
+// longer than the tick of any file system clock this runs on.
+const Settle = time.Second
+
 // Set is the stamps of the paths added to it. The zero value is empty and
 // ready to use. It is not safe for concurrent use while it is built.
 type Set struct {

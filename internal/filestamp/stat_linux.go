@@ -3,7 +3,8 @@ package filestamp
 import "syscall"
 
 // Supported reports whether stamps see change times here: where they do
-// not, Unchanged cannot be trusted and callers must not rely on a Set.
+// not, an edit that restores a file's size and modification time goes
+// unseen, and callers that must see every edit do not rely on a Set.
 const Supported = true
 
 // sig is what one lstat says about a path.
