@@ -187,6 +187,10 @@ func callGuarded(e *ChainEntry, local *HookContext, timeout time.Duration, faile
 	select {
 	case o := <-done:
 		switch {
+		case ctx.Err() != nil:
+			// It finished, but past its budget (both were ready at once):
+			// an overrun, as on the inline path.
+			return failed(fmt.Sprintf("timed out after %s", timeout))
 		case o.pan != nil:
 			slog.Error("hook panicked", "hook", e.Hook, "panic", fmt.Sprint(o.pan))
 			return failed(fmt.Sprintf("panic: %v", o.pan))

@@ -113,3 +113,38 @@ func TestATreeWithALinkOrTooManyEntriesIsNotStamped(t *testing.T) {
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "no-such-folder"), 0o755))
 	assert.False(t, s.Unchanged(), "its creation is seen")
 }
+
+// BenchmarkAddTree stamps a spec folder's worth of files; BenchmarkUnchanged
+// checks them again: the cost of a check computed afresh, and of one
+// answered from the memo.
+func BenchmarkAddTree(b *testing.B) {
+	dir := benchTree(b)
+	for b.Loop() {
+		var s Set
+		if !s.AddTree(dir, 64) {
+			b.Fatal("not stamped")
+		}
+	}
+}
+
+func BenchmarkUnchanged(b *testing.B) {
+	dir := benchTree(b)
+	var s Set
+	if !s.AddTree(dir, 64) {
+		b.Fatal("not stamped")
+	}
+	for b.Loop() {
+		if !s.Unchanged() {
+			b.Fatal("changed")
+		}
+	}
+}
+
+func benchTree(b *testing.B) string {
+	dir := filepath.Join(b.TempDir(), "docs", "specs", "issue-2")
+	require.NoError(b, os.MkdirAll(filepath.Join(dir, "evidence"), 0o755))
+	for _, f := range []string{"requirements.md", "design.md", "tasks.md", "testing-plan.md", "work-item-state.json", "execution-log.md", "evidence/self-review.md", "evidence/documentation.md"} {
+		require.NoError(b, os.WriteFile(filepath.Join(dir, f), []byte("# x\n"), 0o644))
+	}
+	return dir
+}
