@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks the MCP server in one run: p50/p99 latency of `check` on one
 # work item over stdio and over HTTP against a no-op tool on the same
-# server (the floor), and HTTP throughput with 16 concurrent clients (check
+# server (the floor) — asked again about an unchanged item, and with the
+# item's folder changed before each call — and HTTP throughput with 16 concurrent clients (check
 # and the no-op). Prints the check/noop ratios and the targets. The clients
 # speak JSON-RPC themselves and decode only the answer's envelope, so the
 # figures are the server's cost, not a client library's.
@@ -15,7 +16,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 go test ./mcp -run '^$' \
-  -bench '^Benchmark((Check|Noop)(Stdio|HTTP)|(Noop)?HTTPThroughput16)$' \
+  -bench '^Benchmark((Check|CheckChanged|Noop|NoopSized)(Stdio|HTTP)|(Noop)?HTTPThroughput16)$' \
   -benchtime "${calls}x" -count "$count" | tee "$out" >&2
 
 # metric NAME UNIT: the median over -count runs of the value before UNIT.
@@ -27,13 +28,27 @@ metric() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }'; }
 
 echo
-printf '%-6s %12s %12s %8s %12s %12s %8s\n' transport check_p50_us noop_p50_us ratio check_p99_us noop_p99_us ratio
-for tr in Stdio HTTP; do
-  cp50=$(metric "Check$tr" p50-µs); np50=$(metric "Noop$tr" p50-µs)
-  cp99=$(metric "Check$tr" p99-µs); np99=$(metric "Noop$tr" p99-µs)
-  printf '%-6s %12s %12s %8s %12s %12s %8s\n' "$tr" "$cp50" "$np50" "$(ratio "$cp50" "$np50")" "$cp99" "$np99" "$(ratio "$cp99" "$np99")"
+printf '%-14s %-6s %12s %12s %8s %12s %12s %8s\n' check transport check_p50_us noop_p50_us ratio check_p99_us noop_p99_us ratio
+for kind in Check CheckChanged; do
+  label=unchanged; [ "$kind" = CheckChanged ] && label="changed"
+  for tr in Stdio HTTP; do
+    cp50=$(metric "$kind$tr" p50-µs); np50=$(metric "Noop$tr" p50-µs)
+    cp99=$(metric "$kind$tr" p99-µs); np99=$(metric "Noop$tr" p99-µs)
+    printf '%-14s %-6s %12s %12s %8s %12s %12s %8s\n' "$label" "$tr" "$cp50" "$np50" "$(ratio "$cp50" "$np50")" "$cp99" "$np99" "$(ratio "$cp99" "$np99")"
+  done
 done
+echo "unchanged: the same item asked again (answered from the server's memo); changed: the item's folder changes before each call"
 echo "target: check p50 within 2x the no-op floor"
+echo
+echo "the answer's size: a no-op that answers with check's report, encoded the same way (noop_sized)"
+printf '%-14s %-6s %12s %12s %8s\n' check transport check_p50_us sized_p50_us ratio
+for kind in Check CheckChanged; do
+  label=unchanged; [ "$kind" = CheckChanged ] && label="changed"
+  for tr in Stdio HTTP; do
+    cp50=$(metric "$kind$tr" p50-µs); sp50=$(metric "NoopSized$tr" p50-µs)
+    printf '%-14s %-6s %12s %12s %8s\n' "$label" "$tr" "$cp50" "$sp50" "$(ratio "$cp50" "$sp50")"
+  done
+done
 echo
 printf '%-22s %10s %10s %10s\n' "16 HTTP clients" calls/s p50_us p99_us
 for b in HTTPThroughput16 NoopHTTPThroughput16; do

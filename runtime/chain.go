@@ -119,6 +119,7 @@ func entryTimeout(e *ChainEntry, def time.Duration, cmds RepoCommands) time.Dura
 
 func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {
 	failed := func(err string) Result {
+		noteHookFailure(hc.Context)
 		return Result{Status: Block, Hook: e.Hook, Retriable: false,
 			Messages: []Message{{Text: fmt.Sprintf("the %s hook failed to run: %s", e.Hook, err), Severity: SevError}}}
 	}
@@ -186,6 +187,10 @@ func callGuarded(e *ChainEntry, local *HookContext, timeout time.Duration, faile
 	select {
 	case o := <-done:
 		switch {
+		case ctx.Err() != nil:
+			// It finished, but past its budget (both were ready at once):
+			// an overrun, as on the inline path.
+			return failed(fmt.Sprintf("timed out after %s", timeout))
 		case o.pan != nil:
 			slog.Error("hook panicked", "hook", e.Hook, "panic", fmt.Sprint(o.pan))
 			return failed(fmt.Sprintf("panic: %v", o.pan))

@@ -167,13 +167,26 @@ func TestReadOnlyHooksRunInlineWithTheSameGuarantees(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			oc := RunChain([]ChainEntry{entry("h", tt.fn)}, &HookContext{ReadOnly: true}, 10*time.Millisecond)
-			require.NotNil(t, oc.Blocking)
-			assert.Equal(t, Block, oc.Status)
-			assert.False(t, oc.Blocking.Retriable)
-			assert.Contains(t, oc.Blocking.Render(), tt.want)
+			for _, readOnly := range []bool{true, false} {
+				ctx, failed := WatchHookFailures(context.Background())
+				oc := RunChain([]ChainEntry{entry("h", tt.fn)}, &HookContext{ReadOnly: readOnly, Context: ctx}, 10*time.Millisecond)
+				require.NotNil(t, oc.Blocking)
+				assert.Equal(t, Block, oc.Status)
+				assert.False(t, oc.Blocking.Retriable)
+				assert.Contains(t, oc.Blocking.Render(), tt.want)
+				assert.True(t, failed(), "the watch sees the failure (read-only %v)", readOnly)
+			}
 		})
 	}
+	t.Run("a hook that blocks on its own is no failure", func(t *testing.T) {
+		ctx, failed := WatchHookFailures(context.Background())
+		blocks := func(*HookContext) (Result, error) {
+			return Result{Status: Block, Messages: []Message{{Text: "missing"}}}, nil
+		}
+		oc := RunChain([]ChainEntry{entry("h", blocks)}, &HookContext{ReadOnly: true, Context: ctx}, time.Second)
+		assert.Equal(t, Block, oc.Status)
+		assert.False(t, failed())
+	})
 }
 
 // labelTracker answers GetIssue and AddLabels; nothing else is ever reached.

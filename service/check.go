@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
+	"time"
+
+	"github.com/the-loop/the-loop/internal/filestamp"
 
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/repoconfig"
@@ -85,6 +88,23 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 		return nil, err
 	}
 	ids := []string{req.WorkItem}
+	if !req.All {
+		if err := validID(req.WorkItem); err != nil {
+			return nil, err
+		}
+	}
+	// A repeated check of an unchanged item is answered from the memo; the
+	// stamps cover what the checks below read (the item folder is one).
+	key, memoize := s.memoKeyFor(req, repo)
+	var stamps *filestamp.Set
+	var stamped time.Time
+	if memoize {
+		if r, warns, ok := s.memo.lookup(key, s.now()); ok {
+			return answer(r, warns, req, emit)
+		}
+		stamped = time.Now()
+		stamps, memoize = s.checkStamps(repo, req.WorkItem)
+	}
 	if req.All {
 		if ids, err = repo.WorkItems(); err != nil {
 			return nil, err
@@ -92,8 +112,6 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 		if len(ids) == 0 {
 			return repo.Warnings, noWorkItems(repo)
 		}
-	} else if err := validID(req.WorkItem); err != nil {
-		return nil, err
 	} else if err := repo.CheckItemDir(req.WorkItem); err != nil {
 		return nil, err
 	}
@@ -123,6 +141,18 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 			r.out, r.err = req.Render(r.rep)
 		}
 		return r
+	}
+	if memoize {
+		var hookFailed func() bool
+		ctx, hookFailed = runtime.WatchHookFailures(ctx)
+		compute := evaluate
+		evaluate = func(ctx context.Context, id string) itemResult {
+			r := compute(ctx, id)
+			kept := r
+			kept.out = nil
+			s.memo.keep(key, stamps, stamped, kept, append(warnings[:len(warnings):len(warnings)], r.warns...), hookFailed())
+			return r
+		}
 	}
 	return inOrder(ctx, ids, evaluate, warnings, emit)
 }

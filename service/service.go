@@ -80,6 +80,8 @@ type Service struct {
 	// repoOpens counts the repository configs opened (tests count them
 	// per poll cycle).
 	repoOpens atomic.Int64
+	// memo answers a repeated check of an unchanged item.
+	memo checkMemo
 }
 
 // New returns the service over cfg (nil: the defaults) and deps, filling

@@ -121,17 +121,28 @@ func (f *frameWriter) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n, err := f.w.Write(p)
-	f.partial = append(f.partial, p[:n]...)
+	rest := p[:n]
+	if len(f.partial) > 0 {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			f.partial = append(f.partial, rest...)
+			return n, err
+		}
+		f.onFrame(append(f.partial, rest[:i]...))
+		f.partial, rest = nil, rest[i+1:]
+	}
+	// Whole lines are reported from p itself: a response is written in
+	// one call, so nothing is copied in the common case.
 	for {
-		i := bytes.IndexByte(f.partial, '\n')
+		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
 			break
 		}
-		f.onFrame(f.partial[:i])
-		f.partial = f.partial[i+1:]
+		f.onFrame(rest[:i])
+		rest = rest[i+1:]
 	}
-	if len(f.partial) == 0 {
-		f.partial = nil
+	if len(rest) > 0 {
+		f.partial = append([]byte(nil), rest...)
 	}
 	return n, err
 }
@@ -161,12 +172,12 @@ func (t *inflight) request(line []byte) {
 }
 
 func (t *inflight) response(line []byte) {
-	var h frameHead
-	if json.Unmarshal(line, &h) != nil || h.Method != "" || isNullID(h.ID) {
+	id, ok := answerID(line)
+	if !ok {
 		return
 	}
 	t.mu.Lock()
-	delete(t.pending, canonicalID(h.ID))
+	delete(t.pending, canonicalID(id))
 	if len(t.pending) == 0 {
 		for _, w := range t.waiters {
 			close(w)
@@ -174,6 +185,46 @@ func (t *inflight) response(line []byte) {
 		t.waiters = nil
 	}
 	t.mu.Unlock()
+}
+
+// answerID returns the id of a frame the server wrote when it answers a
+// request (it has a "result" or an "error" and no "method"). It reads the
+// frame's top-level keys in order and stops once it knows: the server
+// writes the id before the result, so a large result is copied into the
+// decoder's buffer at most once and never scanned or decoded.
+func answerID(line []byte) (json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	var id json.RawMessage
+	answer := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		switch tok {
+		case "method":
+			return nil, false
+		case "id":
+			if dec.Decode(&id) != nil {
+				return nil, false
+			}
+		case "result", "error":
+			answer = true
+			if id != nil {
+				return id, !isNullID(id)
+			}
+			fallthrough
+		default:
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil, false
+			}
+		}
+	}
+	return id, answer && id != nil && !isNullID(id)
 }
 
 func (t *inflight) count() int {

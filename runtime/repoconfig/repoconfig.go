@@ -14,10 +14,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/the-loop/the-loop/graphs"
+	"github.com/the-loop/the-loop/internal/filestamp"
 	"github.com/the-loop/the-loop/internal/plaintext"
 	"github.com/the-loop/the-loop/runtime"
 )
@@ -100,42 +102,46 @@ func Open(dir string) (*Repo, error) {
 	if err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%w: %s is not a directory", ErrUnreadable, abs)
 	}
-	key := repoStamp(abs)
-	if v, ok := repoCache.Load(abs); ok && v.(cachedRepo).stamp == key {
+	if v, ok := repoCache.Load(abs); ok && v.(cachedRepo).stamps.Unchanged() {
 		return v.(cachedRepo).repo.clone(), nil
 	}
+	stamps, stampedAt := repoStamps(abs), time.Now()
 	r := &Repo{Root: abs, SpecRoot: runtime.DefaultSpecRoot}
 	if err := r.readConfig(); err != nil {
 		return nil, err
 	}
 	r.warnRepoGraphs()
-	repoCache.Store(abs, cachedRepo{stamp: key, repo: r.clone()})
+	if stamps.SettledBefore(stampedAt.Add(-cacheSettle)) {
+		repoCache.Store(abs, cachedRepo{stamps: stamps, repo: r.clone()})
+	} else {
+		repoCache.Delete(abs)
+	}
 	return r, nil
 }
 
 // repoCache keeps resolved repositories while their .the-loop folder and
 // harness config are unchanged (a long-running server resolves the same
-// checkout on every call).
+// checkout on every call). A repository whose config changed less than
+// cacheSettle before it was read is not kept: two edits within one tick of
+// the file system's clock can look alike.
 var repoCache sync.Map // abs root -> cachedRepo
 
+// cacheSettle is filestamp.Settle; tests shorten it.
+var cacheSettle = filestamp.Settle
+
 type cachedRepo struct {
-	stamp string
-	repo  *Repo
+	stamps *filestamp.Set
+	repo   *Repo
 }
 
-// repoStamp identifies the state of what Open reads: the .the-loop folder
-// (files added or removed) and the repository config (edited).
-func repoStamp(root string) string {
-	stamp := ""
-	for _, p := range []string{filepath.Join(root, ".the-loop"), filepath.Join(root, filepath.FromSlash(Path))} {
-		fi, err := os.Stat(p)
-		if err != nil {
-			stamp += "-|"
-			continue
-		}
-		stamp += fmt.Sprintf("%d.%d.%d|", fi.ModTime().UnixNano(), fi.Size(), fi.Mode())
-	}
-	return stamp
+// repoStamps stamps what Open reads: the .the-loop folder (files added or
+// removed) and the repository config (edited, even with its size and
+// modification time put back).
+func repoStamps(root string) *filestamp.Set {
+	var s filestamp.Set
+	s.Add(filepath.Join(root, ".the-loop"))
+	s.Add(filepath.Join(root, filepath.FromSlash(Path)))
+	return &s
 }
 
 func (r *Repo) clone() *Repo {

@@ -5,9 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/internal/filestamp"
 )
 
 func writeFile(t *testing.T, path, body string) {
@@ -104,4 +107,37 @@ func TestTheRepositoryNamesItsHarness(t *testing.T) {
 	r, err = Open(none)
 	require.NoError(t, err)
 	assert.Equal(t, "", r.Config.Sessions.Harness, "no repository config leaves the choice to the operator")
+}
+
+// A long-running server opens the same checkout on every call and keeps
+// what it read; any edit of the config is seen, even one that keeps its
+// size and puts its modification time back, and a config written a moment
+// ago is read again until it has settled.
+func TestAnOpenedRepositorySeesEveryEditOfItsConfig(t *testing.T) {
+	if !filestamp.Supported {
+		t.Skip("change times are read on Linux only; elsewhere such an edit goes unseen")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, Path)
+	writeFile(t, p, "workflow:\n  specDir: aaaaa\n")
+	r, err := Open(dir)
+	require.NoError(t, err)
+	require.Equal(t, "aaaaa", r.SpecRoot)
+	_, kept := repoCache.Load(r.Root)
+	assert.False(t, kept, "a config written a moment ago is not kept")
+
+	defer func(d time.Duration) { cacheSettle = d }(cacheSettle)
+	cacheSettle = -time.Hour // what was just written counts as settled
+	r, err = Open(dir)
+	require.NoError(t, err)
+	_, kept = repoCache.Load(r.Root)
+	require.True(t, kept)
+
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	writeFile(t, p, "workflow:\n  specDir: bbbbb\n")
+	require.NoError(t, os.Chtimes(p, fi.ModTime(), fi.ModTime()))
+	r, err = Open(dir)
+	require.NoError(t, err)
+	assert.Equal(t, "bbbbb", r.SpecRoot, "same size, same modification time: the change time tells")
 }

@@ -1,0 +1,150 @@
+package service
+
+import (
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/the-loop/the-loop/internal/filestamp"
+	"github.com/the-loop/the-loop/runtime"
+	"github.com/the-loop/the-loop/runtime/repoconfig"
+	"github.com/the-loop/the-loop/store"
+)
+
+// A long-running process (the MCP and web servers) is asked to check the
+// same item again and again while nothing changes. checkMemo keeps the
+// last report of each single-item check with the stamps (filestamp) of
+// everything that report was computed from, taken before anything was
+// read: the item's spec folder, the repository's .the-loop folder (its
+// config and committed keys) and the state store's files (any process's
+// write lands there). A check whose stamps all still hold answers from
+// the memo; anything else computes afresh. The rest of a check's inputs
+// (the service's config, its signer, its clock-free hooks) are fixed for
+// the life of the process.
+//
+// It keeps nothing it cannot vouch for: a PostgreSQL store (no file to
+// stamp), --trusted-keys-from (a git ref), a folder with a symbolic link or
+// more than memoMaxTree entries, a report in which a hook failed to run, or
+// a file changed less than CheckMemoSettle before the stamps were taken (two
+// edits within one tick of the file system's clock can look alike).
+type checkMemo struct {
+	mu      sync.Mutex
+	entries map[checkMemoKey]*checkMemoEntry
+	hits    atomic.Int64 // checks answered from the memo
+	off     bool         // benchmarks of the computation turn it off
+}
+
+// CheckMemoSettle is how long before a check every file it reads must
+// have last changed for its report to be kept.
+const CheckMemoSettle = filestamp.Settle
+
+// memoSettle is CheckMemoSettle; tests shorten it.
+var memoSettle = CheckMemoSettle
+
+const (
+	// memoMaxTree bounds the entries stamped under one folder.
+	memoMaxTree = 512
+	// memoMaxEntries bounds the memo; past it an arbitrary entry goes.
+	memoMaxEntries = 1024
+)
+
+// checkMemoKey is what a check's report depends on besides its stamped files.
+type checkMemoKey struct {
+	root, id, repository string
+	recompute            bool
+}
+
+type checkMemoEntry struct {
+	stamps   *filestamp.Set
+	res      itemResult
+	warnings []string // the whole call's, repository and signer warnings first
+}
+
+// memoKeyFor is req's key, false when req cannot be answered from the
+// memo: several items, a git ref's keys, or a store that is not a file.
+func (s *Service) memoKeyFor(req CheckRequest, repo *repoconfig.Repo) (checkMemoKey, bool) {
+	if req.All || req.TrustedKeysFrom != "" || !filestamp.Supported || store.IsURL(s.deps.Store.Path()) {
+		return checkMemoKey{}, false
+	}
+	return checkMemoKey{root: repo.Root, id: req.WorkItem, repository: req.Repository, recompute: req.Recompute}, true
+}
+
+// checkStamps stamps what a check of id reads; false when it cannot all
+// be stamped.
+func (s *Service) checkStamps(repo *repoconfig.Repo, id string) (*filestamp.Set, bool) {
+	var set filestamp.Set
+	if !set.AddTree(repo.SpecDir(id), memoMaxTree) || !set.AddTree(filepath.Join(repo.Root, ".the-loop"), memoMaxTree) {
+		return nil, false
+	}
+	// A commit lands in the write-ahead log (the store's mode), or in the
+	// database file itself once checkpointed or in rollback mode.
+	db := s.deps.Store.Path()
+	set.Add(db)
+	set.Add(db + "-wal")
+	return &set, true
+}
+
+// lookup returns the memo's answer to key when its stamps still hold.
+func (m *checkMemo) lookup(key checkMemoKey, now time.Time) (itemResult, []string, bool) {
+	if m.off {
+		return itemResult{}, nil, false
+	}
+	m.mu.Lock()
+	e := m.entries[key]
+	m.mu.Unlock()
+	if e == nil || !e.stamps.Unchanged() {
+		return itemResult{}, nil, false
+	}
+	m.hits.Add(1)
+	res := e.res
+	if d := res.rep.Dependencies; d != nil && d.ReadAt != "" {
+		// Only the age of the dependency read moves with the clock.
+		if at, err := time.Parse(time.RFC3339, d.ReadAt); err == nil {
+			dep := *d
+			dep.Age = Age(now.Sub(at))
+			res.rep.Dependencies = &dep
+		}
+	}
+	return res, e.warnings, true
+}
+
+// keep records a computed answer, unless a stamped file changed too
+// recently (before is when the stamps were taken) or a hook failed.
+func (m *checkMemo) keep(key checkMemoKey, stamps *filestamp.Set, before time.Time, res itemResult, warnings []string, hookFailed bool) {
+	if m.off || res.err != nil || hookFailed || !stamps.SettledBefore(before.Add(-memoSettle)) {
+		m.forget(key)
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.entries == nil {
+		m.entries = map[checkMemoKey]*checkMemoEntry{}
+	}
+	if _, ok := m.entries[key]; !ok && len(m.entries) >= memoMaxEntries {
+		for k := range m.entries {
+			delete(m.entries, k)
+			break
+		}
+	}
+	m.entries[key] = &checkMemoEntry{stamps: stamps, res: res, warnings: append([]string(nil), warnings...)}
+}
+
+// answer hands a remembered report to emit the way a computed one is.
+func answer(r itemResult, warnings []string, req CheckRequest, emit func(runtime.Report, *runtime.Graph, []byte) error) ([]string, error) {
+	warnings = append([]string(nil), warnings...)
+	if req.Render != nil {
+		out, err := req.Render(r.rep)
+		if err != nil {
+			return warnings, err
+		}
+		r.out = out
+	}
+	return warnings, emit(r.rep, r.g, r.out)
+}
+
+func (m *checkMemo) forget(key checkMemoKey) {
+	m.mu.Lock()
+	delete(m.entries, key)
+	m.mu.Unlock()
+}

@@ -1,0 +1,197 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/internal/filestamp"
+	"github.com/the-loop/the-loop/store"
+)
+
+// memoRig is a private copy of the fixture repository and a store file,
+// with the service under test and a way to compute the same check afresh.
+type memoRig struct {
+	src, repo, db string
+	svc           *Service
+}
+
+func newMemoRig(t *testing.T) *memoRig {
+	t.Helper()
+	if !filestamp.Supported {
+		t.Skip("the check memo needs change times, read on Linux only")
+	}
+	src, err := filepath.Abs("../testdata/repo")
+	require.NoError(t, err)
+	r := &memoRig{src: src, repo: filepath.Join(t.TempDir(), "repo"), db: filepath.Join(t.TempDir(), "state.db")}
+	require.NoError(t, os.CopyFS(r.repo, os.DirFS(src)))
+	r.svc = testService(t, nil, Deps{Store: store.NewHandle(r.db)})
+	_, err = r.svc.Start(context.Background(), StartRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: "issue-1"}})
+	require.NoError(t, err, "the store exists, as in a server that has acted")
+	return r
+}
+
+// restore puts the repository back as the fixture has it.
+func (r *memoRig) restore(t *testing.T) {
+	t.Helper()
+	require.NoError(t, os.RemoveAll(r.repo))
+	require.NoError(t, os.CopyFS(r.repo, os.DirFS(r.src)))
+}
+
+// outcome is everything a caller of Check sees, comparable.
+func outcome(t *testing.T, res CheckResult, err error) string {
+	t.Helper()
+	b, jerr := json.Marshal(struct {
+		Reports  any
+		Warnings []string
+		Err      string
+	}{res.Reports, res.Warnings, errString(err)})
+	require.NoError(t, jerr)
+	return string(b)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// fresh checks req with a new service over the same store: no memo.
+func (r *memoRig) fresh(t *testing.T, req CheckRequest) string {
+	t.Helper()
+	svc := testService(t, nil, Deps{Store: store.NewHandle(r.db)})
+	svc.memo.off = true
+	res, err := svc.Check(context.Background(), req)
+	return outcome(t, res, err)
+}
+
+var memoRequests = []CheckRequest{
+	{WorkItem: "issue-2"}, {WorkItem: "issue-3"}, {WorkItem: "issue-4"},
+	{WorkItem: "issue-3", Recompute: true}, {WorkItem: "issue-4", Recompute: true},
+}
+
+// Whatever changes in the repository or the store, a repeated check says
+// what a fresh one says: every file of the fixture is edited, emptied and
+// removed in turn, and the store written by another handle.
+func TestAMemoizedCheckAlwaysSaysWhatAFreshOneSays(t *testing.T) {
+	r := newMemoRig(t)
+	defer func(d time.Duration) { memoSettle = d }(memoSettle)
+	memoSettle = -time.Hour // every stamp counts as settled: the edits below change sizes or inodes
+	ctx := context.Background()
+
+	var files []string
+	require.NoError(t, filepath.WalkDir(r.src, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			rel, _ := filepath.Rel(r.src, p)
+			files = append(files, rel)
+		}
+		return err
+	}))
+	require.Greater(t, len(files), 20)
+	edits := map[string]func(p string) error{
+		"appended to": func(p string) error {
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			_, err = f.WriteString("\n- [x] appended\n")
+			return errors.Join(err, f.Close())
+		},
+		"emptied": func(p string) error { return os.Truncate(p, 0) },
+		"removed": os.Remove,
+	}
+	type change struct {
+		name  string
+		apply func() error
+	}
+	var changes []change
+	for _, f := range files {
+		for name, edit := range edits {
+			p := filepath.Join(r.repo, f)
+			changes = append(changes, change{f + " " + name, func() error { return edit(p) }})
+		}
+	}
+	changes = append(changes, change{"the store written by another process's handle", func() error {
+		other := testService(t, nil, Deps{Store: store.NewHandle(r.db)})
+		_, err := other.Start(ctx, StartRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: "issue-2"}})
+		return err
+	}})
+
+	recomputed := 0
+	for _, c := range changes {
+		for i := range memoRequests {
+			req := memoRequests[i]
+			req.Repo = r.repo
+			first, err := r.svc.Check(ctx, req)
+			require.NoError(t, err, c.name)
+			hits := r.svc.memo.hits.Load()
+			again, err := r.svc.Check(ctx, req)
+			require.Equal(t, hits+1, r.svc.memo.hits.Load(), "%s: an unchanged item is answered from the memo", req.WorkItem)
+			require.Equal(t, outcome(t, first, nil), outcome(t, again, err))
+		}
+		require.NoError(t, c.apply(), c.name)
+		for i := range memoRequests {
+			req := memoRequests[i]
+			req.Repo = r.repo
+			hits := r.svc.memo.hits.Load()
+			got, err := r.svc.Check(ctx, req)
+			if r.svc.memo.hits.Load() == hits {
+				recomputed++
+			}
+			assert.Equal(t, r.fresh(t, req), outcome(t, got, err), "after %s, check %s (recompute %v)", c.name, req.WorkItem, req.Recompute)
+		}
+		r.restore(t)
+	}
+	assert.Greater(t, recomputed, len(changes), "changes to what a check reads are seen")
+}
+
+// A file written less than memoSettle before a check keeps that check out
+// of the memo: a second edit within the same tick could go unseen.
+func TestACheckOfAJustEditedItemIsNotKept(t *testing.T) {
+	r := newMemoRig(t)
+	defer func(d time.Duration) { memoSettle = d }(memoSettle)
+	memoSettle = 200 * time.Millisecond
+	ctx := context.Background()
+	req := CheckRequest{Repo: r.repo, WorkItem: "issue-3"}
+	require.NoError(t, os.WriteFile(filepath.Join(r.repo, "docs/specs/issue-3/design.md"), []byte("# Design\n"), 0o644))
+	for range 2 {
+		_, err := r.svc.Check(ctx, req)
+		require.NoError(t, err)
+	}
+	assert.Zero(t, r.svc.memo.hits.Load(), "nothing was kept while the edit was fresh")
+
+	time.Sleep(2 * memoSettle)
+	for range 2 {
+		_, err := r.svc.Check(ctx, req)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, int64(1), r.svc.memo.hits.Load(), "once settled, the repeated check is answered from the memo")
+}
+
+// What the memo cannot vouch for is never kept: --trusted-keys-from, a
+// link in the item's folder, several items at once.
+func TestWhatTheMemoCannotVouchForIsComputedEveryTime(t *testing.T) {
+	r := newMemoRig(t)
+	defer func(d time.Duration) { memoSettle = d }(memoSettle)
+	memoSettle = -time.Hour
+	ctx := context.Background()
+	require.NoError(t, os.Symlink("design.md", filepath.Join(r.repo, "docs/specs/issue-3/link.md")))
+	for _, req := range []CheckRequest{
+		{Repo: r.repo, WorkItem: "issue-3"},
+		{Repo: r.repo, All: true},
+	} {
+		for range 2 {
+			_, _ = r.svc.Check(ctx, req)
+		}
+	}
+	assert.Zero(t, r.svc.memo.hits.Load())
+}
