@@ -19,6 +19,7 @@ import (
 	"github.com/the-loop/the-loop/agents/harness"
 	"github.com/the-loop/the-loop/agents/workspace"
 	"github.com/the-loop/the-loop/internal/testbin"
+	"github.com/the-loop/the-loop/internal/testrepo"
 	"github.com/the-loop/the-loop/store"
 )
 
@@ -26,7 +27,9 @@ func TestMain(m *testing.M) {
 	// The store logs its migration on the default logger; keep benchmark
 	// and test output clean.
 	slog.SetDefault(slog.New(slog.NewTextHandler(ioDiscard{}, nil)))
-	os.Exit(m.Run())
+	code := m.Run()
+	testrepo.Clean()
+	os.Exit(code)
 }
 
 const fakePkg = "github.com/the-loop/the-loop/agents/harness/fakeharness"
@@ -74,15 +77,7 @@ func newRig(t *testing.T) *rig {
 		fake: filepath.Join(base, "fake"), remote: filepath.Join(base, "remote.git"), trees: map[string]*workspace.Tree{}}
 	require.NoError(t, os.MkdirAll(r.fake, 0o700))
 	r.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + base, "GIT_CONFIG_NOSYSTEM=1"}
-	r.git(base, "init", "--quiet", "--bare", "--initial-branch=main", r.remote)
-	seed := filepath.Join(base, "seed")
-	r.git(base, "clone", "--quiet", r.remote, seed)
-	require.NoError(t, os.WriteFile(filepath.Join(seed, "README.md"), []byte("hello\n"), 0o644))
-	r.git(seed, "add", "-A")
-	r.git(seed, "commit", "--quiet", "-m", "seed")
-	r.git(seed, "push", "--quiet", "origin", "HEAD:refs/heads/main")
-	source := filepath.Join(base, "source")
-	r.git(base, "clone", "--quiet", r.remote, source)
+	_, source := testrepo.Seed(t, base, map[string]string{"README.md": "hello\n"})
 	r.ws, err = workspace.New(context.Background(), workspace.Options{Source: source, Root: filepath.Join(base, "trees"), Env: r.env,
 		Identity: workspace.Identity{Name: "the-loop", Email: "loop@example.invalid"}})
 	require.NoError(t, err)
