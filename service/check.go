@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
-	"time"
-
-	"github.com/the-loop/the-loop/internal/filestamp"
 
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/repoconfig"
@@ -95,15 +92,9 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 	}
 	// A repeated check of an unchanged item is answered from the memo; the
 	// stamps cover what the checks below read (the item folder is one).
-	key, memoize := s.memoKeyFor(req, repo)
-	var stamps *filestamp.Set
-	var stamped time.Time
-	if memoize {
-		if r, warns, ok := s.memo.lookup(key, s.now()); ok {
-			return answer(r, warns, req, emit)
-		}
-		stamped = time.Now()
-		stamps, memoize = s.checkStamps(repo, req.WorkItem)
+	call, remembered, warns, ok := s.recall(req, repo)
+	if ok {
+		return answer(remembered, warns, req, emit)
 	}
 	if req.All {
 		if ids, err = repo.WorkItems(); err != nil {
@@ -142,17 +133,8 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 		}
 		return r
 	}
-	if memoize {
-		var hookFailed func() bool
-		ctx, hookFailed = runtime.WatchHookFailures(ctx)
-		compute := evaluate
-		evaluate = func(ctx context.Context, id string) itemResult {
-			r := compute(ctx, id)
-			kept := r
-			kept.out = nil
-			s.memo.keep(key, stamps, stamped, kept, append(warnings[:len(warnings):len(warnings)], r.warns...), hookFailed())
-			return r
-		}
+	if call != nil {
+		ctx, evaluate = s.remembering(ctx, call, warnings, evaluate)
 	}
 	return inOrder(ctx, ids, evaluate, warnings, emit)
 }

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -59,6 +60,47 @@ type checkMemoEntry struct {
 	stamps   *filestamp.Set
 	res      itemResult
 	warnings []string // the whole call's, repository and signer warnings first
+}
+
+// memoCall is one check's use of the memo: its key, and the stamps taken
+// before the check read its artifacts.
+type memoCall struct {
+	key     checkMemoKey
+	stamps  *filestamp.Set
+	stamped time.Time
+}
+
+// recall answers req from the memo when its stamps still hold (ok).
+// Otherwise it returns the call that keeps the answer computed next, nil
+// when that answer cannot be kept.
+func (s *Service) recall(req CheckRequest, repo *repoconfig.Repo) (call *memoCall, r itemResult, warnings []string, ok bool) {
+	key, memoize := s.memoKeyFor(req, repo)
+	if !memoize {
+		return nil, itemResult{}, nil, false
+	}
+	if r, warnings, ok := s.memo.lookup(key, s.now()); ok {
+		return nil, r, warnings, true
+	}
+	stamped := time.Now()
+	stamps, ok := s.checkStamps(repo, req.WorkItem)
+	if !ok {
+		return nil, itemResult{}, nil, false
+	}
+	return &memoCall{key: key, stamps: stamps, stamped: stamped}, itemResult{}, nil, false
+}
+
+// remembering wraps evaluate so that its answer is kept under call with
+// the whole call's warnings (warnings, then the item's), unless a hook
+// failed to run under the context it returns.
+func (s *Service) remembering(ctx context.Context, call *memoCall, warnings []string, evaluate func(context.Context, string) itemResult) (context.Context, func(context.Context, string) itemResult) {
+	ctx, hookFailed := runtime.WatchHookFailures(ctx)
+	return ctx, func(ctx context.Context, id string) itemResult {
+		r := evaluate(ctx, id)
+		kept := r
+		kept.out = nil // rendered per request
+		s.memo.keep(call.key, call.stamps, call.stamped, kept, append(warnings[:len(warnings):len(warnings)], r.warns...), hookFailed())
+		return r
+	}
 }
 
 // memoKeyFor is req's key, false when req cannot be answered from the
