@@ -283,7 +283,10 @@ func TestATeamOnPostgreSQLWorksEveryItemOnceWhenAPollerDies(t *testing.T) {
 	code, _, body = mcp(t, http.MethodPost, tm.httpB.URL, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	require.Equal(t, http.StatusOK, code, body)
 	assert.Contains(t, body, "graph_status", "replica B serves the session replica A opened")
-	assert.Contains(t, tm.httpB.Log(), "took up a session another replica started")
+	// B logs it as it answers; its stderr reaches the test through a pipe.
+	wait(t, "replica B's log of the session it took up", func() bool {
+		return strings.Contains(tm.httpB.Log(), "took up a session another replica started")
+	})
 
 	// A dies mid-cycle, once a quarter of the checklists are out.
 	wait(t, "a quarter of the checklists", func() bool { return tm.checklists(n) >= n/4 })
