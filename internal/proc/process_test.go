@@ -4,13 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/internal/syncbuf"
 )
 
 func TestStartWritesOutputToFilesAndReportsExit(t *testing.T) {
@@ -138,28 +139,14 @@ func TestZombieStatusReadsAnUnreapedExit(t *testing.T) {
 	assert.False(t, ok, "a running process is no zombie")
 }
 
-// lockedBuffer is a writer safe to read once the process is done.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
 func TestStartCopiesOutputToWritersBeforeItCountsAsDone(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.txt")
 	require.NoError(t, os.WriteFile(in, []byte("through a writer\n"), 0o600))
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	p, err := Start(Spec{Argv: helperArgv(t), Env: helperEnv("stdin"), StdinPath: in, Stdout: &out,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: false, Pdeathsig: syscall.SIGKILL}})
 	require.NoError(t, err)
 	assert.True(t, p.Wait().Success())
-	out.mu.Lock()
-	defer out.mu.Unlock()
-	assert.Equal(t, "through a writer\n", out.b.String(), "all output is copied once Done")
+	assert.Equal(t, "through a writer\n", out.String(), "all output is copied once Done")
 }
