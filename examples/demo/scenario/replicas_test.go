@@ -123,6 +123,27 @@ func (tm *team) deliver(t *testing.T, base string, n int) string {
 	return string(b)
 }
 
+// launchSessions seeds issues 2..n beside the first, starts both pollers
+// and host B's server, waits for every checklist, then executes each item
+// with its webhook delivered to B: both pollers launch the items' sessions.
+func (tm *team) launchSessions(t *testing.T, n int) {
+	t.Helper()
+	for i := 2; i <= n; i++ {
+		tm.l.GitHub.SeedIssue(fmt.Sprintf("Ticket %d", i), nil, true)
+	}
+	for i := 1; i <= n; i++ {
+		tm.l.GitHub.AddComment(scenario.Ref(i), scenario.Human, "OWNER", "the-loop start")
+	}
+	tm.pollA = tm.run(t)(tm.hostA.Poll())
+	tm.pollB = tm.run(t)(tm.hostB.Poll())
+	tm.httpB = tm.run(t)(tm.hostB.Serve())
+	wait(t, "every checklist", func() bool { return tm.checklists(n) == n })
+	for i := 1; i <= n; i++ {
+		tm.l.GitHub.AddComment(scenario.Ref(i), scenario.Human, "OWNER", execute)
+		tm.deliver(t, tm.httpB.URL, i)
+	}
+}
+
 // markers counts the loop's comments on issue n by their marker (the
 // first HTML comment of the body), beside the comments it posted by the
 // fake's request log.
@@ -466,20 +487,7 @@ func TestATeamLaunchesEachSessionOnce(t *testing.T) {
 	}
 	const n = 6
 	tm := newTeam(t, 5*time.Second, false)
-	for i := 2; i <= n; i++ {
-		tm.l.GitHub.SeedIssue(fmt.Sprintf("Ticket %d", i), nil, true)
-	}
-	for i := 1; i <= n; i++ {
-		tm.l.GitHub.AddComment(scenario.Ref(i), scenario.Human, "OWNER", "the-loop start")
-	}
-	tm.pollA = tm.run(t)(tm.hostA.Poll())
-	tm.pollB = tm.run(t)(tm.hostB.Poll())
-	tm.httpB = tm.run(t)(tm.hostB.Serve())
-	wait(t, "every checklist", func() bool { return tm.checklists(n) == n })
-	for i := 1; i <= n; i++ {
-		tm.l.GitHub.AddComment(scenario.Ref(i), scenario.Human, "OWNER", execute)
-		tm.deliver(t, tm.httpB.URL, i)
-	}
+	tm.launchSessions(t, n)
 	for i := 1; i <= n; i++ {
 		wait(t, "each item's claim", reviewRequested(tm.l, i, "requirements-approval"))
 	}
@@ -514,22 +522,9 @@ func TestADeadPollersSessionsAreLaunchedAgainOnce(t *testing.T) {
 	}
 	const n = 6
 	tm := newTeam(t, 5*time.Second, false)
-	for i := 2; i <= n; i++ {
-		tm.l.GitHub.SeedIssue(fmt.Sprintf("Ticket %d", i), nil, true)
-	}
 	// Every session waits for a file before it works: A dies while they run.
 	require.NoError(t, tm.l.ScriptNode("requirements-definition", "wait-for=go"))
-	for i := 1; i <= n; i++ {
-		tm.l.GitHub.AddComment(scenario.Ref(i), scenario.Human, "OWNER", "the-loop start")
-	}
-	tm.pollA = tm.run(t)(tm.hostA.Poll())
-	tm.pollB = tm.run(t)(tm.hostB.Poll())
-	tm.httpB = tm.run(t)(tm.hostB.Serve())
-	wait(t, "every checklist", func() bool { return tm.checklists(n) == n })
-	for i := 1; i <= n; i++ {
-		tm.l.GitHub.AddComment(scenario.Ref(i), scenario.Human, "OWNER", execute)
-		tm.deliver(t, tm.httpB.URL, i)
-	}
+	tm.launchSessions(t, n)
 	ofA := fmt.Sprintf("/%d/", tm.pollA.PID())
 	running := func() map[string]string {
 		ss, err := tm.st.ListSessions(ctx, store.SessionFilter{State: store.SessionRunning})
