@@ -73,9 +73,6 @@ func (s *Set) AddTree(dir string, max int) bool {
 	return walk(dir)
 }
 
-// Len is the number of stamped paths.
-func (s *Set) Len() int { return len(s.paths) }
-
 // Unchanged reports whether every stamped path still looks as it did.
 func (s *Set) Unchanged() bool {
 	for i, p := range s.paths {
