@@ -56,7 +56,12 @@ func ownLines(body, mark string) []string {
 	s := strings.Join(Lines(body), "\n")
 	s = dropHTMLComments(s, mark)
 	s = dropHidingElements(s, mark)
-	s = anyTag.ReplaceAllStringFunc(s, func(tag string) string { return " " + keepNewlines(tag) })
+	s = anyTag.ReplaceAllStringFunc(s, func(tag string) string {
+		if crossesBlock(tag) {
+			return tag // not one tag where Markdown reads it: its lines are read as they stand
+		}
+		return " " + keepNewlines(tag)
+	})
 	lines := dropBlocks(strings.Split(s, "\n"), mark)
 	for i, l := range lines {
 		lines[i] = html.UnescapeString(inlineOwn(l, mark))
@@ -111,7 +116,11 @@ var hidingClose = func() map[string]*regexp.Regexp {
 }()
 
 // dropHidingElements removes each hiding element with its content (an
-// inline one leaves mark); an unclosed one hides the rest of the text.
+// inline one leaves mark); an unclosed one hides the rest of the text. A tag
+// that reaches past its paragraph is no tag (Markdown reads the blocks
+// first: crossesBlock), and an element whose content does leaves mark
+// whatever it is: where a browser closes it is not for this reader to guess,
+// so no approval is read beside it.
 func dropHidingElements(s, mark string) string {
 	var b strings.Builder
 	for {
@@ -120,18 +129,61 @@ func dropHidingElements(s, mark string) string {
 			b.WriteString(s)
 			return b.String()
 		}
+		if crossesBlock(s[loc[0]:loc[1]]) {
+			b.WriteString(s[:loc[0]+1])
+			s = s[loc[0]+1:]
+			continue
+		}
 		b.WriteString(s[:loc[0]])
-		end := hidingClose[strings.ToLower(s[loc[2]:loc[3]])].FindStringIndex(s[loc[1]:])
-		if end == nil {
+		name := strings.ToLower(s[loc[2]:loc[3]])
+		stop := closingTag(hidingClose[name], s, loc[1])
+		if stop < 0 {
 			return b.String() + mark + keepNewlines(s[loc[0]:])
 		}
-		stop := loc[1] + end[1]
 		gap := " "
-		if markedElements[strings.ToLower(s[loc[2]:loc[3]])] {
+		if markedElements[name] || crossesBlock(s[loc[0]:stop]) {
 			gap = mark
 		}
 		b.WriteString(gap + keepNewlines(s[loc[0]:stop]))
 		s = s[stop:]
+	}
+}
+
+// closingTag is the end of the first match of close in s from start that
+// stays within one paragraph, or -1.
+func closingTag(close *regexp.Regexp, s string, start int) int {
+	for start <= len(s) {
+		end := close.FindStringIndex(s[start:])
+		if end == nil {
+			return -1
+		}
+		if !crossesBlock(s[start+end[0] : start+end[1]]) {
+			return start + end[1]
+		}
+		start += end[0] + 1
+	}
+	return -1
+}
+
+// crossesBlock reports whether the text of one HTML construct goes on past
+// the paragraph it starts in: over a blank line, or onto a line that opens a
+// block quote (up to three spaces, then ">"). Markdown reads the blocks
+// before any tag, so GitHub shows such text as it stands, the quote as a
+// quote.
+func crossesBlock(s string) bool {
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return false
+		}
+		s = s[i+1:]
+		line, _, _ := strings.Cut(s, "\n")
+		if strings.TrimSpace(line) == "" {
+			return true
+		}
+		if t := strings.TrimLeft(line, " "); len(line)-len(t) <= 3 && strings.HasPrefix(t, ">") {
+			return true
+		}
 	}
 }
 
