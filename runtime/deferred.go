@@ -6,11 +6,15 @@ import (
 	"fmt"
 )
 
-// RunPendingEntry runs the entry chain a deferring runtime (a launched
-// session's server) left for the item's current node, once. It returns the
-// node whose chain ran ("" when none was pending) and the chain's
-// degradations. A pending entry of a node the item has already left is
-// dropped: its side effects would describe a visit that is over.
+// RunPendingEntry runs the entry chain left pending for the item's current
+// node: by a deferring runtime (a launched session's server), or by a
+// process that died between entering the node and running its chain. The
+// mark is cleared once the chain has run, so a death during it leaves the
+// chain to the next caller (entry hooks are idempotent: a checklist or
+// request already on the ticket is not posted again). It returns the node
+// whose chain ran ("" when none was pending) and the chain's degradations.
+// A pending entry of a node the item has already left is dropped: its side
+// effects would describe a visit that is over.
 func (r *Runtime) RunPendingEntry(ctx context.Context, id string) (string, []string, error) {
 	if r.DeferEntry {
 		return "", nil, errors.New("this runtime defers entry chains; only one holding the ticket integration runs them")
@@ -22,16 +26,16 @@ func (r *Runtime) RunPendingEntry(ctx context.Context, id string) (string, []str
 	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
 		pending := st.EntryPending
 		if pending == "" {
-			return nil, nil
+			return nil, errNoSave
 		}
-		st.EntryPending = ""
 		if pending != st.CurrentNode {
+			st.EntryPending = ""
 			return []EventRecord{{Name: "graph.entry_dropped", Node: pending, Data: map[string]any{"current": st.CurrentNode}}}, nil
 		}
 		node = pending
 		return []EventRecord{{Name: "graph.entry_resumed", Node: pending}}, nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errNoSave) {
 		return "", nil, fmt.Errorf("run the pending entry of %s: %w", id, err)
 	}
 	if node == "" {

@@ -86,3 +86,22 @@ func TestEscalateMovesOnlyFromTheNamedNode(t *testing.T) {
 	rep := h.status(false)
 	assert.Equal(t, "escalated", rep.CurrentNode)
 }
+
+func TestAnEntryChainADeathCutShortIsRunByTheNextPoller(t *testing.T) {
+	h := newRig(t, nil)
+	ctx := context.Background()
+	h.advance(h.say("select"))
+	require.Equal(t, []string{"write@write"}, h.entries)
+	assert.Equal(t, []string{"write"}, h.pendingSeen, "the state saved before the chain ran says it is pending")
+	assert.Empty(t, h.state().EntryPending, "and stops saying so once it ran")
+
+	// The process that entered write died before its chain ran: the saved
+	// state still says so, and the next poller runs the chain.
+	h.mutate(func(st *State) { st.EntryPending = "write" })
+	h.entries = nil
+	node, _, err := h.rt.RunPendingEntry(ctx, "issue-1")
+	require.NoError(t, err)
+	assert.Equal(t, "write", node)
+	assert.Equal(t, []string{"write@write"}, h.entries)
+	assert.Empty(t, h.state().EntryPending)
+}

@@ -199,8 +199,11 @@ func (r *Runtime) enter(st *State, node string) []EventRecord {
 		rec.EnteredAt = now
 	}
 	rec.LastEnteredAt = now
+	// The entry chain runs after this state is saved (runEntry, or the
+	// poller for a deferring runtime): until it has run, the state says it
+	// is pending, so a process that dies in between leaves it to the next.
 	st.EntryPending = ""
-	if r.DeferEntry {
+	if n, ok := r.Graph.Node(node); r.DeferEntry || ok && len(n.Entry) > 0 {
 		st.EntryPending = node
 	}
 	rec.Entries++
@@ -270,6 +273,7 @@ func (r *Runtime) runEntry(ctx context.Context, id, node string) []string {
 			r.log().Warn("could not record where the visit begins", "workItem", id, "node", node, "err", err)
 		}
 	}
+	r.entryRan(ctx, id, node)
 	msgs := degradations(oc.Results)
 	if oc.Blocking != nil {
 		msgs = append(msgs, fmt.Sprintf("warning: entry chain of %s stopped at %s: %s", node, oc.Blocking.Hook, oc.Blocking.Render()))
@@ -284,4 +288,19 @@ func (r *Runtime) runEntry(ctx context.Context, id, node string) []string {
 		}
 	}
 	return msgs
+}
+
+// entryRan clears the pending mark enter left for node, once its entry
+// chain has run.
+func (r *Runtime) entryRan(ctx context.Context, id, node string) {
+	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
+		if st.EntryPending != node {
+			return nil, errNoSave
+		}
+		st.EntryPending = ""
+		return nil, nil
+	})
+	if err != nil && !errors.Is(err, errNoSave) {
+		r.log().Warn("could not record that the entry chain ran", "workItem", id, "node", node, "err", err)
+	}
 }

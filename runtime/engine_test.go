@@ -69,6 +69,8 @@ type rig struct {
 	rt      *Runtime
 	mem     *MemoryPersister
 	entries []string
+	// pendingSeen is the saved EntryPending each note-entry run read.
+	pendingSeen []string
 	// posted are the comments post-request posted.
 	posted []integrations.Comment
 }
@@ -92,6 +94,7 @@ func newRigOf(t *testing.T, key []byte, graph string) *rig {
 		"note-entry": func(hc *HookContext) (Result, error) {
 			st, _, _ := h.mem.Load(hc.Context, hc.WorkItem.ID)
 			h.entries = append(h.entries, hc.NodeID()+"@"+st.CurrentNode)
+			h.pendingSeen = append(h.pendingSeen, st.EntryPending)
 			return OK("", nil), nil
 		},
 		"needs-file": func(hc *HookContext) (Result, error) {

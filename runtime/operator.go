@@ -76,6 +76,7 @@ func (r *Runtime) Force(ctx context.Context, id, to, reason, actor string) (Forc
 			rec.RouteBacks = 0 // an operator resumed the walk: the gates count afresh
 		}
 		evs := r.enter(st, to)
+		st.EntryPending = "" // force moves the pointer only: no entry chain runs
 		st.Record(to).Forced = true
 		st.Escalation = nil
 		evs = append(evs, EventRecord{Name: "graph.forced", Node: to, Data: r.operatorOS().stamp(map[string]any{"from": from, "reason": reason, "actor": actor, "warnings": res.Cautions})})

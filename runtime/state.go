@@ -41,9 +41,10 @@ type State struct {
 	Surface     string                 `json:"surface"`
 	// Escalation records why the item was parked at escalated.
 	Escalation *Escalation `json:"escalation,omitempty"`
-	// EntryPending names the current node when its entry chain was left
-	// to a runtime holding the ticket integration (a launched session's
-	// claim entered it); "" when it ran.
+	// EntryPending names the current node while its entry chain has not
+	// run: left to a runtime holding the ticket integration (a launched
+	// session's claim entered it), or not yet run, or cut short by the
+	// death of the process that entered it; "" once it ran.
 	EntryPending string `json:"entryPending,omitempty"`
 	// Control is an authorized person's pause or stop, read from the ticket:
 	// while it is set the item is held (see Held).

@@ -39,6 +39,7 @@ func newQuotaRig(t testing.TB, n int) *quotaRig {
 	repo := t.TempDir()
 	cfg := config.Default()
 	cfg.Routing.AuthorizedUsers = []string{"alice"}
+	cfg.Routing.SelfLogins = []string{fake.BotLogin()} // as a deployment sets it: the loop reads back its own checklist
 	cfg.Integrations.GitHub.BaseURL = fake.URL()
 	cfg.Integrations.GitHub.TokenEnv = "TEST_GH_TOKEN"
 	cfg.Polling.Sources = []config.Source{{System: "github", Repos: []string{providertest.GitHubRepo}, Checkout: repo}}
