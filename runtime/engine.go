@@ -273,7 +273,9 @@ func (r *Runtime) runEntry(ctx context.Context, id, node string) []string {
 			r.log().Warn("could not record where the visit begins", "workItem", id, "node", node, "err", err)
 		}
 	}
-	r.entryRan(ctx, id, node)
+	if st.EntryPending == node {
+		r.entryRan(ctx, id, node)
+	}
 	msgs := degradations(oc.Results)
 	if oc.Blocking != nil {
 		msgs = append(msgs, fmt.Sprintf("warning: entry chain of %s stopped at %s: %s", node, oc.Blocking.Hook, oc.Blocking.Render()))
@@ -291,7 +293,7 @@ func (r *Runtime) runEntry(ctx context.Context, id, node string) []string {
 }
 
 // entryRan clears the pending mark enter left for node, once its entry
-// chain has run.
+// chain has run (runEntry calls it only when the state it loaded had one).
 func (r *Runtime) entryRan(ctx context.Context, id, node string) {
 	err := r.Persist.Update(ctx, id, func(st *State) ([]EventRecord, error) {
 		if st.EntryPending != node {
