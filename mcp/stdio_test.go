@@ -149,3 +149,34 @@ func TestServeStdioGivesUpOnStuckCallsAfterGrace(t *testing.T) {
 	require.NoError(t, rig.wait(t))
 	assert.Contains(t, rig.stderr.String(), "1 request(s) unfinished")
 }
+
+// A client that writes its requests and closes stdin (a pipe: `… | the-loop
+// serve`) still gets every answer: the end of input waits for the calls
+// already read, as a cancel does.
+func TestServeStdioAnswersCallsReadBeforeStdinEnds(t *testing.T) {
+	rig := startStdio(t)
+	result := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "echo_item"
+		req.Params.Arguments = map[string]any{"workItem": "slow#1", "mode": "slow"}
+		res, err := rig.client.CallTool(context.Background(), req)
+		if err != nil {
+			res = mcp.NewToolResultError(err.Error())
+		}
+		result <- res
+	}()
+	<-rig.backend.started
+	require.NoError(t, rig.stdinW.Close(), "stdin ends while the call runs")
+	select {
+	case err := <-rig.done:
+		t.Fatalf("transport.ServeStdio returned (%v) while a call was in flight", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(rig.backend.release)
+
+	res := <-result
+	require.False(t, res.IsError, resultText(t, res))
+	assert.Equal(t, "slow#1", resultText(t, res), "the call read before the end of input is answered")
+	require.NoError(t, rig.wait(t), "the server returns nil once it has answered")
+}

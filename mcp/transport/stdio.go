@@ -85,7 +85,10 @@ func listenResult(err error) error {
 // pumpInput copies stdin line by line into the listener, recording each
 // request id, until stdin ends or draining starts. Lines that arrive while
 // draining are dropped: the client is told nothing because the process is
-// about to exit.
+// about to exit. When stdin ends, the listener's input is held open until
+// the requests already read are answered (bounded by StdioGrace): mcp-go
+// cancels the calls in flight once its input ends, and a client that
+// writes its requests and closes stdin waits for the answers.
 func pumpInput(stdin io.Reader, pw *io.PipeWriter, track *inflight, draining <-chan struct{}) {
 	r := bufio.NewReaderSize(stdin, 64<<10)
 	for {
@@ -102,6 +105,14 @@ func pumpInput(stdin io.Reader, pw *io.PipeWriter, track *inflight, draining <-c
 			}
 		}
 		if err != nil {
+			timer := time.NewTimer(StdioGrace)
+			defer timer.Stop()
+			select {
+			case <-track.idle():
+			case <-timer.C:
+			case <-draining: // ServeStdio waits for them and closes the input
+				return
+			}
 			_ = pw.CloseWithError(io.EOF)
 			return
 		}
