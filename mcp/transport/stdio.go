@@ -15,8 +15,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// StdioGrace bounds how long a cancelled ServeStdio waits for in-flight
-// requests before it stops anyway.
+// StdioGrace bounds how long ServeStdio, cancelled or at the end of stdin,
+// waits for in-flight requests before it stops anyway. ServeStdio reads it
+// once, when it starts.
 var StdioGrace = 25 * time.Second
 
 // ServeStdio serves srv over newline-delimited JSON-RPC on stdin/stdout
@@ -32,6 +33,7 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, stdin io.Reader, std
 	stdio := server.NewStdioServer(srv)
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.With("component", "mcp stdio").Handler(), slog.LevelError))
 
+	grace := StdioGrace // read once: the server's goroutines never read the variable
 	track := newInflight()
 	pr, pw := io.Pipe()
 	out := &frameWriter{w: stdout, onFrame: track.response}
@@ -45,7 +47,7 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, stdin io.Reader, std
 	inputDone := make(chan struct{})
 	go func() {
 		defer close(inputDone)
-		pumpInput(stdin, pw, track, draining)
+		pumpInput(stdin, pw, track, draining, grace)
 	}()
 
 	listenErr := make(chan error, 1)
@@ -58,7 +60,7 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, stdin io.Reader, std
 	case <-ctx.Done():
 	}
 	close(draining)
-	timer := time.NewTimer(StdioGrace)
+	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	select {
 	case <-track.idle():
@@ -86,10 +88,10 @@ func listenResult(err error) error {
 // request id, until stdin ends or draining starts. Lines that arrive while
 // draining are dropped: the client is told nothing because the process is
 // about to exit. When stdin ends, the listener's input is held open until
-// the requests already read are answered (bounded by StdioGrace): mcp-go
+// the requests already read are answered (bounded by grace): mcp-go
 // cancels the calls in flight once its input ends, and a client that
 // writes its requests and closes stdin waits for the answers.
-func pumpInput(stdin io.Reader, pw *io.PipeWriter, track *inflight, draining <-chan struct{}) {
+func pumpInput(stdin io.Reader, pw *io.PipeWriter, track *inflight, draining <-chan struct{}, grace time.Duration) {
 	r := bufio.NewReaderSize(stdin, 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
@@ -105,7 +107,7 @@ func pumpInput(stdin io.Reader, pw *io.PipeWriter, track *inflight, draining <-c
 			}
 		}
 		if err != nil {
-			timer := time.NewTimer(StdioGrace)
+			timer := time.NewTimer(grace)
 			defer timer.Stop()
 			select {
 			case <-track.idle():
