@@ -19,7 +19,10 @@ func TestToolOutputIsCappedAndNeverEchoesALongArgument(t *testing.T) {
 	dir := liveCheckout(t)
 	c := loopClient(t, newLoopService(t, dir))
 	huge := strings.Repeat("A", 1<<20) // past the argument cap: refused before any tool reads it
-	big := huge[:64<<10]               // under the cap, longer than any refusal may repeat
+	// Under the cap and 32 times longer than any refusal may repeat: every
+	// tool and argument is called with it, so its size is the test's cost
+	// (under -race, JSON in and out), not its proof.
+	big := huge[:32*echoLimit]
 	chunk := big[:2000]
 	check := func(t *testing.T, tool string, args map[string]any) {
 		res := callTool(t, c, tool, args)
