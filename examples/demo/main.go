@@ -1,6 +1,6 @@
 // Command demo runs the whole loop on this machine in well under a minute:
 // a fake GitHub on a loopback port, a bare git remote and the poller's
-// checkout of it, the repository's CI run on every head pushed there,
+// checkout of it, the repository's CI run on every head whose checks are read,
 // `the-loop poll` launching a scripted fake harness for every agent node,
 // and a script acting as the one human: it arms issue #1, signs the phase
 // selection, asks for changes to the design once, approves at the gates and

@@ -92,6 +92,7 @@ type Server struct {
 	prefix string // path prefix of the API root
 
 	mu          sync.Mutex
+	checksRead  func(repo, sha string) // OnChecksRead
 	token       string
 	email       string
 	bot         string

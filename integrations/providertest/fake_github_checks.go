@@ -55,6 +55,29 @@ func (s *Server) AddCheckRun(repo, sha, name, status, conclusion, url string, d 
 	return s.nextID
 }
 
+// OnChecksRead has f called with a commit's repository and SHA before its
+// check runs or combined status are served, outside the fake's lock: a
+// fake CI runs the commit's job there, on first sight, so that only the
+// commits someone looks at are built, each one's job done before its
+// checks are read. nil turns it off.
+func (s *Server) OnChecksRead(f func(repo, sha string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checksRead = f
+}
+
+// checksAbout calls the OnChecksRead function, if any, for the commit ref
+// names in repo.
+func (s *Server) checksAbout(repo, ref string) {
+	s.mu.Lock()
+	f := s.checksRead
+	sha, ok := s.ghCommitSHA(repo, ref)
+	s.mu.Unlock()
+	if f != nil && ok {
+		f(repo, sha)
+	}
+}
+
 // ghCommitSHA resolves the {ref} of a commits route: a full SHA or a
 // branch (under s.mu).
 func (s *Server) ghCommitSHA(repo, ref string) (string, bool) {
@@ -73,6 +96,7 @@ func (s *Server) ghCommitSHA(repo, ref string) (string, bool) {
 // ghCombinedStatus serves GET /repos/{o}/{r}/commits/{ref}/status: the
 // newest status per context, paged, with GitHub's combined state.
 func (s *Server) ghCombinedStatus(w http.ResponseWriter, r *http.Request, repo string) {
+	s.checksAbout(repo, r.PathValue("ref"))
 	s.mu.Lock()
 	sha, ok := s.ghCommitSHA(repo, r.PathValue("ref"))
 	var docs []map[string]any
@@ -123,6 +147,7 @@ func combinedState(latest map[string]*commitStatus) string {
 // filter=latest (the default) the newest run per name, else every run.
 func (s *Server) ghCheckRuns(w http.ResponseWriter, r *http.Request, repo string) {
 	all := r.URL.Query().Get("filter") == "all"
+	s.checksAbout(repo, r.PathValue("ref"))
 	s.mu.Lock()
 	sha, ok := s.ghCommitSHA(repo, r.PathValue("ref"))
 	var docs []map[string]any

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/the-loop/the-loop/integrations"
@@ -23,6 +24,16 @@ const CIScript = "scripts/ci.sh"
 // errorLine is a GitHub Actions workflow command that annotates a file's
 // line: ::error file=F,line=N::message.
 var errorLine = regexp.MustCompile(`^::error file=([^,]+),line=(\d+)::(.*)$`)
+
+// ciOnce runs the CI job of commit sha the first time anyone asks the fake
+// GitHub for its checks (OnChecksRead); a second caller waits for the
+// first. It plays a CI that builds every head pushed and has finished by
+// the time its result is read, building only the commits that are read
+// (the heads of pull requests, not every state record the loop pushes).
+func (l *Loop) ciOnce(sha string) {
+	once, _ := l.built.LoadOrStore(sha, new(sync.Once))
+	once.(*sync.Once).Do(func() { l.runCI(context.Background(), sha) })
+}
 
 // runCI plays GitHub Actions for head sha of the remote: it runs CIScript
 // on that commit's files and reports the job as the check run "build" —

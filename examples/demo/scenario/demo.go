@@ -92,6 +92,8 @@ type Loop struct {
 	// GitHub; mirrorDone is closed when it stopped.
 	mirrored   chan struct{}
 	mirrorDone chan struct{}
+	// built holds the CI job of each commit asked about (ciOnce).
+	built sync.Map // sha → *sync.Once
 }
 
 // New prepares a loop: the fake GitHub, the repositories, the signing key,
@@ -123,6 +125,11 @@ func New(ctx context.Context, o Options) (*Loop, error) {
 		}
 	}
 	l.GitHub = providertest.StartGitHub()
+	l.GitHub.OnChecksRead(func(repo, sha string) {
+		if repo == Repo {
+			l.ciOnce(sha)
+		}
+	})
 	l.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + l.Home, "GIT_CONFIG_NOSYSTEM=1", "GITHUB_TOKEN=" + l.GitHub.Token()}
 	for k, v := range o.Env {
 		l.env = append(l.env, k+"="+v)
@@ -161,6 +168,11 @@ func (l *Loop) git(ctx context.Context, dir string, args ...string) (string, err
 func (l *Loop) repositories(ctx context.Context, _ Options) error {
 	seed := filepath.Join(l.Dir, "seed")
 	if _, err := l.git(ctx, l.Dir, "init", "--quiet", "--bare", "--initial-branch=main", l.Remote); err != nil {
+		return err
+	}
+	// The remote takes a push on every step of the loop; like GitHub's, it
+	// does not run git gc after each one.
+	if _, err := l.git(ctx, l.Remote, "config", "receive.autoGC", "false"); err != nil {
 		return err
 	}
 	if _, err := l.git(ctx, l.Dir, "clone", "--quiet", l.Remote, seed); err != nil {

@@ -37,8 +37,8 @@ func (l *Loop) Approve(n int, body string) {
 
 // mirror plays GitHub's side of the bare remote while the poller runs:
 // every branch pushed there becomes the fake GitHub's branch too (moving
-// the open pull requests from it), and the repository's CI runs on every
-// new head commit (runCI) before GitHub shows it. It looks at the remote's
+// the open pull requests from it); the repository's CI runs on a commit
+// when its checks are first read (ciOnce). It looks at the remote's
 // refs with git only when their files changed. It does not wake the
 // poller: a push comes from a session, whose end wakes it.
 func (l *Loop) mirror(stop <-chan struct{}, done chan<- struct{}) {
@@ -70,7 +70,6 @@ func (l *Loop) mirrorRefs(seen map[string]string) {
 			continue
 		}
 		seen[branch] = sha
-		l.runCI(context.Background(), sha)
 		l.GitHub.PushBranch(Repo, branch, sha)
 	}
 }
