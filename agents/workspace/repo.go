@@ -46,6 +46,7 @@ func (m *Manager) makeRepo(ctx context.Context, dir string) (string, error) {
 	if _, err := m.git(ctx, filepath.Dir(repo), nil, "init", "--quiet", "--bare", "--object-format="+m.format, repo); err != nil {
 		return "", fmt.Errorf("make the repository of %s: %w", dir, err)
 	}
+	m.notes.forget(repo)
 	version, ext := 0, ""
 	if m.format != "sha1" {
 		version, ext = 1, "[extensions]\n\tobjectformat = "+m.format+"\n"
@@ -146,7 +147,9 @@ func (m *Manager) adopt(ctx context.Context, dir string) error {
 		return fmt.Errorf("move the tree %s to a repository of its own: %w", dir, err)
 	}
 	if remote, _ := m.revParse(ctx, m.source, m.remoteRef(branch)); remote != "" {
-		_, _ = m.git(ctx, repo, inRepo(repo), "update-ref", m.remoteRef(branch), remote)
+		if _, err := m.git(ctx, repo, inRepo(repo), "update-ref", m.remoteRef(branch), remote); err == nil {
+			m.notes.set(repo, branch, remote)
+		}
 	}
 	newAdmin := gitsafe.AdminOf(dir)
 	if err := os.MkdirAll(newAdmin, 0o755); err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Sync outcomes.
@@ -104,10 +105,50 @@ func (t *Tree) fetch(ctx context.Context) (string, error) {
 }
 
 // note records the remote's commit of the branch in the tree's repository
-// (refs/remotes/<remote>/<branch>), for the session's eyes only.
+// (refs/remotes/<remote>/<branch>), for the session's eyes only. A commit
+// this manager already recorded there is not written again: a push and the
+// sync after it name the same one.
 func (t *Tree) note(ctx context.Context, sha string) {
 	repo := t.pin.GitDir
-	_, _ = t.m.git(ctx, repo, inRepo(repo), "update-ref", t.m.remoteRef(t.Branch), sha)
+	if t.m.notes.has(repo, t.Branch, sha) {
+		return
+	}
+	if _, err := t.m.git(ctx, repo, inRepo(repo), "update-ref", t.m.remoteRef(t.Branch), sha); err == nil {
+		t.m.notes.set(repo, t.Branch, sha)
+	}
+}
+
+// sessionNotes remembers the remote commit each tree repository's branch
+// was last told of (note); a repository made again starts with none.
+type sessionNotes struct {
+	mu   sync.Mutex
+	shas map[[2]string]string // {repository, branch} → commit
+}
+
+func (n *sessionNotes) has(repo, branch, sha string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.shas[[2]string{repo, branch}] == sha
+}
+
+func (n *sessionNotes) set(repo, branch, sha string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.shas == nil {
+		n.shas = map[[2]string]string{}
+	}
+	n.shas[[2]string{repo, branch}] = sha
+}
+
+// forget drops what repo was told: it was made again.
+func (n *sessionNotes) forget(repo string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for k := range n.shas {
+		if k[0] == repo {
+			delete(n.shas, k)
+		}
+	}
 }
 
 // head is the commit the tree's branch holds in its repository.

@@ -71,6 +71,8 @@ type Manager struct {
 	identity   Identity
 
 	mu sync.Mutex // serialises fetch, worktree add/remove and pushes
+
+	notes sessionNotes // what each tree's repository was last told of its remote
 }
 
 // New checks opts and returns a Manager.
@@ -205,6 +207,7 @@ func (m *Manager) startBranch(ctx context.Context, repo, branch string) error {
 		if _, err := m.git(ctx, repo, inRepo(repo), "update-ref", m.remoteRef(branch), remote); err != nil {
 			return err
 		}
+		m.notes.set(repo, branch, remote)
 	}
 	// The repository's own HEAD names the branch: the loop's git, pinned to
 	// the repository, reads this HEAD (the poller's), never the tree's.
