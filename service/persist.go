@@ -234,7 +234,7 @@ func (p *persister) publish(ctx context.Context, id string) {
 		if cur == nil || len(cur.State) == 0 {
 			return nil
 		}
-		return store.WritePortable(path, cur.State)
+		return store.WritePortable(p.repo.Root, path, cur.State)
 	})
 	if err != nil {
 		p.logger().Warn("the state is recorded in the store, but the portable record could not be written; the next update writes it again",

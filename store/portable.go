@@ -45,15 +45,31 @@ func ReadPortable(specDir string, names ...string) ([]byte, string, error) {
 }
 
 // WritePortable replaces the portable record at path with data, atomically
-// (a reader sees the old record or the new one), creating its folder; a
-// record that already holds exactly data is left alone.
-func WritePortable(path string, data []byte) error {
+// (a reader sees the old record or the new one); a record that already
+// holds exactly data is left alone. path lies under root, the repository
+// the record belongs to: the folders between them are created, never root
+// itself, so a repository (an item's working tree) deleted while its record
+// is written stays deleted.
+func WritePortable(root, path string, data []byte) error {
 	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, data) {
 		return nil
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+	rel, err := filepath.Rel(root, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("write %s: not inside the repository %s", path, root)
 	}
-	return atomicfile.Write(path, data, 0o644)
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer r.Close()
+	if dir := filepath.Dir(rel); dir != "." {
+		if err := r.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Join(root, dir), err)
+		}
+	}
+	if err := atomicfile.WriteIn(r, rel, data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }

@@ -37,17 +37,18 @@ func TestAPortableRecordThatIsNoFileIsRefused(t *testing.T) {
 }
 
 func TestThePortableRecordIsReplacedWholeAndOnlyWhenItChanges(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "docs", "specs", "issue-1", "current.json")
-	require.NoError(t, WritePortable(path, []byte("v1")), "the folder is created")
+	root := t.TempDir()
+	path := filepath.Join(root, "docs", "specs", "issue-1", "current.json")
+	require.NoError(t, WritePortable(root, path, []byte("v1")), "the folders are created")
 	before, err := os.Stat(path)
 	require.NoError(t, err)
 
-	require.NoError(t, WritePortable(path, []byte("v1")))
+	require.NoError(t, WritePortable(root, path, []byte("v1")))
 	same, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.True(t, os.SameFile(before, same), "an identical record is left alone")
 
-	require.NoError(t, WritePortable(path, []byte("v2")))
+	require.NoError(t, WritePortable(root, path, []byte("v2")))
 	after, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.False(t, os.SameFile(before, after), "a changed record is replaced, never rewritten in place")
@@ -55,4 +56,19 @@ func TestThePortableRecordIsReplacedWholeAndOnlyWhenItChanges(t *testing.T) {
 	assert.Equal(t, "v2", string(got))
 	entries, _ := os.ReadDir(filepath.Dir(path))
 	assert.Len(t, entries, 1, "no temporary file is left behind")
+}
+
+// A repository deleted while its record is written stays deleted: the
+// write fails instead of making the repository's folder again (an item's
+// working tree removed under the poller is then found missing, whole,
+// and re-created from its branch).
+func TestAPortableRecordNeverMakesItsRepositoryAgain(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "trees", "issue-1")
+	path := filepath.Join(root, "docs", "specs", "issue-1", "current.json")
+	err := WritePortable(root, path, []byte("v1"))
+	require.Error(t, err)
+	assert.NoDirExists(t, root)
+
+	err = WritePortable(root, filepath.Join(root, "..", "elsewhere.json"), []byte("v1"))
+	require.ErrorContains(t, err, "not inside the repository")
 }

@@ -77,7 +77,15 @@ func ResignRecord(path, specDir string, key ed25519.PrivateKey) error {
 	if err != nil {
 		return err
 	}
-	return store.WritePortable(path, data)
+	return writeRecord(path, data)
+}
+
+// writeRecord writes a fixture's record at path, creating its folder.
+func writeRecord(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return store.WritePortable(filepath.Dir(path), path, data)
 }
 
 // loopDirOf is "" for an item's own record, else the inner loop's folder.
@@ -111,5 +119,5 @@ func WritePortable(specDir string, st *runtime.State) error {
 	if err != nil {
 		return err
 	}
-	return store.WritePortable(filepath.Join(specDir, runtime.StateFile), data)
+	return writeRecord(filepath.Join(specDir, runtime.StateFile), data)
 }
