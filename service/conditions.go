@@ -58,7 +58,7 @@ func conditionOf(err error) string {
 	var api *integrations.APIError
 	var st *store.Error
 	switch {
-	case errors.As(err, &conflict) && conflict.Kind == workspace.LocalChanges:
+	case errors.As(err, &conflict) && (conflict.Kind == workspace.LocalChanges || conflict.Kind == workspace.MissingFiles):
 		return runtime.ConditionTreeDirty
 	case errors.As(err, &conflict):
 		return runtime.ConditionTreeConflict

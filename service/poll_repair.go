@@ -149,15 +149,17 @@ func (p *Poller) liveIn(repo string) bool {
 }
 
 // syncTree fast-forwards the item's tree to what was pushed before a gate
-// reads it. Files nobody committed that stop the fast-forward are set
-// aside and the tree re-created from its branch, when no session works
-// in it and nothing holds the item; a diverged branch is a human's. The
-// gate never reads files the loop could not bring up to date.
+// reads it. Files nobody committed that stop the fast-forward, or files
+// the branch holds that are gone from the tree (deleted in part under the
+// loop), have the tree set aside and re-created from its branch, when no
+// session works in it and nothing holds the item; a diverged branch is a
+// human's. The gate never reads files the loop could not bring up to date.
 func (p *Poller) syncTree(ctx context.Context, it *polledItem, sess *session) error {
 	defer cycleOf(ctx).forgetRepo(it.tree.Dir) // the sync may have brought another config
 	_, err := it.tree.Sync(ctx)
 	var conflict *workspace.ConflictError
-	if errors.As(err, &conflict) && conflict.Kind == workspace.LocalChanges && p.mayRepair(it, sess) {
+	repairable := errors.As(err, &conflict) && (conflict.Kind == workspace.LocalChanges || conflict.Kind == workspace.MissingFiles)
+	if repairable && p.mayRepair(it, sess) {
 		if _, rerr := p.setAsideAndRecreate(ctx, it, sess.repo.Root, conflict.Error()); rerr != nil {
 			return fmt.Errorf("the working tree could not be synced, so the gate waits: %w", rerr)
 		}

@@ -14,6 +14,10 @@ const (
 	LocalChanges = "local-changes"
 	// MergeConflict: integrating the remote before a push conflicted.
 	MergeConflict = "merge-conflict"
+	// MissingFiles: files the branch holds are gone from the tree (deleted
+	// under the loop, never by a commit), so it cannot be read as the
+	// branch's work.
+	MissingFiles = "missing-files"
 )
 
 // ConflictError reports that the tree and its remote branch cannot be
@@ -40,6 +44,10 @@ func (e *ConflictError) Error() string {
 		what = fmt.Sprintf("conflicts with what was pushed (remote %s)", short(e.Remote))
 	default:
 		what = e.Kind
+	}
+	if e.Kind == MissingFiles {
+		return fmt.Sprintf("the tree %s of branch %s is missing %d file(s) the branch holds (%s): it was deleted in part, not by a commit",
+			e.Dir, e.Branch, len(e.Files), strings.Join(first(e.Files, 5), ", "))
 	}
 	msg := fmt.Sprintf("branch %s %s", e.Branch, what)
 	if len(e.Files) > 0 {

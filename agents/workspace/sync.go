@@ -30,9 +30,10 @@ type SyncResult struct {
 
 // Sync fetches the tree's branch and fast-forwards the tree to what was
 // pushed (by a human, a handoff, another poller), so a gate reads the
-// latest work. It never merges, resets
-// or forces: a diverged branch, or local changes a fast-forward would
-// overwrite, come back as a *ConflictError.
+// latest work. It never merges, resets or forces: a diverged branch, local
+// changes a fast-forward would overwrite, or files the branch holds that
+// are gone from the tree (deleted under the loop) come back as a
+// *ConflictError.
 func (t *Tree) Sync(ctx context.Context) (SyncResult, error) {
 	if err := t.onBranch(ctx); err != nil {
 		return SyncResult{}, err
@@ -46,6 +47,11 @@ func (t *Tree) Sync(ctx context.Context) (SyncResult, error) {
 		return SyncResult{}, err
 	}
 	res := SyncResult{Before: local, After: local}
+	if gone, err := t.missingFiles(ctx); err != nil {
+		return res, err
+	} else if len(gone) > 0 {
+		return res, &ConflictError{Branch: t.Branch, Dir: t.Dir, Kind: MissingFiles, Local: local, Remote: remote, Files: gone}
+	}
 	switch {
 	case remote == "":
 		res.Action = NoRemoteBranch
@@ -78,6 +84,22 @@ func (t *Tree) Sync(ctx context.Context) (SyncResult, error) {
 	}
 	res.Action, res.After = FastForwarded, remote
 	return res, nil
+}
+
+// missingFiles lists the files the tree's index holds that are gone from
+// the tree itself: deleted without a commit.
+func (t *Tree) missingFiles(ctx context.Context) ([]string, error) {
+	r, err := t.git(ctx, nil, "ls-files", "--deleted", "-z")
+	if err != nil {
+		return nil, fmt.Errorf("list the files missing from %s: %w", t.Dir, err)
+	}
+	var out []string
+	for _, f := range strings.Split(r.out, "\x00") {
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
 // fetch updates the source's remote-tracking ref of the tree's branch —

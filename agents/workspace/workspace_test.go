@@ -408,3 +408,33 @@ func TestGitDirsAreTheTreesOwnRepository(t *testing.T) {
 	assert.Equal(t, w, w2)
 	assert.Equal(t, "the-loop/issue-1", gitT(t, r.env, tree.Dir, "symbolic-ref", "--short", "HEAD"))
 }
+
+// TestSyncFindsFilesDeletedUnderTheLoop: a tree that lost files its branch
+// holds (deleted in part, not by a commit) is not read as the branch's
+// work: Sync says which files are gone, and once they are back it syncs.
+func TestSyncFindsFilesDeletedUnderTheLoop(t *testing.T) {
+	r := newRig(t)
+	const branch = "the-loop/issue-7"
+	tree, err := r.m.Add(ctx, "issue-7", branch)
+	require.NoError(t, err)
+	r.publish(t, tree)
+	require.NoError(t, os.Remove(filepath.Join(tree.Dir, "README.md")))
+	require.NoError(t, os.RemoveAll(filepath.Join(tree.Dir, "docs")))
+
+	_, err = tree.Sync(ctx)
+	var conflict *ConflictError
+	require.ErrorAs(t, err, &conflict)
+	assert.Equal(t, MissingFiles, conflict.Kind)
+	assert.Equal(t, []string{"README.md", "docs/specs/issue-1/requirements.md"}, conflict.Files)
+	assert.Contains(t, err.Error(), "is missing 2 file(s) the branch holds (README.md, docs/specs/issue-1/requirements.md)")
+
+	gitT(t, r.env, tree.Dir, "checkout", "--", ".")
+	res, err := tree.Sync(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, UpToDate, res.Action)
+
+	writeFile(t, tree.Dir, "notes.md", "local\n")
+	require.NoError(t, os.Remove(filepath.Join(tree.Dir, "notes.md")))
+	_, err = tree.Sync(ctx)
+	require.NoError(t, err, "a file never committed is no file the branch holds")
+}

@@ -71,7 +71,9 @@ func events(t *testing.T, l *scenario.Loop, id string) []string {
 // Fault: the item's working tree is deleted mid-walk, between its
 // sessions. The poller re-creates it from the item's branch on the cycle
 // that finds it gone, the status comment says so meanwhile, the next cycle
-// clears it, and the walk goes on.
+// clears it, and the walk goes on. Then a file the branch holds is deleted
+// from the tree: the gate does not read the tree without it; the poller
+// sets the tree aside, re-creates it and says so, and the reply decides.
 func TestADeletedTreeIsRecreatedAndTheTicketSaidWhy(t *testing.T) {
 	t.Parallel()
 	l := newLoop(t, scenario.Options{PollArgs: fast})
@@ -83,7 +85,11 @@ func TestADeletedTreeIsRecreatedAndTheTicketSaidWhy(t *testing.T) {
 		return len(s) == 1 && s[0].State != "running"
 	})
 	tree := l.Tree("issue-1")
-	require.NoError(t, os.RemoveAll(tree))
+	// Gone at once, as for rm -rf of the whole tree: the poller may be
+	// writing in it meanwhile (what it wrote goes with the moved folder).
+	gone := tree + ".deleted"
+	require.NoError(t, os.Rename(tree, gone))
+	wait(t, "the old tree removed", func() bool { return os.RemoveAll(gone) == nil })
 
 	wait(t, "the tree re-created", func() bool { _, err := os.Stat(filepath.Join(tree, ".git")); return err == nil })
 	wait(t, "the ticket to say why", func() bool { return statusSaid(l, 1, "`tree-missing`") })
@@ -96,8 +102,14 @@ func TestADeletedTreeIsRecreatedAndTheTicketSaidWhy(t *testing.T) {
 	assert.Equal(t, "condition.cleared tree-missing", nextOf(evs, i, " tree-missing"), "cleared by the next cycle that found the tree")
 	assert.Len(t, markerComments(l, 1, statusMarker), 1, "one status comment, edited")
 
+	require.NoError(t, os.Remove(filepath.Join(tree, "docs", "specs", "issue-1", "requirements.md")))
 	l.Say(1, "Approved.")
 	wait(t, "the walk to go on in the re-created tree", func() bool { return l.Node("issue-1") == "design" })
+	wait(t, "the ticket to say why the tree was set aside", func() bool {
+		return statusSaid(l, 1, "is missing 1 file(s) the branch holds (docs/specs/issue-1/requirements.md)")
+	})
+	assert.Contains(t, events(t, l, "issue-1"), "tree.set_aside")
+	assert.FileExists(t, filepath.Join(tree, "docs", "specs", "issue-1", "requirements.md"), "the file is back from the branch")
 }
 
 // Fault: the remote refuses pushes while a session works. The session
