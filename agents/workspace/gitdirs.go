@@ -52,6 +52,8 @@ func (t *Tree) unpushed(ctx context.Context) (int, error) {
 	not := []string{}
 	if sha, err := m.revParse(ctx, m.source, m.remoteRef(t.Branch)); err != nil {
 		return 0, err
+	} else if sha == local {
+		return 0, nil // the remote has the branch's commit: nothing to count
 	} else if sha != "" {
 		not = append(not, sha)
 	} else {
