@@ -34,6 +34,10 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
+	if e.Kind == MissingFiles {
+		return fmt.Sprintf("the tree %s of branch %s is missing %d file(s) the branch holds (%s): it was deleted in part, not by a commit",
+			e.Dir, e.Branch, len(e.Files), strings.Join(first(e.Files, 5), ", "))
+	}
 	var what string
 	switch e.Kind {
 	case Diverged:
@@ -44,10 +48,6 @@ func (e *ConflictError) Error() string {
 		what = fmt.Sprintf("conflicts with what was pushed (remote %s)", short(e.Remote))
 	default:
 		what = e.Kind
-	}
-	if e.Kind == MissingFiles {
-		return fmt.Sprintf("the tree %s of branch %s is missing %d file(s) the branch holds (%s): it was deleted in part, not by a commit",
-			e.Dir, e.Branch, len(e.Files), strings.Join(first(e.Files, 5), ", "))
 	}
 	msg := fmt.Sprintf("branch %s %s", e.Branch, what)
 	if len(e.Files) > 0 {

@@ -150,7 +150,7 @@ type sessionNotes struct {
 func (n *sessionNotes) has(repo, branch, sha string) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.shas[[2]string{repo, branch}] == sha
+	return sha != "" && n.shas[[2]string{repo, branch}] == sha
 }
 
 func (n *sessionNotes) set(repo, branch, sha string) {
@@ -162,7 +162,7 @@ func (n *sessionNotes) set(repo, branch, sha string) {
 	n.shas[[2]string{repo, branch}] = sha
 }
 
-// forget drops what repo was told: it was made again.
+// forget drops what repo was told: it is made again, or removed.
 func (n *sessionNotes) forget(repo string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()

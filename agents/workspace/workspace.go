@@ -387,6 +387,7 @@ func (m *Manager) Remove(ctx context.Context, id string, discard bool) error {
 	if _, err := m.git(ctx, repo, inRepo(repo), append(args, dir)...); err != nil {
 		return fmt.Errorf("remove work tree %s: %w", dir, err)
 	}
+	m.notes.forget(repo)
 	if err := os.RemoveAll(repo); err != nil {
 		return fmt.Errorf("remove the repository of %s: %w", dir, err)
 	}
