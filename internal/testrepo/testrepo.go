@@ -130,6 +130,9 @@ func seed(dir string, files map[string]string) error {
 	}{
 		{dir, []string{"init", "--quiet", "--bare", remote}},
 		{remote, []string{"symbolic-ref", "HEAD", "refs/heads/main"}},
+		// Tests push to it again and again; like a hosted remote, it runs no
+		// git gc after each push.
+		{remote, []string{"config", "receive.autoGC", "false"}},
 		{work, []string{"init", "--quiet"}},
 		{work, []string{"add", "-A"}},
 		{work, []string{"commit", "--quiet", "-m", "seed"}},
