@@ -103,27 +103,42 @@ func TestServeStdioCarriesOnlyFramesOnStdout(t *testing.T) {
 	assert.Contains(t, rig.stderr.String(), `"msg":"mcp tool call"`, "logs go to stderr")
 }
 
-func TestServeStdioFinishesInflightCallsOnCancel(t *testing.T) {
-	rig := startStdio(t)
+// slowCall calls echo_item in slow mode for item (it waits on
+// backend.release) and hands its result over; a protocol error comes back
+// as an error result.
+func (r *stdioRig) slowCall(item string) <-chan *mcp.CallToolResult {
 	result := make(chan *mcp.CallToolResult, 1)
 	go func() {
 		req := mcp.CallToolRequest{}
 		req.Params.Name = "echo_item"
-		req.Params.Arguments = map[string]any{"workItem": "slow#1", "mode": "slow"}
-		res, err := rig.client.CallTool(context.Background(), req)
+		req.Params.Arguments = map[string]any{"workItem": item, "mode": "slow"}
+		res, err := r.client.CallTool(context.Background(), req)
 		if err != nil {
 			res = mcp.NewToolResultError("protocol error: " + err.Error())
 		}
 		result <- res
 	}()
-	require.Equal(t, "slow#1", <-rig.backend.started)
+	return result
+}
 
-	rig.cancel() // SIGTERM/SIGINT in the binary
+// stillServing fails the test when ServeStdio returns within 50 ms: a call
+// is in flight.
+func (r *stdioRig) stillServing(t *testing.T) {
+	t.Helper()
 	select {
-	case err := <-rig.done:
+	case err := <-r.done:
 		t.Fatalf("transport.ServeStdio returned (%v) while a call was in flight", err)
 	case <-time.After(50 * time.Millisecond):
 	}
+}
+
+func TestServeStdioFinishesInflightCallsOnCancel(t *testing.T) {
+	rig := startStdio(t)
+	result := rig.slowCall("slow#1")
+	require.Equal(t, "slow#1", <-rig.backend.started)
+
+	rig.cancel() // SIGTERM/SIGINT in the binary
+	rig.stillServing(t)
 	close(rig.backend.release)
 
 	res := <-result
@@ -138,12 +153,7 @@ func TestServeStdioGivesUpOnStuckCallsAfterGrace(t *testing.T) {
 	t.Cleanup(func() { transport.StdioGrace = old })
 
 	rig := startStdio(t)
-	go func() {
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "echo_item"
-		req.Params.Arguments = map[string]any{"workItem": "stuck#1", "mode": "slow"}
-		_, _ = rig.client.CallTool(context.Background(), req)
-	}()
+	rig.slowCall("stuck#1")
 	<-rig.backend.started
 	rig.cancel()
 	require.NoError(t, rig.wait(t))
@@ -155,24 +165,10 @@ func TestServeStdioGivesUpOnStuckCallsAfterGrace(t *testing.T) {
 // already read, as a cancel does.
 func TestServeStdioAnswersCallsReadBeforeStdinEnds(t *testing.T) {
 	rig := startStdio(t)
-	result := make(chan *mcp.CallToolResult, 1)
-	go func() {
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "echo_item"
-		req.Params.Arguments = map[string]any{"workItem": "slow#1", "mode": "slow"}
-		res, err := rig.client.CallTool(context.Background(), req)
-		if err != nil {
-			res = mcp.NewToolResultError(err.Error())
-		}
-		result <- res
-	}()
+	result := rig.slowCall("slow#1")
 	<-rig.backend.started
 	require.NoError(t, rig.stdinW.Close(), "stdin ends while the call runs")
-	select {
-	case err := <-rig.done:
-		t.Fatalf("transport.ServeStdio returned (%v) while a call was in flight", err)
-	case <-time.After(50 * time.Millisecond):
-	}
+	rig.stillServing(t)
 	close(rig.backend.release)
 
 	res := <-result
