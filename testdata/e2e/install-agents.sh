@@ -12,8 +12,10 @@
 # npm install, not npm ci: the lock holds the native packages of this
 # platform only (npm leaves the others out), which npm ci refuses.
 # The stamp is written last, so a check never runs against a half install.
+# node_modules links to a cache of installs keyed by the lock (node-cache.sh).
 set -uo pipefail
 cd "$(dirname "$0")/agents"
+. ../node-cache.sh
 
 skip() { echo "testdata/e2e/install-agents.sh: $* — the agent CLI checks will skip"; exit 0; }
 
@@ -25,9 +27,11 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && runs >/dev/null 2>&1; t
   echo "testdata/e2e/install-agents.sh: codex, gemini and opencode match package-lock.json"
   exit 0
 fi
-rm -f "$stamp"
-npm install --no-audit --no-fund --no-save >npm.log 2>&1 || { tail -5 npm.log; skip "npm could not install the agent CLIs (is the registry reachable?)"; }
-rm -f npm.log
-runs >/dev/null 2>&1 || skip "an installed agent CLI does not run on this platform"
-echo "$want" > "$stamp"
+log=$(mktemp)
+runs_quietly() { runs >/dev/null 2>&1 || { echo "an installed agent CLI does not run on this platform" >>"$log"; return 1; }; }
+if ! node_modules_install agents runs_quietly install --no-audit --no-fund --no-save >>"$log" 2>&1; then
+  tail -5 "$log"; rm -f "$log"
+  skip "npm could not install the agent CLIs (is the registry reachable?), or one does not run here"
+fi
+rm -f "$log"
 echo "testdata/e2e/install-agents.sh: installed $(node_modules/.bin/codex --version), gemini $(node_modules/.bin/gemini --version), opencode $(node_modules/.bin/opencode --version)"

@@ -2,9 +2,11 @@
 # Installs mermaid's own parser (pinned in package.json and package-lock.json)
 # for internal/mermaid's oracle test, which skips while node_modules is
 # missing. Idempotent: skips the install when node_modules was built from
-# the current package-lock.json.
+# the current package-lock.json. node_modules links to a cache of installs
+# keyed by the lock (testdata/e2e/node-cache.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
+. ../../../../testdata/e2e/node-cache.sh
 
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "mermaid oracle: node and npm are required (Node 18 or newer)" >&2
@@ -18,5 +20,5 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -d node_modules/merma
   exit 0
 fi
 
-npm ci --no-audit --no-fund --loglevel=error
-echo "$want" > "$stamp"
+has_mermaid() { [ -d node_modules/mermaid ]; }
+node_modules_install mermaid-oracle has_mermaid ci --no-audit --no-fund --loglevel=error
