@@ -58,17 +58,24 @@ func TestPollersSharingAStoreWorkEachItemOnce(t *testing.T) {
 	r := newPollRig(t, "alice")
 	a := r.sharedPoller(t, db, "poller-a")
 	b := r.sharedPoller(t, db, "poller-b")
+	// poller-b must see the lease alive after a whole cycle of each poller,
+	// which takes seconds under the race detector on a loaded machine.
+	ttl := 3 * leaseTTL
+	a.LeaseTTL, b.LeaseTTL = ttl, ttl
 
 	r.fake.AddComment(r.ref, "alice", "OWNER", "the-loop start")
 	act := issueOne(t, a.RunOnce(ctx))
 	require.Equal(t, "started", act.Action, act.Detail)
+	stA, err := a.Svc.writableStore(ctx)
+	require.NoError(t, err)
+	a.renewLeases(ctx, stA) // as its keeper does between cycles
 	act = issueOne(t, b.RunOnce(ctx))
 	assert.Equal(t, ActionElsewhere, act.Action)
 	assert.Contains(t, act.Detail, "worked by poller poller-a (its lease runs until ")
 
 	// poller-a dies: it renews nothing; poller-b takes the item over once
 	// the lease ran out, and does not start it again.
-	time.Sleep(leaseTTL + 200*time.Millisecond)
+	time.Sleep(ttl + 200*time.Millisecond)
 	act = issueOne(t, b.RunOnce(ctx))
 	assert.Equal(t, "gate", act.Action, "the new holder goes on from the gate: %s", act.Detail)
 	assert.Len(t, filterMarker(r.fake.Comments(r.ref), "<!-- the-loop:phase-selection -->"), 1, "the checklist is posted once")
@@ -93,8 +100,6 @@ func TestPollersSharingAStoreWorkEachItemOnce(t *testing.T) {
 
 	// poller-b stops: its items are free at once, without waiting the
 	// lease, and it wakes the other pollers to say so.
-	stA, err := a.Svc.writableStore(ctx)
-	require.NoError(t, err)
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	wakes, err := stA.Wakes(wctx)
