@@ -37,7 +37,7 @@ func hammer(ctx context.Context, stores []*Store, workers, n int, repo, id strin
 }
 
 func TestUpdateConcurrentGoroutines(t *testing.T) {
-	const workers, n = 32, 25
+	const workers, n = 32, 8 // 256 updates, 32 at once: a lost update shows in every run
 	s := openTemp(t)
 	errs := hammer(context.Background(), []*Store{s}, workers, n, "r", "shared")
 	require.Empty(t, errs)
@@ -45,7 +45,7 @@ func TestUpdateConcurrentGoroutines(t *testing.T) {
 }
 
 func TestUpdateConcurrentHandlesSameStore(t *testing.T) {
-	const workers, n = 32, 20
+	const workers, n = 32, 8
 	ctx := context.Background()
 	path := tempLocation(t)
 	var stores []*Store

@@ -88,7 +88,7 @@ func TestUpdateConcurrentProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
-	const children, workers, n = 2, 8, 25
+	const children, workers, n = 2, 8, 10
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "procs.db")
 	s, err := Open(ctx, path)
