@@ -16,8 +16,8 @@
 #
 # The cache is $THE_LOOP_NODE_CACHE, by default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/the-loop/node_modules.
-# THE_LOOP_NODE_CACHE=off (or a cache folder that cannot be made) installs
-# into node_modules itself, as npm does.
+# THE_LOOP_NODE_CACHE=off (or no HOME, or a cache folder that cannot be
+# made) installs into node_modules itself, as npm does.
 
 node_modules_install() {
   local label=$1 verify=$2
@@ -26,8 +26,12 @@ node_modules_install() {
   want=$(sha256sum package-lock.json | cut -d' ' -f1)
   rm -rf node_modules # as npm ci: a failed install leaves none behind
   root=${THE_LOOP_NODE_CACHE-}
-  [ -n "$root" ] || root=${XDG_CACHE_HOME:-$HOME/.cache}/the-loop/node_modules
-  if [ "$root" = off ] || ! mkdir -p "$root" 2>/dev/null || [ ! -w "$root" ]; then
+  if [ -z "$root" ] && [ -n "${XDG_CACHE_HOME:-}" ]; then
+    root=$XDG_CACHE_HOME/the-loop/node_modules
+  elif [ -z "$root" ] && [ -n "${HOME:-}" ]; then
+    root=$HOME/.cache/the-loop/node_modules
+  fi
+  if [ -z "$root" ] || [ "$root" = off ] || ! mkdir -p "$root" 2>/dev/null || [ ! -w "$root" ]; then
     npm "$@" && "$verify" && echo "$want" >node_modules/.the-loop-lock.sha256
     return
   fi
