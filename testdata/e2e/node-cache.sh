@@ -49,8 +49,11 @@ node_modules_install() {
     [ -f "$entry/node_modules/.the-loop-lock.sha256" ] || rm -rf "$entry"
     mv -T "$tmp" "$entry" 2>/dev/null || rm -rf "$tmp"
   fi
-  touch "$entry"
-  find "$root" -mindepth 1 -maxdepth 1 -name "$label-*" -mtime +30 -exec rm -rf {} + 2>/dev/null
-  find "$root" -mindepth 1 -maxdepth 1 -name ".$label.*" -mtime +1 -exec rm -rf {} + 2>/dev/null
+  # The entry is stamped for this lock, or the install failed after all
+  # (e.g. the rename did): no link to a half or foreign install.
+  [ "$(cat "$entry/node_modules/.the-loop-lock.sha256" 2>/dev/null)" = "$want" ] || return 1
+  touch "$entry" || true
+  find "$root" -mindepth 1 -maxdepth 1 -name "$label-*" -mtime +30 -exec rm -rf {} + 2>/dev/null || true
+  find "$root" -mindepth 1 -maxdepth 1 -name ".$label.*" -mtime +1 -exec rm -rf {} + 2>/dev/null || true
   ln -s "$entry/node_modules" node_modules
 }
