@@ -311,6 +311,12 @@ func (c *cycle) launch() {
 			it.idle, it.note = 0, ""
 			if it.holdNode {
 				it.hold, it.holdNode, it.notified = "", false, false
+			} else if it.hold != "" {
+				// The item's own hold (its budget) outlives the node it was
+				// set at, and so must its escalation: the item moved on
+				// before the one from the old node landed, and the engine
+				// escalates only from the node an item stands at.
+				it.notified = false
 			}
 		}
 		if c.refused(it, w) {
@@ -374,7 +380,10 @@ func (c *cycle) refused(it *itemState, w Want) bool {
 		c.rep.Held = append(c.rep.Held, Held{Repo: w.Repo, WorkItem: w.WorkItem, Node: w.Node, PR: w.PR, PRRepo: w.PRRepo, Own: w.Own, Reason: over})
 		return true
 	}
-	if !it.notified {
+	switch {
+	case !it.notified && !it.holdNode:
+		c.append(w.Repo, w.WorkItem, c.holdItem(it, w, it.hold, false)) // escalates again, from w's node
+	case !it.notified:
 		it.notified = true
 		c.append(w.Repo, w.WorkItem, event("session.refused", w.Node, map[string]any{"reason": it.hold}))
 	}

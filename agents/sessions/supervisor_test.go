@@ -247,6 +247,42 @@ func TestSupervisorStopsAnItemOverBudgetAndEscalatesWithFigures(t *testing.T) {
 	assert.Contains(t, rep.Escalations[0].Reason, "4500 tokens of 1000 allowed")
 }
 
+// The session that took the item over its budget finished its node before
+// it was stopped, so the item moved on and the escalation from the old node
+// no longer applied (the engine escalates only from the node an item stands
+// at). The hold is the item's, not the node's: the next node's launch is
+// refused and escalates again, from that node, once.
+func TestAnItemOverBudgetThatMovedOnEscalatesFromItsNewNode(t *testing.T) {
+	r := newRig(t)
+	s := r.supervisor(Config{Budget: Budget{Tokens: 1000}}, nil)
+	w := r.want("issue-4", "design", "fake: hang-runs=9 turns=3 tokens=4500\n", 1)
+	rep, err := s.Cycle(ctx, []Want{w})
+	require.NoError(t, err)
+	require.Len(t, rep.Started, 1)
+	r.ready("issue-4", 1)
+	rep, err = s.Cycle(ctx, []Want{w})
+	require.NoError(t, err)
+	require.Len(t, rep.Escalations, 1)
+	assert.Equal(t, "design", rep.Escalations[0].Node)
+	cycleUntil(t, s, fixed(w), exited)
+
+	next := r.want("issue-4", "test-planning", "fake: turns=1 tokens=10\n", 1)
+	rep, err = s.Cycle(ctx, []Want{next})
+	require.NoError(t, err)
+	assert.Empty(t, rep.Started, "no session past the budget")
+	require.Len(t, rep.Escalations, 1, "the item escalates from the node it stands at")
+	assert.Equal(t, "test-planning", rep.Escalations[0].Node)
+	assert.Contains(t, rep.Escalations[0].Reason, "over its session budget: 4500 tokens of 1000 allowed")
+	assert.Equal(t, int64(4500), rep.Escalations[0].Spent.Tokens)
+
+	rep, err = s.Cycle(ctx, []Want{next})
+	require.NoError(t, err)
+	assert.Empty(t, rep.Started)
+	assert.Empty(t, rep.Escalations, "escalated once per node")
+	require.Len(t, rep.Held, 1)
+	assert.Contains(t, rep.Held[0].Reason, "over its session budget")
+}
+
 func TestSessionEnvironmentCarriesNoPollerSecret(t *testing.T) {
 	r := newRig(t)
 	secrets := map[string]string{
