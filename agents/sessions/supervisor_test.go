@@ -205,29 +205,36 @@ func TestSupervisorStopsASessionAtItsTimeLimit(t *testing.T) {
 	assert.Equal(t, []string{"session.started", "session.timed_out", "session.exited"}, r.events("issue-3"))
 }
 
-func TestSupervisorStopsAnItemOverBudgetAndEscalatesWithFigures(t *testing.T) {
-	r := newRig(t)
+// overBudget starts issue-4's session at node, which reports 4500 tokens
+// against a budget of 1000, and returns the supervisor, the want and the
+// escalation of the cycle that saw it.
+func overBudget(t *testing.T, r *rig, node string) (*Supervisor, Want, Escalation) {
+	t.Helper()
 	s := r.supervisor(Config{Budget: Budget{Tokens: 1000}}, nil)
-	w := r.want("issue-4", "implementation", "fake: hang-runs=9 turns=3 tokens=4500\n", 1)
+	w := r.want("issue-4", node, "fake: hang-runs=9 turns=3 tokens=4500\n", 1)
 	rep, err := s.Cycle(ctx, []Want{w})
 	require.NoError(t, err)
 	require.Len(t, rep.Started, 1)
 	r.ready("issue-4", 1)
-
 	rep, err = s.Cycle(ctx, []Want{w})
 	require.NoError(t, err)
 	require.Len(t, rep.Escalations, 1)
-	e := rep.Escalations[0]
+	return s, w, rep.Escalations[0]
+}
+
+func TestSupervisorStopsAnItemOverBudgetAndEscalatesWithFigures(t *testing.T) {
+	r := newRig(t)
+	s, w, e := overBudget(t, r, "implementation")
 	assert.Equal(t, "octo/widgets issue-4 is over its session budget: 4500 tokens of 1000 allowed", e.Reason)
 	assert.Equal(t, Figures{Turns: 3, Tokens: 4500, UnknownCost: 1}, e.Spent, "the live session has reported no cost yet: unknown, not $0")
 	assert.Equal(t, Budget{Tokens: 1000}, e.Budget)
 
-	rep = cycleUntil(t, s, fixed(w), exited)
+	rep := cycleUntil(t, s, fixed(w), exited)
 	assert.Equal(t, store.SessionOverBudget, rep.Exited[0].State)
 	assert.Empty(t, rep.Waiting, "an over-budget item is not relaunched")
 	for i := 0; i < 2; i++ {
 		r.clock.Advance(time.Hour)
-		rep, err = s.Cycle(ctx, []Want{w})
+		rep, err := s.Cycle(ctx, []Want{w})
 		require.NoError(t, err)
 		assert.Empty(t, rep.Started)
 		require.Len(t, rep.Held, 1)
@@ -254,20 +261,12 @@ func TestSupervisorStopsAnItemOverBudgetAndEscalatesWithFigures(t *testing.T) {
 // refused and escalates again, from that node, once.
 func TestAnItemOverBudgetThatMovedOnEscalatesFromItsNewNode(t *testing.T) {
 	r := newRig(t)
-	s := r.supervisor(Config{Budget: Budget{Tokens: 1000}}, nil)
-	w := r.want("issue-4", "design", "fake: hang-runs=9 turns=3 tokens=4500\n", 1)
-	rep, err := s.Cycle(ctx, []Want{w})
-	require.NoError(t, err)
-	require.Len(t, rep.Started, 1)
-	r.ready("issue-4", 1)
-	rep, err = s.Cycle(ctx, []Want{w})
-	require.NoError(t, err)
-	require.Len(t, rep.Escalations, 1)
-	assert.Equal(t, "design", rep.Escalations[0].Node)
+	s, w, e := overBudget(t, r, "design")
+	assert.Equal(t, "design", e.Node)
 	cycleUntil(t, s, fixed(w), exited)
 
 	next := r.want("issue-4", "test-planning", "fake: turns=1 tokens=10\n", 1)
-	rep, err = s.Cycle(ctx, []Want{next})
+	rep, err := s.Cycle(ctx, []Want{next})
 	require.NoError(t, err)
 	assert.Empty(t, rep.Started, "no session past the budget")
 	require.Len(t, rep.Escalations, 1, "the item escalates from the node it stands at")
