@@ -198,7 +198,7 @@ func (r *actionRun) seedBuildOutput(t *testing.T, s actionStep) {
 	if m == nil || s.Env["CGO_ENABLED"] != "0" {
 		return
 	}
-	built, err := os.ReadFile(testbin.BuildWith(t, testbin.Module+"/cmd/the-loop", testbin.Options{Static: true}))
+	built, err := os.ReadFile(testbin.Build(t, testbin.Module+"/cmd/the-loop"))
 	require.NoError(t, err)
 	out := filepath.Join(r.runnerTemp, filepath.FromSlash(m[1]))
 	require.NoError(t, os.MkdirAll(filepath.Dir(out), 0o755))

@@ -91,7 +91,7 @@ func freeUID(t *testing.T) int {
 // buildBinary is the static binary the README documents.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	return testbin.BuildWith(t, testbin.Module+"/cmd/the-loop", testbin.Options{Static: true})
+	return testbin.Build(t, testbin.Module+"/cmd/the-loop")
 }
 
 func copyFile(t *testing.T, from, to string, mode os.FileMode) {

@@ -19,10 +19,16 @@
 // folders no process holds and older than an hour are removed when a new
 // one is made, so the cache does not grow with every edit.
 //
+// Every program is built the way the README documents a release,
+// CGO_ENABLED=0 go build -trimpath, whatever the test process's own
+// environment: tests run what ships, and a test run with cgo on (the
+// default where a C compiler is installed) does not link a second,
+// externally linked copy of each program.
+//
 // Use it from any test:
 //
 //	bin := testbin.Build(t, "github.com/the-loop/the-loop/cmd/the-loop")
-//	static := testbin.BuildWith(t, "github.com/the-loop/the-loop/cmd/the-loop", testbin.Options{Static: true})
+//	versioned := testbin.BuildWith(t, "github.com/the-loop/the-loop/cmd/the-loop", testbin.Options{LDFlags: "-X main.version=v9"})
 //
 // THE_LOOP_TESTBIN_DIR moves the shared folder (CI can point it at a cache).
 package testbin
@@ -54,9 +60,6 @@ const Module = "github.com/the-loop/the-loop"
 
 // Options are the build's own flags; each set of options is a binary of its own.
 type Options struct {
-	// Static builds the way the README documents a release:
-	// CGO_ENABLED=0 go build -trimpath.
-	Static bool
 	// LDFlags is passed as -ldflags (for example "-X main.version=v9").
 	LDFlags string
 }
@@ -122,12 +125,8 @@ func build(pkg string, opt Options) (string, error) {
 // place, so a reader never sees a half-written executable.
 func goBuild(root, pkg string, opt Options, out string) error {
 	tmp := out + ".tmp"
-	args := []string{"build", "-o", tmp}
-	env := os.Environ()
-	if opt.Static {
-		args = append(args, "-trimpath")
-		env = append(env, "CGO_ENABLED=0")
-	}
+	args := []string{"build", "-trimpath", "-o", tmp}
+	env := append(os.Environ(), "CGO_ENABLED=0")
 	if opt.LDFlags != "" {
 		args = append(args, "-ldflags", opt.LDFlags)
 	}
@@ -147,7 +146,7 @@ func binaryName(pkg string, opt Options) string {
 	if opt == (Options{}) {
 		return name
 	}
-	h := sha256.Sum256(fmt.Appendf(nil, "%t\x00%s", opt.Static, opt.LDFlags))
+	h := sha256.Sum256([]byte(opt.LDFlags))
 	return name + "-" + hex.EncodeToString(h[:4])
 }
 

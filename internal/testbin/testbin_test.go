@@ -121,3 +121,20 @@ func TestASharedFolderOthersMayWriteIsRefused(t *testing.T) {
 func inode(fi os.FileInfo) string {
 	return strconv.FormatUint(fi.Sys().(*syscall.Stat_t).Ino, 10)
 }
+
+func TestEveryProgramIsBuiltAsTheReleaseIs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	t.Setenv("CGO_ENABLED", "1") // a test process with cgo on, as where a C compiler is installed
+	root := module(t)
+	out := filepath.Join(t.TempDir(), "hello")
+	require.NoError(t, goBuild(root, Module+"/cmd/hello", Options{}, out))
+	info, err := exec.Command("go", "version", "-m", out).CombinedOutput()
+	require.NoError(t, err, "%s", info)
+	assert.Regexp(t, `(?m)^\s+build\s+CGO_ENABLED=0$`, string(info), "the README's release build: CGO_ENABLED=0")
+	assert.Regexp(t, `(?m)^\s+build\s+-trimpath=true$`, string(info), "the README's release build: -trimpath")
+	assert.Equal(t, "hello", binaryName(Module+"/cmd/hello", Options{}))
+	assert.NotEqual(t, binaryName(Module+"/cmd/hello", Options{LDFlags: "-X main.version=v1"}),
+		binaryName(Module+"/cmd/hello", Options{LDFlags: "-X main.version=v2"}), "each set of options is a program of its own")
+}
