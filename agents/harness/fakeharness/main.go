@@ -201,7 +201,13 @@ func run(o options) error {
 	}
 	switch {
 	case n <= d.hangRuns:
-		select {} // until the supervisor stops it
+		// Until the supervisor stops it. Not select{}: in a program built
+		// without cgo, as every release is, the runtime reports a
+		// goroutine blocked forever with nothing else running as a
+		// deadlock and exits.
+		for {
+			time.Sleep(time.Hour)
+		}
 	case n <= d.failRuns:
 		return fmt.Errorf("run %d fails on purpose", n)
 	}
