@@ -3,10 +3,10 @@ package config
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/the-loop/the-loop/internal/envvar"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // Defaults applied by CriticPolicy.ApplyDefaults.
@@ -79,7 +79,7 @@ type Reviews struct {
 }
 
 var (
-	criticNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+	criticNameRE = lazyre.New(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 )
 
 // Validate refuses a configuration the loop could not run safely, naming
@@ -156,7 +156,7 @@ func (c *Critic) applyDefaults() {
 func (c *Critic) Validate() error { return c.validate("critic") }
 
 func (c *Critic) validate(key string) error {
-	if !criticNameRE.MatchString(c.Name) {
+	if !criticNameRE().MatchString(c.Name) {
 		if c.Name == "" {
 			return badKey(key+".name", "is empty; name the critic, e.g. codex")
 		}
@@ -195,7 +195,7 @@ func (c *Critic) validate(key string) error {
 	for i, n := range c.Env {
 		k := fmt.Sprintf("%s.env[%d]", key, i)
 		switch {
-		case !envNameRE.MatchString(n):
+		case !envNameRE().MatchString(n):
 			return badKey(k, "is not an environment variable name (letters, digits and _, not starting with a digit); name the variable to pass, e.g. CODEX_HOME")
 		case envvar.LooksSecret(n):
 			return badKey(k, "%s looks like it holds a secret, and a critic never gets one from the loop; sign the critic in through its own login (e.g. `codex login`) and remove it from env", n)

@@ -1,12 +1,13 @@
 package config
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // envNameRE is the shape of an environment variable name.
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+var envNameRE = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 
 // tokenPrefixes open well-known credentials (GitHub, GitLab, Slack, Atlassian).
 var tokenPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "atatt", "eyj"}
@@ -17,7 +18,7 @@ var tokenPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat
 // key that names a variable (tokenEnv, emailEnv, webhookUrlEnv) is checked
 // with it, and its value is never printed when the check fails.
 func IsEnvName(v string) bool {
-	if !envNameRE.MatchString(v) {
+	if !envNameRE().MatchString(v) {
 		return false
 	}
 	lower := strings.ToLower(v)

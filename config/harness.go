@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/internal/envvar"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // Adapters a harness names.
@@ -181,9 +182,9 @@ func (c Harness) DefaultPermission() string {
 var HarnessPlaceholders = []string{"prompt_file", "mcp_config", "model", "effort", "workdir", "work_item"}
 
 var (
-	harnessName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
-	modelName   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}$`)
-	effortName  = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+	harnessName = lazyre.New(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+	modelName   = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}$`)
+	effortName  = lazyre.New(`^[a-z][a-z0-9-]{0,31}$`)
 )
 
 // Placeholder matches one {name} placeholder of an argv template (a
@@ -193,16 +194,16 @@ var Placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // ValidModel reports whether s has a model name's shape: the config's, or
 // the one a work item's checklist chose.
-func ValidModel(s string) bool { return modelName.MatchString(s) }
+func ValidModel(s string) bool { return modelName().MatchString(s) }
 
 // ValidEffort reports whether s has an effort level's shape.
-func ValidEffort(s string) bool { return effortName.MatchString(s) }
+func ValidEffort(s string) bool { return effortName().MatchString(s) }
 
 // ValidateHarnesses checks every harness of a `harnesses:` map, in name
 // order, and returns the first problem as a *FieldError.
 func ValidateHarnesses(harnesses map[string]Harness) error {
 	for _, n := range sortedKeys(harnesses) {
-		if !harnessName.MatchString(n) {
+		if !harnessName().MatchString(n) {
 			return badKey("harnesses."+n, "name it with lower-case letters, digits, '-' and '_' (at most 40), e.g. claude")
 		}
 		if err := harnesses[n].Validate("harnesses." + n); err != nil {

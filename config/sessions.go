@@ -2,7 +2,8 @@ package config
 
 import (
 	"path/filepath"
-	"regexp"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // Sessions is the `sessions:` block: the supervisor's limits (SessionLimits,
@@ -74,7 +75,7 @@ func (c *Config) validateSessions() error {
 	}
 	for _, node := range sortedKeys(s.Nodes) {
 		key := "sessions.nodes." + node
-		if !nodeID.MatchString(node) {
+		if !nodeID().MatchString(node) {
 			return badKey(key, "%q is not a node id (lower-case letters, digits and -, e.g. critic-review)", node)
 		}
 		if _, ok := c.Harnesses[s.Nodes[node]]; !ok {
@@ -96,7 +97,7 @@ func (c *Config) validateSessions() error {
 }
 
 // nodeID is the shape of a node id a config may name.
-var nodeID = regexp.MustCompile(`^[a-z][a-z0-9-]{0,63}$`)
+var nodeID = lazyre.New(`^[a-z][a-z0-9-]{0,63}$`)
 
 func validRemoteName(s string) bool {
 	if s == "" || s[0] == '-' || s[0] == '.' || len(s) > 100 {

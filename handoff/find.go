@@ -172,7 +172,7 @@ func partHeader(body string) (id string, index int, ok bool) {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		m := partMarkerRE.FindStringSubmatch(l)
+		m := partMarkerRE().FindStringSubmatch(l)
 		if m == nil {
 			return "", 0, false
 		}

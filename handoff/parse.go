@@ -69,7 +69,7 @@ func readHeader(lines []string) (header, error) {
 				return header{}, rejectf(CodeMarkerNotFirst, j+1, "text precedes the record marker; the marker must be the comment's first line")
 			}
 		}
-		if partMarkerRE.MatchString(trimRight(lines[i])) {
+		if partMarkerRE().MatchString(trimRight(lines[i])) {
 			return header{}, rejectf(CodeNoRecord, i+1, "this is a continuation part, not a record; parse it after its record comment")
 		}
 		return header{}, rejectf(CodeNoRecord, i+1, "no record marker; a record starts with the line %s", RecordMarker)
@@ -139,8 +139,8 @@ func readBlocks(lines []string, h header) ([]block, int, error) {
 		switch {
 		case line == "" || isSelfTrailer(line) || isPostedBy(line):
 			i++
-		case partMarkerRE.MatchString(line):
-			m := partMarkerRE.FindStringSubmatch(line)
+		case partMarkerRE().MatchString(line):
+			m := partMarkerRE().FindStringSubmatch(line)
 			idx, _ := strconv.Atoi(m[2])
 			if m[1] != h.id {
 				return nil, 0, rejectf(CodeBadPart, i+1, "part names record %s but this record is %s; a part belongs to the record it was rendered with", m[1], h.id)

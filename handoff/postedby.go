@@ -2,22 +2,23 @@ package handoff
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // postedByRE is the line the loop adds to a record it posts on someone's
 // behalf, naming that person.
-var postedByRE = regexp.MustCompile(`^<!-- the-loop:handoff-by ([A-Za-z0-9][A-Za-z0-9._@+-]{0,99}) -->$`)
+var postedByRE = lazyre.New(`^<!-- the-loop:handoff-by ([A-Za-z0-9][A-Za-z0-9._@+-]{0,99}) -->$`)
 
 // loginRE is a login the posted-by line may name.
-var loginRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$`)
+var loginRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$`)
 
 // PostedByLine returns the line naming login as the person the loop posted
 // a record for, or an error when login cannot be written there.
 func PostedByLine(login string) (string, error) {
 	login = strings.TrimPrefix(strings.TrimSpace(login), "@")
-	if !loginRE.MatchString(login) {
+	if !loginRE().MatchString(login) {
 		return "", fmt.Errorf("%q is not a login the record can name (letters, digits and . _ @ + -, up to 100)", login)
 	}
 	return "<!-- the-loop:handoff-by " + login + " -->", nil
@@ -33,7 +34,7 @@ func PostedBy(body string) (string, bool) {
 		if l == "" || isSelfTrailer(l) {
 			continue
 		}
-		m := postedByRE.FindStringSubmatch(l)
+		m := postedByRE().FindStringSubmatch(l)
 		if m == nil {
 			return "", false
 		}
@@ -43,4 +44,4 @@ func PostedBy(body string) (string, bool) {
 }
 
 // isPostedBy reports a posted-by line (allowed after the record's blocks).
-func isPostedBy(line string) bool { return postedByRE.MatchString(line) }
+func isPostedBy(line string) bool { return postedByRE().MatchString(line) }

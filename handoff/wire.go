@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // Wire-format constants. docs/handoff.md describes the format in full.
@@ -53,7 +54,7 @@ var knownKeys = map[string]bool{
 
 var (
 	keyLineRE    = regexp.MustCompile(`^([a-z][a-z0-9-]*):(?: (.*))?$`)
-	partMarkerRE = regexp.MustCompile(`^<!-- the-loop:handoff-part record=([0-9a-f]{16}) index=([1-9][0-9]{0,5}) -->$`)
+	partMarkerRE = lazyre.New(`^<!-- the-loop:handoff-part record=([0-9a-f]{16}) index=([1-9][0-9]{0,5}) -->$`)
 	summaryRE    = regexp.MustCompile(`^<details><summary>([^<>]*)</summary>$`)
 	fenceOpenRE  = regexp.MustCompile("^(`{3,})" + fileFenceInfo + "( " + noEOL + ")?$")
 	decimalRE    = regexp.MustCompile(`^[1-9][0-9]{0,8}$`)

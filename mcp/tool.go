@@ -3,11 +3,11 @@ package mcp
 import (
 	"fmt"
 	"log/slog"
-	"regexp"
 	"sort"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // Deps are the dependencies a tool handler is built from. Handlers read them
@@ -87,7 +87,7 @@ func NewToolDef(name string, a Annotations, opts ...mcp.ToolOption) mcp.Tool {
 	return mcp.NewTool(name, append(base, opts...)...)
 }
 
-var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,47}$`)
+var toolName = lazyre.New(`^[a-z][a-z0-9_]{0,47}$`)
 
 // ValidateTool reports the first way t breaks the house rules: a snake_case
 // name that is not forbidden, a title and description, all four annotations
@@ -95,7 +95,7 @@ var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,47}$`)
 // argument.
 func ValidateTool(t Tool) error {
 	d := t.Def
-	if !toolName.MatchString(d.Name) {
+	if !toolName().MatchString(d.Name) {
 		return fmt.Errorf("tool %q: name must be snake_case, start with a letter, at most 48 characters", d.Name)
 	}
 	if err := CheckToolName(d.Name); err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // Reason says why a continuity set cannot be resumed.
@@ -103,10 +105,10 @@ func parseTime(file, key, value string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var idRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // validID reports a node id: letters, digits, dot, dash, underscore.
-func validID(id string) bool { return idRE.MatchString(id) }
+func validID(id string) bool { return idRE().MatchString(id) }
 
 func splitList(s string) []string {
 	var out []string

@@ -10,9 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/the-loop/the-loop/internal/atomicfile"
+	"github.com/the-loop/the-loop/internal/lazyre"
 	"github.com/the-loop/the-loop/runtime/review"
 	"github.com/the-loop/the-loop/store"
 )
@@ -26,7 +26,7 @@ type Recorder struct {
 	Dir string
 }
 
-var runIDRE = regexp.MustCompile(`^cr-[0-9A-Za-z-]{1,80}$`)
+var runIDRE = lazyre.New(`^cr-[0-9A-Za-z-]{1,80}$`)
 
 // Record saves e and records it on (repo, item) at node. Only an envelope
 // Runner.Run returned in this process is accepted: one decoded from JSON
@@ -40,7 +40,7 @@ func (r Recorder) Record(ctx context.Context, repo, item, node string, e Envelop
 	if !e.ran {
 		return store.CriticRun{}, errors.New("record critic run: only a round the loop ran itself is recorded; run the critic through the loop")
 	}
-	if !runIDRE.MatchString(e.RunID) {
+	if !runIDRE().MatchString(e.RunID) {
 		return store.CriticRun{}, fmt.Errorf("record critic run: %q is not a run id from a critic envelope", e.RunID)
 	}
 	blob, err := json.MarshalIndent(e, "", "  ")

@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 var (
 	projectKeyPattern = regexp.MustCompile(`^[A-Z][A-Z0-9_]+$`)
 	issueKeyPattern   = regexp.MustCompile(`^[A-Z][A-Z0-9_]+-[1-9][0-9]*$`)
-	issueTypePattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9 _-]{0,59}$`)
+	issueTypePattern  = lazyre.New(`^[A-Za-z][A-Za-z0-9 _-]{0,59}$`)
 )
 
 // ValidateProjectKey checks a project key (e.g. PROJ): an upper-case letter
@@ -67,7 +68,7 @@ func ParseRef(s string) (integrations.Ref, error) {
 
 // ValidateIssueType checks an issue type name (Story, Task, Bug, Epic...).
 func ValidateIssueType(name string) error {
-	if !issueTypePattern.MatchString(name) {
+	if !issueTypePattern().MatchString(name) {
 		return fmt.Errorf("issue type %q is not a type name such as Story, Task, Bug or Epic", name)
 	}
 	return nil

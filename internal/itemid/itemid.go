@@ -8,9 +8,10 @@ package itemid
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // MaxLen is the longest id, in bytes.
@@ -20,7 +21,7 @@ const MaxLen = 128
 const Rule = "an id is a spec folder name: a letter or digit, then letters, digits, '.', '_' or '-' " +
 	"(at most 128 bytes, no '..', not ending in '.lock'), such as issue-12, PROJ-12 or draft-login"
 
-var pattern = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._-]*$`)
+var pattern = lazyre.New(`^[\p{L}\p{N}][\p{L}\p{N}._-]*$`)
 
 // Check returns nil when id is a valid work item id, else an error that
 // names what is wrong without ever carrying a raw control, invisible or
@@ -34,7 +35,7 @@ func Check(id string) error {
 			return fmt.Errorf("work item id %q contains the character %U, which is a control, invisible or bidirectional character; %s", id, r, Rule)
 		}
 	}
-	if len(id) > MaxLen || !pattern.MatchString(id) || strings.Contains(id, "..") || strings.HasSuffix(id, ".lock") {
+	if len(id) > MaxLen || !pattern().MatchString(id) || strings.Contains(id, "..") || strings.HasSuffix(id, ".lock") {
 		return fmt.Errorf("work item id %q is not a plain folder name: %s", id, Rule)
 	}
 	return nil

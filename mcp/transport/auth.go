@@ -8,8 +8,9 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"regexp"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // DefaultTokenEnv is the variable that holds the HTTP bearer token unless
@@ -34,7 +35,7 @@ type StaticToken struct {
 const unnamedToken = "bearer"
 
 // tokenName is the grammar of a static token's client name.
-var tokenName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+var tokenName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
 
 // ResolveToken finds the one unnamed static bearer token (see
 // ResolveTokens); a token file naming several clients is refused here.
@@ -107,7 +108,7 @@ func parseTokenFile(text, file string) ([]StaticToken, error) {
 			t.Token = f[0]
 		case 2:
 			t.Name, t.Token = f[0], f[1]
-			if !tokenName.MatchString(t.Name) {
+			if !tokenName().MatchString(t.Name) {
 				return nil, fmt.Errorf("--token-file %s line %d: a client's name is letters, digits, '.', '_', '@' or '-' (at most 64)", file, i+1)
 			}
 		default:

@@ -1,0 +1,115 @@
+package lazyre
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// costly is the most a package-level regexp.MustCompile may allocate to
+// compile its expression; above it, the expression is declared with New.
+const costly = 32 << 10
+
+// TestNoCostlyExpressionCompilesAtStartUp compiles every package-level
+// regexp.MustCompile of the module's programs (test files aside) and
+// refuses those that allocate more than costly bytes: every process would
+// pay for them at start-up.
+func TestNoCostlyExpressionCompilesAtStartUp(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(root, "go.mod"))
+	require.NoError(t, err, "the module root is two folders up")
+	seen := 0
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			if g, ok := decl.(*ast.GenDecl); ok && g.Tok == token.VAR {
+				ast.Inspect(g, func(n ast.Node) bool {
+					pattern, ok := mustCompileOf(n)
+					if !ok {
+						return true
+					}
+					seen++
+					if b := compileBytes(pattern); b > costly {
+						rel, _ := filepath.Rel(root, fset.Position(n.Pos()).Filename)
+						t.Errorf("%s:%d: compiling %q allocates %d KiB at every start of the program; declare it with lazyre.New",
+							rel, fset.Position(n.Pos()).Line, pattern, b>>10)
+					}
+					return true
+				})
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Greater(t, seen, 50, "the module declares many package-level expressions; the walk found too few")
+}
+
+// mustCompileOf returns the pattern of a regexp.MustCompile call on a
+// string literal.
+func mustCompileOf(n ast.Node) (string, bool) {
+	c, ok := n.(*ast.CallExpr)
+	if !ok || len(c.Args) != 1 {
+		return "", false
+	}
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "MustCompile" {
+		return "", false
+	}
+	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "regexp" {
+		return "", false
+	}
+	lit, ok := c.Args[0].(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(lit.Value)
+	return s, err == nil
+}
+
+// compileBytes is the fewest bytes one compilation of pattern allocated
+// over a few tries.
+func compileBytes(pattern string) uint64 {
+	least := ^uint64(0)
+	var before, after runtime.MemStats
+	for range 5 {
+		runtime.ReadMemStats(&before)
+		regexp.MustCompile(pattern)
+		runtime.ReadMemStats(&after)
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	return least
+}
+
+func TestTheCostlyExampleIsCostly(t *testing.T) {
+	assert.Greater(t, compileBytes(`^[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}$`), uint64(costly), "a counted repetition is what the rule is for")
+	assert.Less(t, compileBytes(`^[a-z]+$`), uint64(costly))
+}
