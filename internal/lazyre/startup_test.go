@@ -4,8 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/the-loop/the-loop/internal/testbin"
 )
 
 // costly is the most a package-level regexp.MustCompile may allocate to
@@ -26,30 +25,18 @@ const costly = 32 << 10
 // refuses those that allocate more than costly bytes: every process would
 // pay for them at start-up.
 func TestNoCostlyExpressionCompilesAtStartUp(t *testing.T) {
-	root, err := filepath.Abs("../..")
+	root, err := testbin.ModuleRoot()
 	require.NoError(t, err)
-	_, err = os.Stat(filepath.Join(root, "go.mod"))
-	require.NoError(t, err, "the module root is two folders up")
+	files, err := testbin.SourceFiles(root)
+	require.NoError(t, err)
 	seen := 0
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != root && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
+	for _, p := range files {
+		if !strings.HasSuffix(p, ".go") {
+			continue
 		}
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, p, nil, 0)
-		if err != nil {
-			return err
-		}
+		require.NoError(t, err)
 		for _, decl := range f.Decls {
 			if g, ok := decl.(*ast.GenDecl); ok && g.Tok == token.VAR {
 				ast.Inspect(g, func(n ast.Node) bool {
@@ -67,9 +54,7 @@ func TestNoCostlyExpressionCompilesAtStartUp(t *testing.T) {
 				})
 			}
 		}
-		return nil
-	})
-	require.NoError(t, err)
+	}
 	assert.Greater(t, seen, 50, "the module declares many package-level expressions; the walk found too few")
 }
 

@@ -153,7 +153,7 @@ func binaryName(pkg string, opt Options) string {
 // keyDir finds the module root, hashes its source and returns the shared
 // folder for that state, made and held (shared) for this process.
 func keyDir() (root, dir string, err error) {
-	root, err = moduleRoot()
+	root, err = ModuleRoot()
 	if err != nil {
 		return "", "", err
 	}
@@ -179,9 +179,9 @@ func keyDir() (root, dir string, err error) {
 	return root, dir, nil
 }
 
-// moduleRoot is the nearest folder above the working directory (a test's
+// ModuleRoot is the nearest folder above the working directory (a test's
 // package folder) holding this module's go.mod.
-func moduleRoot() (string, error) {
+func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -199,11 +199,10 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// sourceKey hashes the module root's path, the Go version and the content of
-// every file a build of the module can read: everything under the root but
-// tests (*_test.go, testdata), version control, node_modules and folders
-// Go ignores (".x", "_x").
-func sourceKey(root string) (string, error) {
+// SourceFiles lists, sorted, every file under the module root a build of
+// the module can read: everything but tests (*_test.go, testdata), version
+// control, node_modules and folders Go ignores (".x", "_x").
+func SourceFiles(root string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -221,10 +220,17 @@ func sourceKey(root string) (string, error) {
 		}
 		return nil
 	})
+	sort.Strings(files)
+	return files, err
+}
+
+// sourceKey hashes the module root's path, the Go version and the content of
+// every file a build of the module can read (SourceFiles).
+func sourceKey(root string) (string, error) {
+	files, err := SourceFiles(root)
 	if err != nil {
 		return "", fmt.Errorf("hash the module's source: %w", err)
 	}
-	sort.Strings(files)
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s/%s\x00", root, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	for _, p := range files {
