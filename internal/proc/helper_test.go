@@ -50,11 +50,11 @@ func helper(mode string, args []string) int {
 		_, _ = io.Copy(os.Stdout, os.Stdin)
 	case "sleep":
 		writeReady(args)
-		select {}
+		hang()
 	case "trapterm":
 		signal.Ignore(syscall.SIGTERM)
 		writeReady(args)
-		select {}
+		hang()
 	case "grandchild":
 		// args: pidfile then "stay" or "leave": start a sleeping grandchild
 		// that inherits stdout, record its pid, then stay or exit.
@@ -70,7 +70,7 @@ func helper(mode string, args []string) int {
 		_ = os.WriteFile(args[0]+".tmp", []byte(strconv.Itoa(p.Pid)), 0o600)
 		_ = os.Rename(args[0]+".tmp", args[0])
 		if args[1] == "stay" {
-			select {}
+			hang()
 		}
 	default:
 		fmt.Fprintln(os.Stderr, "unknown helper mode", mode)
@@ -135,4 +135,13 @@ func readPid(t testing.TB, path string) int {
 	pid, err := strconv.Atoi(string(b))
 	require.NoError(t, err)
 	return pid
+}
+
+// hang blocks until the process is signalled. Not select{}: without cgo
+// (CGO_ENABLED=0, the default where no C compiler is installed) the
+// runtime reports a lone goroutine blocked forever as a deadlock and exits.
+func hang() {
+	for {
+		time.Sleep(time.Hour)
+	}
 }
