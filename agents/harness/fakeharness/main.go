@@ -201,10 +201,7 @@ func run(o options) error {
 	}
 	switch {
 	case n <= d.hangRuns:
-		// Until the supervisor stops it. Not select{}: in a program built
-		// without cgo, as every release is, the runtime reports a
-		// goroutine blocked forever with nothing else running as a
-		// deadlock and exits.
+		// Until the supervisor stops it (not select{}: without cgo, Go calls that a deadlock and exits).
 		for {
 			time.Sleep(time.Hour)
 		}
