@@ -95,6 +95,7 @@ func statusOf(t *testing.T, r *prRig) string {
 // item's launch condition, in its status comment and graph status, while
 // it lasts.
 func TestAHostThatCannotConfineIsTheItemsLaunchCondition(t *testing.T) {
+	t.Parallel()
 	db := store.NewHandle(filepath.Join(t.TempDir(), "state.db"))
 	harnesses := map[string]harness.Config{"agent": {Adapter: harness.AdapterCommand, Argv: []string{"/bin/true", "{prompt_file}"}}}
 	sup, err := sessions.New(config.SessionLimits{}, sessions.Deps{Store: HandleRecorder(db), Harnesses: harnesses,

@@ -33,6 +33,7 @@ func (c *testClock) add(d time.Duration) {
 // to Slack once it outlasts notify.stuckAfter (and only once), and cleared
 // when its step passes; each transition is an event.
 func TestAConditionIsShownToldOnceAndCleared(t *testing.T) {
+	t.Parallel()
 	clock := &testClock{now: time.Now().UTC().Truncate(time.Second)}
 	slack := &hooktest.Notifier{}
 	r := newTreeDAGRig(t, func(d *Deps) { d.Clock, d.Notifier = clock.Now, slack })

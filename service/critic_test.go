@@ -120,6 +120,7 @@ func TestAFakeCriticsEnvelopeIsRecorded(t *testing.T) {
 // A critic that hangs is cut off at its timeout and recorded unavailable:
 // a row naming that run does not count.
 func TestAHangingCriticIsCutOffAndRecordedUnavailable(t *testing.T) {
+	t.Parallel()
 	r := newCriticRig(t)
 	res := r.run("slow")
 	assert.False(t, res.Counts())

@@ -70,6 +70,7 @@ func (r *treeDAGRig) walkAdhoc(ref integrations.Ref, container, id string) {
 // them — in their working trees, not the checkout. For a GitHub blocker
 // and a Jira one alike.
 func TestABlockerTheLoopCompletedReleasesItsDependentWithItsTicketOpen(t *testing.T) {
+	t.Parallel()
 	for _, system := range []string{"github", "jira"} {
 		t.Run(system, func(t *testing.T) {
 			r := newTreeDAGRig(t)

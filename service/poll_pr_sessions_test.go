@@ -187,6 +187,7 @@ func (r *prSessionRig) liveByPR() map[string]sessions.Status {
 // branch is the item's own, checked out in the item's tree, so it gets
 // none and the refusal is recorded.
 func TestPullRequestSessionsFollowTheSignedChoice(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		mode     string
 		infraOwn bool

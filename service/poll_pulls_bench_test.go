@@ -61,9 +61,11 @@ type benchShape struct {
 
 func newPullBench(tb testing.TB, shape benchShape) *pullBench {
 	tb.Helper()
-	quiet := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil))) // the store's migration line would split the benchmark's output
-	tb.Cleanup(func() { slog.SetDefault(quiet) })
+	if _, bench := tb.(*testing.B); bench { // tests leave the process-wide logger alone: they run in parallel
+		quiet := slog.Default()
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil))) // the store's migration line would split the benchmark's output
+		tb.Cleanup(func() { slog.SetDefault(quiet) })
+	}
 	fake := providertest.NewGitHub(tb)
 	fake.SetQuota(1<<30, time.Hour)
 	repo := tb.TempDir()
@@ -197,6 +199,7 @@ func (b *pullBench) measure(tb testing.TB, cycles int, between func()) pullCost 
 // listings change too: GitHub's issue listing holds the pull requests,
 // whose conversations the edits moved.
 func TestPollerPullRequestCycleCounts(t *testing.T) {
+	t.Parallel()
 	const n, ship = pullTestItems, pullBenchItems
 	tests := []struct {
 		name    string

@@ -14,6 +14,7 @@ import (
 // (and its account no credentials). The poller's next cycle pushes the
 // item's branch with its own, from the source checkout.
 func TestThePollerPushesWhatASessionCommitted(t *testing.T) {
+	t.Parallel()
 	r := newPRSessionRig(t)
 	r.fake.AddComment(r.ref, "alice", "OWNER", "the-loop start")
 	r.cycle()

@@ -114,6 +114,7 @@ func TestAnIdlePollCycleSpendsNoQuota(t *testing.T) {
 // cannot stall the poller: the request ends at its deadline, the source
 // reports the error, and the next source is polled in the same cycle.
 func TestASlowTrackerCannotStallTheCycle(t *testing.T) {
+	t.Parallel()
 	r := newQuotaRig(t, 2)
 	r.cfg.Integrations.RequestTimeoutSeconds = 3 // room for a loaded CI machine; the trickle never ends
 	second := t.TempDir()

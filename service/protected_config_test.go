@@ -21,6 +21,7 @@ import (
 // — it fails when that fails, and passes when that passes though the
 // branch's would fail — and the claim's warnings name the change.
 func TestVerificationRunsTheDefaultBranchsCommandsNotTheTrees(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, main, tree, status string
 	}{
