@@ -103,13 +103,23 @@ func newBrowser(t *testing.T) *browserRig {
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox) // Chromium's own sandbox refuses to run as root
 	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	r.ctx = ctx
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("about:blank")), "start the browser")
-	go r.console.watch(ctx)
+	// A browser that exits before it listens is started once more: on a
+	// loaded machine Chromium now and then dies at start-up, before the page
+	// under test is involved.
+	var err error
+	for attempt := 1; attempt <= 2; attempt++ {
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancel := chromedp.NewContext(actx)
+		ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+		t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+		if err = chromedp.Do(ctx, chromedp.Navigate("about:blank")); err == nil {
+			r.ctx = ctx
+			go r.console.watch(ctx)
+			return r
+		}
+		t.Logf("start the browser, attempt %d: %v", attempt, err)
+	}
+	require.NoError(t, err, "start the browser")
 	return r
 }
 
