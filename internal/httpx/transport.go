@@ -365,6 +365,9 @@ type ClientOptions struct {
 	// Pages keeps conditional-request answers across processes (the state
 	// store); nil keeps them in memory for the provider's lifetime.
 	Pages PageStore
+	// CacheEntries bounds the answers kept in memory when Pages is nil
+	// (default DefaultCacheEntries).
+	CacheEntries int
 	// Logger receives retry lines (never a credential); nil is
 	// slog.Default().
 	Logger *slog.Logger
@@ -383,6 +386,7 @@ func (o ClientOptions) Transport(system string, conditional func(*http.Request) 
 		MaxRetries:     o.MaxRetries,
 		AttemptTimeout: o.RequestTimeout,
 		Pages:          o.Pages,
+		CacheEntries:   o.CacheEntries,
 		MaxWait:        o.MaxWait,
 		Sleep:          SleepFunc(o.Sleep),
 		Logger:         logger,
