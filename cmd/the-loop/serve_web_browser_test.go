@@ -99,16 +99,16 @@ func newBrowser(t *testing.T) *browserRig {
 		require.NoError(t, os.MkdirAll(r.docs, 0o755))
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.WindowSize(1200, 860),
-		chromedp.UserDataDir(t.TempDir()), chromedp.Flag("hide-scrollbars", true))
+		chromedp.Flag("hide-scrollbars", true))
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox) // Chromium's own sandbox refuses to run as root
 	}
-	// A browser that exits before it listens is started once more: on a
-	// loaded machine Chromium now and then dies at start-up, before the page
-	// under test is involved.
+	// A browser that exits before it listens is started once more, with a
+	// profile of its own: on a loaded machine Chromium now and then dies at
+	// start-up, before the page under test is involved.
 	var err error
 	for attempt := 1; attempt <= 2; attempt++ {
-		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(opts[:len(opts):len(opts)], chromedp.UserDataDir(t.TempDir()))...)
 		ctx, cancel := chromedp.NewContext(actx)
 		ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
 		t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
