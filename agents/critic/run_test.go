@@ -43,7 +43,10 @@ func newRig(t *testing.T) *rig {
 			}
 			return out
 		},
-		Grace: 100 * time.Millisecond,
+		// The fake critic exits at once on SIGTERM (143); a loaded machine may
+		// take a while to run it, and SIGKILL after a short grace would read
+		// as a critic that ignored the signal.
+		Grace: 5 * time.Second,
 	}
 	return r
 }
