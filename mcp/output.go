@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/the-loop/the-loop/mcp/transport"
 )
 
 // MaxToolResultBytes bounds one tool result (its text and structured
@@ -145,12 +147,14 @@ func capResult(res *mcp.CallToolResult) *mcp.CallToolResult {
 			size += len(b)
 		}
 	}
-	if res.StructuredContent != nil {
+	if encoded, ok := res.StructuredContent.(transport.EncodedJSON); ok {
+		size += len(encoded)
+	} else if res.StructuredContent != nil {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			size += len(b)
-			// Encoded once: the transport copies these bytes instead of
-			// encoding the value again.
-			res.StructuredContent = json.RawMessage(b)
+			// Encoded once: the line transports copy these bytes in
+			// instead of encoding the value again.
+			res.StructuredContent = transport.EncodedJSON(b)
 		}
 	}
 	if size <= MaxToolResultBytes {

@@ -1,13 +1,10 @@
 package transport
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
+	"fmt"
 	"io"
 	"log/slog"
-	"sync"
 
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -15,74 +12,39 @@ import (
 // MaxConnFrame bounds one JSON-RPC frame ServeConn reads.
 const MaxConnFrame = 4 << 20
 
+// connConcurrency bounds the requests one connection runs at once.
+const connConcurrency = 4
+
 // ServeConn serves srv over newline-delimited JSON-RPC on one connection
 // (a confined session's socket) until the connection's input ends or ctx
 // is cancelled; every call runs as p. Unlike ServeStdio, any number may
 // run in one process: each connection is its own session of srv. Requests
-// are answered as they finish, a few at a time.
+// are answered as they finish, a few at a time; ServeConn returns once
+// the requests it read are answered. A frame over MaxConnFrame ends the
+// connection with an error.
 func ServeConn(ctx context.Context, srv *server.MCPServer, conn io.ReadWriter, p Principal, logger *slog.Logger) error {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	ls := newLineServer(srv, conn, connConcurrency, logger, "conn")
+	reqCtx, closeSession, err := ls.open(WithPrincipal(ctx, p))
+	if err != nil {
+		return fmt.Errorf("mcp conn: %w", err)
 	}
-	ctx = WithPrincipal(ctx, p)
-	var (
-		wmu  sync.Mutex
-		wg   sync.WaitGroup
-		slot = make(chan struct{}, 4)
-	)
-	write := func(v any) {
-		b, err := json.Marshal(v)
-		if err != nil {
-			logger.Warn("the-loop mcp: encode a response", "err", err)
-			return
-		}
-		wmu.Lock()
-		defer wmu.Unlock()
-		_, _ = conn.Write(append(b, '\n'))
-	}
-	br := bufio.NewReaderSize(conn, 64<<10)
-	var err error
-	for ctx.Err() == nil {
-		var line []byte
-		if line, err = readFrame(br); err != nil {
-			break
-		}
-		if len(line) == 0 {
-			continue
-		}
-		slot <- struct{}{}
-		wg.Add(1)
-		go func(msg json.RawMessage) {
-			defer func() { <-slot; wg.Done() }()
-			if resp := srv.HandleMessage(ctx, msg); resp != nil {
-				write(resp)
-			}
-		}(json.RawMessage(line))
-	}
-	wg.Wait()
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
-}
-
-// readFrame reads one line of at most MaxConnFrame bytes, without its end.
-func readFrame(br *bufio.Reader) ([]byte, error) {
-	var line []byte
+	defer closeSession()
+	stop := make(chan struct{})
+	defer close(stop)
+	frames, readErr := readFrames(conn, MaxConnFrame, stop)
 	for {
-		chunk, isPrefix, err := br.ReadLine()
-		if err != nil {
-			if len(line) > 0 && errors.Is(err, io.EOF) {
-				return line, nil
+		select {
+		case line, ok := <-frames:
+			if ok {
+				ls.dispatch(reqCtx, line)
+				continue
 			}
-			return nil, err
+		case <-ctx.Done():
 		}
-		line = append(line, chunk...)
-		if len(line) > MaxConnFrame {
-			return nil, errors.New("a frame larger than 4 MiB")
+		ls.running.Wait()
+		if ctx.Err() == nil && *readErr != nil {
+			return fmt.Errorf("mcp conn: %w", *readErr)
 		}
-		if !isPrefix {
-			return line, nil
-		}
+		return nil
 	}
 }
