@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/the-loop/the-loop/mcp/transport"
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/repoconfig"
 	"github.com/the-loop/the-loop/service"
@@ -38,12 +39,17 @@ var checkTool = Tool{
 		if (in.WorkItem == "") == !in.All {
 			return mcp.NewToolResultError("give either workItem (one item, e.g. issue-12) or all=true, not both and not neither")
 		}
+		in.Encode = !in.All // one item: its report comes encoded, from the memo when unchanged
 		res, err := deps.Backend.Check(ctx, in)
 		if err != nil {
 			return coreError("check", err)
 		}
 		if !in.All {
-			return result(res.Reports[0], checkSummary(res), res.Warnings)
+			var report any = res.Reports[0]
+			if len(res.Encoded) == 1 && res.Encoded[0] != nil {
+				report = transport.EncodedJSON(res.Encoded[0])
+			}
+			return result(report, checkSummary(res), res.Warnings)
 		}
 		return result(res, checkSummary(res), res.Warnings)
 	}),

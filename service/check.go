@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	goruntime "runtime"
@@ -36,6 +37,12 @@ type CheckRequest struct {
 	// (in parallel): a caller printing thousands of reports encodes them on
 	// every core.
 	Render func(runtime.Report) ([]byte, error) `json:"-"`
+	// Encode asks for each report's JSON encoding (json.Marshal's bytes) in
+	// CheckResult.Encoded, beside the report. A report answered from the
+	// memo comes with the encoding kept with it: asked again about an
+	// unchanged item, a server writes the same bytes without encoding the
+	// report again. Not with Render or Emit.
+	Encode bool `json:"-"`
 }
 
 // CheckResult is the reports (none when the request streams them through
@@ -45,6 +52,9 @@ type CheckResult struct {
 	// Graphs maps a work item to the loop its report was computed on.
 	Graphs   map[string]*runtime.Graph `json:"-"`
 	Warnings []string                  `json:"-"`
+	// Encoded holds each report's JSON encoding, in the order of Reports,
+	// when the request asked for it (CheckRequest.Encode).
+	Encoded [][]byte `json:"-"`
 }
 
 // Check evaluates work items read-only — no network, no subprocess, no
@@ -55,9 +65,12 @@ func (s *Service) Check(ctx context.Context, req CheckRequest) (CheckResult, err
 	res := CheckResult{Reports: []runtime.Report{}, Graphs: map[string]*runtime.Graph{}}
 	emit := req.Emit
 	if emit == nil {
-		emit = func(rep runtime.Report, g *runtime.Graph, _ []byte) error {
+		emit = func(rep runtime.Report, g *runtime.Graph, out []byte) error {
 			res.Reports = append(res.Reports, rep)
 			res.Graphs[rep.WorkItem] = g
+			if req.Encode {
+				res.Encoded = append(res.Encoded, out)
+			}
 			return nil
 		}
 	}
@@ -74,6 +87,13 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 	}
 	if req.WorkItem != "" && req.All {
 		return nil, invalid(errors.New("give either a work item id or --all, not both"))
+	}
+	render := req.Render
+	if req.Encode {
+		if req.Render != nil || req.Emit != nil {
+			return nil, invalid(errors.New("CheckRequest.Encode is not for a request that renders or emits its reports itself"))
+		}
+		render = encodeReport
 	}
 	if req.Repository != "" {
 		if err := runtime.CheckRepositoryName(req.Repository); err != nil {
@@ -94,7 +114,7 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 	// stamps cover what the checks below read (the item folder is one).
 	call, remembered, warns, ok := s.recall(req, repo)
 	if ok {
-		return answer(remembered, warns, req, emit)
+		return s.answer(call, remembered, warns, req.Encode, render, emit)
 	}
 	if req.All {
 		if ids, err = repo.WorkItems(); err != nil {
@@ -128,13 +148,13 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 	}
 	evaluate := func(ctx context.Context, id string) itemResult {
 		r := s.checkOne(ctx, p, repo, signer, id, req)
-		if r.err == nil && req.Render != nil {
-			r.out, r.err = req.Render(r.rep)
+		if r.err == nil && render != nil {
+			r.out, r.err = render(r.rep)
 		}
 		return r
 	}
 	if call != nil {
-		ctx, evaluate = s.remembering(ctx, call, warnings, evaluate)
+		ctx, evaluate = s.remembering(ctx, call, warnings, req.Encode, evaluate)
 	}
 	return inOrder(ctx, ids, evaluate, warnings, emit)
 }
@@ -248,3 +268,6 @@ func (s *Service) checkOne(ctx context.Context, p *persister, repo *repoconfig.R
 	res.warns = append(res.warns, res.rep.Warnings...)
 	return res
 }
+
+// encodeReport is a report's JSON encoding (CheckRequest.Encode).
+func encodeReport(rep runtime.Report) ([]byte, error) { return json.Marshal(rep) }

@@ -58,28 +58,29 @@ type checkMemoKey struct {
 
 type checkMemoEntry struct {
 	stamps   *filestamp.Set
-	res      itemResult
-	warnings []string // the whole call's, repository and signer warnings first
+	res      itemResult // res.out is the report's JSON encoding, when known (guarded by checkMemo.mu)
+	warnings []string   // the whole call's, repository and signer warnings first
 }
 
 // memoCall is one check's use of the memo: its key, and the stamps taken
-// before the check read its artifacts.
+// before the check read its artifacts, or the entry that answered it.
 type memoCall struct {
 	key     checkMemoKey
 	stamps  *filestamp.Set
 	stamped time.Time
+	entry   *checkMemoEntry // the entry that answered, on a hit
 }
 
-// recall answers req from the memo when its stamps still hold (ok).
-// Otherwise it returns the call that keeps the answer computed next, nil
-// when that answer cannot be kept.
+// recall answers req from the memo when its stamps still hold (ok), with
+// the entry that answered as call. Otherwise it returns the call that
+// keeps the answer computed next, nil when that answer cannot be kept.
 func (s *Service) recall(req CheckRequest, repo *repoconfig.Repo) (call *memoCall, r itemResult, warnings []string, ok bool) {
 	key, memoize := s.memoKeyFor(req, repo)
 	if !memoize {
 		return nil, itemResult{}, nil, false
 	}
-	if r, warnings, ok := s.memo.lookup(key, s.now()); ok {
-		return nil, r, warnings, true
+	if e, r, warnings, ok := s.memo.lookup(key, s.now()); ok {
+		return &memoCall{key: key, entry: e}, r, warnings, true
 	}
 	stamped := time.Now()
 	stamps, ok := s.checkStamps(repo, req.WorkItem)
@@ -91,13 +92,16 @@ func (s *Service) recall(req CheckRequest, repo *repoconfig.Repo) (call *memoCal
 
 // remembering wraps evaluate so that its answer is kept under call with
 // the whole call's warnings (warnings, then the item's), unless a hook
-// failed to run under the context it returns.
-func (s *Service) remembering(ctx context.Context, call *memoCall, warnings []string, evaluate func(context.Context, string) itemResult) (context.Context, func(context.Context, string) itemResult) {
+// failed to run under the context it returns. The answer's rendering is
+// kept only when it is the report's JSON encoding (encoded).
+func (s *Service) remembering(ctx context.Context, call *memoCall, warnings []string, encoded bool, evaluate func(context.Context, string) itemResult) (context.Context, func(context.Context, string) itemResult) {
 	ctx, hookFailed := runtime.WatchHookFailures(ctx)
 	return ctx, func(ctx context.Context, id string) itemResult {
 		r := evaluate(ctx, id)
 		kept := r
-		kept.out = nil // rendered per request
+		if !encoded {
+			kept.out = nil // rendered per request
+		}
 		s.memo.keep(call.key, call.stamps, call.stamped, kept, append(warnings[:len(warnings):len(warnings)], r.warns...), hookFailed())
 		return r
 	}
@@ -127,19 +131,25 @@ func (s *Service) checkStamps(repo *repoconfig.Repo, id string) (*filestamp.Set,
 	return &set, true
 }
 
-// lookup returns the memo's answer to key when its stamps still hold.
-func (m *checkMemo) lookup(key checkMemoKey, now time.Time) (itemResult, []string, bool) {
+// lookup returns the memo's answer to key, and its entry, when its stamps
+// still hold. The answer's out is the report's JSON encoding when the
+// entry knows it: the age lookup sets is not part of the JSON
+// (TestTheJSONOfAReportDoesNotMoveWithTheClock).
+func (m *checkMemo) lookup(key checkMemoKey, now time.Time) (*checkMemoEntry, itemResult, []string, bool) {
 	if m.off {
-		return itemResult{}, nil, false
+		return nil, itemResult{}, nil, false
 	}
 	m.mu.Lock()
 	e := m.entries[key]
+	var res itemResult
+	if e != nil {
+		res = e.res
+	}
 	m.mu.Unlock()
 	if e == nil || !e.stamps.Unchanged() {
-		return itemResult{}, nil, false
+		return nil, itemResult{}, nil, false
 	}
 	m.hits.Add(1)
-	res := e.res
 	if d := res.rep.Dependencies; d != nil && d.ReadAt != "" {
 		// Only the age of the dependency read moves with the clock.
 		if at, err := time.Parse(time.RFC3339, d.ReadAt); err == nil {
@@ -148,7 +158,17 @@ func (m *checkMemo) lookup(key checkMemoKey, now time.Time) (itemResult, []strin
 			res.rep.Dependencies = &dep
 		}
 	}
-	return res, e.warnings, true
+	return e, res, e.warnings, true
+}
+
+// keepEncoding records out, the JSON encoding of e's report, on e while
+// e is still key's entry and knows none.
+func (m *checkMemo) keepEncoding(key checkMemoKey, e *checkMemoEntry, out []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.entries[key] == e && e.res.out == nil {
+		e.res.out = out
+	}
 }
 
 // keep records a computed answer, unless a stamped file changed too
@@ -172,15 +192,24 @@ func (m *checkMemo) keep(key checkMemoKey, stamps *filestamp.Set, before time.Ti
 	m.entries[key] = &checkMemoEntry{stamps: stamps, res: res, warnings: append([]string(nil), warnings...)}
 }
 
-// answer hands a remembered report to emit the way a computed one is.
-func answer(r itemResult, warnings []string, req CheckRequest, emit func(runtime.Report, *runtime.Graph, []byte) error) ([]string, error) {
+// answer hands a remembered report to emit the way a computed one is,
+// rendered by render. When render is the report's JSON encoding
+// (encoded), the memo's encoding is used, or the one made now is kept.
+func (s *Service) answer(call *memoCall, r itemResult, warnings []string, encoded bool, render func(runtime.Report) ([]byte, error), emit func(runtime.Report, *runtime.Graph, []byte) error) ([]string, error) {
 	warnings = append([]string(nil), warnings...)
-	if req.Render != nil {
-		out, err := req.Render(r.rep)
+	if encoded && r.out != nil {
+		return warnings, emit(r.rep, r.g, r.out)
+	}
+	r.out = nil
+	if render != nil {
+		out, err := render(r.rep)
 		if err != nil {
 			return warnings, err
 		}
 		r.out = out
+		if encoded {
+			s.memo.keepEncoding(call.key, call.entry, out)
+		}
 	}
 	return warnings, emit(r.rep, r.g, r.out)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/the-loop/the-loop/internal/filestamp"
+	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/store"
 )
 
@@ -46,9 +47,18 @@ func (r *memoRig) restore(t *testing.T) {
 	require.NoError(t, os.CopyFS(r.repo, os.DirFS(r.src)))
 }
 
-// outcome is everything a caller of Check sees, comparable.
+// outcome is everything a caller of Check sees, comparable. A result
+// with its reports' encodings must hold json.Marshal's bytes of each.
 func outcome(t *testing.T, res CheckResult, err error) string {
 	t.Helper()
+	if res.Encoded != nil {
+		require.Len(t, res.Encoded, len(res.Reports))
+		for i, rep := range res.Reports {
+			want, jerr := json.Marshal(rep)
+			require.NoError(t, jerr)
+			require.Equal(t, string(want), string(res.Encoded[i]), "the encoding of %s is its report's", rep.WorkItem)
+		}
+	}
 	b, jerr := json.Marshal(struct {
 		Reports  any
 		Warnings []string
@@ -74,9 +84,13 @@ func (r *memoRig) fresh(t *testing.T, req CheckRequest) string {
 	return outcome(t, res, err)
 }
 
+// memoRequests share keys between requests with and without the
+// reports' encodings (Encode): an entry one kept answers the other.
 var memoRequests = []CheckRequest{
 	{WorkItem: "issue-2"}, {WorkItem: "issue-3"}, {WorkItem: "issue-4"},
 	{WorkItem: "issue-3", Recompute: true}, {WorkItem: "issue-4", Recompute: true},
+	{WorkItem: "issue-2", Encode: true}, {WorkItem: "issue-4", Recompute: true, Encode: true},
+	{WorkItem: "issue-3", Encode: true}, {WorkItem: "issue-3"},
 }
 
 // Whatever changes in the repository or the store, a repeated check says
@@ -194,4 +208,49 @@ func TestWhatTheMemoCannotVouchForIsComputedEveryTime(t *testing.T) {
 		}
 	}
 	assert.Zero(t, r.svc.memo.hits.Load())
+}
+
+// The memo keeps a report's JSON encoding and serves it however long ago
+// the dependency read was: the age it sets must not be part of the JSON.
+func TestTheJSONOfAReportDoesNotMoveWithTheClock(t *testing.T) {
+	rep := runtime.Report{WorkItem: "issue-1", Dependencies: &runtime.DependencyReport{ReadAt: "2026-01-02T03:04:05Z", Age: "3m"}}
+	before, err := json.Marshal(rep)
+	require.NoError(t, err)
+	rep.Dependencies = &runtime.DependencyReport{ReadAt: "2026-01-02T03:04:05Z", Age: "2d"}
+	after, err := json.Marshal(rep)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after))
+}
+
+// A request for the reports' encodings gets json.Marshal's bytes, the
+// second time from the memo without encoding again; it cannot also ask to
+// render or stream its reports.
+func TestACheckReturnsItsReportsEncoding(t *testing.T) {
+	r := newMemoRig(t)
+	defer func(d time.Duration) { memoSettle = d }(memoSettle)
+	memoSettle = -time.Hour
+	ctx := context.Background()
+	req := CheckRequest{Repo: r.repo, WorkItem: "issue-3", Encode: true}
+	first, err := r.svc.Check(ctx, req)
+	require.NoError(t, err)
+	outcome(t, first, nil)
+	require.Len(t, first.Encoded, 1)
+	again, err := r.svc.Check(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), r.svc.memo.hits.Load())
+	require.Len(t, again.Encoded, 1)
+	assert.Same(t, &first.Encoded[0][0], &again.Encoded[0][0], "the memo's encoding, not a new one")
+
+	plain, err := r.svc.Check(ctx, CheckRequest{Repo: r.repo, WorkItem: "issue-3"})
+	require.NoError(t, err)
+	assert.Nil(t, plain.Encoded, "no encoding unless asked for")
+
+	for _, bad := range []CheckRequest{
+		{Repo: r.repo, WorkItem: "issue-3", Encode: true, Render: func(runtime.Report) ([]byte, error) { return nil, nil }},
+		{Repo: r.repo, WorkItem: "issue-3", Encode: true, Emit: func(runtime.Report, *runtime.Graph, []byte) error { return nil }},
+	} {
+		_, err := r.svc.Check(ctx, bad)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "CheckRequest.Encode")
+	}
 }
