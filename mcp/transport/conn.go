@@ -23,7 +23,7 @@ const connConcurrency = 4
 // the requests it read are answered. A frame over MaxConnFrame ends the
 // connection with an error.
 func ServeConn(ctx context.Context, srv *server.MCPServer, conn io.ReadWriter, p Principal, logger *slog.Logger) error {
-	ls := newLineServer(srv, conn, connConcurrency, logger, "conn")
+	ls := newLineServer(srv, conn, connConcurrency, ctx.Done(), logger, "conn")
 	reqCtx, closeSession, err := ls.open(WithPrincipal(ctx, p))
 	if err != nil {
 		return fmt.Errorf("mcp conn: %w", err)

@@ -33,13 +33,16 @@ type lineServer struct {
 	slots   chan struct{}
 	running sync.WaitGroup
 	pending atomic.Int64
+	// quit, once closed, stops a request waiting for a slot: it is
+	// dropped, as the server is going away.
+	quit <-chan struct{}
 }
 
 // lineSessions numbers the sessions of this process: one srv may serve
 // several connections at once.
 var lineSessions atomic.Int64
 
-func newLineServer(srv *server.MCPServer, out io.Writer, concurrency int, logger *slog.Logger, kind string) *lineServer {
+func newLineServer(srv *server.MCPServer, out io.Writer, concurrency int, quit <-chan struct{}, logger *slog.Logger, kind string) *lineServer {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -48,6 +51,7 @@ func newLineServer(srv *server.MCPServer, out io.Writer, concurrency int, logger
 		logger:  logger,
 		out:     out,
 		slots:   make(chan struct{}, concurrency),
+		quit:    quit,
 		session: newLineSession(fmt.Sprintf("%s-%d", kind, lineSessions.Add(1))),
 	}
 }
@@ -88,7 +92,7 @@ type frameHead struct {
 }
 
 // dispatch handles one frame under ctx: a request on its own goroutine
-// (waiting for a slot), anything else at once.
+// (waiting for a slot, unless quit closes first), anything else at once.
 func (s *lineServer) dispatch(ctx context.Context, line []byte) {
 	var head frameHead
 	if json.Unmarshal(line, &head) != nil {
@@ -106,7 +110,12 @@ func (s *lineServer) dispatch(ctx context.Context, line []byte) {
 	}
 	var id any
 	_ = json.Unmarshal(head.ID, &id)
-	s.slots <- struct{}{}
+	select {
+	case s.slots <- struct{}{}:
+	case <-s.quit:
+		s.logger.Debug("the-loop mcp: dropped a request read while stopping", "id", string(head.ID))
+		return
+	}
 	s.running.Add(1)
 	s.pending.Add(1)
 	go func() {

@@ -32,7 +32,7 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, stdin io.Reader, std
 	}
 	logger = logger.With("component", "mcp stdio")
 	grace := StdioGrace // read once: the server's goroutines never read the variable
-	ls := newLineServer(srv, stdout, stdioConcurrency, logger, "stdio")
+	ls := newLineServer(srv, stdout, stdioConcurrency, ctx.Done(), logger, "stdio")
 
 	// Requests run under a context ctx's cancellation does not reach: the
 	// ones already read finish; only the end of the grace period stops them.

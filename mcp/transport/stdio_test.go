@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -188,5 +189,43 @@ func TestServeConnRefusesAFrameOverItsBound(t *testing.T) {
 		assert.True(t, errors.Is(err, errFrameTooLarge), "%v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("ServeConn did not end on a frame over its bound")
+	}
+}
+
+// With every slot taken by a call that never ends and more calls waiting,
+// a cancelled ServeStdio still returns once its grace period is over.
+func TestServeStdioStopsWithEverySlotTaken(t *testing.T) {
+	old := StdioGrace
+	StdioGrace = 100 * time.Millisecond
+	t.Cleanup(func() { StdioGrace = old })
+	srv := server.NewMCPServer("t", "1", server.WithToolCapabilities(false))
+	started := make(chan struct{}, 2*stdioConcurrency)
+	srv.AddTool(mcp.NewTool("stuck"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	inR, inW := io.Pipe()
+	t.Cleanup(func() { _ = inW.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ServeStdio(ctx, srv, inR, io.Discard, nil) }()
+	go func() {
+		for i := range stdioConcurrency + 2 {
+			if _, err := fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"stuck"}}`+"\n", i); err != nil {
+				return
+			}
+		}
+	}()
+	for range stdioConcurrency {
+		<-started
+	}
+	time.Sleep(50 * time.Millisecond) // the loop takes the next call and waits for a slot
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStdio did not return with every slot taken")
 	}
 }
