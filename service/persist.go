@@ -249,6 +249,13 @@ func (p *persister) logger() *slog.Logger {
 	return slog.Default()
 }
 
+// visitName names a node's current visit: its count of entries and when
+// the last began. The time alone has a resolution of one second, and a
+// gate can send the work back within the second the node was entered.
+func visitName(rec *runtime.NodeRecord) string {
+	return fmt.Sprintf("%d@%s", rec.Entries, rec.LastEnteredAt)
+}
+
 // visit is what a state said about its parked wait before an update.
 type visit struct {
 	parked  *runtime.Parked
@@ -261,7 +268,7 @@ func visitOf(s *runtime.State) visit {
 	}
 	v := visit{parked: &runtime.Parked{Node: s.Parked.Node, Reason: s.Parked.Reason, Since: s.Parked.Since}}
 	if rec, ok := s.Nodes[s.Parked.Node]; ok && rec != nil {
-		v.entered = rec.LastEnteredAt
+		v.entered = visitName(rec)
 	}
 	return v
 }
@@ -275,7 +282,7 @@ func (v visit) fold(s *runtime.State, evs []runtime.EventRecord) []runtime.Event
 	if v.parked == nil || s.Parked == nil || s.Parked.Node != v.parked.Node || s.Parked.Reason != v.parked.Reason {
 		return evs
 	}
-	if rec, ok := s.Nodes[v.parked.Node]; !ok || rec == nil || rec.LastEnteredAt != v.entered {
+	if rec, ok := s.Nodes[v.parked.Node]; !ok || rec == nil || visitName(rec) != v.entered {
 		return evs
 	}
 	out := evs[:0:0]

@@ -33,7 +33,7 @@ func (p *Poller) importHandoff(ctx context.Context, it *polledItem, sess *sessio
 	}
 	visit := ""
 	if r := st.Nodes[n.ID]; r != nil {
-		visit = r.LastEnteredAt + "|" + r.EnteredAt
+		visit = visitName(r) + "|" + r.EnteredAt
 	}
 	key := sessionKey{repo: sess.repo.Root, item: it.id}
 	if !p.acts.firstImport(key, visit) {

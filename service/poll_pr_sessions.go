@@ -253,7 +253,7 @@ func (p *Poller) declinePRSession(ctx context.Context, sess *session, id string,
 func (c *promptCache) inner(ctx context.Context, s *Service, sess *session, l innerLoop, n *runtime.Node, id, workdir string, own bool) (string, error) {
 	k := promptKey{repo: sess.repo.Root, item: id, node: n.ID, pull: l.link.Key() + fmt.Sprint(own)}
 	if rec := l.sess.state.Nodes[n.ID]; rec != nil {
-		k.visit, k.block = rec.LastEnteredAt, rec.LastBlock
+		k.visit, k.block = visitName(rec), rec.LastBlock
 	}
 	if p, ok := c.byKey[k]; ok {
 		return p, nil

@@ -79,3 +79,27 @@ func TestFixNoteNamesTheRoundForTheStatusComment(t *testing.T) {
 	st.CurrentNode = "verification"
 	assert.Empty(t, fixNote(st, 3))
 }
+
+// A node entered again within the second it was last entered is a new
+// visit: its prompt is rendered afresh (the cache key differs) and the
+// wait it parks on is logged again.
+func TestAVisitIsNamedByItsCountNotOnlyItsSecond(t *testing.T) {
+	first := &runtime.NodeRecord{Entries: 1, LastEnteredAt: "2026-12-07T02:45:36Z"}
+	again := &runtime.NodeRecord{Entries: 2, LastEnteredAt: "2026-12-07T02:45:36Z"}
+	assert.NotEqual(t, visitName(first), visitName(again))
+	assert.Equal(t, visitName(first), visitName(&runtime.NodeRecord{Entries: 1, LastEnteredAt: "2026-12-07T02:45:36Z"}))
+
+	parkedAt := func(rec *runtime.NodeRecord) *runtime.State {
+		st := runtime.NewState("issue-1")
+		st.CurrentNode = "design-approval"
+		st.Nodes["design-approval"] = rec
+		st.Parked = &runtime.Parked{Node: "design-approval", Reason: "no authorized feedback yet"}
+		return st
+	}
+	parked := []runtime.EventRecord{{Name: "graph.parked", Node: "design-approval", Data: map[string]any{"reason": "no authorized feedback yet"}}}
+	before := visitOf(parkedAt(&runtime.NodeRecord{Entries: 1, LastEnteredAt: "2026-12-07T02:45:36Z"}))
+	assert.Empty(t, before.fold(parkedAt(&runtime.NodeRecord{Entries: 1, LastEnteredAt: "2026-12-07T02:45:36Z"}), parked),
+		"the same visit's wait is logged once")
+	assert.Len(t, before.fold(parkedAt(&runtime.NodeRecord{Entries: 2, LastEnteredAt: "2026-12-07T02:45:36Z"}), parked), 1,
+		"a visit begun in the same second logs its wait")
+}

@@ -145,7 +145,9 @@ type promptCache struct {
 }
 
 type promptKey struct {
-	repo, item, node, visit, block string
+	repo, item, node string
+	// visit names the node's visit (visitName), block its last refusal.
+	visit, block string
 	// pull names the pull request whose loop node belongs to ("": the
 	// item's own loop), and whether its session is its own.
 	pull string
@@ -155,7 +157,7 @@ func (c *promptCache) get(ctx context.Context, s *Service, sess *session, id str
 	rec := sess.state.Nodes[n.ID]
 	k := promptKey{repo: sess.repo.Root, item: id, node: n.ID}
 	if rec != nil {
-		k.visit, k.block = rec.LastEnteredAt, rec.LastBlock
+		k.visit, k.block = visitName(rec), rec.LastBlock
 	}
 	if c != nil {
 		if p, ok := c.byKey[k]; ok {
