@@ -56,7 +56,7 @@ func EnforceBoundaries(hc *runtime.HookContext) (runtime.Result, error) {
 		if m == "" {
 			continue
 		}
-		if markdown.ContainsFoldASCII(up, m) && !markdown.ContainsFoldASCII(down, m) {
+		if strings.Contains(up, m) && !strings.Contains(down, m) {
 			msgs = append(msgs, runtime.Message{Text: "boundary named upstream is unanswered here: " + marker, Severity: runtime.SevError})
 		}
 	}
@@ -71,15 +71,31 @@ func EnforceBoundaries(hc *runtime.HookContext) (runtime.Result, error) {
 }
 
 // joinedBodies reads each file, drops its front matter, and joins the
-// bodies. A read failure is a hook failure (a non-retriable block).
+// bodies, in lower case (ASCII letters): the markers, lowered too, are
+// then found by strings.Contains. A read failure is a hook failure (a
+// non-retriable block).
 func joinedBodies(d *specdir.Dir, names []string) (string, error) {
-	parts := make([]string, 0, len(names))
-	for _, n := range names {
+	bodies := make([]string, len(names))
+	size := len(names)
+	for i, n := range names {
 		text, err := d.Read(n)
 		if err != nil {
 			return "", fmt.Errorf("read %s: %w", d.Rel(n), err)
 		}
-		parts = append(parts, d.Parse(n, text).Body)
+		bodies[i] = d.Parse(n, text).Body
+		size += len(bodies[i])
 	}
-	return strings.Join(parts, "\n"), nil
+	b := make([]byte, 0, size)
+	for i, body := range bodies {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, body...)
+	}
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b), nil
 }

@@ -130,24 +130,45 @@ func gateEntryNames(v any, name string) bool {
 // tier is the safe direction). It is one pass over the text through a byte
 // table, and reads each path-like token in place, with no copy.
 func mentionsSensitivePath(text string) bool {
+	// Only a token holding a '/' or a '.' can be a path: the scan jumps
+	// from one such mark to the next (strings.IndexByte, which reads many
+	// bytes at a time) and reads just the token around it.
+	slash, dot := -2, -2 // the next of each at or after i; -1: none left
 	for i := 0; i < len(text); {
-		for i < len(text) && pathBytes[text[i]]&endsToken != 0 {
-			i++
+		if slash != -1 && slash < i {
+			slash = indexFrom(text, i, '/')
 		}
-		start, pathLike := i, false
-		for i < len(text) {
-			c := pathBytes[text[i]]
-			if c&endsToken != 0 {
-				break
-			}
-			pathLike = pathLike || c&marksPath != 0
-			i++
+		if dot != -1 && dot < i {
+			dot = indexFrom(text, i, '.')
 		}
-		if pathLike && sensitivePath(strings.TrimRight(text[start:i], ".:!?")) {
+		mark := slash
+		if mark < 0 || (dot >= 0 && dot < mark) {
+			mark = dot
+		}
+		if mark < 0 {
+			return false
+		}
+		start, end := mark, mark
+		for start > i && pathBytes[text[start-1]]&endsToken == 0 {
+			start--
+		}
+		for end < len(text) && pathBytes[text[end]]&endsToken == 0 {
+			end++
+		}
+		if end > start && sensitivePath(strings.TrimRight(text[start:end], ".:!?")) {
 			return true
 		}
+		i = end + 1
 	}
 	return false
+}
+
+// indexFrom is the index in s of the first c at or after from, -1 if none.
+func indexFrom(s string, from int, c byte) int {
+	if j := strings.IndexByte(s[from:], c); j >= 0 {
+		return from + j
+	}
+	return -1
 }
 
 // Classes of pathBytes.
