@@ -1,8 +1,8 @@
 package artifacts
 
 import (
+	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime"
@@ -56,7 +56,7 @@ func EnforceBoundaries(hc *runtime.HookContext) (runtime.Result, error) {
 		if m == "" {
 			continue
 		}
-		if strings.Contains(up, m) && !strings.Contains(down, m) {
+		if mb := []byte(m); bytes.Contains(up, mb) && !bytes.Contains(down, mb) {
 			msgs = append(msgs, runtime.Message{Text: "boundary named upstream is unanswered here: " + marker, Severity: runtime.SevError})
 		}
 	}
@@ -72,15 +72,15 @@ func EnforceBoundaries(hc *runtime.HookContext) (runtime.Result, error) {
 
 // joinedBodies reads each file, drops its front matter, and joins the
 // bodies, in lower case (ASCII letters): the markers, lowered too, are
-// then found by strings.Contains. A read failure is a hook failure (a
+// then found by bytes.Contains. A read failure is a hook failure (a
 // non-retriable block).
-func joinedBodies(d *specdir.Dir, names []string) (string, error) {
+func joinedBodies(d *specdir.Dir, names []string) ([]byte, error) {
 	bodies := make([]string, len(names))
 	size := len(names)
 	for i, n := range names {
 		text, err := d.Read(n)
 		if err != nil {
-			return "", fmt.Errorf("read %s: %w", d.Rel(n), err)
+			return nil, fmt.Errorf("read %s: %w", d.Rel(n), err)
 		}
 		bodies[i] = d.Parse(n, text).Body
 		size += len(bodies[i])
@@ -97,5 +97,5 @@ func joinedBodies(d *specdir.Dir, names []string) (string, error) {
 			b[i] = c + 'a' - 'A'
 		}
 	}
-	return string(b), nil
+	return b, nil
 }
