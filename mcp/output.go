@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -24,15 +25,21 @@ const MaxToolResultBytes = 1 << 20
 const echoLimit = 256
 
 // boundResult is what every tool result passes through: a refusal never
-// repeats a long argument, and no result exceeds MaxToolResultBytes.
-func boundResult(req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
+// repeats a long argument, and no result exceeds MaxToolResultBytes. Its
+// structured content leaves in the form the transport serving ctx
+// writes at the least cost (transport.Encoded).
+func boundResult(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
 	if res == nil {
 		return nil
 	}
 	if res.IsError {
 		elideArguments(req, res)
 	}
-	return capResult(res)
+	res = capResult(res)
+	if e, ok := res.StructuredContent.(transport.Encoded); ok && e.Value != nil && !transport.WritesEncoded(ctx) {
+		res.StructuredContent = e.Value
+	}
+	return res
 }
 
 // longArgument is an argument value (or name) too long to repeat.
@@ -147,14 +154,14 @@ func capResult(res *mcp.CallToolResult) *mcp.CallToolResult {
 			size += len(b)
 		}
 	}
-	if encoded, ok := res.StructuredContent.(transport.EncodedJSON); ok {
-		size += len(encoded)
+	if encoded, ok := res.StructuredContent.(transport.Encoded); ok {
+		size += len(encoded.JSON)
 	} else if res.StructuredContent != nil {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			size += len(b)
-			// Encoded once: the line transports copy these bytes in
+			// Encoded once: a line transport copies these bytes in
 			// instead of encoding the value again.
-			res.StructuredContent = transport.EncodedJSON(b)
+			res.StructuredContent = transport.Encoded{Value: res.StructuredContent, JSON: b}
 		}
 	}
 	if size <= MaxToolResultBytes {

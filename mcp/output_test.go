@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/the-loop/the-loop/mcp/transport"
 )
 
 // Fault 11 (tool output): whatever a caller sends, one tool result stays
@@ -74,4 +77,25 @@ func TestCapResultCutsOnARuneBoundary(t *testing.T) {
 	assert.Nil(t, res.StructuredContent, "structured content over the bound is dropped")
 	assert.Contains(t, got, "over the 1048576-byte limit of one tool result")
 	assert.LessOrEqual(t, len(got), MaxToolResultBytes)
+}
+
+// A result's structured content is encoded once, and leaves in the form
+// its transport writes at the least cost: the value for mcp-go's HTTP
+// encoder, the value with its bytes for a line transport (whose requests
+// carry transport.WritesEncoded).
+func TestBoundResultHandsEachTransportItsForm(t *testing.T) {
+	value := map[string]any{"workItem": "issue-2", "ok": false}
+	res := boundResult(context.Background(), mcp.CallToolRequest{}, result(value, "issue-2: UNMET", nil))
+	assert.Equal(t, value, res.StructuredContent, "over HTTP, mcp-go encodes the value itself")
+
+	report := map[string]any{"workItem": "issue-3"}
+	encoded := transport.Encoded{Value: report, JSON: []byte(`{"workItem":"issue-3"}`)}
+	res = boundResult(context.Background(), mcp.CallToolRequest{}, result(encoded, "issue-3: ok", nil))
+	assert.Equal(t, report, res.StructuredContent, "an encoded answer is handed over as its value")
+
+	res = capResult(result(value, "issue-2: UNMET", nil))
+	got, ok := res.StructuredContent.(transport.Encoded)
+	require.True(t, ok, "a line transport gets the value with its encoding")
+	assert.JSONEq(t, `{"workItem":"issue-2","ok":false}`, string(got.JSON))
+	assert.Equal(t, value, got.Value)
 }

@@ -148,7 +148,7 @@ func callMiddleware(logger *slog.Logger, maxArgument int) server.ToolHandlerMidd
 			case res.IsError:
 				outcome = outcomeToolError
 			}
-			return boundResult(req, res), nil
+			return boundResult(ctx, req, res), nil
 		}
 	}
 }

@@ -47,7 +47,7 @@ var checkTool = Tool{
 		if !in.All {
 			var report any = res.Reports[0]
 			if len(res.Encoded) == 1 && res.Encoded[0] != nil {
-				report = transport.EncodedJSON(res.Encoded[0])
+				report = transport.Encoded{Value: res.Reports[0], JSON: res.Encoded[0]}
 			}
 			return result(report, checkSummary(res), res.Warnings)
 		}

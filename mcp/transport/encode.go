@@ -1,29 +1,46 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// EncodedJSON is a value already encoded by encoding/json: valid, compact
-// JSON. A tool result whose structured content is EncodedJSON is written
-// by the line transports (ServeStdio, ServeConn) around those bytes, not
-// through encoding/json, which would scan them again at every level of
-// nesting (a Marshaler's output is validated and compacted each time).
-// Only json.Marshal's own output may be converted to it.
-type EncodedJSON []byte
+// Encoded is a tool result's structured content with its JSON encoding
+// (json.Marshal's bytes of Value: valid, compact JSON). Each transport
+// writes it the cheapest way it can: the line transports (ServeStdio,
+// ServeConn) copy JSON in as it is (encodeMessage), where encoding/json
+// would scan it again at every level of nesting, a Marshaler's output
+// being validated and compacted each time; over HTTP, mcp-go encodes
+// Value (the tool middleware hands it Value: WritesEncoded), which costs
+// less than compacting the bytes twice. Encoded's own MarshalJSON gives
+// JSON, so a transport that meets it anyway writes the same document.
+type Encoded struct {
+	Value any
+	JSON  []byte
+}
 
-// MarshalJSON returns the bytes as they are.
-func (e EncodedJSON) MarshalJSON() ([]byte, error) {
-	if len(e) == 0 {
-		return []byte("null"), nil
+// MarshalJSON returns the encoding as it is.
+func (e Encoded) MarshalJSON() ([]byte, error) {
+	if len(e.JSON) == 0 {
+		return json.Marshal(e.Value)
 	}
-	return e, nil
+	return e.JSON, nil
+}
+
+// writesEncodedKey marks a request served by a line transport.
+type writesEncodedKey struct{}
+
+// WritesEncoded reports whether the transport serving ctx's request writes
+// an Encoded structured content from its bytes (the line transports).
+func WritesEncoded(ctx context.Context) bool {
+	v, _ := ctx.Value(writesEncodedKey{}).(bool)
+	return v
 }
 
 // encodeMessage encodes one JSON-RPC message as json.Marshal does, except
-// that a tool result's EncodedJSON structured content is copied in rather
+// that a tool result's Encoded structured content is copied in rather
 // than re-encoded. The two encodings decode to the same value.
 func encodeMessage(msg mcp.JSONRPCMessage) ([]byte, error) {
 	resp, ok := msg.(mcp.JSONRPCResponse)
@@ -34,10 +51,11 @@ func encodeMessage(msg mcp.JSONRPCMessage) ([]byte, error) {
 	if !ok || res == nil || len(res.RawStructuredContent) > 0 {
 		return json.Marshal(msg)
 	}
-	structured, ok := res.StructuredContent.(EncodedJSON)
-	if !ok || len(structured) == 0 {
+	encoded, ok := res.StructuredContent.(Encoded)
+	if !ok || len(encoded.JSON) == 0 {
 		return json.Marshal(msg)
 	}
+	structured := encoded.JSON
 	shell := *res
 	shell.StructuredContent = nil
 	body, err := json.Marshal(mcp.JSONRPCResponse{JSONRPC: resp.JSONRPC, ID: resp.ID, Result: &shell})

@@ -76,6 +76,7 @@ func (s *lineServer) open(ctx context.Context) (context.Context, func(), error) 
 			}
 		}
 	}()
+	ctx = context.WithValue(ctx, writesEncodedKey{}, true)
 	return s.srv.WithContext(ctx, s.session), func() {
 		s.srv.UnregisterSession(ctx, s.session.id)
 		close(stop)

@@ -19,7 +19,7 @@ import (
 )
 
 // TestEncodeMessageMatchesEncodingJSON: the line transports' encoding of a
-// tool result with EncodedJSON structured content decodes to what
+// tool result with Encoded structured content decodes to what
 // encoding/json writes for the same message, whatever else the result
 // holds; every other message is encoding/json's own bytes.
 func TestEncodeMessageMatchesEncodingJSON(t *testing.T) {
@@ -32,13 +32,13 @@ func TestEncodeMessageMatchesEncodingJSON(t *testing.T) {
 		msg  mcp.JSONRPCMessage
 	}{
 		{"text and structured content", mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(7)), &mcp.CallToolResult{
-			Content: []mcp.Content{mcp.NewTextContent("issue-2: UNMET \"quoted\"\n- line")}, StructuredContent: EncodedJSON(structured)})},
+			Content: []mcp.Content{mcp.NewTextContent("issue-2: UNMET \"quoted\"\n- line")}, StructuredContent: Encoded{JSON: structured}})},
 		{"an error result with a string id", mcp.NewJSONRPCResultResponse(mcp.NewRequestId("a-1"), &mcp.CallToolResult{
-			Content: []mcp.Content{mcp.NewTextContent("no")}, StructuredContent: EncodedJSON(`{"x":1}`), IsError: true})},
-		{"no content", mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(1)), &mcp.CallToolResult{StructuredContent: EncodedJSON(`[]`)})},
+			Content: []mcp.Content{mcp.NewTextContent("no")}, StructuredContent: Encoded{JSON: []byte(`{"x":1}`)}, IsError: true})},
+		{"no content", mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(1)), &mcp.CallToolResult{StructuredContent: Encoded{JSON: []byte(`[]`)}})},
 		{"meta", mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(2)), func() *mcp.CallToolResult {
 			r := *withMeta
-			r.StructuredContent = EncodedJSON(`{"y":[1,2]}`)
+			r.StructuredContent = Encoded{JSON: []byte(`{"y":[1,2]}`)}
 			return &r
 		}())},
 		{"typed structured content", mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(3)), mcp.NewToolResultStructured(map[string]int{"a": 1}, "t"))},
@@ -144,9 +144,9 @@ func TestLineServerAnswersWhatItShould(t *testing.T) {
 		}
 		p, _ := PrincipalFromContext(ctx)
 		mu.Lock()
-		seen = append(seen, p.Subject)
+		seen = append(seen, fmt.Sprintf("%s %t", p.Subject, WritesEncoded(ctx)))
 		mu.Unlock()
-		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(x)}, StructuredContent: EncodedJSON(`{"x":"` + x + `"}`)}, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(x)}, StructuredContent: Encoded{Value: map[string]any{"x": x}, JSON: []byte(`{"x":"` + x + `"}`)}}, nil
 	})
 	rig.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
 	assert.EqualValues(t, 1, rig.read(t)["id"])
@@ -175,7 +175,8 @@ func TestLineServerAnswersWhatItShould(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("ServeConn did not return at the end of its input")
 	}
-	assert.Equal(t, []string{"s", "s"}, seen, "every call runs as the connection's principal")
+	assert.Equal(t, []string{"s true", "s true"}, seen, "every call runs as the connection's principal, on a transport that writes encoded content as is")
+	assert.False(t, WritesEncoded(context.Background()))
 }
 
 func TestServeConnRefusesAFrameOverItsBound(t *testing.T) {
