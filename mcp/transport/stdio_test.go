@@ -230,3 +230,30 @@ func TestServeStdioStopsWithEverySlotTaken(t *testing.T) {
 		t.Fatal("ServeStdio did not return with every slot taken")
 	}
 }
+
+// A client's notifications/cancelled reaches the call it names: the call's
+// context ends while it runs.
+func TestLineServerCancelsTheCallTheClientCancels(t *testing.T) {
+	cancelled := make(chan struct{})
+	started := make(chan struct{})
+	rig := startLines(t, func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		close(started)
+		select {
+		case <-ctx.Done():
+			close(cancelled)
+		case <-time.After(10 * time.Second):
+		}
+		return mcp.NewToolResultText("done"), nil
+	})
+	rig.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	rig.read(t)
+	rig.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	rig.send(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{"x":"slow"}}}`)
+	<-started
+	rig.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user moved on"}}`)
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the cancelled call's context did not end")
+	}
+}
