@@ -258,8 +258,8 @@ func visitName(rec *runtime.NodeRecord) string {
 
 // visit is what a state said about its parked wait before an update.
 type visit struct {
-	parked  *runtime.Parked
-	entered string
+	parked *runtime.Parked
+	name   string // the parked node's visit (visitName)
 }
 
 func visitOf(s *runtime.State) visit {
@@ -268,7 +268,7 @@ func visitOf(s *runtime.State) visit {
 	}
 	v := visit{parked: &runtime.Parked{Node: s.Parked.Node, Reason: s.Parked.Reason, Since: s.Parked.Since}}
 	if rec, ok := s.Nodes[s.Parked.Node]; ok && rec != nil {
-		v.entered = visitName(rec)
+		v.name = visitName(rec)
 	}
 	return v
 }
@@ -282,7 +282,7 @@ func (v visit) fold(s *runtime.State, evs []runtime.EventRecord) []runtime.Event
 	if v.parked == nil || s.Parked == nil || s.Parked.Node != v.parked.Node || s.Parked.Reason != v.parked.Reason {
 		return evs
 	}
-	if rec, ok := s.Nodes[v.parked.Node]; !ok || rec == nil || visitName(rec) != v.entered {
+	if rec, ok := s.Nodes[v.parked.Node]; !ok || rec == nil || visitName(rec) != v.name {
 		return evs
 	}
 	out := evs[:0:0]

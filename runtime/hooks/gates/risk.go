@@ -155,7 +155,7 @@ func mentionsSensitivePath(text string) bool {
 		for end < len(text) && pathBytes[text[end]]&endsToken == 0 {
 			end++
 		}
-		if end > start && sensitivePath(strings.TrimRight(text[start:end], ".:!?")) {
+		if sensitivePath(strings.TrimRight(text[start:end], ".:!?")) {
 			return true
 		}
 		i = end + 1
