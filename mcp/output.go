@@ -27,7 +27,7 @@ const echoLimit = 256
 // boundResult is what every tool result passes through: a refusal never
 // repeats a long argument, and no result exceeds MaxToolResultBytes. Its
 // structured content leaves in the form the transport serving ctx
-// writes at the least cost (transport.Encoded).
+// writes at the least cost (transport.StructuredForm).
 func boundResult(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
 	if res == nil {
 		return nil
@@ -36,8 +36,8 @@ func boundResult(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallTool
 		elideArguments(req, res)
 	}
 	res = capResult(res)
-	if e, ok := res.StructuredContent.(transport.Encoded); ok && e.Value != nil && !transport.WritesEncoded(ctx) {
-		res.StructuredContent = e.Value
+	if e, ok := res.StructuredContent.(transport.Encoded); ok {
+		res.StructuredContent = transport.StructuredForm(ctx, e)
 	}
 	return res
 }

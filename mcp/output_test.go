@@ -80,13 +80,12 @@ func TestCapResultCutsOnARuneBoundary(t *testing.T) {
 }
 
 // A result's structured content is encoded once, and leaves in the form
-// its transport writes at the least cost: the value for mcp-go's HTTP
-// encoder, the value with its bytes for a line transport (whose requests
-// carry transport.WritesEncoded).
+// its transport writes at the least cost (transport.StructuredForm): with
+// no transport to say, the value, which mcp-go encodes itself.
 func TestBoundResultHandsEachTransportItsForm(t *testing.T) {
 	value := map[string]any{"workItem": "issue-2", "ok": false}
 	res := boundResult(context.Background(), mcp.CallToolRequest{}, result(value, "issue-2: UNMET", nil))
-	assert.Equal(t, value, res.StructuredContent, "over HTTP, mcp-go encodes the value itself")
+	assert.Equal(t, value, res.StructuredContent, "mcp-go encodes the value itself")
 
 	report := map[string]any{"workItem": "issue-3"}
 	encoded := transport.Encoded{Value: report, JSON: []byte(`{"workItem":"issue-3"}`)}

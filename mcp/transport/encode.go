@@ -9,13 +9,13 @@ import (
 
 // Encoded is a tool result's structured content with its JSON encoding
 // (json.Marshal's bytes of Value: valid, compact JSON). Each transport
-// writes it the cheapest way it can: the line transports (ServeStdio,
-// ServeConn) copy JSON in as it is (encodeMessage), where encoding/json
-// would scan it again at every level of nesting, a Marshaler's output
-// being validated and compacted each time; over HTTP, mcp-go encodes
-// Value (the tool middleware hands it Value: WritesEncoded), which costs
-// less than compacting the bytes twice. Encoded's own MarshalJSON gives
-// JSON, so a transport that meets it anyway writes the same document.
+// writes it from its bytes: the line transports (ServeStdio, ServeConn)
+// copy JSON in as they encode a message (encodeMessage), and over HTTP the
+// response writer puts JSON in place of a stand-in (splice.go). Without
+// that, encoding/json would scan it again at every level of nesting, a
+// Marshaler's output being validated and compacted each time. Encoded's
+// own MarshalJSON gives JSON, so a transport that meets it anyway writes
+// the same document.
 type Encoded struct {
 	Value any
 	JSON  []byte
@@ -32,11 +32,24 @@ func (e Encoded) MarshalJSON() ([]byte, error) {
 // writesEncodedKey marks a request served by a line transport.
 type writesEncodedKey struct{}
 
-// WritesEncoded reports whether the transport serving ctx's request writes
-// an Encoded structured content from its bytes (the line transports).
-func WritesEncoded(ctx context.Context) bool {
-	v, _ := ctx.Value(writesEncodedKey{}).(bool)
-	return v
+// StructuredForm returns what a tool result answering ctx's request
+// carries as its structured content, for e: e itself on a line transport,
+// a stand-in over HTTP, and elsewhere (a transport that knows neither)
+// e's value, which mcp-go encodes at less cost than compacting the bytes.
+func StructuredForm(ctx context.Context, e Encoded) any {
+	if len(e.JSON) == 0 {
+		return e.Value
+	}
+	if v, _ := ctx.Value(writesEncodedKey{}).(bool); v {
+		return e
+	}
+	if s, ok := ctx.Value(splicesKey{}).(*splices); ok {
+		return s.standIn(e.JSON)
+	}
+	if e.Value == nil {
+		return e
+	}
+	return e.Value
 }
 
 // encodeMessage encodes one JSON-RPC message as json.Marshal does, except

@@ -125,9 +125,9 @@ func (o *HTTPOptions) applyDefaults() {
 }
 
 // HTTPHandler is the complete HTTP surface: /mcp behind Origin → auth →
-// body limit → sessions → mcp-go (so no byte of a body is read before the
-// caller is authenticated), /healthz, and the protected-resource metadata
-// when OAuth is on.
+// body limit → sessions → splicing writer → mcp-go (so no byte of a body
+// is read before the caller is authenticated), /healthz, and the
+// protected-resource metadata when OAuth is on.
 type HTTPHandler struct {
 	mux        *http.ServeMux
 	streamable *server.StreamableHTTPServer
@@ -205,7 +205,7 @@ func NewHTTPHandler(ctx context.Context, srv *server.MCPServer, opts HTTPOptions
 		auth.middleware(
 			bodyLimit(opts.MaxBodyBytes, logger,
 				sessions.middleware(
-					unboundedStreams(streamable)))))
+					unboundedStreams(splicing(logger, streamable))))))
 
 	mux := http.NewServeMux()
 	for path, h := range opts.Routes {

@@ -144,7 +144,8 @@ func TestLineServerAnswersWhatItShould(t *testing.T) {
 		}
 		p, _ := PrincipalFromContext(ctx)
 		mu.Lock()
-		seen = append(seen, fmt.Sprintf("%s %t", p.Subject, WritesEncoded(ctx)))
+		_, asIs := StructuredForm(ctx, Encoded{Value: 1, JSON: []byte("1")}).(Encoded)
+		seen = append(seen, fmt.Sprintf("%s %t", p.Subject, asIs))
 		mu.Unlock()
 		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(x)}, StructuredContent: Encoded{Value: map[string]any{"x": x}, JSON: []byte(`{"x":"` + x + `"}`)}}, nil
 	})
@@ -176,7 +177,7 @@ func TestLineServerAnswersWhatItShould(t *testing.T) {
 		t.Fatal("ServeConn did not return at the end of its input")
 	}
 	assert.Equal(t, []string{"s true", "s true"}, seen, "every call runs as the connection's principal, on a transport that writes encoded content as is")
-	assert.False(t, WritesEncoded(context.Background()))
+	assert.Equal(t, 1, StructuredForm(context.Background(), Encoded{Value: 1, JSON: []byte("1")}), "elsewhere, the value")
 }
 
 func TestServeConnRefusesAFrameOverItsBound(t *testing.T) {

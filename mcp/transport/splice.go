@@ -1,0 +1,146 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// An HTTP answer's structured content is written from its bytes too.
+// mcp-go encodes a tool result with json.Encoder, and a result is a
+// json.Marshaler: whatever the structured content is, encoding/json
+// validates and compacts it again at each Marshaler around it, and that
+// dominated a check call over HTTP. So a request's tool results hand
+// mcp-go a short stand-in (a JSON string no client or tool can know: a
+// secret drawn when the process starts and a counter), and the response
+// writer puts each result's bytes in place of its stand-in as mcp-go
+// writes the message. mcp-go writes each message with one Write (a JSON
+// body, or one event of an SSE stream), so a stand-in is never split
+// across two; TestHTTPAnswerIsTheEncodingOfTheValue holds the answer to
+// the bytes encoding the value would give.
+
+// spliceSecret is the process's stand-in prefix: unguessable, so no text
+// a tool returns can be taken for a stand-in.
+var spliceSecret = sync.OnceValue(func() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return `"the-loop:encoded:` + hex.EncodeToString(b[:]) + ":"
+})
+
+// spliceSeq numbers stand-ins across the process.
+var spliceSeq atomic.Uint64
+
+// splices holds one HTTP request's encoded structured contents until the
+// response writer meets their stand-ins.
+type splices struct {
+	mu      sync.Mutex
+	pending []splice
+}
+
+// splice is one structured content: the stand-in mcp-go encodes and the
+// bytes written in its place.
+type splice struct {
+	standIn, json []byte
+}
+
+// splicesKey carries a request's *splices in its context.
+type splicesKey struct{}
+
+// standIn records js as a result's structured content and returns what
+// the result carries instead.
+func (s *splices) standIn(js []byte) json.RawMessage {
+	standIn := strconv.AppendUint([]byte(spliceSecret()), spliceSeq.Add(1), 10)
+	standIn = append(standIn, '"')
+	s.mu.Lock()
+	s.pending = append(s.pending, splice{standIn: standIn, json: js})
+	s.mu.Unlock()
+	return standIn
+}
+
+// replace returns p with every pending stand-in it holds replaced by its
+// bytes, and whether there was any.
+func (s *splices) replace(p []byte) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) == 0 {
+		return p, false
+	}
+	found := false
+	kept := s.pending[:0]
+	for _, sp := range s.pending {
+		i := bytes.Index(p, sp.standIn)
+		if i < 0 {
+			kept = append(kept, sp)
+			continue
+		}
+		out := make([]byte, 0, len(p)-len(sp.standIn)+len(sp.json))
+		out = append(out, p[:i]...)
+		out = append(out, sp.json...)
+		p = append(out, p[i+len(sp.standIn):]...)
+		found = true
+	}
+	s.pending = kept
+	return p, found
+}
+
+// left is how many stand-ins were never written.
+func (s *splices) left() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending)
+}
+
+// splicingWriter writes a response, each stand-in replaced by its bytes.
+type splicingWriter struct {
+	http.ResponseWriter
+	splices *splices
+}
+
+// Write writes p with its stand-ins replaced; it reports len(p) written
+// when the replaced bytes were all written.
+func (w *splicingWriter) Write(p []byte) (int, error) {
+	out, spliced := w.splices.replace(p)
+	if !spliced {
+		return w.ResponseWriter.Write(p)
+	}
+	if _, err := w.ResponseWriter.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush flushes the response (mcp-go streams SSE only through a Flusher).
+func (w *splicingWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the connection's writer.
+func (w *splicingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// splicing serves POSTs with a splicing writer and the request's splices
+// in its context, where the tool middleware finds them (StructuredForm).
+func splicing(logger *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s := &splices{}
+		next.ServeHTTP(&splicingWriter{ResponseWriter: w, splices: s}, r.WithContext(context.WithValue(r.Context(), splicesKey{}, s)))
+		if n := s.left(); n > 0 && r.Context().Err() == nil {
+			// Only a change in how mcp-go writes a message gets here (a
+			// client that left is never answered): the client got a
+			// stand-in for a structured content.
+			logger.Error("mcp http: a tool result's structured content was not written in place of its stand-in; the client got the stand-in", "results", n)
+		}
+	})
+}
