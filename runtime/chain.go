@@ -130,7 +130,14 @@ func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {
 	if parent == nil {
 		parent = context.Background()
 	}
-	ctx, cancel := context.WithTimeout(parent, timeout)
+	// A read-only hook runs inline and seldom waits on Done: its timer,
+	// armed per call, was a measurable part of a check. The goroutine path
+	// waits on Done itself, so it arms one anyway.
+	newCtx := context.WithTimeout
+	if hc.ReadOnly {
+		newCtx = withLazyTimeout
+	}
+	ctx, cancel := newCtx(parent, timeout)
 	defer cancel()
 	local := *hc
 	local.Context = ctx
