@@ -139,17 +139,29 @@ func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {
 	}
 	ctx, cancel := newCtx(parent, timeout)
 	defer cancel()
-	local := *hc
+	// A hook on its own goroutine may outlive the call (an overrun), so it
+	// gets a copy of hc. A read-only hook runs inline and is done when it
+	// returns: it borrows hc, whose fields set for the call are put back
+	// after (a copy per hook was a tenth of what a check allocates).
+	local := hc
+	if hc.ReadOnly {
+		ctx, tracker, host := hc.Context, hc.Tracker, hc.CodeHost
+		defer func() { hc.Context, hc.Tracker, hc.CodeHost = ctx, tracker, host }()
+	} else {
+		own := *hc
+		local = &own
+	}
 	local.Context = ctx
-	tracker := integrations.Restrict(hc.Tracker, "hook "+e.Hook, e.ops)
-	if tracker != nil {
+	var tracker, host *integrations.Restricted
+	if hc.Tracker != nil {
+		tracker = integrations.Restrict(hc.Tracker, "hook "+e.Hook, e.ops)
 		local.Tracker = tracker
 	}
-	host := integrations.Restrict(hc.CodeHost, "hook "+e.Hook+" (code host)", e.hostOps)
-	if host != nil {
+	if hc.CodeHost != nil {
+		host = integrations.Restrict(hc.CodeHost, "hook "+e.Hook+" (code host)", e.hostOps)
 		local.CodeHost = host
 	}
-	res := callGuarded(e, &local, timeout, failed)
+	res := callGuarded(e, local, timeout, failed)
 	for _, r := range []*integrations.Restricted{tracker, host} {
 		if r != nil {
 			if undeclared := r.Undeclared(); len(undeclared) > 0 {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -247,6 +248,49 @@ func TestAHookReachesOnlyTheOperationsItDeclares(t *testing.T) {
 		})
 	}
 }
+
+// Whether a hook runs inline (read-only) or on its own goroutine, each
+// gets a context and a tracker of its own, restricted to what its entry
+// declares, and the caller's HookContext is as it was after the chain.
+func TestEachHookGetsItsOwnContextAndTracker(t *testing.T) {
+	for _, readOnly := range []bool{true, false} {
+		t.Run(fmt.Sprintf("read-only %v", readOnly), func(t *testing.T) {
+			tracker := &labelTracker{}
+			ctx := context.WithValue(context.Background(), ctxKey{}, "caller")
+			hc := &HookContext{ReadOnly: readOnly, Context: ctx, Tracker: tracker}
+			var seen []context.Context
+			op := func(call func(hc *HookContext) error) HookFunc {
+				return func(hc *HookContext) (Result, error) {
+					seen = append(seen, hc.Context)
+					assert.Equal(t, "caller", hc.Context.Value(ctxKey{}), "the hook's context is the caller's child")
+					assert.NotSame(t, tracker, hc.Tracker, "the hook gets a restricted tracker")
+					return OK("", nil), call(hc)
+				}
+			}
+			oc := RunChain([]ChainEntry{
+				{Hook: "get", ops: []integrations.Op{integrations.OpGetIssue}, fn: op(func(hc *HookContext) error {
+					_, err := hc.Tracker.GetIssue(hc.Context, integrations.Ref{})
+					return err
+				})},
+				{Hook: "add", ops: []integrations.Op{integrations.OpAddLabels}, fn: op(func(hc *HookContext) error {
+					return hc.Tracker.AddLabels(hc.Context, integrations.Ref{}, []string{"x"})
+				})},
+			}, hc, time.Second)
+			assert.Equal(t, Pass, oc.Status, "each hook reached only what it declares: %s", oc.Render())
+			assert.Equal(t, []string{"get-issue", "add-labels"}, tracker.got)
+			require.Len(t, seen, 2)
+			assert.NotEqual(t, seen[0], seen[1], "each call has its own context")
+			for _, c := range seen {
+				assert.Error(t, c.Err(), "a hook's context ends with its call")
+			}
+			assert.Same(t, tracker, hc.Tracker, "the caller's tracker is back")
+			assert.Equal(t, ctx, hc.Context, "the caller's context is back")
+			assert.NoError(t, hc.Context.Err())
+		})
+	}
+}
+
+type ctxKey struct{}
 
 func TestAHookWithoutATrackerStillSeesNone(t *testing.T) {
 	var saw integrations.Provider = &labelTracker{}
