@@ -12,6 +12,7 @@ targets=(
   "./handoff                FuzzParse                           100000"
   "./runtime/classify       FuzzReply                           5000"
   "./runtime/control        FuzzCommand                         15000"
+  "./runtime/control        FuzzContainsTokenMatchesRegexp      20000"
   "./internal/markdown      FuzzFrontMatterFastPathMatchesYAML  40000"
   "./runtime/checklist      FuzzParse                           40000"
   "./internal/mermaid       FuzzCheck                           40000"

@@ -25,9 +25,9 @@
 package control
 
 import (
-	"regexp"
 	"strings"
-	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/config"
 	"github.com/the-loop/the-loop/internal/plaintext"
@@ -78,41 +78,25 @@ type matcher struct {
 	cmd Command
 	// kw is the keyword, lower-cased (ASCII).
 	kw string
-	// re finds the keyword as a whole token anywhere (for ambiguity).
-	re *regexp.Regexp
+	// token is the keyword as configured, found as a whole token anywhere
+	// (for ambiguity) by containsToken.
+	token string
 }
-
-// boundary is a character that may not touch a keyword on either side.
-const boundary = `\p{L}\p{N}_:\-`
-
-// parsers caches compiled parsers by vocabulary: gates build one per
-// evaluation, and compiling nine regexps each time dominated `check`.
-var parsers sync.Map // string (joined keywords) -> *Parser
 
 // New builds a parser for cfg's vocabulary (nil: the defaults).
 func New(cfg *config.Config) *Parser {
 	if cfg == nil {
 		cfg = config.Default()
 	}
-	kws := make([]string, len(config.Commands))
-	for i, c := range config.Commands {
-		kws[i] = cfg.Keyword(c)
-	}
-	key := strings.Join(kws, "\x00")
-	if p, ok := parsers.Load(key); ok {
-		return p.(*Parser)
-	}
-	p := &Parser{}
-	for i, c := range config.Commands {
-		kw := kws[i]
+	p := &Parser{matchers: make([]matcher, 0, len(config.Commands))}
+	for _, c := range config.Commands {
+		kw := cfg.Keyword(c)
 		if kw == "" {
 			continue
 		}
-		re := regexp.MustCompile(`(?i)(?:^|[^` + boundary + `])` + regexp.QuoteMeta(kw) + `(?:$|[^` + boundary + `])`)
-		p.matchers = append(p.matchers, matcher{cmd: Command(c), kw: lowerASCII(kw), re: re})
+		p.matchers = append(p.matchers, matcher{cmd: Command(c), kw: lowerASCII(kw), token: kw})
 	}
-	actual, _ := parsers.LoadOrStore(key, p)
-	return actual.(*Parser)
+	return p
 }
 
 // Parse returns the command body carries.
@@ -134,7 +118,7 @@ func (p *Parser) Parse(body string) Result {
 		}
 	}
 	for _, m := range p.matchers {
-		if lines[m.cmd] || m.re.MatchString(own) {
+		if lines[m.cmd] || containsToken(own, m.token) {
 			res.Found = append(res.Found, m.cmd)
 		}
 	}
@@ -150,13 +134,104 @@ func (p *Parser) Parse(body string) Result {
 // lowerASCII lower-cases ASCII letters only: Unicode case folding would
 // let a look-alike (the Kelvin sign for "k") stand in for a letter.
 func lowerASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; 'A' <= c && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
 		}
 	}
-	return string(b)
+	return s // already lower case: no copy
+}
+
+// containsToken reports whether text holds kw as a whole token anywhere: kw
+// matched rune by rune under Unicode simple case folding (the Kelvin sign
+// matches "k", the long s "s"), with neither the rune before it nor the rune
+// after it a token rune (isTokenRune); the start and the end of text count
+// as separators, and an invalid UTF-8 byte reads as U+FFFD, a separator (in
+// kw too, where the regexp would not even compile).
+// It is the regexp
+//
+//	(?i)(?:^|[^\p{L}\p{N}_:\-])QuoteMeta(kw)(?:$|[^\p{L}\p{N}_:\-])
+//
+// without compiling one (FuzzContainsTokenMatchesRegexp checks they agree).
+func containsToken(text, kw string) bool {
+	sep := true // the rune before text[i] is a separator (or i is 0)
+	for i := 0; ; {
+		if sep {
+			if n, ok := prefixFold(text[i:], kw); ok {
+				if rest := text[i+n:]; rest == "" || !isTokenRune(firstRune(rest)) {
+					return true
+				}
+			}
+		}
+		if i == len(text) {
+			return false
+		}
+		r, w := utf8.DecodeRuneInString(text[i:])
+		sep = !isTokenRune(r)
+		i += w
+	}
+}
+
+// prefixFold reports whether s starts with kw under simple case folding,
+// rune for rune, and the length in bytes of that prefix of s (which may
+// differ from len(kw): "K" is one byte, the Kelvin sign three).
+func prefixFold(s, kw string) (int, bool) {
+	n := 0
+	for _, k := range kw {
+		if n == len(s) {
+			return 0, false
+		}
+		r, w := utf8.DecodeRuneInString(s[n:])
+		if !equalFold(k, r) {
+			return 0, false
+		}
+		n += w
+	}
+	return n, true
+}
+
+// equalFold reports whether a and b are in the same simple case-folding
+// orbit (what (?i) means in a Go regexp, and strings.EqualFold).
+func equalFold(a, b rune) bool {
+	if a == b {
+		return true
+	}
+	if a < utf8.RuneSelf && b < utf8.RuneSelf {
+		l := a | 0x20 // ASCII letters fold only to each other's case
+		return l == b|0x20 && 'a' <= l && l <= 'z'
+	}
+	for f := unicode.SimpleFold(a); f != a; f = unicode.SimpleFold(f) {
+		if f == b {
+			return true
+		}
+	}
+	return false
+}
+
+// firstRune is the first rune of a non-empty s (U+FFFD for an invalid byte).
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
+// foldLetters are the runes that are no letters but fold to one (U+0345
+// COMBINING GREEK YPOGEGRAMMENI): (?i)\p{L} matches them too.
+var foldLetters = unicode.FoldCategory["L"]
+
+// isTokenRune reports a rune that may not touch a keyword on either side: a
+// letter (or a rune that case-folds to one), a number, '_', ':' or '-'.
+func isTokenRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		l := r | 0x20
+		return 'a' <= l && l <= 'z' || '0' <= r && r <= '9' || r == '_' || r == ':' || r == '-'
+	}
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(foldLetters, r)
 }
 
 // Parse is New(cfg).Parse(body).

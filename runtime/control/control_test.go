@@ -136,6 +136,7 @@ func TestConfiguredVocabulary(t *testing.T) {
 		{"disabled recognises nothing", config.Config{Routing: config.Routing{Control: config.Control{Enabled: &off}}}, "the-loop start", None},
 		{"regex metacharacters are literal", config.Config{Routing: config.Routing{Control: config.Control{Keywords: map[string]string{"start": "/loop.start+"}}}}, "/loopXstart", None},
 		{"metacharacter keyword matches itself", config.Config{Routing: config.Routing{Control: config.Control{Keywords: map[string]string{"start": "/loop.start+"}}}}, "/loop.start+", Start},
+		{"invalid UTF-8 in a keyword is no panic", config.Config{Routing: config.Routing{Control: config.Control{Keywords: map[string]string{"execute": "go\xffgo"}}}}, "go\xffgo", Execute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
