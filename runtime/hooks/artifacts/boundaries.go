@@ -41,22 +41,22 @@ func EnforceBoundaries(hc *runtime.HookContext) (runtime.Result, error) {
 	if len(upNames) == 0 || len(produced) == 0 {
 		return runtime.Skipped(HookBoundaries, "upstream or downstream artifact absent"), nil
 	}
-	up, err := joinedBodies(d, upNames)
+	up, err := loweredBodies(d, upNames)
 	if err != nil {
 		return runtime.Result{}, err
 	}
-	down, err := joinedBodies(d, downNames)
+	down, err := loweredBodies(d, downNames)
 	if err != nil {
 		return runtime.Result{}, err
 	}
 
 	var msgs []runtime.Message
 	for _, marker := range hc.ListParam("markers") {
-		m := markdown.LowerASCII(marker)
-		if m == "" {
+		m := []byte(markdown.LowerASCII(marker))
+		if len(m) == 0 {
 			continue
 		}
-		if mb := []byte(m); bytes.Contains(up, mb) && !bytes.Contains(down, mb) {
+		if mentioned(up, m) && !mentioned(down, m) {
 			msgs = append(msgs, runtime.Message{Text: "boundary named upstream is unanswered here: " + marker, Severity: runtime.SevError})
 		}
 	}
@@ -70,32 +70,33 @@ func EnforceBoundaries(hc *runtime.HookContext) (runtime.Result, error) {
 	return runtime.OK(HookBoundaries, map[string]any{"upstream": rels}), nil
 }
 
-// joinedBodies reads each file, drops its front matter, and joins the
-// bodies, in lower case (ASCII letters): the markers, lowered too, are
-// then found by bytes.Contains. A read failure is a hook failure (a
+// loweredBodies reads each file and returns its body without front
+// matter, in lower case (ASCII letters; specdir.LoweredBody, made once per
+// evaluation whichever nodes ask). A read failure is a hook failure (a
 // non-retriable block).
-func joinedBodies(d *specdir.Dir, names []string) ([]byte, error) {
-	bodies := make([]string, len(names))
-	size := len(names)
+func loweredBodies(d *specdir.Dir, names []string) ([][]byte, error) {
+	bodies := make([][]byte, len(names))
 	for i, n := range names {
 		text, err := d.Read(n)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", d.Rel(n), err)
 		}
-		bodies[i] = d.Parse(n, text).Body
-		size += len(bodies[i])
+		bodies[i] = d.LoweredBody(n, text)
 	}
-	b := make([]byte, 0, size)
-	for i, body := range bodies {
-		if i > 0 {
-			b = append(b, '\n')
+	return bodies, nil
+}
+
+// mentioned reports whether the bodies, read as one text (joined by
+// newlines, in order), hold marker. A marker without a newline cannot
+// span two bodies, so each is searched on its own, without joining them.
+func mentioned(bodies [][]byte, marker []byte) bool {
+	if bytes.IndexByte(marker, '\n') >= 0 {
+		return bytes.Contains(bytes.Join(bodies, []byte{'\n'}), marker)
+	}
+	for _, b := range bodies {
+		if bytes.Contains(b, marker) {
+			return true
 		}
-		b = append(b, body...)
 	}
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return b, nil
+	return false
 }

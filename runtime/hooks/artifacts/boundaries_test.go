@@ -79,6 +79,29 @@ func TestEnforcesBoundariesFrom(t *testing.T) {
 			status: runtime.Pass,
 		},
 		{
+			name:   "upstream files read as one text: a marker spans two only across the newline joining them",
+			node:   designNode,
+			params: map[string]any{"upstream": "requirements.md|bugfix.md", "markers": []any{"Trust\nBoundary", "trustboundary", "trust boundary"}},
+			files: map[string]string{
+				"requirements.md": "---\nkind: x\n---\nthe TRUST",
+				"bugfix.md":       "boundary moves",
+				"design.md":       "nothing",
+			},
+			status: runtime.Block,
+			want:   []string{"boundary named upstream is unanswered here: Trust\nBoundary"},
+		},
+		{
+			name:   "only ASCII letters fold",
+			node:   designNode,
+			params: map[string]any{"upstream": "requirements.md", "markers": []any{"Été", "ÉTÉ"}},
+			files: map[string]string{
+				"requirements.md": "ÉTÉ",
+				"design.md":       "été",
+			},
+			status: runtime.Block,
+			want:   []string{"boundary named upstream is unanswered here: ÉTÉ"},
+		},
+		{
 			name:   "a declared but missing downstream answers nothing",
 			node:   &runtime.Node{ID: "design", Produces: []string{"design.md", "other.md"}},
 			params: params,

@@ -186,6 +186,27 @@ func (d *Dir) Parse(name, text string) Parsed {
 	return v.(Parsed)
 }
 
+// LoweredBody is the body of name (text being its content, as Read gave
+// it) with its ASCII letters lowered, made once per evaluation for every
+// hook that looks for a phrase in it regardless of case. The bytes are
+// shared: a caller never writes to them.
+func (d *Dir) LoweredBody(name, text string) []byte {
+	f := d.at(name)
+	v, _ := d.cache.Do("lower\x00"+f.abs+"\x00"+name+"\x00"+strconv.Itoa(len(text)), func() (any, error) {
+		body := d.Parse(name, text).Body
+		b := make([]byte, len(body))
+		for i := 0; i < len(body); i++ {
+			c := body[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b[i] = c
+		}
+		return b, nil
+	})
+	return v.([]byte)
+}
+
 // PresentOf returns the slot's names that exist, in slot order.
 func (d *Dir) PresentOf(s Slot) []string {
 	var out []string
