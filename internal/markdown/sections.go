@@ -65,11 +65,14 @@ func Sections(body string) map[string]string {
 // fences and nested bullets included ("* [ ]" is not counted), except on
 // blockquoted lines: quoted review replies are not the artifact's tasks.
 func CountUnticked(body string) int {
+	if !strings.Contains(body, "- [ ]") {
+		return 0
+	}
 	n := 0
 	for line := range strings.Lines(body) {
 		// A quoted line is somebody's words (record-feedback quotes every
 		// review reply), not a task of this artifact.
-		if strings.HasPrefix(strings.TrimLeft(line, " \t"), ">") {
+		if strings.HasPrefix(trimIndent(line, false), ">") {
 			continue
 		}
 		n += strings.Count(line, "- [ ]")
@@ -77,9 +80,25 @@ func CountUnticked(body string) int {
 	return n
 }
 
-// isFence reports a line whose left-trimmed form starts with ```.
+// isFence reports a line whose left-trimmed form (spaces, tabs, vertical
+// tabs, form feeds and carriage returns) starts with ```.
 func isFence(line string) bool {
-	return strings.HasPrefix(strings.TrimLeft(line, " \t\v\f\r"), "```")
+	return strings.HasPrefix(trimIndent(line, true), "```")
+}
+
+// trimIndent is strings.TrimLeft(s, " \t"), or with more strings.TrimLeft(s,
+// " \t\v\f\r"), without building a cutset for every line.
+func trimIndent(s string, more bool) string {
+	i := 0
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ' ' || c == '\t':
+		case more && (c == '\v' || c == '\f' || c == '\r'):
+		default:
+			return s[i:]
+		}
+	}
+	return s[i:]
 }
 
 // normalizeNewlines turns CRLF and lone CR line ends into LF; it returns the
@@ -139,7 +158,7 @@ func BlankSections(body string, titles []string) string {
 func ClearTicks(text string) string {
 	var b strings.Builder
 	for raw := range strings.Lines(text) {
-		trimmed := strings.TrimLeft(raw, " \t")
+		trimmed := trimIndent(raw, false)
 		if len(trimmed) >= 5 && strings.ContainsRune("-*+", rune(trimmed[0])) && trimmed[1] == ' ' &&
 			(strings.HasPrefix(trimmed[2:], "[x]") || strings.HasPrefix(trimmed[2:], "[X]")) {
 			indent := raw[:len(raw)-len(trimmed)]

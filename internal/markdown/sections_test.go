@@ -196,3 +196,11 @@ func TestClearTicksUnticksTaskBoxesOnly(t *testing.T) {
 	in := "- [x] a\n  * [X] b\n+ [ ] c\n- [x]\n> - [x] quoted\ntext [x] here\n-[x] no space\n- [x]"
 	assert.Equal(t, "- [ ] a\n  * [ ] b\n+ [ ] c\n- [ ]\n> - [x] quoted\ntext [x] here\n-[x] no space\n- [ ]", ClearTicks(in))
 }
+
+// trimIndent trims what strings.TrimLeft would with either cutset.
+func TestTrimIndentIsTrimLeft(t *testing.T) {
+	for _, s := range []string{"", " ", "\t\t x", " \v\f\r```", "\v```", "\r> q", "x ", "\u00a0x", " \t\n x", "\f\v\r\t "} {
+		assert.Equal(t, strings.TrimLeft(s, " \t"), trimIndent(s, false), "%q", s)
+		assert.Equal(t, strings.TrimLeft(s, " \t\v\f\r"), trimIndent(s, true), "%q", s)
+	}
+}
