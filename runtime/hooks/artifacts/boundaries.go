@@ -74,8 +74,8 @@ func EnforceBoundaries(hc *runtime.HookContext) (runtime.Result, error) {
 // matter, in lower case (ASCII letters; specdir.LoweredBody, made once per
 // evaluation whichever nodes ask). A read failure is a hook failure (a
 // non-retriable block).
-func loweredBodies(d *specdir.Dir, names []string) ([][]byte, error) {
-	bodies := make([][]byte, len(names))
+func loweredBodies(d *specdir.Dir, names []string) ([]*specdir.Lowered, error) {
+	bodies := make([]*specdir.Lowered, len(names))
 	for i, n := range names {
 		text, err := d.Read(n)
 		if err != nil {
@@ -88,13 +88,18 @@ func loweredBodies(d *specdir.Dir, names []string) ([][]byte, error) {
 
 // mentioned reports whether the bodies, read as one text (joined by
 // newlines, in order), hold marker. A marker without a newline cannot
-// span two bodies, so each is searched on its own, without joining them.
-func mentioned(bodies [][]byte, marker []byte) bool {
+// span two bodies, so each is asked on its own (and remembers the answer
+// for the next node that asks), without joining them.
+func mentioned(bodies []*specdir.Lowered, marker []byte) bool {
 	if bytes.IndexByte(marker, '\n') >= 0 {
-		return bytes.Contains(bytes.Join(bodies, []byte{'\n'}), marker)
+		joined := make([][]byte, len(bodies))
+		for i, b := range bodies {
+			joined[i] = b.Bytes()
+		}
+		return bytes.Contains(bytes.Join(joined, []byte{'\n'}), marker)
 	}
 	for _, b := range bodies {
-		if bytes.Contains(b, marker) {
+		if b.Contains(marker) {
 			return true
 		}
 	}

@@ -46,8 +46,8 @@ func riskTier(hc *runtime.HookContext) int {
 	defer d.Close()
 	inferred := DefaultRiskTier
 	for _, name := range []string{"tasks.md", "design.md"} {
-		if !d.Present(name) {
-			continue
+		if inferred == sensitiveTier || !d.Present(name) {
+			continue // one mention is enough
 		}
 		text, err := d.Read(name)
 		if err != nil || mentionsSensitivePath(text) {

@@ -5,6 +5,8 @@
 package specdir
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/internal/atomicfile"
@@ -188,23 +191,63 @@ func (d *Dir) Parse(name, text string) Parsed {
 
 // LoweredBody is the body of name (text being its content, as Read gave
 // it) with its ASCII letters lowered, made once per evaluation for every
-// hook that looks for a phrase in it regardless of case. The bytes are
-// shared: a caller never writes to them.
-func (d *Dir) LoweredBody(name, text string) []byte {
+// hook that looks for a phrase in it regardless of case.
+func (d *Dir) LoweredBody(name, text string) *Lowered {
 	f := d.at(name)
 	v, _ := d.cache.Do("lower\x00"+f.abs+"\x00"+name+"\x00"+strconv.Itoa(len(text)), func() (any, error) {
-		body := d.Parse(name, text).Body
-		b := make([]byte, len(body))
-		for i := 0; i < len(body); i++ {
-			c := body[i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			b[i] = c
-		}
-		return b, nil
+		return &Lowered{text: lowerASCII(d.Parse(name, text).Body)}, nil
 	})
-	return v.([]byte)
+	return v.(*Lowered)
+}
+
+// Lowered is a text with its ASCII letters lowered. It remembers which
+// phrases it was asked about, so nodes asking the same answer at no cost.
+type Lowered struct {
+	text  []byte
+	mu    sync.Mutex
+	found map[string]bool
+}
+
+// Contains reports whether the text holds phrase, which is lowered already.
+func (l *Lowered) Contains(phrase []byte) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ok, seen := l.found[string(phrase)]; seen {
+		return ok
+	}
+	ok := bytes.Contains(l.text, phrase)
+	if l.found == nil {
+		l.found = map[string]bool{}
+	}
+	l.found[string(phrase)] = ok
+	return ok
+}
+
+// Bytes returns the lowered text; a caller never writes to it.
+func (l *Lowered) Bytes() []byte { return l.text }
+
+// lowerASCII returns a copy of s with its ASCII letters lowered, eight
+// bytes at a time: in each word, the bytes from 'A' to 'Z' (high bit
+// clear) get 0x20 added.
+func lowerASCII(s string) []byte {
+	b := make([]byte, len(s))
+	copy(b, s)
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		low := w &^ highs                                // each byte's low seven bits
+		atLeastA := low + ones*(0x80-'A')                // high bit set where the byte is >= 'A'
+		pastZ := low + ones*(0x80-'Z'-1)                 // high bit set where the byte is > 'Z'
+		upper := (atLeastA &^ pastZ) &^ w & highs        // 'A'..'Z', and not a byte >= 0x80
+		binary.LittleEndian.PutUint64(b[i:], w|upper>>2) // 0x80 >> 2 is 0x20
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return b
 }
 
 // PresentOf returns the slot's names that exist, in slot order.

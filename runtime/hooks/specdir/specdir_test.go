@@ -95,3 +95,38 @@ func TestWriteAtomicKeepsPermissionsAndLeavesNoTempFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 1)
 }
+
+// lowerASCII lowers 'A' to 'Z' and nothing else, whatever a byte's place in
+// a word: every byte value at every offset of a text longer than a word.
+func TestLowerASCIILowersOnlyASCIILetters(t *testing.T) {
+	slow := func(s string) string {
+		b := []byte(s)
+		for i, c := range b {
+			if 'A' <= c && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
+			}
+		}
+		return string(b)
+	}
+	for c := 0; c < 256; c++ {
+		for at := 0; at < 19; at++ {
+			b := []byte("Mixed Case, ÉTÉ \x00\x7f\x80\xff@[`{")
+			b[at] = byte(c)
+			assert.Equal(t, slow(string(b)), string(lowerASCII(string(b))), "byte %#x at %d", c, at)
+		}
+	}
+	assert.Equal(t, "", string(lowerASCII("")))
+}
+
+// A lowered body answers a phrase as bytes.Contains does, the same answer
+// again when asked again.
+func TestLoweredContains(t *testing.T) {
+	l := &Lowered{text: lowerASCII("The TRUST boundary\nAbuse Case")}
+	for _, tc := range []struct {
+		phrase string
+		want   bool
+	}{{"trust boundary", true}, {"abuse case", true}, {"boundary\nabuse", true}, {"TRUST", false}, {"misuse", false}, {"trust boundary", true}, {"misuse", false}} {
+		assert.Equal(t, tc.want, l.Contains([]byte(tc.phrase)), tc.phrase)
+	}
+	assert.Len(t, l.found, 5, "each phrase is searched once")
+}
