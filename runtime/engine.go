@@ -126,6 +126,11 @@ type evalInput struct {
 	// strict honours only verified decisions (check --recompute).
 	strict bool
 	cache  *EvalCache
+	// scratch, when set, is the HookContext to fill: a read-only
+	// evaluation of an item's nodes, one after the other, reuses one (no
+	// hook keeps it past its call, and a hook on its own goroutine gets a
+	// copy).
+	scratch *HookContext
 }
 
 func (r *Runtime) hookContext(ctx context.Context, in evalInput) *HookContext {
@@ -134,11 +139,19 @@ func (r *Runtime) hookContext(ctx context.Context, in evalInput) *HookContext {
 	if ref == "" {
 		ref = in.id
 	}
-	hc := &HookContext{
+	hc := in.scratch
+	if hc == nil {
+		hc = new(HookContext)
+	}
+	specDir, relSpecDir := hc.WorkItem.SpecDir, hc.RelSpecDir
+	if hc.WorkItem.ID != in.id || specDir == "" {
+		specDir, relSpecDir = r.SpecDir(in.id), r.relSpecDir(in.id)
+	}
+	*hc = HookContext{
 		Context:          ctx,
-		WorkItem:         WorkItem{Ref: ref, ID: in.id, SpecDir: r.SpecDir(in.id), LoopDir: r.LoopDir},
+		WorkItem:         WorkItem{Ref: ref, ID: in.id, SpecDir: specDir, LoopDir: r.LoopDir},
 		Repo:             r.Repo,
-		RelSpecDir:       r.relSpecDir(in.id),
+		RelSpecDir:       relSpecDir,
 		Node:             in.node,
 		Graph:            r.Graph,
 		Boundary:         in.boundary,

@@ -43,6 +43,7 @@ func (r *Runtime) Status(ctx context.Context, id string, st *State, recompute bo
 	rep := Report{WorkItem: id, Nodes: make([]NodeReport, 0, len(g.Nodes))}
 	cache := NewEvalCache()
 	defer cache.Close()
+	scratch := new(HookContext)
 	for _, n := range g.Nodes {
 		rec := view.State.Nodes[n.ID]
 		attempts, forced := 0, false
@@ -54,7 +55,7 @@ func (r *Runtime) Status(ctx context.Context, id string, st *State, recompute bo
 			nr.Status, nr.Outcome = string(Skip), "skipped"
 			nr.Messages = append(nr.Messages, Provenance(d))
 		} else {
-			oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: n, boundary: "exit", readOnly: true, strict: recompute, cache: cache})
+			oc := r.run(ctx, evalInput{id: id, view: view, set: set, node: n, boundary: "exit", readOnly: true, strict: recompute, cache: cache, scratch: scratch})
 			nr.Status, nr.Outcome = string(oc.Status), oc.Outcome()
 			nr.Messages = append(nr.Messages, renderMessages(oc.Messages())...)
 		}
