@@ -215,12 +215,54 @@ func (l *Lowered) Contains(phrase []byte) bool {
 	if ok, seen := l.found[string(phrase)]; seen {
 		return ok
 	}
-	ok := bytes.Contains(l.text, phrase)
+	ok := containsAnchored(l.text, phrase)
 	if l.found == nil {
 		l.found = map[string]bool{}
 	}
 	l.found[string(phrase)] = ok
 	return ok
+}
+
+// containsAnchored is bytes.Contains(text, phrase), found by looking for
+// the phrase's least common byte in English text (the 'y' of "trust
+// boundary") and comparing the phrase around each: bytes.Index anchors on
+// the first byte, often a common letter.
+func containsAnchored(text, phrase []byte) bool {
+	if len(phrase) < 2 {
+		return bytes.Contains(text, phrase)
+	}
+	k := 0
+	for i, c := range phrase {
+		if commonness(c) < commonness(phrase[k]) {
+			k = i
+		}
+	}
+	for from := k; from < len(text); {
+		i := bytes.IndexByte(text[from:], phrase[k])
+		if i < 0 {
+			return false
+		}
+		start := from + i - k
+		if start+len(phrase) > len(text) {
+			return false
+		}
+		if bytes.Equal(text[start:start+len(phrase)], phrase) {
+			return true
+		}
+		from += i + 1
+	}
+	return false
+}
+
+// commonness ranks a byte by how often it occurs in English prose in lower
+// case: space and 'e' highest, then the letters by frequency; any other
+// byte ranks lowest.
+func commonness(c byte) int {
+	const byFrequency = " etaoinshrdlcumwfgypbvkjxqz"
+	if i := strings.IndexByte(byFrequency, c); i >= 0 {
+		return len(byFrequency) - i
+	}
+	return 0
 }
 
 // Bytes returns the lowered text; a caller never writes to it.

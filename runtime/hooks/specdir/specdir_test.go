@@ -1,6 +1,7 @@
 package specdir
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -129,4 +130,27 @@ func TestLoweredContains(t *testing.T) {
 		assert.Equal(t, tc.want, l.Contains([]byte(tc.phrase)), tc.phrase)
 	}
 	assert.Len(t, l.found, 5, "each phrase is searched once")
+}
+
+// containsAnchored answers as bytes.Contains, wherever the phrase's anchor
+// byte falls: at its start, its end, near the text's edges, repeated.
+func TestContainsAnchoredIsContains(t *testing.T) {
+	texts := []string{"", "y", "trust boundary", "the trust boundary.", "boundar", "yy trust boundaryy", "xtrust boundarx trust boundary",
+		"abuse case", "abuse casf abuse case", "zzz", "q", "trust boundary\nabuse case", "boundary trust"}
+	phrases := []string{"trust boundary", "abuse case", "y", "zz", "qx", "trust", " ", "ary", "ry\nab", "xtrust", "boundary trust", "trust boundaryy"}
+	for _, text := range texts {
+		for _, phrase := range phrases {
+			assert.Equal(t, bytes.Contains([]byte(text), []byte(phrase)), containsAnchored([]byte(text), []byte(phrase)), "%q in %q", phrase, text)
+		}
+	}
+}
+
+func FuzzContainsAnchoredIsContains(f *testing.F) {
+	f.Add("the trust boundary", "trust boundary")
+	f.Add("yyyy", "yy")
+	f.Fuzz(func(t *testing.T, text, phrase string) {
+		if bytes.Contains([]byte(text), []byte(phrase)) != containsAnchored([]byte(text), []byte(phrase)) {
+			t.Fatalf("%q in %q", phrase, text)
+		}
+	})
 }
