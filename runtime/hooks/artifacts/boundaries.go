@@ -3,6 +3,7 @@ package artifacts
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime"
@@ -41,11 +42,11 @@ func EnforceBoundaries(hc *runtime.HookContext) (runtime.Result, error) {
 	if len(upNames) == 0 || len(produced) == 0 {
 		return runtime.Skipped(HookBoundaries, "upstream or downstream artifact absent"), nil
 	}
-	up, err := loweredBodies(d, upNames)
+	up, err := bodyTexts(d, upNames)
 	if err != nil {
 		return runtime.Result{}, err
 	}
-	down, err := loweredBodies(d, downNames)
+	down, err := bodyTexts(d, downNames)
 	if err != nil {
 		return runtime.Result{}, err
 	}
@@ -70,36 +71,36 @@ func EnforceBoundaries(hc *runtime.HookContext) (runtime.Result, error) {
 	return runtime.OK(HookBoundaries, map[string]any{"upstream": rels}), nil
 }
 
-// loweredBodies reads each file and returns its body without front
-// matter, in lower case (ASCII letters; specdir.LoweredBody, made once per
-// evaluation whichever nodes ask). A read failure is a hook failure (a
-// non-retriable block).
-func loweredBodies(d *specdir.Dir, names []string) ([]*specdir.Lowered, error) {
-	bodies := make([]*specdir.Lowered, len(names))
+// bodyTexts reads each file and returns its body without front matter
+// (specdir.BodyText, made once per evaluation whichever nodes ask). A read
+// failure is a hook failure (a non-retriable block).
+func bodyTexts(d *specdir.Dir, names []string) ([]*specdir.BodyText, error) {
+	bodies := make([]*specdir.BodyText, len(names))
 	for i, n := range names {
 		text, err := d.Read(n)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", d.Rel(n), err)
 		}
-		bodies[i] = d.LoweredBody(n, text)
+		bodies[i] = d.BodyText(n, text)
 	}
 	return bodies, nil
 }
 
 // mentioned reports whether the bodies, read as one text (joined by
-// newlines, in order), hold marker. A marker without a newline cannot
-// span two bodies, so each is asked on its own (and remembers the answer
-// for the next node that asks), without joining them.
-func mentioned(bodies []*specdir.Lowered, marker []byte) bool {
+// newlines, in order), hold marker (lowered), regardless of ASCII case. A
+// marker without a newline cannot span two bodies, so each is asked on its
+// own (and remembers the answer for the next node that asks), without
+// joining them.
+func mentioned(bodies []*specdir.BodyText, marker []byte) bool {
 	if bytes.IndexByte(marker, '\n') >= 0 {
-		joined := make([][]byte, len(bodies))
+		joined := make([]string, len(bodies))
 		for i, b := range bodies {
-			joined[i] = b.Bytes()
+			joined[i] = b.String()
 		}
-		return bytes.Contains(bytes.Join(joined, []byte{'\n'}), marker)
+		return strings.Contains(markdown.LowerASCII(strings.Join(joined, "\n")), string(marker))
 	}
 	for _, b := range bodies {
-		if b.Contains(marker) {
+		if b.ContainsFold(marker) {
 			return true
 		}
 	}

@@ -5,8 +5,6 @@
 package specdir
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -189,47 +187,53 @@ func (d *Dir) Parse(name, text string) Parsed {
 	return v.(Parsed)
 }
 
-// LoweredBody is the body of name (text being its content, as Read gave
-// it) with its ASCII letters lowered, made once per evaluation for every
-// hook that looks for a phrase in it regardless of case.
-func (d *Dir) LoweredBody(name, text string) *Lowered {
+// BodyText is the body of name (text being its content, as Read gave it),
+// made once per evaluation for every hook that looks for a phrase in it
+// regardless of ASCII case.
+func (d *Dir) BodyText(name, text string) *BodyText {
 	f := d.at(name)
-	v, _ := d.cache.Do("lower\x00"+f.abs+"\x00"+name+"\x00"+strconv.Itoa(len(text)), func() (any, error) {
-		return &Lowered{text: lowerASCII(d.Parse(name, text).Body)}, nil
+	v, _ := d.cache.Do("body-text\x00"+f.abs+"\x00"+name+"\x00"+strconv.Itoa(len(text)), func() (any, error) {
+		return &BodyText{text: d.Parse(name, text).Body}, nil
 	})
-	return v.(*Lowered)
+	return v.(*BodyText)
 }
 
-// Lowered is a text with its ASCII letters lowered. It remembers which
-// phrases it was asked about, so nodes asking the same answer at no cost.
-type Lowered struct {
-	text  []byte
+// BodyText is an artifact's body that remembers which phrases it was asked
+// about, so the nodes of an item asking the same get the answer at no cost.
+type BodyText struct {
+	text  string
 	mu    sync.Mutex
 	found map[string]bool
 }
 
-// Contains reports whether the text holds phrase, which is lowered already.
-func (l *Lowered) Contains(phrase []byte) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if ok, seen := l.found[string(phrase)]; seen {
+// String returns the body.
+func (b *BodyText) String() string { return b.text }
+
+// ContainsFold reports whether the body holds phrase, its ASCII letters
+// compared regardless of case; phrase is given in lower case (a phrase
+// with an upper-case ASCII letter is never found).
+func (b *BodyText) ContainsFold(phrase []byte) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if ok, seen := b.found[string(phrase)]; seen {
 		return ok
 	}
-	ok := containsAnchored(l.text, phrase)
-	if l.found == nil {
-		l.found = map[string]bool{}
+	ok := containsFold(b.text, phrase)
+	if b.found == nil {
+		b.found = map[string]bool{}
 	}
-	l.found[string(phrase)] = ok
+	b.found[string(phrase)] = ok
 	return ok
 }
 
-// containsAnchored is bytes.Contains(text, phrase), found by looking for
-// the phrase's least common byte in English text (the 'y' of "trust
-// boundary") and comparing the phrase around each: bytes.Index anchors on
-// the first byte, often a common letter.
-func containsAnchored(text, phrase []byte) bool {
-	if len(phrase) < 2 {
-		return bytes.Contains(text, phrase)
+// containsFold is bytes.Contains(lowerASCII(text), phrase) without the
+// lowered copy: it looks for the phrase's least common byte in English
+// text (the 'y' of "trust boundary"), in either case, and compares the
+// phrase around each; bytes.Index would anchor on the first byte, often a
+// common letter.
+func containsFold(text string, phrase []byte) bool {
+	if len(phrase) == 0 {
+		return true
 	}
 	k := 0
 	for i, c := range phrase {
@@ -237,21 +241,41 @@ func containsAnchored(text, phrase []byte) bool {
 			k = i
 		}
 	}
-	for from := k; from < len(text); {
-		i := bytes.IndexByte(text[from:], phrase[k])
-		if i < 0 {
-			return false
+	anchors := []byte{phrase[k]}
+	if c := phrase[k]; 'a' <= c && c <= 'z' {
+		anchors = append(anchors, c-'a'+'A')
+	}
+	for _, a := range anchors {
+		for from := k; from < len(text); {
+			i := strings.IndexByte(text[from:], a)
+			if i < 0 {
+				break
+			}
+			start := from + i - k
+			if start+len(phrase) > len(text) {
+				break
+			}
+			if equalLowered(text[start:start+len(phrase)], phrase) {
+				return true
+			}
+			from += i + 1
 		}
-		start := from + i - k
-		if start+len(phrase) > len(text) {
-			return false
-		}
-		if bytes.Equal(text[start:start+len(phrase)], phrase) {
-			return true
-		}
-		from += i + 1
 	}
 	return false
+}
+
+// equalLowered reports whether s, its ASCII letters lowered, is lower.
+func equalLowered(s string, lower []byte) bool {
+	for i := 0; i < len(lower); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // commonness ranks a byte by how often it occurs in English prose in lower
@@ -263,33 +287,6 @@ func commonness(c byte) int {
 		return len(byFrequency) - i
 	}
 	return 0
-}
-
-// Bytes returns the lowered text; a caller never writes to it.
-func (l *Lowered) Bytes() []byte { return l.text }
-
-// lowerASCII returns a copy of s with its ASCII letters lowered, eight
-// bytes at a time: in each word, the bytes from 'A' to 'Z' (high bit
-// clear) get 0x20 added.
-func lowerASCII(s string) []byte {
-	b := make([]byte, len(s))
-	copy(b, s)
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		low := w &^ highs                                // each byte's low seven bits
-		atLeastA := low + ones*(0x80-'A')                // high bit set where the byte is >= 'A'
-		pastZ := low + ones*(0x80-'Z'-1)                 // high bit set where the byte is > 'Z'
-		upper := (atLeastA &^ pastZ) &^ w & highs        // 'A'..'Z', and not a byte >= 0x80
-		binary.LittleEndian.PutUint64(b[i:], w|upper>>2) // 0x80 >> 2 is 0x20
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return b
 }
 
 // PresentOf returns the slot's names that exist, in slot order.
