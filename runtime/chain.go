@@ -133,12 +133,16 @@ func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {
 	// A read-only hook runs inline and seldom waits on Done: its timer,
 	// armed per call, was a measurable part of a check. The goroutine path
 	// waits on Done itself, so it arms one anyway.
-	newCtx := context.WithTimeout
+	var ctx context.Context
 	if hc.ReadOnly {
-		newCtx = withLazyTimeout
+		lazy := newLazyTimeout(parent, timeout)
+		defer lazy.cancel()
+		ctx = lazy
+	} else {
+		timed, cancel := context.WithTimeout(parent, timeout)
+		defer cancel()
+		ctx = timed
 	}
-	ctx, cancel := newCtx(parent, timeout)
-	defer cancel()
 	// A hook on its own goroutine may outlive the call (an overrun), so it
 	// gets a copy of hc. A read-only hook runs inline and is done when it
 	// returns: it borrows hc, whose fields set for the call are put back

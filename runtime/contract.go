@@ -285,6 +285,10 @@ func (c *HookContext) ListParam(key string) []string {
 	case []any:
 		out := make([]string, 0, len(v))
 		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s) // most items: no formatting
+				continue
+			}
 			out = append(out, fmt.Sprint(e))
 		}
 		return out

@@ -13,12 +13,19 @@ import (
 // for WithTimeout, and the standard library's children (WithCancel,
 // AfterFunc, …) end when it does.
 func withLazyTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	c := newLazyTimeout(parent, d)
+	return c, c.cancel
+}
+
+// newLazyTimeout is withLazyTimeout's context, ended by its cancel method
+// (a caller that defers c.cancel() makes no closure for it).
+func newLazyTimeout(parent context.Context, d time.Duration) *deadlineContext {
 	c := &deadlineContext{parent: parent, own: time.Now().Add(d)}
 	c.deadline = c.own
 	if pd, ok := parent.Deadline(); ok && pd.Before(c.own) {
 		c.deadline = pd
 	}
-	return c, c.cancel
+	return c
 }
 
 // deadlineContext is withLazyTimeout's context. Until it is armed or has

@@ -123,9 +123,8 @@ func (g *Graph) SkipSetNames() []string { return append([]string(nil), g.setOrd.
 
 // Alternatives splits a produces/validates entry into its trimmed names.
 func Alternatives(entry string) []string {
-	parts := strings.Split(entry, "|")
-	out := make([]string, 0, len(parts))
-	for _, p := range parts {
+	out := make([]string, 0, strings.Count(entry, "|")+1)
+	for p := range strings.SplitSeq(entry, "|") {
 		if p = strings.TrimSpace(p); p != "" {
 			out = append(out, p)
 		}
