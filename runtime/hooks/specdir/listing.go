@@ -23,8 +23,18 @@ const (
 // handle on the folder (inside the confining root) and the kind of each
 // name in it.
 type listing struct {
-	dir     *os.File
+	fd      int      // the folder, open for openat and getdents
+	file    *os.File // holds fd when the folder was opened through the root
 	entries map[string]entryKind
+}
+
+// close releases the listing's handle on its folder.
+func (l *listing) close() {
+	if l.file != nil {
+		_ = l.file.Close()
+		return
+	}
+	closeFd(l.fd)
 }
 
 // listingOf reads folder f's sub-folder sub ("" = f itself) once per
@@ -35,21 +45,16 @@ func (d *Dir) listingOf(f *folder, sub string) *listing {
 		return nil
 	}
 	v, _ := d.cache.Do("list\x00"+f.abs+"\x00"+sub, func() (any, error) {
-		name := sub
-		if name == "" {
-			name = "."
-		}
-		dir, err := f.root.Open(name)
+		l, err := openListing(f, sub)
 		if err != nil {
 			return (*listing)(nil), nil
 		}
-		entries, err := readDirKinds(dir)
-		if err != nil {
-			_ = dir.Close()
+		if l.entries, err = readDirKinds(l.fd); err != nil {
+			l.close()
 			return (*listing)(nil), nil
 		}
-		d.cache.OnClose(func() { _ = dir.Close() })
-		return &listing{dir: dir, entries: entries}, nil
+		d.cache.OnClose(l.close)
+		return l, nil
 	})
 	return v.(*listing)
 }
@@ -90,7 +95,7 @@ func (d *Dir) kindOf(f *folder, name string) entryKind {
 // and checks the open file is still regular; ok is false when this
 // platform cannot, and the caller reads it the portable way.
 func readListed(l *listing, name string) (text string, ok bool, err error) {
-	b, ok, err := readAt(l.dir, name)
+	b, ok, err := readAt(l.fd, name)
 	if !ok || err != nil {
 		return "", ok, err
 	}

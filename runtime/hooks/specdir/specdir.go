@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/internal/atomicfile"
@@ -311,12 +312,15 @@ func (d *Dir) Read(name string) (string, error) {
 		return "", fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 	}
 	v, err := d.cache.Do("read\x00"+f.abs+"\x00"+name, func() (any, error) {
-		// One open of a file the folder's listing shows regular.
-		if slash := filepath.ToSlash(name); !strings.Contains(slash, "/") {
-			if d.kindOf(f, slash) == kindFile {
-				if text, ok, err := readListed(d.listingOf(f, ""), name); ok {
-					return text, err
-				}
+		// One open of a file the folder's listing shows regular; none of
+		// one it shows absent (the error is the one Stat gives).
+		slash := filepath.ToSlash(name)
+		switch k := d.kindOf(f, slash); {
+		case k == kindAbsent:
+			return "", &fs.PathError{Op: "statat", Path: name, Err: syscall.ENOENT}
+		case k == kindFile && !strings.Contains(slash, "/"):
+			if text, ok, err := readListed(d.listingOf(f, ""), name); ok {
+				return text, err
 			}
 		}
 		// Only regular files: a FIFO or device could block a check forever.
@@ -469,6 +473,9 @@ func (d *Dir) Append(name, s string) error {
 func (d *Dir) Subdirs(dir string) ([]string, error) {
 	if d.item.root == nil {
 		return nil, nil
+	}
+	if c := filepath.Clean(dir); filepath.IsLocal(c) && c != "." && d.kindOf(&d.item, filepath.ToSlash(c)) == kindAbsent {
+		return nil, nil // the folder's listing knows it is not there
 	}
 	f, err := d.item.root.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/hooks/hooktest"
 )
 
@@ -145,4 +147,36 @@ func FuzzContainsFoldIsContainsLowered(f *testing.F) {
 			t.Fatalf("%q in %q", phrase, text)
 		}
 	})
+}
+
+// Under check (a shared evaluation cache), a name the folder's listing
+// shows absent is answered without asking the file system, with the error
+// the file system gives without the listing; present names read alike.
+func TestReadFromTheListingAnswersAsTheFileSystem(t *testing.T) {
+	hc := hooktest.NewContext(t, nil, nil)
+	hooktest.WriteArtifact(t, hc, "design.md", "the design")
+	hooktest.WriteArtifact(t, hc, "evidence/self-review.md", "rounds")
+	require.NoError(t, os.MkdirAll(filepath.Join(hc.WorkItem.SpecDir, "empty"), 0o755))
+	read := func(cache *runtime.EvalCache, name string) (string, string) {
+		hc.Cache = cache
+		d, err := Open(hc)
+		require.NoError(t, err)
+		defer d.Close()
+		text, err := d.Read(name)
+		if err != nil {
+			return text, err.Error()
+		}
+		return text, ""
+	}
+	for _, name := range []string{"design.md", "absent.md", "evidence/self-review.md", "evidence/absent.md", "nothing/here.md", "empty/absent.md", "design.md/x"} {
+		cache := runtime.NewEvalCache()
+		text, msg := read(cache, name)
+		cache.Close()
+		wantText, wantMsg := read(nil, name)
+		assert.Equal(t, wantText, text, name)
+		assert.Equal(t, wantMsg, msg, name)
+		if strings.Contains(name, "absent") || strings.HasPrefix(name, "nothing") {
+			assert.NotEmpty(t, msg, name)
+		}
+	}
 }
