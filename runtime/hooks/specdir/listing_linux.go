@@ -8,12 +8,14 @@ import (
 )
 
 // openListing opens folder f's sub-folder sub ("" = f itself) for a
-// listing. f itself is opened by its path, as its root was (os.OpenRoot
-// follows the same path), with one open: the root's Open(".") would make an
-// *os.File, which on Linux costs four fcntl and an epoll_ctl more per work
-// item. A sub-folder is opened through the root, which keeps it inside.
+// listing. The spec folder itself is opened by its path, as its root was
+// (os.OpenRoot follows the same path, symlinks included, so this opens
+// nothing the root could not), with one open: the root's Open(".") would
+// make an *os.File, which on Linux costs four fcntl and an epoll_ctl more
+// per work item. Anything inside it, an inner loop's folder included, is
+// opened through the root, which keeps it inside.
 func openListing(f *folder, sub string) (*listing, error) {
-	if sub == "" {
+	if sub == "" && f.rel == "" {
 		for {
 			fd, err := syscall.Open(f.abs, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 			if errors.Is(err, syscall.EINTR) {
@@ -25,7 +27,11 @@ func openListing(f *folder, sub string) (*listing, error) {
 			return &listing{fd: fd}, nil
 		}
 	}
-	dir, err := f.root.Open(sub)
+	name := sub
+	if name == "" {
+		name = "."
+	}
+	dir, err := f.root.Open(name)
 	if err != nil {
 		return nil, err
 	}

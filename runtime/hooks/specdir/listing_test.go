@@ -84,3 +84,32 @@ func TestAFolderIsListedOncePerEvaluation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "x", text)
 }
+
+// An inner loop's folder that is a symlink out of the spec folder is never
+// read, under check (a listing) or not: the loop's folder is opened
+// through the spec folder's root, which refuses to leave it.
+func TestAnInnerLoopFolderLinkedOutsideIsNotRead(t *testing.T) {
+	for _, cached := range []bool{false, true} {
+		hc := hooktest.NewContext(t, nil, nil)
+		outside := filepath.Join(t.TempDir(), "elsewhere")
+		require.NoError(t, os.MkdirAll(outside, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(outside, "notes.md"), []byte("top secret"), 0o644))
+		require.NoError(t, os.MkdirAll(filepath.Join(hc.WorkItem.SpecDir, "pr-loops"), 0o755))
+		require.NoError(t, os.Symlink(outside, filepath.Join(hc.WorkItem.SpecDir, "pr-loops", "pr-7")))
+		hc.WorkItem.LoopDir = "pr-loops/pr-7"
+		if cached {
+			hc.Cache = runtime.NewEvalCache()
+		}
+		d, err := Open(hc)
+		if err == nil {
+			assert.False(t, d.Present("notes.md"), "cached=%t", cached)
+			text, rerr := d.Read("notes.md")
+			assert.Error(t, rerr, "cached=%t", cached)
+			assert.NotContains(t, text, "secret")
+			d.Close()
+		}
+		if hc.Cache != nil {
+			hc.Cache.Close()
+		}
+	}
+}
