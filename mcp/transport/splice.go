@@ -64,30 +64,24 @@ func (s *splices) standIn(js []byte) json.RawMessage {
 	return standIn
 }
 
-// replace returns p with every pending stand-in it holds replaced by its
-// bytes, and whether there was any.
-func (s *splices) replace(p []byte) ([]byte, bool) {
+// next finds the first pending stand-in in p: where it starts, and the
+// bytes to write in its place, which it takes off the pending list; -1 when
+// p holds none.
+func (s *splices) next(p []byte) (int, splice) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.pending) == 0 {
-		return p, false
-	}
-	found := false
-	kept := s.pending[:0]
-	for _, sp := range s.pending {
-		i := bytes.Index(p, sp.standIn)
-		if i < 0 {
-			kept = append(kept, sp)
-			continue
+	at, which := -1, -1
+	for j, sp := range s.pending {
+		if i := bytes.Index(p, sp.standIn); i >= 0 && (at < 0 || i < at) {
+			at, which = i, j
 		}
-		out := make([]byte, 0, len(p)-len(sp.standIn)+len(sp.json))
-		out = append(out, p[:i]...)
-		out = append(out, sp.json...)
-		p = append(out, p[i+len(sp.standIn):]...)
-		found = true
 	}
-	s.pending = kept
-	return p, found
+	if which < 0 {
+		return -1, splice{}
+	}
+	sp := s.pending[which]
+	s.pending = append(s.pending[:which], s.pending[which+1:]...)
+	return at, sp
 }
 
 // left is how many stand-ins were never written.
@@ -103,17 +97,27 @@ type splicingWriter struct {
 	splices *splices
 }
 
-// Write writes p with its stand-ins replaced; it reports len(p) written
-// when the replaced bytes were all written.
+// Write writes p with its stand-ins replaced, in pieces (the response's
+// own buffer joins them, so nothing is copied twice); it reports len(p)
+// written when every piece was.
 func (w *splicingWriter) Write(p []byte) (int, error) {
-	out, spliced := w.splices.replace(p)
-	if !spliced {
-		return w.ResponseWriter.Write(p)
+	n := len(p)
+	for {
+		at, sp := w.splices.next(p)
+		if at < 0 {
+			break
+		}
+		for _, piece := range [][]byte{p[:at], sp.json} {
+			if _, err := w.ResponseWriter.Write(piece); err != nil {
+				return 0, err
+			}
+		}
+		p = p[at+len(sp.standIn):]
 	}
-	if _, err := w.ResponseWriter.Write(out); err != nil {
+	if _, err := w.ResponseWriter.Write(p); err != nil {
 		return 0, err
 	}
-	return len(p), nil
+	return n, nil
 }
 
 // Flush flushes the response (mcp-go streams SSE only through a Flusher).
