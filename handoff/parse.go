@@ -153,7 +153,7 @@ func readBlocks(lines []string, h header) ([]block, int, error) {
 			}
 			seenParts, inPart = idx, 0
 			i++
-		case summaryRE.MatchString(line):
+		case summaryRE().MatchString(line):
 			b, next, err := readFileBlock(lines, i)
 			if err != nil {
 				return nil, 0, err
@@ -176,7 +176,7 @@ func readBlocks(lines []string, h header) ([]block, int, error) {
 // readFileBlock reads one <details> block starting at lines[i].
 func readFileBlock(lines []string, i int) (block, int, error) {
 	start := i
-	summary := summaryRE.FindStringSubmatch(trimRight(lines[i]))[1]
+	summary := summaryRE().FindStringSubmatch(trimRight(lines[i]))[1]
 	b := block{name: summary, line: i + 1}
 	if n, ok := strings.CutSuffix(summary, continuedSuffix); ok {
 		b.name, b.continued = n, true

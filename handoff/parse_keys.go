@@ -111,13 +111,13 @@ func setKey(rec *Record, parts *int, key, value string, ln int) error {
 	case keyConfirmation:
 		rec.Confirmation = value
 	case keyPullRequest:
-		if !decimalRE.MatchString(value) {
+		if !decimalRE().MatchString(value) {
 			return rejectf(CodeBadPullRequest, ln, "pull-request %q is not a positive number; give the PR number or omit it", clip(value))
 		}
 		rec.PullRequest, _ = strconv.Atoi(value)
 	case keyParts:
 		n, err := strconv.Atoi(value)
-		if !decimalRE.MatchString(value) || err != nil || n > maxParts {
+		if !decimalRE().MatchString(value) || err != nil || n > maxParts {
 			return rejectf(CodeBadParts, ln, "parts %q is not a number from 1 to %d; omit parts when there are none", clip(value), maxParts)
 		}
 		*parts = n

@@ -2,17 +2,18 @@ package handoff
 
 import (
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // maxValueChars bounds every free-text value (source, confirmation, URLs).
 const maxValueChars = 2000
 
-var mirrorRE = regexp.MustCompile(`^jira:[A-Za-z0-9][A-Za-z0-9.-]*/[A-Z][A-Z0-9_]*-[1-9][0-9]*$`)
+var mirrorRE = lazyre.New(`^jira:[A-Za-z0-9][A-Za-z0-9.-]*/[A-Z][A-Z0-9_]*-[1-9][0-9]*$`)
 
 // Validate checks every rule a record must satisfy, in a fixed order, and
 // returns the first violation as an *Error. Parse and Render both call it, so
@@ -52,7 +53,7 @@ func validateRecord(r Record) error {
 	if err := validateApproved(r); err != nil {
 		return err
 	}
-	if r.Mirror != "" && !mirrorRE.MatchString(r.Mirror) {
+	if r.Mirror != "" && !mirrorRE().MatchString(r.Mirror) {
 		return rejectf(CodeBadMirror, 0, "mirror %q is not jira:<site>/<KEY-123>; write it like jira:acme/PROJ-123", r.Mirror)
 	}
 	for _, f := range []struct{ name, value string }{{"source", r.Source}, {"confirmation", r.Confirmation}} {

@@ -55,9 +55,9 @@ var knownKeys = map[string]bool{
 var (
 	keyLineRE    = regexp.MustCompile(`^([a-z][a-z0-9-]*):(?: (.*))?$`)
 	partMarkerRE = lazyre.New(`^<!-- the-loop:handoff-part record=([0-9a-f]{16}) index=([1-9][0-9]{0,5}) -->$`)
-	summaryRE    = regexp.MustCompile(`^<details><summary>([^<>]*)</summary>$`)
+	summaryRE    = lazyre.New(`^<details><summary>([^<>]*)</summary>$`)
 	fenceOpenRE  = regexp.MustCompile("^(`{3,})" + fileFenceInfo + "( " + noEOL + ")?$")
-	decimalRE    = regexp.MustCompile(`^[1-9][0-9]{0,8}$`)
+	decimalRE    = lazyre.New(`^[1-9][0-9]{0,8}$`)
 )
 
 // PartMarker returns the first line of continuation part index of the

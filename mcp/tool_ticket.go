@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/the-loop/the-loop/integrations/tickets"
+	"github.com/the-loop/the-loop/internal/lazyre"
 	"github.com/the-loop/the-loop/service"
 )
 
@@ -93,7 +93,7 @@ func ticketError(err error) *mcp.CallToolResult {
 }
 
 // flagPattern matches the CLI flags of `the-loop ticket create`.
-var flagPattern = regexp.MustCompile(`--(system|repo|project|title|body|labels|issue-type|parent|mirror-of)\b`)
+var flagPattern = lazyre.New(`--(system|repo|project|title|body|labels|issue-type|parent|mirror-of)\b`)
 
 // flagArg maps a CLI flag ("--issue-type") to the tool argument
 // ("issueType").
@@ -110,5 +110,5 @@ func flagArg(flag string) string {
 // argNames rewrites the CLI flags a core message names into the tool's
 // argument names, so the model reads the names it can pass.
 func argNames(msg string) string {
-	return flagPattern.ReplaceAllStringFunc(msg, flagArg)
+	return flagPattern().ReplaceAllStringFunc(msg, flagArg)
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/the-loop/the-loop/internal/lazyre"
 	"github.com/the-loop/the-loop/internal/markdown"
 )
 
@@ -13,13 +14,13 @@ import (
 const maxLocateBytes = 4 << 20
 
 var (
-	reLongLine     = regexp.MustCompile(`^line (\d+) exceeds \d+ characters$`)
+	reLongLine     = lazyre.New(`^line (\d+) exceeds \d+ characters$`)
 	reMermaid      = regexp.MustCompile(`^mermaid block (\d+)(?: line (\d+):)?`)
-	reEmptySection = regexp.MustCompile(`^required section is empty: (.+)$`)
-	reCriterion    = regexp.MustCompile(`^success criterion is not ticked: (.+)$`)
+	reEmptySection = lazyre.New(`^required section is empty: (.+)$`)
+	reCriterion    = lazyre.New(`^success criterion is not ticked: (.+)$`)
 	reUnticked     = regexp.MustCompile(`^\d+ task\(s\) still unticked$`)
 	reFrontMatter  = regexp.MustCompile(`^front-matter ([^:\s]+): `)
-	reNotLocked    = regexp.MustCompile(`^artifact is not locked — front-matter says status: `)
+	reNotLocked    = lazyre.New(`^artifact is not locked — front-matter says status: `)
 )
 
 // findingLine is the 1-based line of file that a validator finding is
@@ -29,7 +30,7 @@ var (
 // what it reports: a heading by its title outside fences and front matter,
 // the first unticked "- [ ]" box outside quotes, a front-matter key.
 func findingLine(file, text string) int {
-	if m := reLongLine.FindStringSubmatch(text); m != nil {
+	if m := reLongLine().FindStringSubmatch(text); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n
 	}
@@ -50,11 +51,11 @@ func findingLine(file, text string) int {
 // lineLocator finds the line a finding's text is about, nil when the text
 // names none.
 func lineLocator(text string) func([]string) int {
-	if m := reEmptySection.FindStringSubmatch(text); m != nil {
+	if m := reEmptySection().FindStringSubmatch(text); m != nil {
 		title := strings.TrimSpace(m[1])
 		return func(lines []string) int { return headingLine(lines, title) }
 	}
-	if m := reCriterion.FindStringSubmatch(text); m != nil {
+	if m := reCriterion().FindStringSubmatch(text); m != nil {
 		c := strings.ToLower(strings.TrimSpace(m[1]))
 		return func(lines []string) int {
 			return firstLine(lines, func(l string) bool {
@@ -72,7 +73,7 @@ func lineLocator(text string) func([]string) int {
 	if m := reFrontMatter.FindStringSubmatch(text); m != nil {
 		return func(lines []string) int { return frontMatterLine(lines, m[1]) }
 	}
-	if reNotLocked.MatchString(text) {
+	if reNotLocked().MatchString(text) {
 		return func(lines []string) int { return frontMatterLine(lines, "status") }
 	}
 	return nil

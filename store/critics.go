@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // criticRunsSchema is migration 4: one row per critic round run for a work
@@ -71,7 +72,7 @@ type CriticRun struct {
 // Counts reports whether the run counts as a review round.
 func (r CriticRun) Counts() bool { return r.Unavailable == "" }
 
-var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var sha256Hex = lazyre.New(`^[0-9a-f]{64}$`)
 
 // RecordCriticRun records run on its work item and appends one event to the
 // item's log in the same transaction: critic.ran for a round that counts,
@@ -189,13 +190,13 @@ func checkCriticRun(r CriticRun) error {
 		return fmt.Errorf("record critic run %s: Repo and WorkItem are required", r.ID)
 	case r.Critic == "":
 		return fmt.Errorf("record critic run %s: Critic is empty", r.ID)
-	case !sha256Hex.MatchString(r.PromptSHA256):
+	case !sha256Hex().MatchString(r.PromptSHA256):
 		return fmt.Errorf("record critic run %s: PromptSHA256 is not a hex SHA-256", r.ID)
 	case r.StartedAt.IsZero() || r.EndedAt.IsZero():
 		return fmt.Errorf("record critic run %s: StartedAt and EndedAt are required", r.ID)
 	case r.EndedAt.Before(r.StartedAt):
 		return fmt.Errorf("record critic run %s: EndedAt is before StartedAt", r.ID)
-	case r.OutputSHA256 != "" && !sha256Hex.MatchString(r.OutputSHA256):
+	case r.OutputSHA256 != "" && !sha256Hex().MatchString(r.OutputSHA256):
 		return fmt.Errorf("record critic run %s: OutputSHA256 is not a hex SHA-256", r.ID)
 	case r.Counts() && (r.ExitStatus != "exit 0" || r.OutputSHA256 == ""):
 		return fmt.Errorf("record critic run %s: a run that counts exited 0 and has saved output; give Unavailable the reason it does not count", r.ID)

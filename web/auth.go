@@ -7,12 +7,12 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/the-loop/the-loop/internal/envvar"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // CookieName is the view's session cookie.
@@ -164,7 +164,7 @@ func (h *Handler) tokenInQuery(r *http.Request) bool {
 		issuers := r.URL.Path == CallbackPath && (name == "code" || name == "state")
 		for _, v := range vals {
 			v = strings.TrimPrefix(v, "Bearer ")
-			if h.token.ok(v) || (!issuers && jwtShape.MatchString(v)) {
+			if h.token.ok(v) || (!issuers && jwtShape().MatchString(v)) {
 				return true
 			}
 		}
@@ -174,7 +174,7 @@ func (h *Handler) tokenInQuery(r *http.Request) bool {
 
 // jwtShape is a compact JWS or JWE: a base64url JSON header ("eyJ") and
 // two or four more dot-separated base64url parts.
-var jwtShape = regexp.MustCompile(`^eyJ[A-Za-z0-9_-]*(\.[A-Za-z0-9_-]*){2}((\.[A-Za-z0-9_-]*){2})?$`)
+var jwtShape = lazyre.New(`^eyJ[A-Za-z0-9_-]*(\.[A-Za-z0-9_-]*){2}((\.[A-Za-z0-9_-]*){2})?$`)
 
 // sameOrigin says whether a request comes from the view's own pages: an
 // Origin header, when sent, must be the request's own origin or one the

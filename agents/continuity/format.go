@@ -42,7 +42,7 @@ func endLine(kind string, revision int) string {
 	return fmt.Sprintf("<!-- end: %s; revision %d -->", kind, revision)
 }
 
-var endRE = regexp.MustCompile(`^<!-- end: ([a-z -]+); revision (\d+) -->$`)
+var endRE = lazyre.New(`^<!-- end: ([a-z -]+); revision (\d+) -->$`)
 
 // splitDoc validates a file's header and end marker and returns the lines in
 // between and the revision. A missing end marker means the file was cut
@@ -60,7 +60,7 @@ func splitDoc(file, kind string, data []byte) ([]string, int, error) {
 	if !strings.HasPrefix(last, "<!-- end:") || !strings.HasSuffix(last, "-->") {
 		return nil, 0, &fileError{ReasonIncomplete, file, "no end marker: the file was cut short"}
 	}
-	m := endRE.FindStringSubmatch(last)
+	m := endRE().FindStringSubmatch(last)
 	if m == nil || m[1] != kind {
 		return nil, 0, &fileError{ReasonCorrupt, file, fmt.Sprintf("garbled end marker %q", last)}
 	}

@@ -2,9 +2,10 @@ package continuity
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // Record kinds in notes.md. The first five are what Update accepts.
@@ -84,7 +85,7 @@ func (n Notes) render() []byte {
 	return []byte(b.String())
 }
 
-var recordHeadRE = regexp.MustCompile(`^### (\S+) ([a-z]+)(?: ([A-Za-z0-9][A-Za-z0-9._-]*))?(?: \[([a-z]+)\])? \(session (\S+)\)$`)
+var recordHeadRE = lazyre.New(`^### (\S+) ([a-z]+)(?: ([A-Za-z0-9][A-Za-z0-9._-]*))?(?: \[([a-z]+)\])? \(session (\S+)\)$`)
 
 // parseNotes reads notes.md, classifying any problem.
 func parseNotes(data []byte) (Notes, error) {
@@ -137,7 +138,7 @@ func parseNotes(data []byte) (Notes, error) {
 			}
 			continue
 		}
-		if m := recordHeadRE.FindStringSubmatch(line); m != nil {
+		if m := recordHeadRE().FindStringSubmatch(line); m != nil {
 			at, err := parseTime(file, "record time", m[1])
 			if err != nil {
 				return n, err

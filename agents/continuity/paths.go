@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // Path kinds the detector reports.
@@ -27,7 +29,7 @@ var (
 	homeUserRE  = regexp.MustCompile(`^~[A-Za-z0-9._-]+[/\\]`)
 	backslashRE = regexp.MustCompile(`^[\w.-]+(\\[\w. -]+)+$`)
 	hostRE      = regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$`)
-	extRE       = regexp.MustCompile(`^[^.]+.*\.[A-Za-z0-9]{1,8}$`)
+	extRE       = lazyre.New(`^[^.]+.*\.[A-Za-z0-9]{1,8}$`)
 	scpRE       = regexp.MustCompile(`^[\w.-]+@[\w.-]+:`)
 	digitsRE    = regexp.MustCompile(`^[0-9]+$`)
 	homeVars    = []string{"$home", "${home}", "%userprofile%", "%homepath%", "$env:userprofile"}
@@ -125,7 +127,7 @@ func pathKind(t string, roots map[string]bool) string {
 		return PathCheckout
 	case strings.HasSuffix(t, "/") && first != "":
 		return PathRelative
-	case extRE.MatchString(segs[len(segs)-1]):
+	case extRE().MatchString(segs[len(segs)-1]):
 		return PathRelative
 	case len(segs) >= 3 && !allDigits(segs):
 		return PathRelative

@@ -1,6 +1,10 @@
 package continuity
 
-import "regexp"
+import (
+	"regexp"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
+)
 
 // secretPatterns match credential shapes that must never be packaged into a
 // brief or a prompt, whatever an agent wrote into its notes.
@@ -10,8 +14,11 @@ var secretPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`),
 	regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`),
 	regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{16,}`),
-	regexp.MustCompile(`(?i)\b(token|secret|password|passwd|api[_-]?key)(\s*[:=]\s*)\S{8,}`),
 }
+
+// assignedSecret matches a credential assigned to its name ("token: …",
+// "password=…"); the name and the separator are kept.
+var assignedSecret = lazyre.New(`(?i)\b(token|secret|password|passwd|api[_-]?key)(\s*[:=]\s*)\S{8,}`)
 
 // credentialURL matches the user:password part of a URL.
 var credentialURL = regexp.MustCompile(`(://)[^/\s:@]+:[^/\s@]+@`)
@@ -19,12 +26,8 @@ var credentialURL = regexp.MustCompile(`(://)[^/\s:@]+:[^/\s@]+@`)
 // redactSecrets replaces credential-shaped text with "[redacted]".
 func redactSecrets(s string) string {
 	s = credentialURL.ReplaceAllString(s, "${1}[redacted]@")
-	for i, re := range secretPatterns {
-		if i == len(secretPatterns)-1 {
-			s = re.ReplaceAllString(s, "${1}${2}[redacted]")
-			continue
-		}
+	for _, re := range secretPatterns {
 		s = re.ReplaceAllString(s, "[redacted]")
 	}
-	return s
+	return assignedSecret().ReplaceAllString(s, "${1}${2}[redacted]")
 }

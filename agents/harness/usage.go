@@ -3,9 +3,10 @@ package harness
 import (
 	"bytes"
 	"math"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // maxLine bounds one transcript line held while it is incomplete; a longer
@@ -241,7 +242,7 @@ func (c *common) unknownType(t string) {
 }
 
 // rateLimit reads the provider's refusals for rate or quota.
-var rateLimit = regexp.MustCompile(`(?i)\b429\b|rate[ _-]?limit|resource[ _]exhausted|too many requests|quota`)
+var rateLimit = lazyre.New(`(?i)\b429\b|rate[ _-]?limit|resource[ _]exhausted|too many requests|quota`)
 
 // failed records an error message.
 func (c *common) failed(msg string) {
@@ -250,7 +251,7 @@ func (c *common) failed(msg string) {
 		return
 	}
 	c.u.Error = clip(msg, maxText)
-	if rateLimit.MatchString(msg) {
+	if rateLimit().MatchString(msg) {
 		c.u.RateLimited = true
 	}
 }

@@ -8,11 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/the-loop/the-loop/config"
+	"github.com/the-loop/the-loop/internal/lazyre"
 	"github.com/the-loop/the-loop/internal/nearest"
 )
 
@@ -202,13 +202,13 @@ func (f *Factory) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) 
 }
 
 // invalidFlagValue is the flag package's refusal of a value.
-var invalidFlagValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for flag -([^:]+): (.*)$`)
+var invalidFlagValue = lazyre.New(`^invalid (?:boolean )?value (".*") for flag -([^:]+): (.*)$`)
 
 // flagError rewrites the flag package's error for people: an unknown flag
 // names the nearest ones, and every error says where the flags are listed.
 func flagError(fs *flag.FlagSet, err error) error {
 	msg := err.Error()
-	if m := invalidFlagValue.FindStringSubmatch(msg); m != nil {
+	if m := invalidFlagValue().FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("--%s %s: %s", m[2], m[1], m[3])
 	}
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {

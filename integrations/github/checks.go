@@ -20,7 +20,7 @@ func (p *Provider) ReadChecks(ctx context.Context, owner, repo, sha string) (int
 	if _, _, err := ParseRepo(owner + "/" + repo); err != nil {
 		return integrations.Checks{}, integrations.Invalidf(System, op, "%v", err)
 	}
-	if !shaPattern.MatchString(sha) {
+	if !shaPattern().MatchString(sha) {
 		return integrations.Checks{}, integrations.Invalidf(System, op, "commit %q is not a full lowercase SHA (a pull request's head SHA)", sha)
 	}
 	tgt := owner + "/" + repo + "@" + sha

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/internal/httpx"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // System is the provider name.
@@ -58,7 +58,7 @@ var _ integrations.PullRequestLinker = (*Provider)(nil)
 // repository's issues, and an issue itself, its comments, sub-issues,
 // parent and dependencies, so re-reading an unchanged dependency graph
 // every cycle costs no quota.
-var listingPath = regexp.MustCompile(`/repos/[^/]+/[^/]+/issues(/[0-9]+(/(comments|sub_issues|parent|dependencies/blocked_by|dependencies/blocking))?)?$`)
+var listingPath = lazyre.New(`/repos/[^/]+/[^/]+/issues(/[0-9]+(/(comments|sub_issues|parent|dependencies/blocked_by|dependencies/blocking))?)?$`)
 
 // New builds a provider. BaseURL must be an http(s) URL.
 func New(opts Options) (*Provider, error) {

@@ -9,6 +9,7 @@ import (
 	gh "github.com/google/go-github/v62/github"
 
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 var (
@@ -21,14 +22,14 @@ var (
 // If-None-Match) besides listingPath: a repository's pull requests, one pull
 // request, its files, reviews and review comments, and a commit's combined
 // status and check runs. An unchanged answer is a free 304.
-var pullListingPath = regexp.MustCompile(`/repos/[^/]+/[^/]+/(pulls(/[0-9]+(/(files|reviews|comments))?)?|commits/[^/]+/(status|check-runs))$`)
+var pullListingPath = lazyre.New(`/repos/[^/]+/[^/]+/(pulls(/[0-9]+(/(files|reviews|comments))?)?|commits/[^/]+/(status|check-runs))$`)
 
 // ownerPattern is the owner half of OWNER/REPO.
 var ownerPattern = regexp.MustCompile(`^[\w.-]+$`)
 
 // conditionalListing reports whether a GET goes through the ETag cache.
 func conditionalListing(path string) bool {
-	return listingPath.MatchString(path) || pullListingPath.MatchString(path)
+	return listingPath().MatchString(path) || pullListingPath().MatchString(path)
 }
 
 // listAll fetches every page of a listing, following the Link header, each

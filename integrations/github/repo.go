@@ -4,16 +4,16 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	gh "github.com/google/go-github/v62/github"
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/internal/gitref"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
-var shaPattern = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+var shaPattern = lazyre.New(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 
 // ValidateBranch checks a branch name against git's rule for one
 // (gitref.CheckBranch).
@@ -34,7 +34,7 @@ func (p *Provider) CreateBranch(ctx context.Context, owner, repo, branch, fromSH
 	if err := ValidateBranch(branch); err != nil {
 		return integrations.Invalidf(System, op, "%v", err)
 	}
-	if !shaPattern.MatchString(fromSHA) {
+	if !shaPattern().MatchString(fromSHA) {
 		return integrations.Invalidf(System, op, "start point %q is not a full lowercase commit SHA", fromSHA)
 	}
 	ref := "refs/heads/" + branch
@@ -162,7 +162,7 @@ func (p *Provider) ReadFile(ctx context.Context, owner, repo, filePath, ref stri
 		path.Clean(filePath) != filePath || filePath == "." || strings.HasPrefix(filePath, "../") || filePath == ".." {
 		return nil, integrations.Invalidf(System, op, "path %q is not a clean relative path inside the repository", filePath)
 	}
-	if ref != "" && !shaPattern.MatchString(ref) {
+	if ref != "" && !shaPattern().MatchString(ref) {
 		if err := ValidateBranch(ref); err != nil {
 			return nil, integrations.Invalidf(System, op, "ref: %v", err)
 		}

@@ -3,14 +3,15 @@ package providertest
 import (
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 var (
-	gqlRepoField  = regexp.MustCompile(`^\s*(r\d+): repository\(owner: \$(\w+), name: \$(\w+)\) \{$`)
-	gqlIssueField = regexp.MustCompile(`^\s*(i\d+): issue\(number: (\d+)\) \{ \.\.\.rel \}$`)
+	gqlRepoField  = lazyre.New(`^\s*(r\d+): repository\(owner: \$(\w+), name: \$(\w+)\) \{$`)
+	gqlIssueField = lazyre.New(`^\s*(i\d+): issue\(number: (\d+)\) \{ \.\.\.rel \}$`)
 )
 
 // gqlRelations answers the batched relations read: repository fields
@@ -36,7 +37,7 @@ func (s *Server) gqlRelations(r *http.Request, in gqlRequest) map[string]any {
 	var errs []gqlError
 	var repoAlias, repo string
 	for _, line := range strings.Split(in.Query, "\n") {
-		if m := gqlRepoField.FindStringSubmatch(line); m != nil {
+		if m := gqlRepoField().FindStringSubmatch(line); m != nil {
 			owner, _ := in.Variables[m[2]].(string)
 			name, _ := in.Variables[m[3]].(string)
 			repoAlias, repo = m[1], owner+"/"+name
@@ -50,7 +51,7 @@ func (s *Server) gqlRelations(r *http.Request, in gqlRequest) map[string]any {
 			data[repoAlias] = map[string]any{}
 			continue
 		}
-		m := gqlIssueField.FindStringSubmatch(line)
+		m := gqlIssueField().FindStringSubmatch(line)
 		if m == nil || repoAlias == "" {
 			continue
 		}
@@ -131,11 +132,11 @@ func (s *Server) RelationReads() (rest, graphQL int) {
 		switch {
 		case r.Method == http.MethodPost && strings.HasSuffix(r.Path, "graphql"):
 			graphQL++
-		case r.Method == http.MethodGet && relationPath.MatchString(r.Path):
+		case r.Method == http.MethodGet && relationPath().MatchString(r.Path):
 			rest++
 		}
 	}
 	return rest, graphQL
 }
 
-var relationPath = regexp.MustCompile(`/issues/[0-9]+(/(sub_issues|parent|dependencies/blocked_by|dependencies/blocking))?$`)
+var relationPath = lazyre.New(`/issues/[0-9]+(/(sub_issues|parent|dependencies/blocked_by|dependencies/blocking))?$`)

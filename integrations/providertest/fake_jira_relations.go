@@ -2,12 +2,12 @@ package providertest
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // jiraLinkType is an issue link type of the fake Jira.
@@ -136,12 +136,12 @@ func (s *Server) jiraChildren(key string) []*Issue {
 	return out
 }
 
-var parentJQL = regexp.MustCompile(`^parent = "([A-Z][A-Z0-9_]+-[0-9]+)" ORDER BY created ASC$`)
+var parentJQL = lazyre.New(`^parent = "([A-Z][A-Z0-9_]+-[0-9]+)" ORDER BY created ASC$`)
 
 // jiraChildHits answers JQL parent = "KEY" (under s.mu); false when the
 // query is another one or the fake has no relationship features.
 func (s *Server) jiraChildHits(jql string) ([]map[string]any, bool) {
-	m := parentJQL.FindStringSubmatch(jql)
+	m := parentJQL().FindStringSubmatch(jql)
 	if m == nil || s.rel.off {
 		return nil, false
 	}

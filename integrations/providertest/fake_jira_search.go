@@ -3,22 +3,23 @@ package providertest
 import (
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // jqlPattern is the only JQL shape the fake understands: the open-issues
 // query of a project, optionally with one label.
-var jqlPattern = regexp.MustCompile(`^project = "([A-Z][A-Z0-9_]+)" AND statusCategory != Done(?: AND labels = "([^"]+)")? ORDER BY created DESC$`)
+var jqlPattern = lazyre.New(`^project = "([A-Z][A-Z0-9_]+)" AND statusCategory != Done(?: AND labels = "([^"]+)")? ORDER BY created DESC$`)
 
 // jiraSearchHits runs the query under s.mu, newest first.
 func (s *Server) jiraSearchHits(jql string) ([]map[string]any, bool) {
 	if hits, ok := s.jiraChildHits(jql); ok {
 		return hits, true
 	}
-	m := jqlPattern.FindStringSubmatch(jql)
+	m := jqlPattern().FindStringSubmatch(jql)
 	if m == nil {
 		return nil, false
 	}

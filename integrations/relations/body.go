@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // Found is one relation read from a ticket's body.
@@ -20,7 +21,7 @@ var (
 	taskItem = regexp.MustCompile(`^\s*[-*+]\s+\[[ xX]\]\s+(\S+)`)
 	// relationLine is "Blocked by: …", "Depends on: …" or "Blocks: …",
 	// optionally as a list item and in bold.
-	relationLine = regexp.MustCompile(`(?i)^\s*(?:[-*+]\s+)?(?:\*\*|__)?(blocked by|depends on|blocks)\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?(.*)$`)
+	relationLine = lazyre.New(`(?i)^\s*(?:[-*+]\s+)?(?:\*\*|__)?(blocked by|depends on|blocks)\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?(.*)$`)
 	fence        = regexp.MustCompile("^\\s{0,3}(```|~~~)")
 	separators   = regexp.MustCompile(`[,;\s]+`)
 )
@@ -53,7 +54,7 @@ func ScanBody(body string, home integrations.Ref) (found []Found, problems []str
 		if inFence || strings.HasPrefix(strings.TrimSpace(line), ">") {
 			continue
 		}
-		if m := relationLine.FindStringSubmatch(line); m != nil {
+		if m := relationLine().FindStringSubmatch(line); m != nil {
 			kind := integrations.RelBlockedBy
 			if strings.EqualFold(m[1], "blocks") {
 				kind = integrations.RelBlocking

@@ -7,7 +7,7 @@
 // regexp.MustCompile makes every one of them compile that expression,
 // including the processes that never use it. Counted repetitions
 // (`{0,127}`) and Unicode classes (`\p{L}`) make the cost larger. An
-// expression whose compilation allocates more than 32 KiB is declared with
+// expression whose compilation allocates more than 8 KiB is declared with
 // New, so a process pays only for the ones it runs; a test of this package
 // compiles every package-level regexp.MustCompile of the module and holds
 // them to that.

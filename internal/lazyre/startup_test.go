@@ -18,8 +18,9 @@ import (
 )
 
 // costly is the most a package-level regexp.MustCompile may allocate to
-// compile its expression; above it, the expression is declared with New.
-const costly = 32 << 10
+// compile its expression (8 KiB); above it, the expression is declared with
+// New.
+const costly = 8 << 10
 
 // TestNoCostlyExpressionCompilesAtStartUp compiles every package-level
 // regexp.MustCompile of the module's programs (test files aside) and

@@ -26,6 +26,8 @@ import (
 	"html"
 	"regexp"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // Own returns the text of body its author visibly wrote as their own.
@@ -272,12 +274,12 @@ var linkRefDef = regexp.MustCompile(`^\[[^\]]+\]:(?:\s|$)`)
 
 var (
 	untickedTask = regexp.MustCompile(`^(?:[-*+]|\d{1,9}[.)])\s+\[\s?\]`)
-	tickedBox    = regexp.MustCompile(`^(\s*(?:[-*+]|\d{1,9}[.)])\s+)\[[xX]\]`)
+	tickedBox    = lazyre.New(`^(\s*(?:[-*+]|\d{1,9}[.)])\s+)\[[xX]\]`)
 )
 
 func isUntickedTask(t string) bool { return untickedTask.MatchString(t) }
 
-func untickBox(line string) string { return tickedBox.ReplaceAllString(line, "$1") }
+func untickBox(line string) string { return tickedBox().ReplaceAllString(line, "$1") }
 
 var (
 	strikeDouble = regexp.MustCompile(`~~[^~\n]*~~`)

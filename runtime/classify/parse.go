@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/the-loop/the-loop/internal/lazyre"
 	"github.com/the-loop/the-loop/internal/plaintext"
 )
 
@@ -159,11 +160,11 @@ func parse(body string) *reply {
 }
 
 // abbreviations are written with periods that do not end a sentence.
-var abbreviations = regexp.MustCompile(`\b(p\.s|e\.g|i\.e|etc|vs|cf|approx|esp|incl|resp|w\.r\.t|a\.k\.a|n\.b|p\.p\.s)\.`)
+var abbreviations = lazyre.New(`\b(p\.s|e\.g|i\.e|etc|vs|cf|approx|esp|incl|resp|w\.r\.t|a\.k\.a|n\.b|p\.p\.s)\.`)
 
 // addLine splits one line into sentences.
 func (r *reply) addLine(line string, n int, block string) {
-	line = abbreviations.ReplaceAllStringFunc(line, func(a string) string { return strings.ReplaceAll(a, ".", "") })
+	line = abbreviations().ReplaceAllStringFunc(line, func(a string) string { return strings.ReplaceAll(a, ".", "") })
 	start := 0
 	for i := 0; i < len(line); i++ {
 		switch line[i] {

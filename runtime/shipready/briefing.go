@@ -2,10 +2,10 @@ package shipready
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/internal/lazyre"
 	"github.com/the-loop/the-loop/internal/markdown"
 )
 
@@ -17,7 +17,7 @@ const BriefingKey = "<!-- the-loop:pr-briefing -->"
 // describes.
 const briefingHeadPrefix = "<!-- the-loop:pr-briefing-head "
 
-var briefingHead = regexp.MustCompile(`<!-- the-loop:pr-briefing-head ([0-9a-f]{40}(?:[0-9a-f]{24})?) -->`)
+var briefingHead = lazyre.New(`<!-- the-loop:pr-briefing-head ([0-9a-f]{40}(?:[0-9a-f]{24})?) -->`)
 
 // maxBriefing is GitHub's limit on a comment body.
 const maxBriefing = 65536
@@ -45,7 +45,7 @@ func FindBriefing(comments []integrations.Comment, selfLogins []string) Briefing
 			continue
 		}
 		b := Briefing{Posted: true, URL: c.URL, CommentID: c.ID}
-		if m := briefingHead.FindAllStringSubmatch(c.Body, -1); len(m) == 1 && strings.Count(c.Body, briefingHeadPrefix) == 1 {
+		if m := briefingHead().FindAllStringSubmatch(c.Body, -1); len(m) == 1 && strings.Count(c.Body, briefingHeadPrefix) == 1 {
 			b.HeadSHA = m[0][1]
 		}
 		return b
@@ -74,7 +74,7 @@ type BriefingInput struct {
 // error naming it. HTML comments in the filled text are dropped, so no
 // marker can be smuggled into the comment.
 func RenderBriefing(in BriefingInput) (string, error) {
-	if !fullSHA.MatchString(in.PullRequest.HeadSHA) {
+	if !fullSHA().MatchString(in.PullRequest.HeadSHA) {
 		return "", fmt.Errorf("reviewer briefing: the head commit %q of %s is not a full SHA", in.PullRequest.HeadSHA, prName(in.PullRequest))
 	}
 	_, tmplBody := markdown.SplitFrontMatter(in.Template)

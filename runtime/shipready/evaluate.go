@@ -9,9 +9,9 @@ package shipready
 
 import (
 	"fmt"
-	"regexp"
 
 	"github.com/the-loop/the-loop/integrations"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // Verdict is the outcome of the evaluation and of each item.
@@ -78,13 +78,13 @@ func (r Result) Messages() []string {
 	return out
 }
 
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+var fullSHA = lazyre.New(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 
 // Evaluate decides ready-to-ship for s.
 func Evaluate(s Snapshot) Result {
 	items := []Item{evalPullRequest(s.PullRequest)}
 	head := s.PullRequest.HeadSHA
-	if fullSHA.MatchString(head) {
+	if fullSHA().MatchString(head) {
 		items = append(items, evalChecks(s.PullRequest, s.Checks), evalThreads(s.Threads, s.ThreadsRead),
 			evalBriefing(s.PullRequest, s.Briefing))
 	}
@@ -122,7 +122,7 @@ func prName(pr integrations.PullRequest) string {
 func evalPullRequest(pr integrations.PullRequest) Item {
 	it := Item{Name: ItemPullRequest, Verdict: Pass}
 	switch {
-	case !fullSHA.MatchString(pr.HeadSHA):
+	case !fullSHA().MatchString(pr.HeadSHA):
 		it.Verdict = Wait
 		it.Messages = []string{fmt.Sprintf("the head commit of %s is unknown, so nothing about it can be checked yet", prName(pr))}
 	case pr.State == "closed" && !pr.Merged:

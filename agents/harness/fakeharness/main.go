@@ -57,7 +57,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -65,6 +64,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/the-loop/the-loop/agents/harness/harnesstest"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 type options struct {
@@ -270,14 +270,14 @@ func replay(cli, name string) error {
 
 // recordsRE reads the prompt's line naming a pull request loop's own
 // record folder and the files it keeps there.
-var recordsRE = regexp.MustCompile(`^This pull request's loop keeps its own records in (\S+)/: ([^.]+(?:\.md[^.]*)*)\. Write them there`)
+var recordsRE = lazyre.New(`^This pull request's loop keeps its own records in (\S+)/: ([^.]+(?:\.md[^.]*)*)\. Write them there`)
 
 func parse(prompt string) directives {
 	var d directives
 	sc := bufio.NewScanner(strings.NewReader(prompt))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
-		if m := recordsRE.FindStringSubmatch(line); m != nil {
+		if m := recordsRE().FindStringSubmatch(line); m != nil {
 			d.loopDir = m[1]
 			for _, r := range strings.Split(m[2], ",") {
 				d.records = append(d.records, strings.TrimSpace(r))

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/agents/harness/harnesstest"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // A persona is the agent CLI the fake stands in for, by the name it is run
@@ -99,13 +100,13 @@ func (p *persona) answer(args []string) (bool, error) {
 }
 
 // bypasses are flags and values no session may ever be given.
-var bypasses = regexp.MustCompile(`^--?(dangerously-skip-permissions|allow-dangerously-skip-permissions|dangerously-bypass-approvals-and-sandbox|yolo|y|auto|approve-for-me)$|^(bypassPermissions|yolo)$`)
+var bypasses = lazyre.New(`^--?(dangerously-skip-permissions|allow-dangerously-skip-permissions|dangerously-bypass-approvals-and-sandbox|yolo|y|auto|approve-for-me)$|^(bypassPermissions|yolo)$`)
 
 // options reads the persona's argv and configuration.
 func (p *persona) options(args []string) (options, error) {
 	o := options{out: p.out, cli: p.cli}
 	for _, a := range args {
-		if bypasses.MatchString(a) {
+		if bypasses().MatchString(a) {
 			return o, fmt.Errorf("%s was given %s, a bypass of approvals", p.cli, a)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/the-loop/the-loop/integrations"
 	"github.com/the-loop/the-loop/integrations/providertest"
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // CIScript is the repository's CI job, which the demo's CI runs on every
@@ -23,7 +23,7 @@ const CIScript = "scripts/ci.sh"
 
 // errorLine is a GitHub Actions workflow command that annotates a file's
 // line: ::error file=F,line=N::message.
-var errorLine = regexp.MustCompile(`^::error file=([^,]+),line=(\d+)::(.*)$`)
+var errorLine = lazyre.New(`^::error file=([^,]+),line=(\d+)::(.*)$`)
 
 // ciOnce runs the CI job of commit sha the first time anyone asks the fake
 // GitHub for its checks (OnChecksRead); a second caller waits for the
@@ -54,7 +54,7 @@ func (l *Loop) runCI(ctx context.Context, sha string) {
 	log.WriteString(stamp + "##[group]Run sh " + CIScript + "\n")
 	failed := 0
 	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
-		if m := errorLine.FindStringSubmatch(line); m != nil {
+		if m := errorLine().FindStringSubmatch(line); m != nil {
 			n, _ := strconv.Atoi(m[2])
 			d.Annotations = append(d.Annotations, integrations.Annotation{Path: m[1], StartLine: n, EndLine: n, Level: "failure", Message: m[3]})
 			log.WriteString(stamp + "##[error]" + m[3] + "\n")

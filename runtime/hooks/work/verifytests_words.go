@@ -2,8 +2,9 @@ package work
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/lazyre"
 )
 
 // commandParam turns the command parameter into an argv and the text shown
@@ -129,7 +130,7 @@ func lastLines(s string, n int) []string {
 
 // failureRE marks a line that reports a failure: a failing test, an
 // error, a panic.
-var failureRE = regexp.MustCompile(`(?i)(\bfail(ed|ure|ures|ing)?\b|\berrors?\b|\bpanic\b|^--- FAIL|✗|✘)`)
+var failureRE = lazyre.New(`(?i)(\bfail(ed|ure|ures|ing)?\b|\berrors?\b|\bpanic\b|^--- FAIL|✗|✘)`)
 
 // failingLines returns up to n lines of a failing command's output: the
 // first lines that report a failure, in order (a linter's findings, a
@@ -139,7 +140,7 @@ func failingLines(s string, n int) []string {
 	all := lastLines(s, 1<<30)
 	var hits []string
 	for _, l := range all {
-		if failureRE.MatchString(l) {
+		if failureRE().MatchString(l) {
 			hits = append(hits, l)
 			if len(hits) == n {
 				break
