@@ -26,6 +26,7 @@ import (
 	"html"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/the-loop/the-loop/internal/lazyre"
 )
@@ -106,16 +107,19 @@ var hidingElements = []string{"del", "s", "strike", "code", "pre", "blockquote",
 var markedElements = map[string]bool{"del": true, "s": true, "strike": true, "code": true, "kbd": true,
 	"samp": true, "details": true, "summary": true, "script": true, "style": true, "template": true}
 
-var hidingOpen = regexp.MustCompile(`(?i)<(` + strings.Join(hidingElements, "|") + `)(\s[^>]*)?>`)
+// hidingOpen matches a hiding element's opening tag (compiled on first
+// use, as every expression of this package costlier than lazyre's bound).
+var hidingOpen = lazyre.New(`(?i)<(` + strings.Join(hidingElements, "|") + `)(\s[^>]*)?>`)
 
-// hidingClose matches each hiding element's closing tag.
-var hidingClose = func() map[string]*regexp.Regexp {
+// hidingClose matches each hiding element's closing tag: fourteen
+// expressions, compiled on first use.
+var hidingClose = sync.OnceValue(func() map[string]*regexp.Regexp {
 	m := map[string]*regexp.Regexp{}
 	for _, e := range hidingElements {
 		m[e] = regexp.MustCompile(`(?i)</` + e + `\s*>`)
 	}
 	return m
-}()
+})
 
 // dropHidingElements removes each hiding element with its content (an
 // inline one leaves mark); an unclosed one hides the rest of the text. A tag
@@ -126,7 +130,7 @@ var hidingClose = func() map[string]*regexp.Regexp {
 func dropHidingElements(s, mark string) string {
 	var b strings.Builder
 	for {
-		loc := hidingOpen.FindStringSubmatchIndex(s)
+		loc := hidingOpen().FindStringSubmatchIndex(s)
 		if loc == nil {
 			b.WriteString(s)
 			return b.String()
@@ -138,7 +142,7 @@ func dropHidingElements(s, mark string) string {
 		}
 		b.WriteString(s[:loc[0]])
 		name := strings.ToLower(s[loc[2]:loc[3]])
-		stop := closingTag(hidingClose[name], s, loc[1])
+		stop := closingTag(hidingClose()[name], s, loc[1])
 		if stop < 0 {
 			return b.String() + mark + keepNewlines(s[loc[0]:])
 		}
