@@ -54,6 +54,25 @@ func Open(hc *runtime.HookContext) (*Dir, error) {
 	if strings.TrimSpace(dir) == "" {
 		return nil, errors.New("the work item has no spec folder (WorkItem.SpecDir is empty)")
 	}
+	if hc.Cache == nil {
+		return openDir(hc)
+	}
+	// Under check every hook of an item opens the same folders: one Dir
+	// serves them all (its roots belong to the cache, so Close keeps them).
+	graph := ""
+	if hc.Graph != nil {
+		graph = hc.Graph.Name
+	}
+	v, err := hc.Cache.Do("dir\x00"+dir+"\x00"+hc.WorkItem.LoopDir+"\x00"+hc.Repo+"\x00"+graph, func() (any, error) { return openDir(hc) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Dir), nil
+}
+
+// openDir opens the folders of hc's work item.
+func openDir(hc *runtime.HookContext) (*Dir, error) {
+	dir := hc.WorkItem.SpecDir
 	d := &Dir{item: folder{abs: filepath.Clean(dir)}, graph: hc.Graph, repo: hc.Repo, cache: hc.Cache}
 	if err := d.open(&d.item, func() (*os.Root, error) { return openRoot(d) }); err != nil {
 		return nil, err

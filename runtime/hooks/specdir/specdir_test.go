@@ -180,3 +180,28 @@ func TestReadFromTheListingAnswersAsTheFileSystem(t *testing.T) {
 		}
 	}
 }
+
+// Under check the hooks of an item share one Dir: closing it, as each hook
+// does when it is done, leaves it open for the next.
+func TestHooksOfAnItemShareOneDirUnderCheck(t *testing.T) {
+	hc := hooktest.NewContext(t, nil, nil)
+	hooktest.WriteArtifact(t, hc, "design.md", "the design")
+	hc.Cache = runtime.NewEvalCache()
+	defer hc.Cache.Close()
+	first, err := Open(hc)
+	require.NoError(t, err)
+	first.Close()
+	second, err := Open(hc)
+	require.NoError(t, err)
+	defer second.Close()
+	assert.Same(t, first, second)
+	text, err := second.Read("design.md")
+	require.NoError(t, err)
+	assert.Equal(t, "the design", text, "a Dir closed by one hook still reads for the next")
+
+	hc.Cache = nil // writing: each Open is its own
+	own, err := Open(hc)
+	require.NoError(t, err)
+	defer own.Close()
+	assert.NotSame(t, second, own)
+}
