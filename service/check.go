@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
+	"sync/atomic"
 
 	"github.com/the-loop/the-loop/runtime"
 	"github.com/the-loop/the-loop/runtime/repoconfig"
@@ -190,32 +191,29 @@ func inOrder(ctx context.Context, ids []string, evaluate func(context.Context, s
 	for i := range slots {
 		slots[i] = make(chan itemResult, 1)
 	}
-	next := make(chan int)
+	// A worker takes the next item itself (an atomic counter), once the
+	// window has room: no goroutine hands items out, which was one more
+	// wake-up per item.
+	var next atomic.Int64
 	window := make(chan struct{}, 4*workers+1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for w := 0; w < workers; w++ {
 		go func() {
-			for i := range next {
+			for {
+				select {
+				case window <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= len(ids) {
+					return
+				}
 				slots[i] <- evaluate(ctx, ids[i])
 			}
 		}()
 	}
-	go func() {
-		defer close(next)
-		for i := range ids {
-			select {
-			case window <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
 	for i := range ids {
 		var r itemResult
 		select {
