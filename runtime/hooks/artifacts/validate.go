@@ -139,17 +139,17 @@ func ValidateArtifacts(hc *runtime.HookContext) (runtime.Result, error) {
 
 // checkContent runs the declared content checks on one present artifact.
 func checkContent(d *specdir.Dir, name string, c contentChecks) []runtime.Message {
-	path := d.Rel(name)
+	path := func() string { return d.Rel(name) } // for messages only
 	text, err := d.Read(name)
 	if err != nil {
-		return []runtime.Message{runtime.Errorf(path, "artifact could not be read: %v", err)}
+		return []runtime.Message{runtime.Errorf(path(), "artifact could not be read: %v", err)}
 	}
 	pa := d.Parse(name, text)
 	fm, body := pa.FrontMatter, pa.Body
 	var out []runtime.Message
 	if c.locked {
 		if msg, ok := lockFinding(fm); !ok {
-			out = append(out, runtime.Errorf(path, "%s", msg))
+			out = append(out, runtime.Errorf(path(), "%s", msg))
 		}
 	}
 	keys := make([]string, 0, len(c.frontMatter))
@@ -166,7 +166,7 @@ func checkContent(d *specdir.Dir, name string, c contentChecks) []runtime.Messag
 		if (!has || got == nil) && want == nil {
 			continue
 		}
-		out = append(out, runtime.Errorf(path, "front-matter %s: expected %s, found %s", k, showValue(want, true), showValue(got, has)))
+		out = append(out, runtime.Errorf(path(), "front-matter %s: expected %s, found %s", k, showValue(want, true), showValue(got, has)))
 	}
 	if len(c.sections) > 0 {
 		secs := pa.Sections
@@ -175,15 +175,15 @@ func checkContent(d *specdir.Dir, name string, c contentChecks) []runtime.Messag
 			content, ok := secs[want]
 			switch {
 			case !ok:
-				out = append(out, runtime.Errorf(path, "required section is missing: %s", want))
+				out = append(out, runtime.Errorf(path(), "required section is missing: %s", want))
 			case content == "":
-				out = append(out, runtime.Errorf(path, "required section is empty: %s", want))
+				out = append(out, runtime.Errorf(path(), "required section is empty: %s", want))
 			}
 		}
 	}
 	if c.checkmarks {
 		if n := markdown.CountUnticked(body); n > 0 {
-			out = append(out, runtime.Errorf(path, "%d task(s) still unticked", n))
+			out = append(out, runtime.Errorf(path(), "%d task(s) still unticked", n))
 		}
 	}
 	return out
