@@ -13,7 +13,7 @@ targets=(
   "./runtime/classify       FuzzReply                           5000"
   "./runtime/control        FuzzCommand                         15000"
   "./runtime/control        FuzzContainsTokenMatchesRegexp      20000"
-  "./runtime/hooks/specdir  FuzzContainsFoldIsContainsLowered   40000"
+  "./internal/markdown      FuzzContainsFoldASCII               40000"
   "./internal/markdown      FuzzFrontMatterFastPathMatchesYAML  40000"
   "./runtime/checklist      FuzzParse                           40000"
   "./internal/mermaid       FuzzCheck                           40000"

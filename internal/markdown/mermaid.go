@@ -122,34 +122,72 @@ func LowerASCII(s string) string {
 }
 
 // ContainsFoldASCII reports whether s contains the lowercase ASCII needle,
-// matching ASCII letters of s in either case, without copying s.
+// matching ASCII letters of s in either case, without copying s: what
+// strings.Contains(LowerASCII(s), needle) answers (a needle with an
+// upper-case ASCII letter is never found). It looks for the needle's least
+// common byte in English text (the 'y' of "trust boundary"), in either
+// case, with strings.IndexByte, and compares the needle around each.
 func ContainsFoldASCII(s, needle string) bool {
 	if needle == "" {
 		return true
 	}
-	first := needle[0]
-	upper := first
-	if 'a' <= first && first <= 'z' {
-		upper = first - 'a' + 'A'
-	}
-	for i := 0; i+len(needle) <= len(s); i++ {
-		if c := s[i]; c != first && c != upper {
-			continue
+	k := 0
+	for i := 1; i < len(needle); i++ {
+		if commonness(needle[i]) < commonness(needle[k]) {
+			k = i
 		}
-		match := true
-		for j := 1; j < len(needle); j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != needle[j] {
-				match = false
+	}
+	anchors := [2]byte{needle[k], needle[k]}
+	if c := needle[k]; 'a' <= c && c <= 'z' {
+		anchors[1] = c - 'a' + 'A'
+	}
+	for j, a := range anchors {
+		if j == 1 && a == anchors[0] {
+			break
+		}
+		for from := k; from < len(s); {
+			i := strings.IndexByte(s[from:], a)
+			if i < 0 {
 				break
 			}
-		}
-		if match {
-			return true
+			start := from + i - k
+			if start+len(needle) > len(s) {
+				break
+			}
+			if EqualFoldASCII(s[start:start+len(needle)], needle) {
+				return true
+			}
+			from += i + 1
 		}
 	}
 	return false
+}
+
+// EqualFoldASCII reports s equal to the lowercase lower with the ASCII
+// letters of s in either case (no Unicode folding: the long s is not an s).
+func EqualFoldASCII(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// commonness ranks a byte by how often it occurs in English prose in lower
+// case: space and 'e' highest, then the letters by frequency; any other
+// byte ranks lowest.
+func commonness(c byte) int {
+	const byFrequency = " etaoinshrdlcumwfgypbvkjxqz"
+	if i := strings.IndexByte(byFrequency, c); i >= 0 {
+		return len(byFrequency) - i
+	}
+	return 0
 }

@@ -176,6 +176,13 @@ func TestContainsFoldASCII(t *testing.T) {
 		{"abuse cas", "abuse case", false},
 		{"", "x", false},
 		{"anything", "", true},
+		{"yY trust boundarYy", "y", true},
+		{"xtrust boundarx Trust Boundary", "trust boundary", true},
+		{"boundary trust", "trust boundaryy", false},
+		{"The TRUST", "TRUST", false},
+		{"@[`{ ÉTÉ", "`{", true},
+		{"ÉTÉ", "été", false},
+		{"ſtop", "stop", false},
 	} {
 		if got := ContainsFoldASCII(tt.s, tt.needle); got != tt.want {
 			t.Errorf("ContainsFoldASCII(%q, %q) = %v, want %v", tt.s, tt.needle, got, tt.want)
@@ -202,5 +209,28 @@ func TestTrimIndentIsTrimLeft(t *testing.T) {
 	for _, s := range []string{"", " ", "\t\t x", " \v\f\r```", "\v```", "\r> q", "x ", "\u00a0x", " \t\n x", "\f\v\r\t "} {
 		assert.Equal(t, strings.TrimLeft(s, " \t"), trimIndent(s, false), "%q", s)
 		assert.Equal(t, strings.TrimLeft(s, " \t\v\f\r"), trimIndent(s, true), "%q", s)
+	}
+}
+
+// ContainsFoldASCII answers as strings.Contains over the lowered text,
+// wherever the needle's anchor byte falls and in whichever case.
+func FuzzContainsFoldASCII(f *testing.F) {
+	f.Add("the Trust Boundary", "trust boundary")
+	f.Add("yYyY", "yy")
+	f.Add("@[`{", "`{")
+	f.Add("ÉTÉ", "ÉtÉ")
+	f.Fuzz(func(t *testing.T, s, needle string) {
+		if want := strings.Contains(LowerASCII(s), needle); ContainsFoldASCII(s, needle) != want {
+			t.Fatalf("ContainsFoldASCII(%q, %q) = %v, want %v", s, needle, !want, want)
+		}
+	})
+}
+
+func TestEqualFoldASCII(t *testing.T) {
+	for _, tt := range []struct {
+		s, lower string
+		want     bool
+	}{{".The-Loop", ".the-loop", true}, {"workflows", "workflows", true}, {"WORKFLOW", "workflows", false}, {"ſtop", "stop", false}, {"", "", true}, {"A", "A", false}} {
+		assert.Equal(t, tt.want, EqualFoldASCII(tt.s, tt.lower), "%q %q", tt.s, tt.lower)
 	}
 }

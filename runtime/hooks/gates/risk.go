@@ -202,32 +202,14 @@ func sensitivePath(tok string) bool {
 	afterGitHub := false
 	for seg := range strings.SplitSeq(body, "/") {
 		switch {
-		case equalFoldASCII(seg, ".the-loop"):
+		case markdown.EqualFoldASCII(seg, ".the-loop"):
 			return true
-		case afterGitHub && equalFoldASCII(seg, "workflows"):
+		case afterGitHub && markdown.EqualFoldASCII(seg, "workflows"):
 			return true
-		case slash && equalFoldASCII(seg, "auth"):
+		case slash && markdown.EqualFoldASCII(seg, "auth"):
 			return true
 		}
-		afterGitHub = equalFoldASCII(seg, ".github")
+		afterGitHub = markdown.EqualFoldASCII(seg, ".github")
 	}
 	return false
-}
-
-// equalFoldASCII reports s equal to the lowercase lower with ASCII letters
-// of s in either case (no Unicode folding: the long s is not an s).
-func equalFoldASCII(s, lower string) bool {
-	if len(s) != len(lower) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }

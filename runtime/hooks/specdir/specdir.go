@@ -230,83 +230,20 @@ type BodyText struct {
 func (b *BodyText) String() string { return b.text }
 
 // ContainsFold reports whether the body holds phrase, its ASCII letters
-// compared regardless of case; phrase is given in lower case (a phrase
-// with an upper-case ASCII letter is never found).
+// compared regardless of case (markdown.ContainsFoldASCII); phrase is given
+// in lower case (a phrase with an upper-case ASCII letter is never found).
 func (b *BodyText) ContainsFold(phrase []byte) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if ok, seen := b.found[string(phrase)]; seen {
 		return ok
 	}
-	ok := containsFold(b.text, phrase)
+	ok := markdown.ContainsFoldASCII(b.text, string(phrase))
 	if b.found == nil {
 		b.found = map[string]bool{}
 	}
 	b.found[string(phrase)] = ok
 	return ok
-}
-
-// containsFold is bytes.Contains(lowerASCII(text), phrase) without the
-// lowered copy: it looks for the phrase's least common byte in English
-// text (the 'y' of "trust boundary"), in either case, and compares the
-// phrase around each; bytes.Index would anchor on the first byte, often a
-// common letter.
-func containsFold(text string, phrase []byte) bool {
-	if len(phrase) == 0 {
-		return true
-	}
-	k := 0
-	for i, c := range phrase {
-		if commonness(c) < commonness(phrase[k]) {
-			k = i
-		}
-	}
-	anchors := []byte{phrase[k]}
-	if c := phrase[k]; 'a' <= c && c <= 'z' {
-		anchors = append(anchors, c-'a'+'A')
-	}
-	for _, a := range anchors {
-		for from := k; from < len(text); {
-			i := strings.IndexByte(text[from:], a)
-			if i < 0 {
-				break
-			}
-			start := from + i - k
-			if start+len(phrase) > len(text) {
-				break
-			}
-			if equalLowered(text[start:start+len(phrase)], phrase) {
-				return true
-			}
-			from += i + 1
-		}
-	}
-	return false
-}
-
-// equalLowered reports whether s, its ASCII letters lowered, is lower.
-func equalLowered(s string, lower []byte) bool {
-	for i := 0; i < len(lower); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// commonness ranks a byte by how often it occurs in English prose in lower
-// case: space and 'e' highest, then the letters by frequency; any other
-// byte ranks lowest.
-func commonness(c byte) int {
-	const byFrequency = " etaoinshrdlcumwfgypbvkjxqz"
-	if i := strings.IndexByte(byFrequency, c); i >= 0 {
-		return len(byFrequency) - i
-	}
-	return 0
 }
 
 // PresentOf returns the slot's names that exist, in slot order.

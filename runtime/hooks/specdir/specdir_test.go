@@ -1,7 +1,6 @@
 package specdir
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,17 +98,6 @@ func TestWriteAtomicKeepsPermissionsAndLeavesNoTempFile(t *testing.T) {
 	assert.Len(t, entries, 1)
 }
 
-// lowered is text with its ASCII letters lowered, a byte at a time.
-func lowered(text string) []byte {
-	b := []byte(text)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return b
-}
-
 // A body answers a phrase regardless of ASCII case, the same answer again
 // when asked again.
 func TestBodyTextContainsFold(t *testing.T) {
@@ -122,31 +110,6 @@ func TestBodyTextContainsFold(t *testing.T) {
 		assert.Equal(t, tc.want, b.ContainsFold([]byte(tc.phrase)), tc.phrase)
 	}
 	assert.Len(t, b.found, 7, "each phrase is searched once")
-}
-
-// containsFold answers as bytes.Contains over the lowered text, wherever
-// the phrase's anchor byte falls and in whichever case: at its start, its
-// end, near the text's edges, repeated.
-func TestContainsFoldIsContainsLowered(t *testing.T) {
-	texts := []string{"", "y", "Y", "trust boundary", "the TRUST BOUNDARY.", "boundar", "yY trust boundarYy", "xtrust boundarx Trust Boundary",
-		"abuse case", "abuse casf ABUSE case", "zzz", "q", "trust boundary\nabuse case", "boundary trust", "@[`{ \x80\xff"}
-	phrases := []string{"trust boundary", "abuse case", "y", "zz", "qx", "trust", " ", "ary", "ry\nab", "xtrust", "boundary trust", "trust boundaryy", "TRUST", "@[", "`{", "\x80"}
-	for _, text := range texts {
-		for _, phrase := range phrases {
-			assert.Equal(t, bytes.Contains(lowered(text), []byte(phrase)), containsFold(text, []byte(phrase)), "%q in %q", phrase, text)
-		}
-	}
-}
-
-func FuzzContainsFoldIsContainsLowered(f *testing.F) {
-	f.Add("the Trust Boundary", "trust boundary")
-	f.Add("yYyY", "yy")
-	f.Add("@[`{", "`{")
-	f.Fuzz(func(t *testing.T, text, phrase string) {
-		if bytes.Contains(lowered(text), []byte(phrase)) != containsFold(text, []byte(phrase)) {
-			t.Fatalf("%q in %q", phrase, text)
-		}
-	})
 }
 
 // Under check (a shared evaluation cache), a name the folder's listing
