@@ -118,15 +118,16 @@ func entryTimeout(e *ChainEntry, def time.Duration, cmds RepoCommands) time.Dura
 }
 
 func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {
+	caller := hc.Context // hc's own is the hook's during the call
 	failed := func(err string) Result {
-		noteHookFailure(hc.Context)
+		noteHookFailure(caller)
 		return Result{Status: Block, Hook: e.Hook, Retriable: false,
 			Messages: []Message{{Text: fmt.Sprintf("the %s hook failed to run: %s", e.Hook, err), Severity: SevError}}}
 	}
 	if e.fn == nil {
 		return failed("no function is bound to this hook")
 	}
-	parent := hc.Context
+	parent := caller
 	if parent == nil {
 		parent = context.Background()
 	}
@@ -149,8 +150,8 @@ func callHook(e *ChainEntry, hc *HookContext, timeout time.Duration) Result {
 	// after (a copy per hook was a tenth of what a check allocates).
 	local := hc
 	if hc.ReadOnly {
-		ctx, tracker, host := hc.Context, hc.Tracker, hc.CodeHost
-		defer func() { hc.Context, hc.Tracker, hc.CodeHost = ctx, tracker, host }()
+		tracker, host := hc.Tracker, hc.CodeHost
+		defer func() { hc.Context, hc.Tracker, hc.CodeHost = caller, tracker, host }()
 	} else {
 		own := *hc
 		local = &own
