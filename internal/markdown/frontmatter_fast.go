@@ -86,9 +86,16 @@ func plainText(s string) bool {
 // string, or that some YAML readers do; a key or value spelled like one is
 // left to yaml.v3.
 func yamlWord(s string) bool {
-	switch strings.ToLower(s) {
-	case "null", "true", "false", "yes", "no", "on", "off", "y", "n":
-		return true
+	// Only ASCII letters lower into these words (strings.ToLower maps no
+	// other rune to one of their letters), so no word is longer than five
+	// bytes in any case.
+	if len(s) > 5 {
+		return false
+	}
+	for _, w := range [...]string{"null", "true", "false", "yes", "no", "on", "off", "y", "n"} {
+		if EqualFoldASCII(s, w) {
+			return true
+		}
 	}
 	return false
 }

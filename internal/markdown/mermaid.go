@@ -184,10 +184,13 @@ func EqualFoldASCII(s, lower string) bool {
 // commonness ranks a byte by how often it occurs in English prose in lower
 // case: space and 'e' highest, then the letters by frequency; any other
 // byte ranks lowest.
-func commonness(c byte) int {
+func commonness(c byte) int { return int(byteCommonness[c]) }
+
+// byteCommonness is commonness's table.
+var byteCommonness = func() (t [256]uint8) {
 	const byFrequency = " etaoinshrdlcumwfgypbvkjxqz"
-	if i := strings.IndexByte(byFrequency, c); i >= 0 {
-		return len(byFrequency) - i
+	for i := 0; i < len(byFrequency); i++ {
+		t[byFrequency[i]] = uint8(len(byFrequency) - i)
 	}
-	return 0
-}
+	return t
+}()

@@ -234,3 +234,29 @@ func TestEqualFoldASCII(t *testing.T) {
 		assert.Equal(t, tt.want, EqualFoldASCII(tt.s, tt.lower), "%q %q", tt.s, tt.lower)
 	}
 }
+
+// yamlWord answers as strings.ToLower and a comparison do, for every rune
+// alone and in the place of each letter of every word.
+func TestYAMLWordIsToLowerCompared(t *testing.T) {
+	slow := func(s string) bool {
+		switch strings.ToLower(s) {
+		case "null", "true", "false", "yes", "no", "on", "off", "y", "n":
+			return true
+		}
+		return false
+	}
+	for r := rune(0); r <= 0x10FFFF; r++ {
+		if s := string(r); yamlWord(s) != slow(s) {
+			t.Fatalf("yamlWord(%q) = %v", s, yamlWord(s))
+		}
+	}
+	for _, w := range []string{"null", "true", "false", "yes", "no", "on", "off", "NULL", "True", "FaLsE"} {
+		for i := range w {
+			for r := rune(0); r < 0x3000; r++ {
+				if s := w[:i] + string(r) + w[i+1:]; yamlWord(s) != slow(s) {
+					t.Fatalf("yamlWord(%q) = %v", s, yamlWord(s))
+				}
+			}
+		}
+	}
+}
