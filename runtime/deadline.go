@@ -7,18 +7,13 @@ import (
 	"time"
 )
 
-// withLazyTimeout is context.WithTimeout for a callee that seldom waits on
+// newLazyTimeout is context.WithTimeout for a callee that seldom waits on
 // Done: the timer is armed by the first call to Done, so a call that never
 // waits costs no timer. Deadline, Err, Value and context.Cause answer as
 // for WithTimeout, and the standard library's children (WithCancel,
-// AfterFunc, …) end when it does.
-func withLazyTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	c := newLazyTimeout(parent, d)
-	return c, c.cancel
-}
-
-// newLazyTimeout is withLazyTimeout's context, ended by its cancel method
-// (a caller that defers c.cancel() makes no closure for it).
+// AfterFunc, …) end when it does. Its cancel method ends it, as
+// WithTimeout's CancelFunc does (a caller that defers c.cancel() makes no
+// closure for it).
 func newLazyTimeout(parent context.Context, d time.Duration) *deadlineContext {
 	c := &deadlineContext{parent: parent, own: time.Now().Add(d)}
 	c.deadline = c.own
@@ -28,7 +23,7 @@ func newLazyTimeout(parent context.Context, d time.Duration) *deadlineContext {
 	return c
 }
 
-// deadlineContext is withLazyTimeout's context. Until it is armed or has
+// deadlineContext is newLazyTimeout's context. Until it is armed or has
 // ended it holds no timer: Err reads the parent and the clock.
 type deadlineContext struct {
 	parent   context.Context

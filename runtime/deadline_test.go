@@ -418,3 +418,10 @@ func TestLazyTimeoutConcurrentUse(t *testing.T) {
 		assert.Equal(t, context.Cause(ctx), context.Cause(ctx))
 	}
 }
+
+// withLazyTimeout is newLazyTimeout shaped as context.WithTimeout, so each
+// test can run the same events against both.
+func withLazyTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	c := newLazyTimeout(parent, d)
+	return c, c.cancel
+}
