@@ -14,12 +14,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"unicode/utf8"
 
-	"github.com/the-loop/the-loop/internal/atomicfile"
-	"github.com/the-loop/the-loop/internal/markdown"
 	"github.com/the-loop/the-loop/runtime"
 )
 
@@ -190,62 +187,6 @@ func (d *Dir) Present(name string) bool {
 	return v.(bool)
 }
 
-// Parsed is an artifact split into front matter and body, with its sections.
-type Parsed struct {
-	FrontMatter map[string]any
-	Body        string
-	Sections    map[string]string
-}
-
-// Parse splits text (the content of name) once per evaluation.
-func (d *Dir) Parse(name, text string) Parsed {
-	f := d.at(name)
-	v, _ := d.cache.Do("parse\x00"+f.abs+"\x00"+name+"\x00"+strconv.Itoa(len(text)), func() (any, error) {
-		fm, body := markdown.SplitFrontMatter(text)
-		return Parsed{FrontMatter: fm, Body: body, Sections: markdown.Sections(body)}, nil
-	})
-	return v.(Parsed)
-}
-
-// BodyText is the body of name (text being its content, as Read gave it),
-// made once per evaluation for every hook that looks for a phrase in it
-// regardless of ASCII case.
-func (d *Dir) BodyText(name, text string) *BodyText {
-	f := d.at(name)
-	v, _ := d.cache.Do("body-text\x00"+f.abs+"\x00"+name+"\x00"+strconv.Itoa(len(text)), func() (any, error) {
-		return &BodyText{text: d.Parse(name, text).Body}, nil
-	})
-	return v.(*BodyText)
-}
-
-// BodyText is an artifact's body that remembers which phrases it was asked
-// about, so the nodes of an item asking the same get the answer at no cost.
-type BodyText struct {
-	text  string
-	mu    sync.Mutex
-	found map[string]bool
-}
-
-// String returns the body.
-func (b *BodyText) String() string { return b.text }
-
-// ContainsFold reports whether the body holds phrase, its ASCII letters
-// compared regardless of case (markdown.ContainsFoldASCII); phrase is given
-// in lower case (a phrase with an upper-case ASCII letter is never found).
-func (b *BodyText) ContainsFold(phrase []byte) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if ok, seen := b.found[string(phrase)]; seen {
-		return ok
-	}
-	ok := markdown.ContainsFoldASCII(b.text, string(phrase))
-	if b.found == nil {
-		b.found = map[string]bool{}
-	}
-	b.found[string(phrase)] = ok
-	return ok
-}
-
 // PresentOf returns the slot's names that exist, in slot order.
 func (d *Dir) PresentOf(s Slot) []string {
 	var out []string
@@ -295,48 +236,6 @@ func (d *Dir) Read(name string) (string, error) {
 		return string(b), nil
 	})
 	return v.(string), err
-}
-
-// WriteAtomic replaces name with data (atomicfile.WriteIn), keeping the
-// file's permissions.
-func (d *Dir) WriteAtomic(name string, data []byte) error {
-	f := d.at(name)
-	if !filepath.IsLocal(name) {
-		return fmt.Errorf("%q is not a file inside the spec folder", name)
-	}
-	if f.root == nil {
-		return fmt.Errorf("the spec folder %s does not exist", d.Rel(""))
-	}
-	return atomicfile.WriteIn(f.root, name, data)
-}
-
-// WriteFile replaces name with data like WriteAtomic, first creating the
-// folders name sits in (inside the spec folder, confined like every write).
-func (d *Dir) WriteFile(name string, data []byte) error {
-	if !filepath.IsLocal(name) {
-		return fmt.Errorf("%q is not a file inside the spec folder", name)
-	}
-	if d.item.root == nil {
-		return fmt.Errorf("the spec folder %s does not exist", d.Rel(""))
-	}
-	f := d.at(name)
-	if f.root == nil {
-		// The inner loop's folder, created inside the spec folder.
-		if err := d.item.root.MkdirAll(filepath.FromSlash(f.rel), 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", repoPath(d.repo, f.abs), err)
-		}
-		root, err := d.item.root.OpenRoot(filepath.FromSlash(f.rel))
-		if err != nil {
-			return fmt.Errorf("open %s: %w", repoPath(d.repo, f.abs), err)
-		}
-		f.root, f.shared = root, false
-	}
-	if dir := filepath.Dir(filepath.FromSlash(name)); dir != "." {
-		if err := f.root.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", repoPath(d.repo, filepath.Join(f.abs, dir)), err)
-		}
-	}
-	return atomicfile.WriteIn(f.root, filepath.FromSlash(name), data)
 }
 
 // AbsPath is name's absolute path.
@@ -402,26 +301,6 @@ func (d *Dir) Bytes(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 	}
 	return f.root.ReadFile(name)
-}
-
-// Append appends s to an existing file in the folder; it never creates one.
-func (d *Dir) Append(name, s string) error {
-	at := d.at(name)
-	if !filepath.IsLocal(name) || at.root == nil {
-		return fmt.Errorf("%q is not a file inside the spec folder", name)
-	}
-	f, err := at.root.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return fmt.Errorf("open %s for appending: %w", d.Rel(name), err)
-	}
-	if _, err := f.WriteString(s); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("append to %s: %w", d.Rel(name), err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", d.Rel(name), err)
-	}
-	return nil
 }
 
 // Subdirs lists the non-hidden sub-folders of dir, sorted; a dir that does
