@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -92,9 +93,39 @@ func (s *splices) left() int {
 }
 
 // splicingWriter writes a response, each stand-in replaced by its bytes.
+// A JSON body (one message, written with one Write) is declared with its
+// length: held is the status it holds back until that Write, which then
+// sends the header with a Content-Length, so the body is not chunked.
 type splicingWriter struct {
 	http.ResponseWriter
 	splices *splices
+	held    int // a status not yet sent; 0 when none is held
+}
+
+// WriteHeader holds back the status of a JSON body until its one Write
+// knows the length; any other status passes at once.
+func (w *splicingWriter) WriteHeader(code int) {
+	h := w.ResponseWriter.Header()
+	if code >= 200 && code != http.StatusNoContent && code != http.StatusNotModified &&
+		h.Get("Content-Length") == "" && strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+		w.held = code
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// release sends a held status, declaring length bytes of body when length
+// is not negative.
+func (w *splicingWriter) release(length int) {
+	if w.held == 0 {
+		return
+	}
+	if length >= 0 {
+		w.ResponseWriter.Header().Set("Content-Length", strconv.Itoa(length))
+	}
+	code := w.held
+	w.held = 0
+	w.ResponseWriter.WriteHeader(code)
 }
 
 // Write writes p with its stand-ins replaced, in pieces (the response's
@@ -102,26 +133,43 @@ type splicingWriter struct {
 // written when every piece was.
 func (w *splicingWriter) Write(p []byte) (int, error) {
 	n := len(p)
-	for {
-		at, sp := w.splices.next(p)
+	var found []placed
+	length := len(p)
+	for rest, off := p, 0; ; {
+		at, sp := w.splices.next(rest)
 		if at < 0 {
 			break
 		}
-		for _, piece := range [][]byte{p[:at], sp.json} {
+		found = append(found, placed{at: off + at, splice: sp})
+		length += len(sp.json) - len(sp.standIn)
+		off += at + len(sp.standIn)
+		rest = rest[at+len(sp.standIn):]
+	}
+	w.release(length)
+	from := 0
+	for _, f := range found {
+		for _, piece := range [][]byte{p[from:f.at], f.json} {
 			if _, err := w.ResponseWriter.Write(piece); err != nil {
 				return 0, err
 			}
 		}
-		p = p[at+len(sp.standIn):]
+		from = f.at + len(f.standIn)
 	}
-	if _, err := w.ResponseWriter.Write(p); err != nil {
+	if _, err := w.ResponseWriter.Write(p[from:]); err != nil {
 		return 0, err
 	}
 	return n, nil
 }
 
+// placed is a stand-in met in a write, at its offset there.
+type placed struct {
+	at int
+	splice
+}
+
 // Flush flushes the response (mcp-go streams SSE only through a Flusher).
 func (w *splicingWriter) Flush() {
+	w.release(-1)
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
@@ -139,7 +187,9 @@ func splicing(logger *slog.Logger, next http.Handler) http.Handler {
 			return
 		}
 		s := &splices{}
-		next.ServeHTTP(&splicingWriter{ResponseWriter: w, splices: s}, r.WithContext(context.WithValue(r.Context(), splicesKey{}, s)))
+		sw := &splicingWriter{ResponseWriter: w, splices: s}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), splicesKey{}, s)))
+		sw.release(0) // a JSON status written without a body
 		if n := s.left(); n > 0 && r.Context().Err() == nil {
 			// Only a change in how mcp-go writes a message gets here (a
 			// client that left is never answered): the client got a

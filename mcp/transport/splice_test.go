@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,6 +24,8 @@ var spliceValue = map[string]any{
 	"z":     []any{1, 2.5, "<b>&</b>"},
 	"a":     map[string]any{"y": nil, "b": true, "text": "déjà vu\u2028next"},
 	"items": []any{map[string]any{"id": "issue-7", "ok": false}},
+	// past net/http's 2 KiB, beyond which an undeclared body is chunked
+	"pad": strings.Repeat("report line. ", 300),
 }
 
 // spliceRig serves two tools that answer alike: "encoded" through
@@ -115,6 +118,12 @@ func TestHTTPAnswerIsTheEncodingOfTheValue(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, spliced := rig.post(t, call("encoded", tc.args, tc.meta), tc.header)
 			assert.Equal(t, tc.contentType, resp.Header.Get("Content-Type"))
+			if tc.contentType == "application/json" {
+				assert.Equal(t, int64(len(spliced)), resp.ContentLength, "a JSON body is declared with its length")
+				assert.Empty(t, resp.TransferEncoding, "a JSON body is not chunked")
+			} else {
+				assert.Equal(t, int64(-1), resp.ContentLength, "a stream has no length")
+			}
 			assert.IsType(t, json.RawMessage{}, <-rig.forms, "the tool answered with a stand-in")
 			if tc.header != nil {
 				tc.header["Mcp-Name"] = "value"
@@ -155,6 +164,51 @@ func TestSplicesReplaceEachStandInWhereMet(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "data: 3\n\n", got.String())
 	assert.Zero(t, s.left())
+}
+
+// A JSON body's status waits for its one write, which declares the
+// length after replacement; a stream's status, a status without a body
+// and one already declared pass as they are.
+func TestSplicingDeclaresAJSONBodysLength(t *testing.T) {
+	for _, tc := range []struct {
+		name, contentType, declared string
+		status                      int
+		body                        string
+		wantLength                  string
+	}{
+		{name: "JSON body", contentType: "application/json", status: 200, body: "stand-ins", wantLength: "21"},
+		{name: "JSON error", contentType: "application/json", status: 400, body: `{"error":1}`, wantLength: "11"},
+		{name: "JSON status alone", contentType: "application/json", status: 202, wantLength: "0"},
+		{name: "stream", contentType: "text/event-stream", status: 200, body: "data: 1\n\n"},
+		{name: "no content", contentType: "application/json", status: 204},
+		{name: "declared", contentType: "application/json", declared: "11", status: 200, body: `{"error":1}`, wantLength: "11"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &splices{}
+			rec := httptest.NewRecorder()
+			w := &splicingWriter{ResponseWriter: rec, splices: s}
+			w.Header().Set("Content-Type", tc.contentType)
+			if tc.declared != "" {
+				w.Header().Set("Content-Length", tc.declared)
+			}
+			w.WriteHeader(tc.status)
+			body := tc.body
+			if body == "stand-ins" {
+				one, two := s.standIn([]byte(`{"n":1}`)), s.standIn([]byte(`[2]`))
+				body = `{"a":` + string(two) + `,"b":` + string(one) + `}`
+			}
+			if body != "" {
+				_, err := io.WriteString(w, body)
+				require.NoError(t, err)
+			}
+			w.release(0)
+			assert.Equal(t, tc.status, rec.Code)
+			assert.Equal(t, tc.wantLength, rec.Header().Get("Content-Length"))
+			if tc.wantLength != "" {
+				assert.Equal(t, tc.wantLength, strconv.Itoa(rec.Body.Len()), "the declared length is the body's")
+			}
+		})
+	}
 }
 
 // A stand-in handed out but never written over is logged: the client got
