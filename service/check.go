@@ -101,22 +101,24 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 			return nil, invalid(err)
 		}
 	}
-	repo, err := s.openRepo(req.Repo)
-	if err != nil {
-		return nil, err
-	}
 	ids := []string{req.WorkItem}
 	if !req.All {
 		if err := validID(req.WorkItem); err != nil {
 			return nil, err
 		}
 	}
-	// A repeated check of an unchanged item is answered from the memo; the
-	// stamps cover what the checks below read (the item folder is one).
-	call, remembered, warns, ok := s.recall(req, repo)
-	if ok {
-		return s.answer(call, remembered, warns, req.Encode, render, emit)
+	// A repeated check of an unchanged item is answered from the memo
+	// before the repository is opened again; the stamps cover what the
+	// checks below read (the item folder is one).
+	key, memoize := s.memoKeyFor(req)
+	if e, remembered, warns, ok := s.recall(key, memoize); ok {
+		return s.answer(&memoCall{key: key, entry: e}, remembered, warns, req.Encode, render, emit)
 	}
+	repo, err := s.openRepo(req.Repo)
+	if err != nil {
+		return nil, err
+	}
+	call := s.memoCallFor(key, memoize, repo, req.WorkItem)
 	if req.All {
 		if ids, err = repo.WorkItems(); err != nil {
 			return nil, err

@@ -50,44 +50,57 @@ const (
 	memoMaxEntries = 1024
 )
 
-// checkMemoKey is what a check's report depends on besides its stamped files.
+// checkMemoKey is what a check's report depends on besides its stamped
+// files: path is the repository as asked (absolute, links unresolved).
 type checkMemoKey struct {
-	root, id, repository string
+	path, id, repository string
 	recompute            bool
 }
 
 type checkMemoEntry struct {
+	root     string // what the key's path resolved to when the report was computed
 	stamps   *filestamp.Set
 	res      itemResult // res.out is the report's JSON encoding, when known (guarded by checkMemo.mu)
 	warnings []string   // the whole call's, repository and signer warnings first
 }
 
 // memoCall is one check's use of the memo: its key, and the stamps taken
-// before the check read its artifacts, or the entry that answered it.
+// before the check read its artifacts under root, or the entry that
+// answered it.
 type memoCall struct {
 	key     checkMemoKey
+	root    string
 	stamps  *filestamp.Set
 	stamped time.Time
 	entry   *checkMemoEntry // the entry that answered, on a hit
 }
 
-// recall answers req from the memo when its stamps still hold (ok), with
-// the entry that answered as call. Otherwise it returns the call that
-// keeps the answer computed next, nil when that answer cannot be kept.
-func (s *Service) recall(req CheckRequest, repo *repoconfig.Repo) (call *memoCall, r itemResult, warnings []string, ok bool) {
-	key, memoize := s.memoKeyFor(req, repo)
+// recall answers key from the memo when its entry's stamps still hold and
+// the repository path still resolves to the root the entry was computed
+// under: it returns the entry that answered, its answer and warnings, and
+// ok. It runs before the repository is opened, so what opening checks
+// rests on the resolved root: the same root, the same verdict (the served
+// repositories are fixed), and its config is stamped.
+func (s *Service) recall(key checkMemoKey, memoize bool) (*checkMemoEntry, itemResult, []string, bool) {
 	if !memoize {
 		return nil, itemResult{}, nil, false
 	}
-	if e, r, warnings, ok := s.memo.lookup(key, s.now()); ok {
-		return &memoCall{key: key, entry: e}, r, warnings, true
+	return s.memo.lookup(key, s.now())
+}
+
+// memoCallFor is the call that keeps the answer computed next for key,
+// with the stamps of what it reads taken now; nil when that answer cannot
+// be kept.
+func (s *Service) memoCallFor(key checkMemoKey, memoize bool, repo *repoconfig.Repo, id string) *memoCall {
+	if !memoize {
+		return nil
 	}
 	stamped := time.Now()
-	stamps, ok := s.checkStamps(repo, req.WorkItem)
+	stamps, ok := s.checkStamps(repo, id)
 	if !ok {
-		return nil, itemResult{}, nil, false
+		return nil
 	}
-	return &memoCall{key: key, stamps: stamps, stamped: stamped}, itemResult{}, nil, false
+	return &memoCall{key: key, root: repo.Root, stamps: stamps, stamped: stamped}
 }
 
 // remembering wraps evaluate so that its answer is kept under call with
@@ -102,18 +115,23 @@ func (s *Service) remembering(ctx context.Context, call *memoCall, warnings []st
 		if !encoded {
 			kept.out = nil // rendered per request
 		}
-		s.memo.keep(call.key, call.stamps, call.stamped, kept, append(warnings[:len(warnings):len(warnings)], r.warns...), hookFailed())
+		s.memo.keep(call.key, call.root, call.stamps, call.stamped, kept, append(warnings[:len(warnings):len(warnings)], r.warns...), hookFailed())
 		return r
 	}
 }
 
 // memoKeyFor is req's key, false when req cannot be answered from the
-// memo: several items, a git ref's keys, or a store that is not a file.
-func (s *Service) memoKeyFor(req CheckRequest, repo *repoconfig.Repo) (checkMemoKey, bool) {
+// memo: several items, a git ref's keys, a store that is not a file, or a
+// repository path that cannot be made absolute.
+func (s *Service) memoKeyFor(req CheckRequest) (checkMemoKey, bool) {
 	if req.All || req.TrustedKeysFrom != "" || !filestamp.Supported || store.IsURL(s.deps.Store.Path()) {
 		return checkMemoKey{}, false
 	}
-	return checkMemoKey{root: repo.Root, id: req.WorkItem, repository: req.Repository, recompute: req.Recompute}, true
+	path, err := filepath.Abs(s.repoDir(req.Repo))
+	if err != nil {
+		return checkMemoKey{}, false
+	}
+	return checkMemoKey{path: path, id: req.WorkItem, repository: req.Repository, recompute: req.Recompute}, true
 }
 
 // checkStamps stamps what a check of id reads; false when it cannot all
@@ -146,7 +164,7 @@ func (m *checkMemo) lookup(key checkMemoKey, now time.Time) (*checkMemoEntry, it
 		res = e.res
 	}
 	m.mu.Unlock()
-	if e == nil || !e.stamps.Unchanged() {
+	if e == nil || !e.stamps.Unchanged() || !resolvesTo(key.path, e.root) {
 		return nil, itemResult{}, nil, false
 	}
 	m.hits.Add(1)
@@ -161,6 +179,13 @@ func (m *checkMemo) lookup(key checkMemoKey, now time.Time) (*checkMemoEntry, it
 	return e, res, e.warnings, true
 }
 
+// resolvesTo reports whether path resolves, through its symbolic links as
+// they are now, to root: as opening the repository resolves it.
+func resolvesTo(path, root string) bool {
+	real, err := filepath.EvalSymlinks(path)
+	return err == nil && real == root
+}
+
 // keepEncoding records out, the JSON encoding of e's report, on e while
 // e is still key's entry and knows none.
 func (m *checkMemo) keepEncoding(key checkMemoKey, e *checkMemoEntry, out []byte) {
@@ -173,7 +198,7 @@ func (m *checkMemo) keepEncoding(key checkMemoKey, e *checkMemoEntry, out []byte
 
 // keep records a computed answer, unless a stamped file changed too
 // recently (before is when the stamps were taken) or a hook failed.
-func (m *checkMemo) keep(key checkMemoKey, stamps *filestamp.Set, before time.Time, res itemResult, warnings []string, hookFailed bool) {
+func (m *checkMemo) keep(key checkMemoKey, root string, stamps *filestamp.Set, before time.Time, res itemResult, warnings []string, hookFailed bool) {
 	if m.off || res.err != nil || hookFailed || !stamps.SettledBefore(before.Add(-memoSettle)) {
 		m.forget(key)
 		return
@@ -189,7 +214,7 @@ func (m *checkMemo) keep(key checkMemoKey, stamps *filestamp.Set, before time.Ti
 			break
 		}
 	}
-	m.entries[key] = &checkMemoEntry{stamps: stamps, res: res, warnings: append([]string(nil), warnings...)}
+	m.entries[key] = &checkMemoEntry{root: root, stamps: stamps, res: res, warnings: append([]string(nil), warnings...)}
 }
 
 // answer hands a remembered report to emit the way a computed one is,

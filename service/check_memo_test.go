@@ -254,3 +254,74 @@ func TestACheckReturnsItsReportsEncoding(t *testing.T) {
 		assert.Contains(t, err.Error(), "CheckRequest.Encode")
 	}
 }
+
+// A repository named through symbolic links is answered from the memo only
+// while its links lead where they led: a link pointed at another checkout,
+// or a parent folder moved and linked back, is resolved again, and a server
+// confined to some repositories refuses a path that now leads out of them,
+// whatever it remembers.
+func TestAMemoizedCheckFollowsTheRepositorysLinksAsTheyAreNow(t *testing.T) {
+	r := newMemoRig(t)
+	defer func(d time.Duration) { memoSettle = d }(memoSettle)
+	memoSettle = -time.Hour
+	ctx := context.Background()
+	base := t.TempDir()
+	other := filepath.Join(base, "other")
+	require.NoError(t, os.CopyFS(other, os.DirFS(r.src)))
+	require.NoError(t, os.Remove(filepath.Join(other, "docs/specs/issue-3/design.md")))
+	link := filepath.Join(base, "link")
+	require.NoError(t, os.Symlink(r.repo, link))
+	repoint := func(to string) {
+		require.NoError(t, os.Remove(link))
+		require.NoError(t, os.Symlink(to, link))
+	}
+	allowed := testService(t, nil, Deps{Store: store.NewHandle(r.db), AllowedRepos: []string{mustReal(t, r.repo)}})
+	_, err := allowed.Start(ctx, StartRequest{ItemRequest: ItemRequest{Repo: r.repo, WorkItem: "issue-1"}})
+	require.NoError(t, err, "its store is open, as in a server that has acted")
+
+	// Fresh answers, computed before anything is remembered: the fresh
+	// service's store reads would change the stamps of what is.
+	wantRepo := r.fresh(t, CheckRequest{Repo: r.repo, WorkItem: "issue-3", Encode: true})
+	wantOther := r.fresh(t, CheckRequest{Repo: other, WorkItem: "issue-3", Encode: true})
+	require.NotEqual(t, wantRepo, wantOther)
+
+	for _, svc := range []*Service{r.svc, allowed} {
+		repoint(r.repo)
+		req := CheckRequest{Repo: link, WorkItem: "issue-3", Encode: true}
+		var got []string
+		for range 2 {
+			res, err := svc.Check(ctx, req)
+			got = append(got, outcome(t, res, err))
+		}
+		hits := svc.memo.hits.Load()
+		require.NotZero(t, hits, "the repeated check was answered from the memo")
+		require.Equal(t, []string{wantRepo, wantRepo}, got)
+
+		repoint(other)
+		res, err := svc.Check(ctx, req)
+		if svc == allowed {
+			require.ErrorIs(t, err, ErrInvalidRequest, "the link leads out of the served repositories now")
+			assert.Contains(t, err.Error(), "outside the repositories this server serves")
+		} else {
+			require.Equal(t, wantOther, outcome(t, res, err), "the other checkout's report")
+		}
+		assert.Equal(t, hits, svc.memo.hits.Load(), "nothing was answered from the memo")
+	}
+
+	// The checkout's parent folder moves and a link takes its place: the
+	// same files, reached through a link, under another real path.
+	req := CheckRequest{Repo: r.repo, WorkItem: "issue-3", Encode: true}
+	for range 2 {
+		_, err := allowed.Check(ctx, req)
+		require.NoError(t, err)
+	}
+	parent := filepath.Dir(r.repo)
+	moved := parent + ".moved"
+	require.NoError(t, os.Rename(parent, moved))
+	require.NoError(t, os.Symlink(moved, parent))
+	t.Cleanup(func() { _ = os.Remove(parent); _ = os.Rename(moved, parent) })
+	hits := allowed.memo.hits.Load()
+	_, err = allowed.Check(ctx, req)
+	require.ErrorIs(t, err, ErrInvalidRequest, "the checkout's real path is no longer the one served")
+	assert.Equal(t, hits, allowed.memo.hits.Load())
+}
