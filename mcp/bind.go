@@ -35,6 +35,16 @@ func decode[R any](req mcp.CallToolRequest) (R, *mcp.CallToolResult) {
 	if bad != nil {
 		return r, bad
 	}
+	if direct, ok := decodeDirect[R](args); ok {
+		return direct, nil
+	}
+	return decodeJSON[R](req, args)
+}
+
+// decodeJSON is decode through encoding/json: the arguments encoded, list
+// items trimmed, and decoded into R.
+func decodeJSON[R any](req mcp.CallToolRequest, args map[string]any) (R, *mcp.CallToolResult) {
+	var r R
 	data, err := json.Marshal(trimLists(args))
 	if err != nil {
 		return r, argError(req, "the arguments are not JSON data")

@@ -142,14 +142,9 @@ func elideForm(s, form, note string) string {
 // cut at the bound with a note.
 func capResult(res *mcp.CallToolResult) *mcp.CallToolResult {
 	size := 0
-	var text strings.Builder
 	for _, c := range res.Content {
 		if tc, ok := c.(mcp.TextContent); ok {
 			size += len(tc.Text)
-			if text.Len() > 0 {
-				text.WriteString("\n")
-			}
-			text.WriteString(tc.Text)
 		} else if b, err := json.Marshal(c); err == nil {
 			size += len(b)
 		}
@@ -169,6 +164,15 @@ func capResult(res *mcp.CallToolResult) *mcp.CallToolResult {
 	}
 	note := fmt.Sprintf("\n[cut: this result was %d bytes, over the %d-byte limit of one tool result; ask for less, e.g. one work item instead of all]",
 		size, MaxToolResultBytes)
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			if text.Len() > 0 {
+				text.WriteString("\n")
+			}
+			text.WriteString(tc.Text)
+		}
+	}
 	keep := text.String()
 	if max := MaxToolResultBytes - len(note) - 1024; len(keep) > max {
 		keep = keep[:max]
