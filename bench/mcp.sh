@@ -2,22 +2,30 @@
 # Benchmarks the MCP server in one run: p50/p99 latency of `check` on one
 # work item over stdio and over HTTP against a no-op tool on the same
 # server (the floor) — asked again about an unchanged item, and with the
-# item's folder changed before each call — and HTTP throughput with 16 concurrent clients (check
-# and the no-op). Prints the check/noop ratios and the targets. The clients
-# speak JSON-RPC themselves and decode only the answer's envelope, so the
-# figures are the server's cost, not a client library's.
+# item's folder changed before each call — and HTTP throughput with 16 concurrent clients (check,
+# the no-op, and a no-op answering with check's report), with the CPU time
+# each call costs. Prints the check/noop ratios and the targets. The clients
+# speak JSON-RPC themselves, read a body of declared length into one buffer
+# and decode only the answer's envelope, so the figures are the server's
+# cost, not a client library's.
 #
-#   bench/mcp.sh            (CALLS=3000 calls per benchmark; COUNT=1 runs)
+#   bench/mcp.sh     (CALLS=3000 calls per latency benchmark, TCALLS=20000 per
+#                     throughput benchmark: a shorter run mostly measures its
+#                     start; COUNT=1 runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 calls=${CALLS:-3000}
+tcalls=${TCALLS:-20000}
 count=${COUNT:-1}
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+bin=$(mktemp)
+trap 'rm -f "$out" "$bin"' EXIT
 
-go test ./mcp -run '^$' \
-  -bench '^Benchmark((Check|CheckChanged|Noop|NoopSized)(Stdio|HTTP)|(Noop)?HTTPThroughput16)$' \
-  -benchtime "${calls}x" -count "$count" | tee "$out" >&2
+go test -c -o "$bin" ./mcp
+(cd mcp && "$bin" -test.run '^$' -test.bench '^Benchmark(Check|CheckChanged|Noop|NoopSized)(Stdio|HTTP)$' \
+  -test.benchtime "${calls}x" -test.count "$count") | tee "$out" >&2
+(cd mcp && "$bin" -test.run '^$' -test.bench '^Benchmark(Noop|NoopSized)?HTTPThroughput16$' \
+  -test.benchtime "${tcalls}x" -test.count "$count") | tee -a "$out" >&2
 
 # metric NAME UNIT: the median over -count runs of the value before UNIT.
 metric() {
@@ -50,9 +58,9 @@ for kind in Check CheckChanged; do
   done
 done
 echo
-printf '%-22s %10s %10s %10s\n' "16 HTTP clients" calls/s p50_us p99_us
-for b in HTTPThroughput16 NoopHTTPThroughput16; do
-  printf '%-22s %10s %10s %10s\n' "$b" "$(metric "$b" calls/s)" "$(metric "$b" p50-µs)" "$(metric "$b" p99-µs)"
+printf '%-26s %10s %12s %10s %10s\n' "16 HTTP clients" calls/s cpu_us/call p50_us p99_us
+for b in HTTPThroughput16 NoopHTTPThroughput16 NoopSizedHTTPThroughput16; do
+  printf '%-26s %10s %12s %10s %10s\n' "$b" "$(metric "$b" calls/s)" "$(metric "$b" cpu-µs/call)" "$(metric "$b" p50-µs)" "$(metric "$b" p99-µs)"
 done
 ct=$(metric HTTPThroughput16 calls/s); nt=$(metric NoopHTTPThroughput16 calls/s)
 echo "check/no-op throughput: $(ratio "$ct" "$nt") (target: at least 0.80; $(nproc) CPUs here)"

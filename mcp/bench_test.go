@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,16 +51,20 @@ var noopTool = Tool{
 // check gives for the benchmarked item, computed once by benchServer.
 var sizedAnswer service.CheckResult
 
+// sizedEncoded is sizedAnswer's report encoded, as check's memo keeps it.
+var sizedEncoded []byte
+
 // sizedNoopTool decodes check's arguments and answers with sizedAnswer,
-// encoded as check's answer is: the floor of a call whose answer is as
-// large as check's (decoding, encoding, transport), without the check.
+// from its encoding as check answers from its memo: the floor of a call
+// whose answer is as large as check's (decoding, encoding, transport),
+// without the check.
 var sizedNoopTool = Tool{
 	Def: NewToolDef("noop_sized", Annotations{Title: "Sized no-op (benchmark floor)", ReadOnly: true, Idempotent: true},
 		mcp.WithDescription("Benchmark floor: answers with a fixed report."),
 		mcp.WithString(ArgWorkItem, mcp.Description("Ignored.")),
 	),
 	Handler: handle(func(_ context.Context, _ Deps, _ service.CheckRequest) *mcp.CallToolResult {
-		return result(sizedAnswer.Reports[0], checkSummary(sizedAnswer), sizedAnswer.Warnings)
+		return result(transport.Encoded{Value: sizedAnswer.Reports[0], JSON: sizedEncoded}, checkSummary(sizedAnswer), sizedAnswer.Warnings)
 	}),
 }
 
@@ -88,6 +93,7 @@ func benchServer(b *testing.B) (*server.MCPServer, string) {
 	require.NoError(b, err)
 	sizedAnswer, err = svc.Check(context.Background(), service.CheckRequest{WorkItem: benchArgs[ArgWorkItem].(string)})
 	require.NoError(b, err)
+	sizedEncoded, _ = json.Marshal(sizedAnswer.Reports[0])
 	time.Sleep(service.CheckMemoSettle + 100*time.Millisecond)
 	return NewServer(Deps{Backend: svc, DefaultRepo: repo}, append(AllTools(), noopTool, sizedNoopTool), "bench"), repo
 }
@@ -284,7 +290,7 @@ func (c *benchHTTP) post(body []byte) (*http.Response, []byte, error) {
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := readWholeBody(resp)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -301,6 +307,19 @@ func (c *benchHTTP) post(body []byte) (*http.Response, []byte, error) {
 		}
 	}
 	return resp, raw, nil
+}
+
+// readWholeBody reads a response's whole body into one buffer of the length
+// the response declares (a stream's, of unknown length, grows as read).
+func readWholeBody(resp *http.Response) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= 64<<20 {
+		raw := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, raw); err != nil {
+			return nil, err
+		}
+		return raw, nil
+	}
+	return io.ReadAll(resp.Body)
 }
 
 func (c *benchHTTP) call(tool string) error {
@@ -406,16 +425,32 @@ func BenchmarkNoopHTTP(b *testing.B) {
 	benchLatency(b, benchHTTPClient(b, benchHTTPURL(b, srv)), "noop", nil)
 }
 
+// processCPU is the CPU time (user and system) this process has used: a
+// call's cost in CPU, clients and server together, is steadier than calls
+// per second on a shared machine.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // throughputClients is the number of concurrent HTTP clients.
 const throughputClients = 16
 
 // BenchmarkHTTPThroughput16 spreads b.N check calls over 16 concurrent
-// HTTP clients and reports calls per second, with per-call p50 and p99.
+// HTTP clients and reports calls per second, the CPU time (clients and
+// server) per call, and per-call p50 and p99.
 func BenchmarkHTTPThroughput16(b *testing.B) { benchThroughput(b, "check") }
 
 // BenchmarkNoopHTTPThroughput16 is the same with the no-op tool: the
 // transport's own ceiling on this machine.
 func BenchmarkNoopHTTPThroughput16(b *testing.B) { benchThroughput(b, "noop") }
+
+// BenchmarkNoopSizedHTTPThroughput16 is the same with the sized no-op: the
+// ceiling for an answer as large as check's.
+func BenchmarkNoopSizedHTTPThroughput16(b *testing.B) { benchThroughput(b, "noop_sized") }
 
 func benchThroughput(b *testing.B, tool string) {
 	srv, _ := benchServer(b)
@@ -429,6 +464,7 @@ func benchThroughput(b *testing.B, tool string) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
+	cpu0 := processCPU()
 	start := time.Now()
 	for _, c := range clients {
 		wg.Add(1)
@@ -450,7 +486,9 @@ func benchThroughput(b *testing.B, tool string) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(b.N), "cpu-µs/call")
 	reportPercentiles(b, lat)
 }
