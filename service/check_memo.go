@@ -164,7 +164,7 @@ func (m *checkMemo) lookup(key checkMemoKey, now time.Time) (*checkMemoEntry, it
 		res = e.res
 	}
 	m.mu.Unlock()
-	if e == nil || !e.stamps.Unchanged() || !resolvesTo(key.path, e.root) {
+	if e == nil || !e.stamps.Unchanged() || !filestamp.LeadsTo(key.path, e.root) {
 		return nil, itemResult{}, nil, false
 	}
 	m.hits.Add(1)
@@ -177,13 +177,6 @@ func (m *checkMemo) lookup(key checkMemoKey, now time.Time) (*checkMemoEntry, it
 		}
 	}
 	return e, res, e.warnings, true
-}
-
-// resolvesTo reports whether path resolves, through its symbolic links as
-// they are now, to root: as opening the repository resolves it.
-func resolvesTo(path, root string) bool {
-	real, err := filepath.EvalSymlinks(path)
-	return err == nil && real == root
 }
 
 // keepEncoding records out, the JSON encoding of e's report, on e while

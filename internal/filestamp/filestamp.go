@@ -94,3 +94,18 @@ func (s *Set) SettledBefore(t time.Time) bool {
 	}
 	return true
 }
+
+// LeadsTo reports whether path, through its symbolic links as they are
+// now, resolves to real: what comparing filepath.EvalSymlinks(path) with
+// real reports. A path that is its own real path is asked of the kernel in
+// one open where it can (no link on the way), instead of an lstat per
+// component.
+func LeadsTo(path, real string) bool {
+	if path == real {
+		if free, known := linkFree(real); known {
+			return free
+		}
+	}
+	resolved, err := filepath.EvalSymlinks(path)
+	return err == nil && resolved == real
+}

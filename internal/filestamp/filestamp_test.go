@@ -148,3 +148,41 @@ func benchTree(b *testing.B) string {
 	}
 	return dir
 }
+
+// LeadsTo says what comparing filepath.EvalSymlinks with the real path
+// says, for every pair of a tree's paths: folders and files, links to
+// them, a link in a parent, a dangling link, a loop and absent names.
+func TestLeadsToAgreesWithEvalSymlinks(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	in := func(p ...string) string { return filepath.Join(append([]string{base}, p...)...) }
+	require.NoError(t, os.MkdirAll(in("real", "repo", "docs"), 0o755))
+	require.NoError(t, os.WriteFile(in("real", "repo", "file"), nil, 0o644))
+	for link, to := range map[string]string{
+		"toRepo":     in("real", "repo"),
+		"toReal":     in("real"),
+		"relative":   "real/repo",
+		"dangling":   in("absent"),
+		"loop":       in("loop"),
+		"toFile":     in("real", "repo", "file"),
+		"real/up":    "..",
+		"real/chain": in("toRepo"),
+	} {
+		require.NoError(t, os.Symlink(to, in(link)))
+	}
+	paths := []string{
+		in("real"), in("real", "repo"), in("real", "repo", "docs"), in("real", "repo", "file"),
+		in("toRepo"), in("toReal", "repo"), in("relative"), in("dangling"), in("loop"), in("toFile"),
+		in("real", "up", "real", "repo"), in("real", "chain"), in("real", "chain", "docs"),
+		in("absent"), in("real", "repo", "file", "below"), in("toRepo", "docs"),
+	}
+	for _, p := range paths {
+		for _, real := range paths {
+			resolved, err := filepath.EvalSymlinks(p)
+			want := err == nil && resolved == real
+			assert.Equal(t, want, LeadsTo(p, real), "%s → %s", p, real)
+		}
+	}
+	assert.True(t, LeadsTo(in("real", "repo"), in("real", "repo")))
+	assert.False(t, LeadsTo(in("toReal", "repo"), in("toReal", "repo")), "a link on the way")
+}
