@@ -47,14 +47,16 @@ type (
 		Kept string    `json:"kept"`
 	}
 	hidden struct {
-		secret string //nolint:unused // encoding/json must ignore it too
+		//lint:ignore U1000 never set: encoding/json skips an unexported field, and so must the plan
+		secret string
 		Shown  string `json:"secret"`
 	}
 	inner struct {
 		Name string `json:"name"`
 		Text string
 		Deep string `json:"kept"`
-		on   bool
+		//lint:ignore U1000 never set: an unexported field of an embedded struct is not promoted
+		on bool
 	}
 	other struct {
 		Text string
