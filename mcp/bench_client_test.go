@@ -262,4 +262,3 @@ func benchHTTPClient(b *testing.B, url string) benchCaller {
 	b.Cleanup(c.hc.CloseIdleConnections)
 	return c
 }
-
