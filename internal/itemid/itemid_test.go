@@ -1,6 +1,7 @@
 package itemid
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,4 +80,33 @@ func TestCheckAcceptsEveryCorpusAndFixtureFolder(t *testing.T) {
 func dirExists(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
+}
+
+// The fast path takes only ids the whole rule takes, and takes the common
+// ones: random strings over an alphabet of ASCII letters, digits, the
+// allowed punctuation, and bytes the rule refuses.
+func TestPlainAgreesWithTheRule(t *testing.T) {
+	alphabet := []string{"a", "Z", "0", "9", ".", "_", "-", "..", ".lock", " ", "/", "é", "\x00", "\u202e", "x"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	taken := 0
+	for range 50000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		id := b.String()
+		if rng.IntN(50) == 0 {
+			id = strings.Repeat("a", MaxLen-1+rng.IntN(3))
+		}
+		full := check(id) == nil
+		if plain(id) {
+			taken++
+			require.True(t, full, "%q: the fast path took what the rule refuses", id)
+		}
+		require.Equal(t, full, Check(id) == nil, "%q", id)
+	}
+	assert.Greater(t, taken, 1000, "the common ids take the fast path")
+	for _, id := range []string{"issue-12", "PROJ-12", "draft-login", "a.b_c-9"} {
+		assert.True(t, plain(id), id)
+	}
 }
