@@ -23,6 +23,8 @@ targets=(
   "./integrations/providers FuzzParseRef                        40000"
   "./runtime/review         FuzzDecide                          40000"
   "./agents/harness         FuzzMeter                           20000"
+  "./internal/itemid        FuzzPlainMatchesTheRule             40000"
+  "./mcp                    FuzzDirectDecodeMatchesEncodingJSON 20000"
 )
 for t in "${targets[@]}"; do
   read -r pkg name count <<<"$t"

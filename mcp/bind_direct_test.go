@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -148,4 +149,23 @@ func TestDirectDecodeAgreesWithEncodingJSON(t *testing.T) {
 	_, ok := decodeDirect[service.CheckRequest](map[string]any{"workItem": "issue-2", "all": false, "repo": nil})
 	assert.True(t, ok, "check's arguments decode directly")
 	assert.Nil(t, planFor(reflect.TypeFor[[]string]()), "only a struct has a plan")
+}
+
+// FuzzDirectDecodeMatchesEncodingJSON: for any JSON object of arguments,
+// the direct decoder either stands aside or gives what encoding/json gives,
+// for check's request and for a request of promoted fields.
+func FuzzDirectDecodeMatchesEncodingJSON(f *testing.F) {
+	for _, seed := range []string{`{"workItem":"issue-2"}`, `{"workItem":"issue-2","all":false,"repo":null}`, `{"all":"yes"}`,
+		`{"WORKITEM":"x"}`, `{"recompute":true,"repo":"/r"}`, `{"name":"n","kept":"k","flag":true,"Text":"t"}`, `{"n":1}`, `{}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		var args map[string]any
+		if json.Unmarshal([]byte(raw), &args) != nil || args == nil {
+			return
+		}
+		decodeBoth[service.CheckRequest](t, args)
+		decodeBoth[layered](t, args)
+		decodeBoth[custom](t, args)
+	})
 }

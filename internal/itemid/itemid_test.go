@@ -110,3 +110,20 @@ func TestPlainAgreesWithTheRule(t *testing.T) {
 		assert.True(t, plain(id), id)
 	}
 }
+
+// FuzzPlainMatchesTheRule: whatever the id, the fast path never takes an
+// id the whole rule refuses, and Check says what the whole rule says.
+func FuzzPlainMatchesTheRule(f *testing.F) {
+	for _, id := range []string{"issue-12", "PROJ-12", "draft-login", "a..b", "a.lock", "-a", "a/b", "é", "a\u202e", strings.Repeat("a", MaxLen+1), ""} {
+		f.Add(id)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		full := check(id) == nil
+		if plain(id) && !full {
+			t.Fatalf("%q: the fast path took what the rule refuses", id)
+		}
+		if (Check(id) == nil) != full {
+			t.Fatalf("%q: Check says %v, the rule %v", id, Check(id), check(id))
+		}
+	})
+}
