@@ -36,7 +36,7 @@ type CheckRequest struct {
 	Emit func(rep runtime.Report, g *runtime.Graph, rendered []byte) error `json:"-"`
 	// Render, when set, encodes each report on the worker that evaluated it
 	// (in parallel): a caller printing thousands of reports encodes them on
-	// every core.
+	// every processor.
 	Render func(runtime.Report) ([]byte, error) `json:"-"`
 	// Encode asks for each report's JSON encoding (json.Marshal's bytes) in
 	// CheckResult.Encoded, beside the report. A report answered from the
@@ -44,6 +44,11 @@ type CheckRequest struct {
 	// unchanged item, a server writes the same bytes without encoding the
 	// report again. Not with Render or Emit.
 	Encode bool `json:"-"`
+	// BeforeEvaluating, when set, is told how many items check is about to
+	// evaluate, once, before the first: a batch command sizes its processors
+	// to the work (check runs a worker per processor). A repeated check
+	// answered from the memo evaluates none and does not call it.
+	BeforeEvaluating func(items int) `json:"-"`
 }
 
 // CheckResult is the reports (none when the request streams them through
@@ -80,7 +85,7 @@ func (s *Service) Check(ctx context.Context, req CheckRequest) (CheckResult, err
 	return res, err
 }
 
-// check evaluates the requested items on every core and hands each report
+// check evaluates the requested items on every processor and hands each report
 // to emit in work-item order.
 func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime.Report, *runtime.Graph, []byte) error) ([]string, error) {
 	if req.WorkItem == "" && !req.All {
@@ -159,6 +164,9 @@ func (s *Service) check(ctx context.Context, req CheckRequest, emit func(runtime
 	if call != nil {
 		ctx, evaluate = s.remembering(ctx, call, warnings, req.Encode, evaluate)
 	}
+	if req.BeforeEvaluating != nil {
+		req.BeforeEvaluating(len(ids))
+	}
 	return inOrder(ctx, ids, evaluate, warnings, emit)
 }
 
@@ -180,9 +188,10 @@ func (s *Service) checkSigner(ctx context.Context, repo *repoconfig.Repo, ref st
 	return signer, warns, nil
 }
 
-// inOrder evaluates the items on every core — they are independent — and
-// emits them in work-item order through a bounded window, so memory stays
-// flat however many there are. The first failure stops the rest.
+// inOrder evaluates the items on every processor the process has
+// (GOMAXPROCS) — they are independent — and emits them in work-item order
+// through a bounded window, so memory stays flat however many there are.
+// The first failure stops the rest.
 func inOrder(ctx context.Context, ids []string, evaluate func(context.Context, string) itemResult, warnings []string,
 	emit func(runtime.Report, *runtime.Graph, []byte) error) ([]string, error) {
 	workers := goruntime.GOMAXPROCS(0)

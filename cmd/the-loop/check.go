@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 
 	"github.com/the-loop/the-loop/runtime"
@@ -86,6 +85,7 @@ func runCheck(ctx context.Context, f *Factory, opts *checkOptions) error {
 		req.Render = func(rep runtime.Report) ([]byte, error) { return encodeReport(rep, opts.All) }
 	}
 	req.Emit = p.item
+	req.BeforeEvaluating = batchProcessors(f)
 	res, err := svc.Check(ctx, req)
 	for _, w := range res.Warnings {
 		if gh != nil {
@@ -211,18 +211,5 @@ func renderCheckItem(w io.Writer, r runtime.Report, g *runtime.Graph, opts *chec
 		if n > 0 {
 			fmt.Fprintf(w, "  ····   %d node(s) not reached yet\n", n)
 		}
-	}
-}
-
-// tuneGCForBatch trades a little memory for speed in a short batch command:
-// the collector runs half as often, under a soft 48 MiB ceiling. At 400 the
-// one-corpus run peaked 8 MiB higher for no measurable CPU gain (bench/check.sh
-// prints both). GOGC and GOMEMLIMIT in the environment win.
-func tuneGCForBatch(f *Factory) {
-	if f.Getenv("GOGC") == "" {
-		debug.SetGCPercent(200)
-	}
-	if f.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(48 << 20)
 	}
 }
