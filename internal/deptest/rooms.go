@@ -60,6 +60,7 @@ var Folders = []Room{
 	{Path: "docs", Holds: "the documentation: one page per area"},
 	{Path: "plugin", Holds: "the plugin's slash commands (plugin/commands) and stop-check hook files (plugin/stop-check)"},
 	{Path: "testdata", Holds: "fixtures: a sample repository, golden outputs, the end-to-end MCP clients (testdata/e2e)"},
+	{Path: "third_party", Holds: "a patched copy of one dependency, through a replace in go.mod: jsonschema/v6 with its meta-schemas compiled on first use, not at start-up (third_party/jsonschema/README.md)"},
 }
 
 // MayImportTestSupport names the rooms whose packages may import a
